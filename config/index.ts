@@ -1,0 +1,74 @@
+/**
+ * The one validated configuration module. Every process reads its settings here, from the
+ * environment, with defaults that suit the embedded development stack.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+/** Repository root, whether running from source (config/) or from the build (dist/config/). */
+export function projectRoot(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const up = path.basename(path.dirname(here)) === 'dist' ? '../..' : '..';
+  return path.resolve(here, up);
+}
+
+function defaultModelsDir(): string | undefined {
+  const candidate = path.resolve(projectRoot(), '..', 'shared', 'models');
+  return existsSync(candidate) ? candidate : undefined;
+}
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const configSchema = z.object({
+  ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PUBLIC_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  DATA_DIR: z.string().default(path.join(projectRoot(), 'data')),
+
+  MONGODB_URI: z.string().min(1).optional(),
+  MONGODB_DB: z.string().min(1).default('engram'),
+
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('memory-ingest'),
+  TEMPORAL_UI_URL: z.string().optional(),
+
+  MODELS_DIR: z.string().optional(),
+  ALLOW_REMOTE_MODELS: booleanFromEnv.default(false),
+  EMBEDDING_MODEL: z.string().min(1).default('Xenova/e5-small-v2'),
+  EMBEDDING_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(32),
+
+  CHUNK_MAX_CHARS: z.coerce.number().int().min(200).max(20000).default(1200),
+  MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(2_000_000),
+  MAX_CHUNKS_PER_MEMORY: z.coerce.number().int().min(1).default(5000),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
+
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.1).default(200),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(400),
+
+  EVENT_LOG_MAX_EVENTS: z.coerce.number().int().min(100).default(100_000),
+  EVENT_LOG_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).default(256 * 1024 * 1024),
+
+  SEARCH_DEFAULT_LIMIT: z.coerce.number().int().min(1).max(100).default(10),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(24 * 3600),
+  RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).default(30_000),
+});
+
+export type Config = z.infer<typeof configSchema> & { MODELS_DIR: string | undefined };
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return { ...parsed.data, MODELS_DIR: parsed.data.MODELS_DIR ?? defaultModelsDir() };
+}

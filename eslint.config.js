@@ -1,0 +1,36 @@
+// One linter (ESLint + typescript-eslint) and one formatter (Prettier, checked by `npm run lint`).
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'data/**', 'tools/mongo-standin/target/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', fetch: 'readonly', performance: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', Headers: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, and only types from activities.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'Workflows must not use Node built-ins (determinism).' },
+            { group: ['../activities/*', '../activities'], allowTypeImports: true, message: 'Workflows may import only types from activities; call them through proxyActivities.' },
+            { group: ['../store/*', '../services/*', '../models/*', '../api/*', '../runtime/*'], message: 'Workflows reach I/O only through activities.' },
+          ],
+          paths: ['fs', 'path', 'os', 'crypto', 'child_process', 'http', 'https', 'net', 'worker_threads', 'process', 'buffer', 'stream', 'util', 'events', 'timers'],
+        },
+      ],
+    },
+  },
+  prettier,
+);
