@@ -1,0 +1,105 @@
+import { Binary, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
+
+export interface ChunkSource {
+  /** Where in the memory's content the chunk came from. */
+  type: 'text' | 'chunk' | 'message';
+  /** For messages: the speaker role and the message's index in the conversation. */
+  role?: string;
+  message_index?: number;
+  /** Character offsets into raw_text, for text chunks. */
+  start?: number;
+  end?: number;
+}
+
+export interface ChunkDoc {
+  _id: string;
+  memory_id: string;
+  tenant_id: string;
+  collection_ids: string[];
+  index: number;
+  text: string;
+  source: ChunkSource;
+  /** Float32 vector stored as raw little-endian bytes: compact and bit-exact. */
+  embedding: Binary | null;
+  /** The model that produced `embedding`; vectors of different models are never mixed. */
+  embedding_model: string | null;
+}
+
+export type NewChunk = Omit<ChunkDoc, 'embedding' | 'embedding_model'>;
+
+export const vectorToBinary = (vector: Float32Array): Binary =>
+  new Binary(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+
+export function binaryToVector(binary: Binary): Float32Array {
+  const bytes = binary.buffer;
+  // Copy into an aligned buffer: the BSON bytes may start at any offset.
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+export class ChunkRepository {
+  readonly collection: Collection<ChunkDoc>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<ChunkDoc>('chunks');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ memory_id: 1, index: 1 });
+    await this.collection.createIndex({ collection_ids: 1, embedding_model: 1 });
+  }
+
+  /** Idempotent: chunk ids are derived from memory id + index, so a retried stage overwrites. */
+  async upsertMany(chunks: NewChunk[]): Promise<void> {
+    if (chunks.length === 0) return;
+    const operations: AnyBulkWriteOperation<ChunkDoc>[] = chunks.map((chunk) => ({
+      replaceOne: { filter: { _id: chunk._id }, replacement: { ...chunk, embedding: null, embedding_model: null }, upsert: true },
+    }));
+    await this.collection.bulkWrite(operations, { ordered: false });
+  }
+
+  async setEmbeddings(model: string, items: { id: string; vector: Float32Array }[]): Promise<void> {
+    if (items.length === 0) return;
+    const operations: AnyBulkWriteOperation<ChunkDoc>[] = items.map((item) => ({
+      updateOne: { filter: { _id: item.id }, update: { $set: { embedding: vectorToBinary(item.vector), embedding_model: model } } },
+    }));
+    await this.collection.bulkWrite(operations, { ordered: false });
+  }
+
+  /** Removes chunks past `keepCount` (a retried read stage that produced fewer chunks). */
+  async deleteFromIndex(memoryId: string, keepCount: number): Promise<void> {
+    await this.collection.deleteMany({ memory_id: memoryId, index: { $gte: keepCount } });
+  }
+
+  forMemory(memoryId: string, options: { withEmbeddings?: boolean } = {}): Promise<ChunkDoc[]> {
+    return this.collection
+      .find({ memory_id: memoryId }, { sort: { index: 1 }, projection: options.withEmbeddings ? {} : { embedding: 0 } })
+      .toArray();
+  }
+
+  byIds(ids: string[]): Promise<ChunkDoc[]> {
+    return this.collection.find({ _id: { $in: ids } }, { projection: { embedding: 0 } }).toArray();
+  }
+
+  /** Streams the vectors of one collection for one model: used to build the in-memory index. */
+  vectorsForCollection(collectionId: string, model: string) {
+    return this.collection.find(
+      { collection_ids: collectionId, embedding_model: model },
+      { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1 } },
+    );
+  }
+
+  /** Current-model vectors of the given memories: what an index follower applies. */
+  vectorsForMemories(memoryIds: string[], model: string) {
+    return this.collection
+      .find({ memory_id: { $in: memoryIds }, embedding_model: model }, { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1 } })
+      .toArray();
+  }
+
+  async deleteForMemories(memoryIds: string[]): Promise<number> {
+    if (memoryIds.length === 0) return 0;
+    const result = await this.collection.deleteMany({ memory_id: { $in: memoryIds } });
+    return result.deletedCount;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * A sequenced feed of "this memory's vectors changed" notices. Every process that keeps an
+ * in-memory search index follows it, so an index in one API process learns about writes made by
+ * a worker and deletes made by another API process. It reuses the event log's sequencer.
+ */
+import type { Db } from 'mongodb';
+import { newId } from '../core/ids.js';
+import type { ServerCapabilities } from './db.js';
+import { SequencedLog, type LogEntry } from './sequenced-log.js';
+
+export interface IndexChange extends LogEntry {
+  op: 'upsert' | 'remove';
+  memory_id: string;
+  tenant_id: string;
+  ts: Date;
+}
+
+export class IndexChangeFeed {
+  private constructor(readonly log: SequencedLog<IndexChange>) {}
+
+  static async open(db: Db, capabilities: ServerCapabilities): Promise<IndexChangeFeed> {
+    // Followers that fall further behind than this reload their index from the chunks.
+    const log = await SequencedLog.open<IndexChange>(db, 'index_changes', capabilities, {
+      maxEntries: 200_000,
+      maxBytes: 64 * 1024 * 1024,
+    });
+    return new IndexChangeFeed(log);
+  }
+
+  publish(op: IndexChange['op'], tenantId: string, memoryIds: string[]): Promise<number[]> {
+    return this.log.appendMany(memoryIds.map((memoryId) => ({ _id: newId(), op, memory_id: memoryId, tenant_id: tenantId, ts: new Date() })));
+  }
+}

@@ -1,0 +1,52 @@
+/** The one data layer: every MongoDB access in the service goes through these repositories. */
+import type { Config } from '../config/index.js';
+import { ChunkRepository } from './chunks.js';
+import { CollectionRepository } from './collections.js';
+import { connectDatabase, ping, type Database } from './db.js';
+import { EventLog } from './events.js';
+import { IdempotencyRepository } from './idempotency.js';
+import { IndexChangeFeed } from './index-changes.js';
+import { MemoryRepository } from './memories.js';
+import { TenantRepository } from './tenants.js';
+
+export interface Store {
+  database: Database;
+  tenants: TenantRepository;
+  collections: CollectionRepository;
+  memories: MemoryRepository;
+  chunks: ChunkRepository;
+  events: EventLog;
+  indexChanges: IndexChangeFeed;
+  idempotency: IdempotencyRepository;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openStore(config: Pick<Config, 'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS' | 'EVENT_LOG_MAX_BYTES' | 'IDEMPOTENCY_TTL_SECONDS'>, uri: string): Promise<Store> {
+  const database = await connectDatabase(uri, config.MONGODB_DB);
+  const { db, capabilities } = database;
+  const store: Store = {
+    database,
+    tenants: new TenantRepository(db),
+    collections: new CollectionRepository(db),
+    memories: new MemoryRepository(db),
+    chunks: new ChunkRepository(db),
+    events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS, config.EVENT_LOG_MAX_BYTES),
+    indexChanges: await IndexChangeFeed.open(db, capabilities),
+    idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
+    ping: () => ping(db),
+    close: () => database.close(),
+  };
+  await Promise.all([
+    store.tenants.ensureIndexes(),
+    store.collections.ensureIndexes(),
+    store.memories.ensureIndexes(),
+    store.chunks.ensureIndexes(),
+    store.idempotency.ensureIndexes(),
+  ]);
+  return store;
+}
+
+export type { ChunkDoc } from './chunks.js';
+export type { CollectionDoc } from './collections.js';
+export type { MemoryDoc, MemoryStatus, MemorySummaryDoc, MemoryKind } from './memories.js';

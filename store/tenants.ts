@@ -1,0 +1,88 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+import { newId } from '../core/ids.js';
+
+export interface TenantDoc {
+  _id: string;
+  name: string;
+  created_at: Date;
+}
+
+export interface ApiKeyDoc {
+  _id: string;
+  tenant_id: string;
+  name: string;
+  /** sha256 of the whole key: keys are high-entropy random strings, so a fast hash is enough. */
+  key_hash: string;
+  /** First characters of the key, shown in listings so a human can tell keys apart. */
+  prefix: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+export function generateApiKey(): string {
+  return `mk_${randomBytes(24).toString('base64url')}`;
+}
+
+export class TenantRepository {
+  readonly tenants: Collection<TenantDoc>;
+  readonly keys: Collection<ApiKeyDoc>;
+
+  constructor(db: Db) {
+    this.tenants = db.collection<TenantDoc>('tenants');
+    this.keys = db.collection<ApiKeyDoc>('api_keys');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.tenants.createIndex({ name: 1 }, { unique: true });
+    await this.keys.createIndex({ key_hash: 1 }, { unique: true });
+    await this.keys.createIndex({ tenant_id: 1, created_at: 1 });
+  }
+
+  async createTenant(name: string): Promise<TenantDoc> {
+    const tenant: TenantDoc = { _id: newId(), name, created_at: new Date() };
+    await this.tenants.insertOne(tenant);
+    return tenant;
+  }
+
+  findTenant(idOrName: string): Promise<TenantDoc | null> {
+    return this.tenants.findOne({ $or: [{ _id: idOrName }, { name: idOrName }] });
+  }
+
+  listTenants(): Promise<TenantDoc[]> {
+    return this.tenants.find({}, { sort: { created_at: 1 } }).toArray();
+  }
+
+  /** Returns the plaintext key once; only its hash is stored. */
+  async createKey(tenantId: string, name: string): Promise<{ key: string; doc: ApiKeyDoc }> {
+    const key = generateApiKey();
+    const doc: ApiKeyDoc = {
+      _id: newId(),
+      tenant_id: tenantId,
+      name,
+      key_hash: hashApiKey(key),
+      prefix: key.slice(0, 10),
+      created_at: new Date(),
+      revoked_at: null,
+      last_used_at: null,
+    };
+    await this.keys.insertOne(doc);
+    return { key, doc };
+  }
+
+  async findActiveKey(key: string): Promise<ApiKeyDoc | null> {
+    return this.keys.findOne({ key_hash: hashApiKey(key), revoked_at: null });
+  }
+
+  listKeys(tenantId?: string): Promise<ApiKeyDoc[]> {
+    return this.keys.find(tenantId ? { tenant_id: tenantId } : {}, { sort: { created_at: 1 } }).toArray();
+  }
+
+  async revokeKey(keyId: string): Promise<boolean> {
+    const result = await this.keys.updateOne({ _id: keyId, revoked_at: null }, { $set: { revoked_at: new Date() } });
+    return result.modifiedCount === 1;
+  }
+}
