@@ -1,0 +1,99 @@
+/**
+ * Splits content into chunks a sentence embedder handles well. Pure functions: no I/O.
+ * Text is cut at paragraph, then sentence, then word boundaries, never mid-word unless a single
+ * "word" is longer than the limit. Every chunk keeps where it came from (provenance).
+ */
+import type { ChunkSource } from '../store/chunks.js';
+import type { MemoryContent } from '../store/memories.js';
+
+export interface PlannedChunk {
+  text: string;
+  source: ChunkSource;
+}
+
+const SENTENCE_END = /(?<=[.!?…。！？])\s+/u;
+
+/** Splits `text` into pieces of at most `maxChars`, preferring the largest natural boundary. */
+export function splitText(text: string, maxChars: number): { text: string; start: number; end: number }[] {
+  const pieces: { text: string; start: number; end: number }[] = [];
+  let current = '';
+  let currentStart = 0;
+  let cursor = 0;
+
+  const flush = (): void => {
+    const trimmed = current.trim();
+    if (trimmed.length > 0) {
+      const leading = current.length - current.trimStart().length;
+      pieces.push({ text: trimmed, start: currentStart + leading, end: currentStart + leading + trimmed.length });
+    }
+    current = '';
+  };
+
+  for (const unit of atomicUnits(text, maxChars)) {
+    if (current.length > 0 && current.length + unit.length > maxChars) flush();
+    if (current.length === 0) currentStart = cursor;
+    current += unit;
+    cursor += unit.length;
+  }
+  flush();
+  return pieces;
+}
+
+/** Units no longer than maxChars, in order, whose concatenation is the original text. */
+function* atomicUnits(text: string, maxChars: number): Generator<string> {
+  for (const paragraph of splitKeepingSeparators(text, /(\n\s*\n)/)) {
+    if (paragraph.length <= maxChars) {
+      yield paragraph;
+      continue;
+    }
+    for (const sentence of splitKeepingSeparators(paragraph, SENTENCE_END, true)) {
+      if (sentence.length <= maxChars) {
+        yield sentence;
+        continue;
+      }
+      for (const word of splitKeepingSeparators(sentence, /(\s+)/)) {
+        for (let offset = 0; offset < word.length; offset += maxChars) yield word.slice(offset, offset + maxChars);
+      }
+    }
+  }
+}
+
+/** Like split, but separators stay attached to the preceding piece so nothing is lost. */
+function splitKeepingSeparators(text: string, separator: RegExp, lookbehind = false): string[] {
+  if (lookbehind) {
+    const result: string[] = [];
+    let last = 0;
+    const global = new RegExp(separator.source, 'gu');
+    for (const match of text.matchAll(global)) {
+      const end = (match.index ?? 0) + match[0].length;
+      result.push(text.slice(last, end));
+      last = end;
+    }
+    if (last < text.length) result.push(text.slice(last));
+    return result;
+  }
+  const parts = text.split(separator);
+  const result: string[] = [];
+  for (let i = 0; i < parts.length; i += 2) result.push((parts[i] ?? '') + (parts[i + 1] ?? ''));
+  return result.filter((part) => part.length > 0);
+}
+
+export function planChunks(content: MemoryContent, maxChars: number): PlannedChunk[] {
+  const planned: PlannedChunk[] = [];
+  if (content.messages) {
+    content.messages.forEach((message, messageIndex) => {
+      for (const piece of splitText(message.content, maxChars)) {
+        planned.push({ text: piece.text, source: { type: 'message', role: message.role, message_index: messageIndex } });
+      }
+    });
+  } else if (content.chunks) {
+    for (const chunk of content.chunks) {
+      for (const piece of splitText(chunk, maxChars)) planned.push({ text: piece.text, source: { type: 'chunk' } });
+    }
+  } else if (content.raw_text !== undefined) {
+    for (const piece of splitText(content.raw_text, maxChars)) {
+      planned.push({ text: piece.text, source: { type: 'text', start: piece.start, end: piece.end } });
+    }
+  }
+  return planned;
+}
