@@ -1,0 +1,1 @@
+export { ingestMemory, type IngestOutcome } from './ingest-memory.js';

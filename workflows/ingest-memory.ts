@@ -1,0 +1,52 @@
+/**
+ * One workflow per memory: read → structure → embed and index. Deterministic code only: it
+ * imports nothing but types from the activities and reaches them through proxyActivities.
+ * Heartbeat timeouts let Temporal notice a dead worker and retry the activity elsewhere; the
+ * activities are idempotent and resume from what is stored, so a crash never duplicates chunks.
+ */
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { Activities, IngestInput } from '../activities/index.js';
+import { BAD_CONTENT, INGESTION_FAILED, MEMORY_DELETED } from '../core/failure-types.js';
+
+const pipeline = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 12,
+    nonRetryableErrorTypes: [BAD_CONTENT, MEMORY_DELETED],
+  },
+});
+
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  // No attempt limit: recording the failure must eventually happen.
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+export interface IngestOutcome {
+  memoryId: string;
+  status: 'complete' | 'failed' | 'deleted';
+  chunkCount: number;
+  message?: string;
+}
+
+export async function ingestMemory(input: IngestInput): Promise<IngestOutcome> {
+  try {
+    const read = await pipeline.readContent(input);
+    const stage = { ...input, collectionIds: read.collectionIds };
+    await pipeline.extractStructure(stage);
+    const indexed = await pipeline.embedAndIndex(stage);
+    return { memoryId: input.memoryId, status: indexed.status, chunkCount: indexed.chunkCount };
+  } catch (error) {
+    const cause = error instanceof ActivityFailure ? error.cause : error;
+    if (cause instanceof ApplicationFailure && cause.type === MEMORY_DELETED) {
+      return { memoryId: input.memoryId, status: 'deleted', chunkCount: 0 };
+    }
+    const message = cause instanceof Error ? cause.message : String(cause);
+    await bookkeeping.markFailed({ ...input, message });
+    throw ApplicationFailure.nonRetryable(`ingestion of memory ${input.memoryId} failed: ${message}`, INGESTION_FAILED);
+  }
+}
