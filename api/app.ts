@@ -1,0 +1,32 @@
+/** The Koa application: one middleware chain, then the resource routers. */
+import { bodyParser } from '@koa/bodyparser';
+import Koa from 'koa';
+import type { ApiDeps, AppState } from './context.js';
+import { authenticate } from './middleware/auth.js';
+import { errorHandler } from './middleware/errors.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestContext } from './middleware/request-context.js';
+import { collectionsRouter } from './routes/collections/router.js';
+import { healthRouter } from './routes/health/router.js';
+import { memoriesRouter } from './routes/memories/router.js';
+import { searchRouter } from './routes/search/router.js';
+
+export function createApp(deps: ApiDeps): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: true });
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler(deps.logger, deps.config.BODY_LIMIT_BYTES));
+
+  const health = healthRouter(deps);
+  app.use(health.routes());
+
+  app.use(authenticate(deps.services.auth));
+  app.use(rateLimit(deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));
+
+  // Search is mounted before memories so /v1/memories/search is not read as a memory id.
+  for (const router of [searchRouter(deps), collectionsRouter(deps), memoriesRouter(deps)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: false }));
+  }
+  return app;
+}

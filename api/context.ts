@@ -1,0 +1,29 @@
+/** What the routes can reach: services, never the store or Temporal directly. */
+import type { Config } from '../config/index.js';
+import type { Logger } from '../core/logger.js';
+import type { AuthService, Principal } from '../services/auth.js';
+import type { CollectionService } from '../services/collections.js';
+import type { HealthService } from '../services/health.js';
+import type { MemoryService } from '../services/memories.js';
+import type { SearchService } from '../services/search.js';
+
+export interface ApiServices {
+  auth: AuthService;
+  collections: CollectionService;
+  memories: MemoryService;
+  search: SearchService;
+  health: HealthService;
+}
+
+export interface ApiDeps {
+  config: Config;
+  logger: Logger;
+  services: ApiServices;
+}
+
+export interface AppState {
+  principal: Principal;
+  requestId: string;
+  /** Validated inputs, set by the validate middleware. */
+  input: { body?: unknown; query?: unknown; params?: unknown };
+}

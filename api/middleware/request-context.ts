@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../core/logger.js';
+import type { AppState } from '../context.js';
+
+/** Request id (echoed as X-Request-Id) and one structured access-log line per request. */
+export function requestContext(logger: Logger): Middleware<AppState> {
+  return async (ctx, next) => {
+    const incoming = ctx.get('X-Request-Id');
+    ctx.state.requestId = /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    ctx.state.input = {};
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      logger.info(
+        {
+          requestId: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          tenantId: ctx.state.principal?.tenantId,
+        },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,76 @@
+import Router from '@koa/router';
+import type { z } from 'zod';
+import { AppError, validationError } from '../../../core/errors.js';
+import type { CreateMemoryInput } from '../../../services/memories.js';
+import type { ApiDeps, AppState } from '../../context.js';
+import { validate } from '../../middleware/validate.js';
+import { presentAccepted, presentMemory, presentMemoryWithChunks } from './presenter.js';
+import { createMemoryBody, deleteManyBody, listMemoriesQuery, memoryIdParams, type CreateMemoryBody } from './schema.js';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function toCreateInput(body: CreateMemoryBody): CreateMemoryInput {
+  return {
+    collectionId: body.collection_id!,
+    kind: body.kind ?? (body.messages ? 'conversation' : 'document'),
+    name: body.name ?? null,
+    metadata: body.metadata ?? {},
+    content: body.messages ? { messages: body.messages } : body.chunks ? { chunks: body.chunks } : { raw_text: body.raw_text! },
+  };
+}
+
+export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/memories' });
+  const createBody = createMemoryBody(config);
+
+  router.post('/', validate({ body: createBody }), async (ctx) => {
+    const body = ctx.state.input.body as CreateMemoryBody;
+    if (body.snapshot !== undefined || body.snapshot_ref !== undefined) {
+      throw new AppError(501, 'device_mode_unavailable', 'Device memory mode (snapshot, snapshot_ref) is not available in this release');
+    }
+    if (body.content_parts !== undefined) {
+      throw new AppError(501, 'file_ingestion_unavailable', 'File content_parts are not available in this release; send raw_text, chunks or messages');
+    }
+    const idempotencyKey = ctx.get('Idempotency-Key') || null;
+    if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw validationError([{ field: 'Idempotency-Key', issue: 'must be 1 to 255 printable ASCII characters' }]);
+    }
+    const { memory, replayed } = await services.memories.create(ctx.state.principal.tenantId, toCreateInput(body), idempotencyKey);
+    ctx.status = 202;
+    ctx.set('Location', `/v1/memories/${memory._id}`);
+    if (replayed) ctx.set('Idempotent-Replayed', 'true');
+    ctx.body = { results: presentAccepted(memory) };
+  });
+
+  router.get('/', validate({ query: listMemoriesQuery }), async (ctx) => {
+    const query = ctx.state.input.query as z.infer<typeof listMemoriesQuery>;
+    const { items, total } = await services.memories.list(ctx.state.principal.tenantId, {
+      collectionIds: query.collection_ids,
+      metadataFilter: query.metadata_filters,
+      offset: query.offset,
+      limit: query.limit,
+    });
+    ctx.body = { results: items.map(presentMemory), total_entries: total };
+  });
+
+  router.post('/delete', validate({ body: deleteManyBody }), async (ctx) => {
+    const ids = ctx.state.input.body as z.infer<typeof deleteManyBody>;
+    const { deleted, notFound } = await services.memories.delete(ctx.state.principal.tenantId, ids);
+    ctx.body = { results: { deleted, not_found: notFound, deleted_count: deleted.length } };
+  });
+
+  router.get('/:memory_id', validate({ params: memoryIdParams }), async (ctx) => {
+    const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
+    const { memory, chunks } = await services.memories.get(ctx.state.principal.tenantId, memory_id);
+    ctx.body = { results: presentMemoryWithChunks(memory, chunks) };
+  });
+
+  router.delete('/:memory_id', validate({ params: memoryIdParams }), async (ctx) => {
+    const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
+    const { deleted } = await services.memories.delete(ctx.state.principal.tenantId, [memory_id]);
+    if (deleted.length === 0) throw new AppError(404, 'memory_not_found', `No memory with id ${memory_id}`);
+    ctx.body = { results: { id: memory_id, deleted: true } };
+  });
+
+  return router;
+}

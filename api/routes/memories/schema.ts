@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import type { Config } from '../../../config/index.js';
+import { intParam, listParam, metadataObject, uuid } from '../common-schema.js';
+
+type Limits = Pick<Config, 'MAX_TEXT_CHARS' | 'MAX_CHUNKS_PER_MEMORY'>;
+
+const nonBlank = (field: string, max: number) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .max(max, `${field} must be at most ${max} characters`)
+    .refine((value) => value.trim().length > 0, `${field} must not be empty`);
+
+export function createMemoryBody(limits: Limits) {
+  const message = z.strictObject({
+    role: z.enum(['user', 'assistant', 'system', 'tool'], { error: 'role must be one of user, assistant, system, tool' }),
+    content: nonBlank('content', limits.MAX_TEXT_CHARS),
+  });
+  return z
+    .strictObject({
+      collection_id: uuid.optional(),
+      snapshot: z.record(z.string(), z.unknown()).optional(),
+      snapshot_ref: z.record(z.string(), z.unknown()).optional(),
+      kind: z.enum(['document', 'conversation'], { error: 'kind must be "document" or "conversation"' }).optional(),
+      name: z.string().trim().min(1, 'name must not be empty').max(256, 'name must be at most 256 characters').nullish(),
+      raw_text: nonBlank('raw_text', limits.MAX_TEXT_CHARS).optional(),
+      chunks: z
+        .array(nonBlank('chunk', limits.MAX_TEXT_CHARS), { error: 'chunks must be an array of strings' })
+        .min(1, 'chunks must not be empty')
+        .max(limits.MAX_CHUNKS_PER_MEMORY, `chunks must have at most ${limits.MAX_CHUNKS_PER_MEMORY} items`)
+        .optional(),
+      messages: z
+        .array(message, { error: 'messages must be an array of {role, content}' })
+        .min(1, 'messages must not be empty')
+        .max(limits.MAX_CHUNKS_PER_MEMORY, `messages must have at most ${limits.MAX_CHUNKS_PER_MEMORY} items`)
+        .optional(),
+      content_parts: z.array(z.unknown()).optional(),
+      metadata: metadataObject.optional(),
+    })
+    .superRefine((body, ctx) => {
+      const modes = (['collection_id', 'snapshot', 'snapshot_ref'] as const).filter((field) => body[field] !== undefined);
+      if (modes.length > 1) {
+        for (const field of modes.slice(1)) {
+          ctx.addIssue({ code: 'custom', path: [field], message: `${modes.join(', ')} are mutually exclusive; send only one` });
+        }
+      }
+      if (modes.length === 0) {
+        ctx.addIssue({ code: 'custom', path: ['collection_id'], message: 'collection_id is required (or snapshot / snapshot_ref in device mode)' });
+      }
+      const contents = (['raw_text', 'chunks', 'messages', 'content_parts'] as const).filter((field) => body[field] !== undefined);
+      if (contents.length === 0) {
+        ctx.addIssue({ code: 'custom', path: ['raw_text'], message: 'content is missing: send one of raw_text, chunks, messages, content_parts' });
+      } else if (contents.length > 1) {
+        ctx.addIssue({ code: 'custom', path: [contents[1]!], message: `send only one of ${contents.join(', ')}` });
+      }
+      if (body.kind === 'conversation' && body.messages === undefined && contents.length === 1) {
+        ctx.addIssue({ code: 'custom', path: ['kind'], message: 'kind "conversation" requires messages' });
+      }
+      if (body.kind === 'document' && body.messages !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['kind'], message: 'messages are a conversation: use kind "conversation" or omit kind' });
+      }
+      const totalChars =
+        (body.raw_text?.length ?? 0) +
+        (body.chunks ?? []).reduce((sum, chunk) => sum + chunk.length, 0) +
+        (body.messages ?? []).reduce((sum, item) => sum + item.content.length, 0);
+      if (totalChars > limits.MAX_TEXT_CHARS) {
+        ctx.addIssue({ code: 'custom', path: [contents[0] ?? 'raw_text'], message: `content must be at most ${limits.MAX_TEXT_CHARS} characters in total` });
+      }
+    });
+}
+
+export type CreateMemoryBody = z.infer<ReturnType<typeof createMemoryBody>>;
+
+export const memoryIdParams = z.object({ memory_id: uuid });
+
+export const deleteManyBody = z
+  .array(uuid, { error: 'body must be a JSON array of memory ids' })
+  .min(1, 'at least one memory id is required')
+  .max(1000, 'at most 1000 memory ids per request');
+
+const FILTER_OPERATORS = ['$eq', '$ne', '$in', '$nin', '$exists', '$gt', '$gte', '$lt', '$lte'] as const;
+const FILTER_KEY = /^metadata\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+const operatorObject = z
+  .record(z.string(), z.unknown())
+  .superRefine((ops, ctx) => {
+    const entries = Object.entries(ops);
+    if (entries.length === 0) ctx.addIssue({ code: 'custom', message: 'operator object must not be empty' });
+    for (const [operator, value] of entries) {
+      if (!(FILTER_OPERATORS as readonly string[]).includes(operator)) {
+        ctx.addIssue({ code: 'custom', path: [operator], message: `unknown operator ${operator}; use one of ${FILTER_OPERATORS.join(', ')}` });
+        continue;
+      }
+      const ok =
+        operator === '$exists'
+          ? typeof value === 'boolean'
+          : operator === '$in' || operator === '$nin'
+            ? z.array(scalar).max(1000).safeParse(value).success
+            : scalar.safeParse(value).success;
+      if (!ok) {
+        const expected = operator === '$exists' ? 'a boolean' : operator === '$in' || operator === '$nin' ? 'an array of scalars' : 'a string, number, boolean or null';
+        ctx.addIssue({ code: 'custom', path: [operator], message: `${operator} takes ${expected}` });
+      }
+    }
+  });
+
+/** `metadata_filters`: a JSON object of `metadata.<field>` → operator object (or a scalar for $eq). */
+export const metadataFilters = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (raw === undefined || raw.trim() === '') return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `metadata_filters is not valid JSON: ${(error as Error).message}` });
+      return z.NEVER;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      ctx.addIssue({ code: 'custom', message: 'metadata_filters must be a JSON object' });
+      return z.NEVER;
+    }
+    const filter: Record<string, unknown> = {};
+    for (const [key, condition] of Object.entries(parsed)) {
+      if (!FILTER_KEY.test(key)) {
+        ctx.addIssue({ code: 'custom', message: `metadata_filters key "${key}" must look like metadata.<field>` });
+        continue;
+      }
+      if (scalar.safeParse(condition).success) {
+        filter[key] = { $eq: condition };
+        continue;
+      }
+      const checked = operatorObject.safeParse(condition);
+      if (!checked.success) {
+        for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', message: `metadata_filters.${key}: ${issue.message}` });
+        continue;
+      }
+      filter[key] = checked.data;
+    }
+    return filter;
+  });
+
+export const listMemoriesQuery = z.object({
+  collection_ids: listParam(uuid).pipe(z.array(uuid).max(100, 'at most 100 collection_ids')),
+  limit: intParam('limit', 1, 1000, 100),
+  offset: intParam('offset', 0, Number.MAX_SAFE_INTEGER, 0),
+  metadata_filters: metadataFilters,
+});

@@ -1,0 +1,52 @@
+/** Operator use cases behind the admin CLI and the dev bootstrap: tenants, keys, collections. */
+import type { Store } from '../store/index.js';
+import type { CollectionDoc } from '../store/collections.js';
+import type { ApiKeyDoc, TenantDoc } from '../store/tenants.js';
+import { createCollectionService } from './collections.js';
+
+export class AdminError extends Error {}
+
+export function createAdminService(store: Store) {
+  const collections = createCollectionService(store);
+
+  async function tenant(idOrName: string): Promise<TenantDoc> {
+    const found = await store.tenants.findTenant(idOrName);
+    if (!found) throw new AdminError(`no tenant with id or name "${idOrName}"`);
+    return found;
+  }
+
+  return {
+    tenant,
+    async createTenant(name: string): Promise<TenantDoc> {
+      if (await store.tenants.findTenant(name)) throw new AdminError(`a tenant named "${name}" already exists`);
+      return store.tenants.createTenant(name);
+    },
+    listTenants: () => store.tenants.listTenants(),
+    async createKey(tenantRef: string, name: string): Promise<{ key: string; doc: ApiKeyDoc }> {
+      return store.tenants.createKey((await tenant(tenantRef))._id, name);
+    },
+    async listKeys(tenantRef?: string): Promise<ApiKeyDoc[]> {
+      return store.tenants.listKeys(tenantRef ? (await tenant(tenantRef))._id : undefined);
+    },
+    async revokeKey(keyId: string): Promise<void> {
+      if (!(await store.tenants.revokeKey(keyId))) throw new AdminError(`no active key with id "${keyId}"`);
+    },
+    async createCollection(tenantRef: string, name: string): Promise<CollectionDoc> {
+      return collections.create((await tenant(tenantRef))._id, { name });
+    },
+    async listCollections(tenantRef: string): Promise<CollectionDoc[]> {
+      return (await collections.list((await tenant(tenantRef))._id, 0, 10_000)).items;
+    },
+    /** Tenant (reused if it exists) + a fresh key + a collection (reused if it exists). */
+    async bootstrap(tenantName: string, collectionName: string, keyName: string) {
+      const existing = await store.tenants.findTenant(tenantName);
+      const tenantDoc = existing ?? (await store.tenants.createTenant(tenantName));
+      const { key, doc } = await store.tenants.createKey(tenantDoc._id, keyName);
+      const collection =
+        (await store.collections.findByName(tenantDoc._id, collectionName)) ?? (await collections.create(tenantDoc._id, { name: collectionName }));
+      return { tenant: tenantDoc, apiKey: key, keyId: doc._id, collection };
+    },
+  };
+}
+
+export type AdminService = ReturnType<typeof createAdminService>;

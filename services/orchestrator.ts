@@ -1,0 +1,104 @@
+/**
+ * The only Temporal client in the service: starts, terminates and describes the one workflow
+ * each memory gets. No Temporal type leaks above this module.
+ */
+import {
+  Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type ConnectionLike,
+} from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { ingestWorkflowId } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+
+export const MEMORY_ID = defineSearchAttributeKey('MemoryId', SearchAttributeType.KEYWORD);
+export const COLLECTION_ID = defineSearchAttributeKey('CollectionId', SearchAttributeType.KEYWORD);
+export const TENANT_ID = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
+const SEARCH_ATTRIBUTE_NAMES = ['MemoryId', 'CollectionId', 'TenantId'] as const;
+
+export interface StartIngestion {
+  memoryId: string;
+  tenantId: string;
+  collectionIds: string[];
+}
+
+export interface Orchestrator {
+  startIngestion(request: StartIngestion): Promise<{ workflowId: string; alreadyStarted: boolean }>;
+  stopIngestion(memoryId: string, reason: string): Promise<void>;
+  healthy(): Promise<boolean>;
+}
+
+export interface OrchestratorOptions {
+  connection: ConnectionLike & { healthService?: unknown };
+  namespace: string;
+  taskQueue: string;
+  /** True when this process also runs a worker on the same connection (eager start works). */
+  eagerStart: boolean;
+  logger: Logger;
+}
+
+export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
+  const client = new Client({ connection: options.connection, namespace: options.namespace });
+
+  return {
+    async startIngestion(request) {
+      const workflowId = ingestWorkflowId(request.memoryId);
+      try {
+        await client.workflow.start('ingestMemory', {
+          workflowId,
+          taskQueue: options.taskQueue,
+          args: [{ memoryId: request.memoryId, tenantId: request.tenantId }],
+          typedSearchAttributes: [
+            { key: MEMORY_ID, value: request.memoryId },
+            // Keyword holds one value: the memory's first collection is the one it was created in.
+            { key: COLLECTION_ID, value: request.collectionIds[0] ?? '' },
+            { key: TENANT_ID, value: request.tenantId },
+          ],
+          requestEagerStart: options.eagerStart,
+        });
+        return { workflowId, alreadyStarted: false };
+      } catch (error) {
+        if (error instanceof WorkflowExecutionAlreadyStartedError) return { workflowId, alreadyStarted: true };
+        throw error;
+      }
+    },
+
+    async stopIngestion(memoryId, reason) {
+      try {
+        await client.workflow.getHandle(ingestWorkflowId(memoryId)).terminate(reason);
+      } catch (error) {
+        // Already finished, or never started: nothing to stop.
+        if (error instanceof WorkflowNotFoundError) return;
+        options.logger.warn({ err: error, memoryId }, 'could not terminate ingestion workflow');
+      }
+    },
+
+    async healthy() {
+      try {
+        await client.workflowService.getSystemInfo({});
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+/**
+ * Registers the custom search attributes on a Temporal server that lacks them (the embedded dev
+ * server gets them at boot; docker-compose registers them in its init container). Idempotent.
+ */
+export async function ensureSearchAttributes(
+  connection: { operatorService: { addSearchAttributes(request: object): Promise<unknown>; listSearchAttributes(request: object): Promise<{ customAttributes?: Record<string, unknown> | null }> } },
+  namespace: string,
+): Promise<void> {
+  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = SEARCH_ATTRIBUTE_NAMES.filter((name) => !(name in (existing.customAttributes ?? {})));
+  if (missing.length === 0) return;
+  const KEYWORD = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])),
+  });
+}
