@@ -1,0 +1,61 @@
+/**
+ * Kill -9 the worker in the middle of embedding a memory, start a new one, and check that the
+ * memory completes exactly once with no duplicate chunks: Temporal retries the activity after
+ * its heartbeat times out, and the activity resumes from the vectors already stored.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { spawnService } from '../../dev/stack.js';
+import { createMemory, newTenant, sleep, stack, waitForStatus } from '../support/client.js';
+import { closeDatabase, database } from '../support/db.js';
+
+// One client per file, closed once every suite in the file is done (an open client keeps the file's process alive).
+after(closeDatabase);
+
+describe('worker crash mid-ingestion', () => {
+
+  it('completes the memory once, with every chunk exactly once', async () => {
+    const info = stack();
+    const tenant = await newTenant('crash');
+    const sections = Array.from({ length: 160 }, (_, i) => `Section ${i}: the crash-test manuscript describes harbour cranes number ${i}. ${'steel cables and pulleys '.repeat(40)}`);
+    const id = await createMemory(tenant, { raw_text: sections.join('\n\n') });
+    const db = await database();
+
+    // Wait until some, but not all, vectors are stored: the worker is mid-embedding.
+    const deadline = Date.now() + 60_000;
+    let embedded = 0;
+    while (Date.now() < deadline) {
+      embedded = await db.collection('chunks').countDocuments({ memory_id: id, embedding_model: { $ne: null } });
+      if (embedded > 0) break;
+      await sleep(20);
+    }
+    assert.ok(embedded > 0, 'embedding started');
+    process.kill(info.workerPid, 'SIGKILL');
+    const total = await db.collection('chunks').countDocuments({ memory_id: id });
+    const embeddedAtKill = await db.collection('chunks').countDocuments({ memory_id: id, embedding_model: { $ne: null } });
+    assert.ok(embeddedAtKill < total, `killed mid-run (${embeddedAtKill}/${total} embedded)`);
+
+    const replacement = spawnService('workers/main.js', { ...info.serviceEnv, ROLE: 'worker' }, path.join(info.logDir, 'worker-2.log'));
+    // The runner stops it at teardown (it reads the pid from the stack file); this file may exit first.
+    replacement.unref();
+    writeFileSync(info.stackFile, JSON.stringify({ ...info, workerPid: replacement.pid }, null, 2));
+
+    const done = await waitForStatus(tenant.api, id, ['complete'], 180_000);
+    const chunkCount = done.body.results.chunk_count as number;
+    assert.equal(done.body.results.chunks.length, chunkCount);
+    const chunks = await db.collection('chunks').find({ memory_id: id }, { projection: { index: 1, embedding_model: 1 } }).toArray();
+    assert.equal(chunks.length, chunkCount, 'no duplicate chunks');
+    assert.deepEqual(
+      chunks.map((chunk) => chunk.index as number).sort((a, b) => a - b),
+      Array.from({ length: chunkCount }, (_, i) => i),
+    );
+    assert.ok(chunks.every((chunk) => chunk.embedding_model), 'every chunk has its vector');
+    const completes = await db.collection('memory_events').countDocuments({ 'payload.engram_id': id, 'payload.user_stage': 'complete' });
+    assert.equal(completes, 1, 'completed exactly once');
+
+    const search = await tenant.api.post('/v1/memories/search', { query: 'harbour cranes manuscript', collection_ids: [tenant.collectionId] });
+    assert.equal(search.body.results.hits[0]?.memory_id, id);
+  });
+});

@@ -1,0 +1,106 @@
+/** A small HTTP client for the suites: real requests to the running API, nothing mocked. */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { projectRoot } from '../../config/index.js';
+import type { StackInfo } from './stack-info.js';
+
+export function stack(): StackInfo {
+  const file = process.env.STACK_FILE;
+  if (!file) throw new Error('STACK_FILE is not set: run the suites through `npm test`');
+  return JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests inspect arbitrary JSON shapes.
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export class Api {
+  constructor(
+    readonly baseUrl: string,
+    readonly apiKey: string | null,
+  ) {}
+
+  async request(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (this.apiKey) (init.headers as Record<string, string>).Authorization = `Bearer ${this.apiKey}`;
+    if (body !== undefined) {
+      (init.headers as Record<string, string>)['Content-Type'] ??= 'application/json';
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    }
+    const response = await fetch(`${this.baseUrl}${urlPath}`, init);
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // leave as text
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  }
+
+  get = (urlPath: string, headers?: Record<string, string>) => this.request('GET', urlPath, undefined, headers);
+  post = (urlPath: string, body?: unknown, headers?: Record<string, string>) => this.request('POST', urlPath, body, headers);
+  delete = (urlPath: string) => this.request('DELETE', urlPath);
+}
+
+const execFileAsync = promisify(execFile);
+
+export interface TenantFixture {
+  api: Api;
+  tenantId: string;
+  apiKey: string;
+  keyId: string;
+  collectionId: string;
+}
+
+/** A fresh tenant, key and collection, made the way an operator would: with the admin CLI. */
+export async function newTenant(label = 'test'): Promise<TenantFixture> {
+  const info = stack();
+  const name = `${label}-${Math.random().toString(36).slice(2, 10)}`;
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [path.join(projectRoot(), 'dist', 'bin', 'admin.js'), 'bootstrap', '--tenant', name, '--collection', 'main', '--json'],
+    { env: { ...process.env, ...info.serviceEnv, LOG_LEVEL: 'warn' } },
+  );
+  const created = JSON.parse(stdout) as { tenant_id: string; api_key: string; key_id: string; collection_id: string };
+  return {
+    api: new Api(info.apiUrl, created.api_key),
+    tenantId: created.tenant_id,
+    apiKey: created.api_key,
+    keyId: created.key_id,
+    collectionId: created.collection_id,
+  };
+}
+
+export async function admin(...args: string[]): Promise<string> {
+  const info = stack();
+  const { stdout } = await execFileAsync(process.execPath, [path.join(projectRoot(), 'dist', 'bin', 'admin.js'), ...args], {
+    env: { ...process.env, ...info.serviceEnv, LOG_LEVEL: 'warn' },
+  });
+  return stdout;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls a memory until it reaches one of the given statuses. */
+export async function waitForStatus(api: Api, memoryId: string, statuses: string[], timeoutMs = 60_000): Promise<ApiResponse> {
+  const deadline = Date.now() + timeoutMs;
+  let last: ApiResponse | null = null;
+  while (Date.now() < deadline) {
+    last = await api.get(`/v1/memories/${memoryId}`);
+    if (last.status === 200 && statuses.includes(last.body.results.status)) return last;
+    await sleep(100);
+  }
+  throw new Error(`memory ${memoryId} did not reach ${statuses.join('/')} in ${timeoutMs} ms; last: ${JSON.stringify(last?.body)}`);
+}
+
+export async function createMemory(fixture: TenantFixture, body: Record<string, unknown>): Promise<string> {
+  const response = await fixture.api.post('/v1/memories', { collection_id: fixture.collectionId, ...body });
+  if (response.status !== 202) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.results.id as string;
+}

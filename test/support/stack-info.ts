@@ -1,0 +1,8 @@
+export interface StackInfo {
+  apiUrl: string;
+  /** Environment the service processes were started with (to restart a worker). */
+  serviceEnv: Record<string, string>;
+  workerPid: number;
+  logDir: string;
+  stackFile: string;
+}
