@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../config/index.js';
-import { freePort, registerCleanup } from '../dev/embedded.js';
+import { exitWithCleanup, freePort, registerCleanup } from '../dev/embedded.js';
 import { spawnService, startBackingServices, stopChild, waitForReady } from '../dev/stack.js';
 import type { StackInfo } from './support/stack-info.js';
 
@@ -90,4 +90,4 @@ const testRun = spawn(process.execPath, ['--test', '--test-concurrency=1', '--te
   env: { ...process.env, STACK_FILE: stackFile },
 });
 const code = await new Promise<number>((resolve) => testRun.on('exit', (exitCode) => resolve(exitCode ?? 1)));
-process.exit(code);
+await exitWithCleanup(code);

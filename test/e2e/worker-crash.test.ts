@@ -38,7 +38,8 @@ describe('worker crash mid-ingestion', () => {
     assert.ok(embeddedAtKill < total, `killed mid-run (${embeddedAtKill}/${total} embedded)`);
 
     const replacement = spawnService('workers/main.js', { ...info.serviceEnv, ROLE: 'worker' }, path.join(info.logDir, 'worker-2.log'));
-    // The runner stops it at teardown (it reads the pid from the stack file); this file may exit first.
+    // It lives as long as this file's process (a watchdog ties it to it; this suite runs last),
+    // and must not keep that process from exiting.
     replacement.unref();
     writeFileSync(info.stackFile, JSON.stringify({ ...info, workerPid: replacement.pid }, null, 2));
 
