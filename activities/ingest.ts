@@ -45,7 +45,6 @@ export interface IndexResult {
   chunkCount: number;
 }
 
-
 export function createIngestActivities(deps: IngestActivityDeps) {
   const { store } = deps;
 

@@ -68,18 +68,31 @@ async function main(): Promise<void> {
       }
       case 'tenant list': {
         const tenants = await admin.listTenants();
-        print(tenants.map((t) => ({ id: t._id, name: t.name, created_at: t.created_at })), tenants.map((t) => `${t._id}  ${t.name}`).join('\n'));
+        print(
+          tenants.map((t) => ({ id: t._id, name: t.name, created_at: t.created_at })),
+          tenants.map((t) => `${t._id}  ${t.name}`).join('\n'),
+        );
         break;
       }
       case 'key create': {
         const { key, doc } = await admin.createKey(need(values.tenant, '--tenant'), values.name ?? 'cli');
-        print({ id: doc._id, tenant_id: doc.tenant_id, api_key: key }, `key ${doc._id} for tenant ${doc.tenant_id}\n${key}\n(store it now: it is not shown again)`);
+        print(
+          { id: doc._id, tenant_id: doc.tenant_id, api_key: key },
+          `key ${doc._id} for tenant ${doc.tenant_id}\n${key}\n(store it now: it is not shown again)`,
+        );
         break;
       }
       case 'key list': {
         const keys = await admin.listKeys(values.tenant);
         print(
-          keys.map((k) => ({ id: k._id, tenant_id: k.tenant_id, name: k.name, prefix: k.prefix, revoked_at: k.revoked_at, created_at: k.created_at })),
+          keys.map((k) => ({
+            id: k._id,
+            tenant_id: k.tenant_id,
+            name: k.name,
+            prefix: k.prefix,
+            revoked_at: k.revoked_at,
+            created_at: k.created_at,
+          })),
           keys.map((k) => `${k._id}  ${k.prefix}…  ${k.name}  tenant=${k.tenant_id}  ${k.revoked_at ? 'REVOKED' : 'active'}`).join('\n'),
         );
         break;
@@ -91,16 +104,26 @@ async function main(): Promise<void> {
       }
       case 'collection create': {
         const collection = await admin.createCollection(need(values.tenant, '--tenant'), need(arg, '<name>'));
-        print({ id: collection._id, name: collection.name, tenant_id: collection.tenant_id }, `collection ${collection._id} ${collection.name}`);
+        print(
+          { id: collection._id, name: collection.name, tenant_id: collection.tenant_id },
+          `collection ${collection._id} ${collection.name}`,
+        );
         break;
       }
       case 'collection list': {
         const items = await admin.listCollections(need(values.tenant, '--tenant'));
-        print(items.map((c) => ({ id: c._id, name: c.name })), items.map((c) => `${c._id}  ${c.name}`).join('\n'));
+        print(
+          items.map((c) => ({ id: c._id, name: c.name })),
+          items.map((c) => `${c._id}  ${c.name}`).join('\n'),
+        );
         break;
       }
       case 'bootstrap': {
-        const result = await admin.bootstrap(need(values.tenant, '--tenant'), need(values.collection, '--collection'), values.name ?? 'bootstrap');
+        const result = await admin.bootstrap(
+          need(values.tenant, '--tenant'),
+          need(values.collection, '--collection'),
+          values.name ?? 'bootstrap',
+        );
         print(
           { tenant_id: result.tenant._id, api_key: result.apiKey, key_id: result.keyId, collection_id: result.collection._id },
           `tenant ${result.tenant._id}\napi key ${result.apiKey}\ncollection ${result.collection._id} ${result.collection.name}`,

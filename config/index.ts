@@ -47,16 +47,28 @@ const configSchema = z.object({
   CHUNK_MAX_CHARS: z.coerce.number().int().min(200).max(20000).default(1200),
   MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(2_000_000),
   MAX_CHUNKS_PER_MEMORY: z.coerce.number().int().min(1).default(5000),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
 
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.1).default(200),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(400),
 
   EVENT_LOG_MAX_EVENTS: z.coerce.number().int().min(100).default(100_000),
-  EVENT_LOG_MAX_BYTES: z.coerce.number().int().min(1024 * 1024).default(256 * 1024 * 1024),
+  EVENT_LOG_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(256 * 1024 * 1024),
 
   SEARCH_DEFAULT_LIMIT: z.coerce.number().int().min(1).max(100).default(10),
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(24 * 3600),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(24 * 3600),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).default(30_000),
 });
 
@@ -65,7 +77,9 @@ export type Config = z.infer<typeof configSchema> & { MODELS_DIR: string | undef
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+  // `VAR=` in a shell means "unset", not "set to nothing".
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = configSchema.safeParse(given);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

@@ -28,7 +28,10 @@ registerCleanup(async () => {
 
 const admin = createAdminService(service.store);
 const dev = await admin.bootstrap('dev', 'default', `dev ${new Date().toISOString()}`);
-writeFileSync(stackFile, JSON.stringify({ mongoUri: backing.mongoUri, temporalAddress: backing.temporalAddress, apiUrl: service.url }, null, 2));
+writeFileSync(
+  stackFile,
+  JSON.stringify({ mongoUri: backing.mongoUri, temporalAddress: backing.temporalAddress, apiUrl: service.url }, null, 2),
+);
 
 const banner = [
   '',

@@ -16,7 +16,10 @@ export class Partition {
   private readonly slotOf = new Map<string, number>();
   private readonly chunksOfMemory = new Map<string, Set<string>>();
 
-  constructor(readonly dimensions: number, initialCapacity = 1024) {
+  constructor(
+    readonly dimensions: number,
+    initialCapacity = 1024,
+  ) {
     this.data = new Float32Array(initialCapacity * dimensions);
   }
 

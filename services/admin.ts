@@ -43,7 +43,8 @@ export function createAdminService(store: Store) {
       const tenantDoc = existing ?? (await store.tenants.createTenant(tenantName));
       const { key, doc } = await store.tenants.createKey(tenantDoc._id, keyName);
       const collection =
-        (await store.collections.findByName(tenantDoc._id, collectionName)) ?? (await collections.create(tenantDoc._id, { name: collectionName }));
+        (await store.collections.findByName(tenantDoc._id, collectionName)) ??
+        (await collections.create(tenantDoc._id, { name: collectionName }));
       return { tenant: tenantDoc, apiKey: key, keyId: doc._id, collection };
     },
   };

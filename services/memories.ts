@@ -78,21 +78,39 @@ export function createMemoryService(deps: MemoryServiceDeps) {
 
   /** Returns false when the workflow already existed (starting is idempotent). */
   async function start(memory: Pick<MemoryDoc, '_id' | 'tenant_id' | 'collection_ids'>): Promise<boolean> {
-    const started = await orchestrator.startIngestion({ memoryId: memory._id, tenantId: memory.tenant_id, collectionIds: memory.collection_ids });
+    const started = await orchestrator.startIngestion({
+      memoryId: memory._id,
+      tenantId: memory.tenant_id,
+      collectionIds: memory.collection_ids,
+    });
     return !started.alreadyStarted;
   }
 
   return {
-    async create(tenantId: string, input: CreateMemoryInput, idempotencyKey: string | null): Promise<{ memory: MemoryDoc; replayed: boolean }> {
+    async create(
+      tenantId: string,
+      input: CreateMemoryInput,
+      idempotencyKey: string | null,
+    ): Promise<{ memory: MemoryDoc; replayed: boolean }> {
       await deps.collections.assertReadable(tenantId, [input.collectionId], 'collection_id');
       let memoryId = newId();
       const claimId = idempotencyKey === null ? null : `${tenantId}:${idempotencyKey}`;
       if (claimId !== null) {
         const hash = requestHash(input);
-        const claim = await store.idempotency.claim({ _id: claimId, tenant_id: tenantId, memory_id: memoryId, request_hash: hash, created_at: new Date() });
+        const claim = await store.idempotency.claim({
+          _id: claimId,
+          tenant_id: tenantId,
+          memory_id: memoryId,
+          request_hash: hash,
+          created_at: new Date(),
+        });
         if (!claim.claimed) {
           if (claim.existing.request_hash !== hash) {
-            throw unprocessable('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body', 'Idempotency-Key');
+            throw unprocessable(
+              'idempotency_key_reused',
+              'This Idempotency-Key was already used with a different request body',
+              'Idempotency-Key',
+            );
           }
           memoryId = claim.existing.memory_id;
           const existing = await store.memories.find(tenantId, memoryId);

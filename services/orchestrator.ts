@@ -2,12 +2,7 @@
  * The only Temporal client in the service: starts, terminates and describes the one workflow
  * each memory gets. No Temporal type leaks above this module.
  */
-import {
-  Client,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  type ConnectionLike,
-} from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { ingestWorkflowId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
@@ -90,7 +85,12 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
  * server gets them at boot; docker-compose registers them in its init container). Idempotent.
  */
 export async function ensureSearchAttributes(
-  connection: { operatorService: { addSearchAttributes(request: object): Promise<unknown>; listSearchAttributes(request: object): Promise<{ customAttributes?: Record<string, unknown> | null }> } },
+  connection: {
+    operatorService: {
+      addSearchAttributes(request: object): Promise<unknown>;
+      listSearchAttributes(request: object): Promise<{ customAttributes?: Record<string, unknown> | null }>;
+    };
+  },
   namespace: string,
 ): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });

@@ -93,7 +93,10 @@ export class ChunkRepository {
   /** Current-model vectors of the given memories: what an index follower applies. */
   vectorsForMemories(memoryIds: string[], model: string) {
     return this.collection
-      .find({ memory_id: { $in: memoryIds }, embedding_model: model }, { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1 } })
+      .find(
+        { memory_id: { $in: memoryIds }, embedding_model: model },
+        { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1 } },
+      )
       .toArray();
   }
 

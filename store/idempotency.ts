@@ -20,7 +20,10 @@ export type ClaimResult = { claimed: true } | { claimed: false; existing: Idempo
 export class IdempotencyRepository {
   readonly collection: Collection<IdempotencyDoc>;
 
-  constructor(db: Db, private readonly ttlSeconds: number) {
+  constructor(
+    db: Db,
+    private readonly ttlSeconds: number,
+  ) {
     this.collection = db.collection<IdempotencyDoc>('idempotency_keys');
   }
 

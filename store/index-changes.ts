@@ -28,6 +28,8 @@ export class IndexChangeFeed {
   }
 
   publish(op: IndexChange['op'], tenantId: string, memoryIds: string[]): Promise<number[]> {
-    return this.log.appendMany(memoryIds.map((memoryId) => ({ _id: newId(), op, memory_id: memoryId, tenant_id: tenantId, ts: new Date() })));
+    return this.log.appendMany(
+      memoryIds.map((memoryId) => ({ _id: newId(), op, memory_id: memoryId, tenant_id: tenantId, ts: new Date() })),
+    );
   }
 }

@@ -22,7 +22,10 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export async function openStore(config: Pick<Config, 'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS' | 'EVENT_LOG_MAX_BYTES' | 'IDEMPOTENCY_TTL_SECONDS'>, uri: string): Promise<Store> {
+export async function openStore(
+  config: Pick<Config, 'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS' | 'EVENT_LOG_MAX_BYTES' | 'IDEMPOTENCY_TTL_SECONDS'>,
+  uri: string,
+): Promise<Store> {
   const database = await connectDatabase(uri, config.MONGODB_DB);
   const { db, capabilities } = database;
   const store: Store = {

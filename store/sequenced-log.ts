@@ -146,9 +146,7 @@ export class SequencedLog<T extends LogEntry> {
         if (!isDuplicateKeyError(error) || attempt > 1000) throw error;
         // Find out which of ours made it (an ordered insert stops at the first clash).
         const ids = docs.map((doc) => doc._id);
-        const stored = await this.collection
-          .find({ _id: { $in: ids } } as Filter<T>, { projection: { _id: 1, seq: 1 } })
-          .toArray();
+        const stored = await this.collection.find({ _id: { $in: ids } } as Filter<T>, { projection: { _id: 1, seq: 1 } }).toArray();
         const storedSeq = new Map<string, number>(stored.map((doc) => [String(doc._id), doc.seq]));
         const next: PendingAppend<T>[] = [];
         remaining.forEach((item, index) => {

@@ -74,7 +74,7 @@ process.stderr.write(`stack ready in ${((Date.now() - started) / 1000).toFixed(1
 
 const dist = path.join(root, 'dist');
 const files = [
-  ...['core', 'extractors', 'models', 'search', 'store', 'api', 'services'].flatMap((dir) => {
+  ...['config', 'core', 'extractors', 'models', 'search', 'store', 'api', 'services'].flatMap((dir) => {
     try {
       return findTests(path.join(dist, dir), '.unit.test.js');
     } catch {

@@ -17,13 +17,17 @@ export const listParam = <T extends z.ZodType>(item: T) =>
           return [entry];
         }
       }
-      return trimmed.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+      return trimmed
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part.length > 0);
     });
   }, z.array(item));
 
 export const intParam = (name: string, min: number, max: number, fallback: number) =>
   z.preprocess(
-    (value) => (value === undefined || value === '' ? fallback : typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value),
+    (value) =>
+      value === undefined || value === '' ? fallback : typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value,
     z
       .number({ error: `${name} must be an integer` })
       .int(`${name} must be an integer`)
@@ -49,7 +53,10 @@ function keysAreSafe(value: unknown, depth = 0): boolean {
 export const metadataObject = z
   .record(z.string(), z.unknown())
   .refine((value) => keysAreSafe(value), 'metadata keys must not start with "$" or contain "." (nesting up to 8 levels)')
-  .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES, `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`);
+  .refine(
+    (value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES,
+    `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`,
+  );
 
 export const pagination = (maxLimit: number, defaultLimit: number) => ({
   limit: intParam('limit', 1, maxLimit, defaultLimit),

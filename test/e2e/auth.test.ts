@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from "node:test";
+import { before, describe, it } from 'node:test';
 import { admin, Api, createMemory, newTenant, sleep, stack, type TenantFixture } from '../support/client.js';
 
 describe('authentication and tenant isolation', () => {
@@ -81,7 +81,9 @@ describe('authentication and tenant isolation', () => {
     const listing = JSON.parse(await admin('key', 'list', '--tenant', alice.tenantId, '--json')) as Record<string, unknown>[];
     assert.equal(listing.length, 1);
     assert.ok(!JSON.stringify(listing).includes(alice.apiKey), 'the plaintext key is never listed');
-    const created = JSON.parse(await admin('key', 'create', '--tenant', alice.tenantId, '--name', 'second', '--json')) as { api_key: string };
+    const created = JSON.parse(await admin('key', 'create', '--tenant', alice.tenantId, '--name', 'second', '--json')) as {
+      api_key: string;
+    };
     const second = new Api(stack().apiUrl, created.api_key);
     assert.equal((await second.get(`/v1/memories/${aliceMemory}`)).status, 200, 'a second key of the same tenant reaches its data');
   });

@@ -83,7 +83,10 @@ describe('memories: create, read, list', () => {
       assert.ok('message' in event.payload);
     }
     const seqs = events.map((event) => event.seq as number);
-    assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+    assert.deepEqual(
+      seqs,
+      [...seqs].sort((a, b) => a - b),
+    );
     assert.equal(events.at(-1)!.payload.current, events.at(-1)!.payload.total);
   });
 
@@ -239,7 +242,10 @@ describe('memories: bad input', () => {
     assert.match(failed.body.results.status_message, /more than the limit of 200/);
     assert.deepEqual(failed.body.results.chunks, []);
     const db = await database();
-    const last = await db.collection('memory_events').find({ 'payload.engram_id': id }, { sort: { seq: -1 }, limit: 1 }).next();
+    const last = await db
+      .collection('memory_events')
+      .find({ 'payload.engram_id': id }, { sort: { seq: -1 }, limit: 1 })
+      .next();
     assert.equal(last?.payload.user_stage, 'failed');
     assert.match(last?.payload.message, /more than the limit/);
   });

@@ -23,7 +23,10 @@ describe('search', () => {
   });
 
   it('ranks the relevant memory first, with provenance and a score breakdown', async () => {
-    const response = await tenant.api.post('/v1/memories/search', { query: 'Where is the boat kept?', collection_ids: [tenant.collectionId] });
+    const response = await tenant.api.post('/v1/memories/search', {
+      query: 'Where is the boat kept?',
+      collection_ids: [tenant.collectionId],
+    });
     assert.equal(response.status, 200);
     const { hits, query } = response.body.results;
     assert.equal(query, 'Where is the boat kept?');
@@ -35,7 +38,11 @@ describe('search', () => {
     assert.equal(hits[0].score_breakdown.vector, hits[0].score);
     for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score, 'descending scores');
 
-    const music = await tenant.api.post('/v1/memories/search', { query: 'musical instrument practice', collection_ids: [tenant.collectionId], limit: 1 });
+    const music = await tenant.api.post('/v1/memories/search', {
+      query: 'musical instrument practice',
+      collection_ids: [tenant.collectionId],
+      limit: 1,
+    });
     assert.equal(music.body.results.hits.length, 1);
     assert.equal(music.body.results.hits[0].memory_id, ids.violin);
   });
@@ -44,7 +51,11 @@ describe('search', () => {
     const text = 'The zeppelin hangar at Friedrichshafen was repainted turquoise.';
     const id = await createMemory(tenant, { raw_text: text });
     await waitForStatus(tenant.api, id, ['complete']);
-    const response = await tenant.api.post('/v1/memories/search', { query: 'zeppelin hangar colour', collection_ids: [tenant.collectionId], limit: 3 });
+    const response = await tenant.api.post('/v1/memories/search', {
+      query: 'zeppelin hangar colour',
+      collection_ids: [tenant.collectionId],
+      limit: 3,
+    });
     assert.equal(response.body.results.hits[0].memory_id, id);
   });
 
@@ -63,7 +74,10 @@ describe('search', () => {
     for (const [body, field] of cases) {
       const response = await tenant.api.post('/v1/memories/search', body);
       assert.equal(response.status, 400, `${JSON.stringify(body)} → ${JSON.stringify(response.body)}`);
-      assert.ok(response.body.error.details.some((detail: { field: string }) => detail.field === field), JSON.stringify(response.body.error.details));
+      assert.ok(
+        response.body.error.details.some((detail: { field: string }) => detail.field === field),
+        JSON.stringify(response.body.error.details),
+      );
     }
   });
 });
@@ -118,7 +132,10 @@ describe('delete', () => {
   });
 
   it('deletes a memory whose workflow is still running, and nothing comes back afterwards', async () => {
-    const text = Array.from({ length: 120 }, (_, i) => `Section ${i} of the mid-flight deletion document about lighthouse keepers. ${'filler words here '.repeat(50)}`).join('\n\n');
+    const text = Array.from(
+      { length: 120 },
+      (_, i) => `Section ${i} of the mid-flight deletion document about lighthouse keepers. ${'filler words here '.repeat(50)}`,
+    ).join('\n\n');
     const id = await createMemory(tenant, { raw_text: text });
     // Wait until the pipeline has written chunks, then delete mid-run.
     const db = await database();

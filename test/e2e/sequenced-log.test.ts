@@ -46,7 +46,9 @@ describe('sequenced log under concurrency', () => {
       }
     })();
 
-    const children = ['a', 'b', 'c'].map((label) => run(process.execPath, [script, env.MONGODB_URI!, env.MONGODB_DB!, name, String(perWriter), label]));
+    const children = ['a', 'b', 'c'].map((label) =>
+      run(process.execPath, [script, env.MONGODB_URI!, env.MONGODB_DB!, name, String(perWriter), label]),
+    );
     const local = Promise.all(Array.from({ length: perWriter }, (_, n) => log.append({ _id: `local-${n}`, writer: 'local', n })));
     let localSeqs: number[];
     try {
@@ -56,7 +58,10 @@ describe('sequenced log under concurrency', () => {
     }
     await reader;
 
-    const all = await database.db.collection(name).find({}, { sort: { seq: 1 } }).toArray();
+    const all = await database.db
+      .collection(name)
+      .find({}, { sort: { seq: 1 } })
+      .toArray();
     assert.equal(all.length, perWriter * 4);
     assert.deepEqual(
       all.map((entry) => entry.seq),
@@ -67,7 +72,11 @@ describe('sequenced log under concurrency', () => {
     // Within one writer, entries keep their submission order.
     for (const writer of ['a', 'b', 'c', 'local']) {
       const mine = all.filter((entry) => entry.writer === writer).map((entry) => entry.n as number);
-      assert.deepEqual(mine, [...mine].sort((x, y) => x - y), `writer ${writer} kept its order`);
+      assert.deepEqual(
+        mine,
+        [...mine].sort((x, y) => x - y),
+        `writer ${writer} kept its order`,
+      );
     }
     await database.db.dropCollection(name);
   });

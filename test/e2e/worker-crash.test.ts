@@ -15,11 +15,13 @@ import { closeDatabase, database } from '../support/db.js';
 after(closeDatabase);
 
 describe('worker crash mid-ingestion', () => {
-
   it('completes the memory once, with every chunk exactly once', async () => {
     const info = stack();
     const tenant = await newTenant('crash');
-    const sections = Array.from({ length: 160 }, (_, i) => `Section ${i}: the crash-test manuscript describes harbour cranes number ${i}. ${'steel cables and pulleys '.repeat(40)}`);
+    const sections = Array.from(
+      { length: 160 },
+      (_, i) => `Section ${i}: the crash-test manuscript describes harbour cranes number ${i}. ${'steel cables and pulleys '.repeat(40)}`,
+    );
     const id = await createMemory(tenant, { raw_text: sections.join('\n\n') });
     const db = await database();
 
@@ -46,17 +48,26 @@ describe('worker crash mid-ingestion', () => {
     const done = await waitForStatus(tenant.api, id, ['complete'], 180_000);
     const chunkCount = done.body.results.chunk_count as number;
     assert.equal(done.body.results.chunks.length, chunkCount);
-    const chunks = await db.collection('chunks').find({ memory_id: id }, { projection: { index: 1, embedding_model: 1 } }).toArray();
+    const chunks = await db
+      .collection('chunks')
+      .find({ memory_id: id }, { projection: { index: 1, embedding_model: 1 } })
+      .toArray();
     assert.equal(chunks.length, chunkCount, 'no duplicate chunks');
     assert.deepEqual(
       chunks.map((chunk) => chunk.index as number).sort((a, b) => a - b),
       Array.from({ length: chunkCount }, (_, i) => i),
     );
-    assert.ok(chunks.every((chunk) => chunk.embedding_model), 'every chunk has its vector');
+    assert.ok(
+      chunks.every((chunk) => chunk.embedding_model),
+      'every chunk has its vector',
+    );
     const completes = await db.collection('memory_events').countDocuments({ 'payload.engram_id': id, 'payload.user_stage': 'complete' });
     assert.equal(completes, 1, 'completed exactly once');
 
-    const search = await tenant.api.post('/v1/memories/search', { query: 'harbour cranes manuscript', collection_ids: [tenant.collectionId] });
+    const search = await tenant.api.post('/v1/memories/search', {
+      query: 'harbour cranes manuscript',
+      collection_ids: [tenant.collectionId],
+    });
     assert.equal(search.body.results.hits[0]?.memory_id, id);
   });
 });

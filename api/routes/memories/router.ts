@@ -29,7 +29,11 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
       throw new AppError(501, 'device_mode_unavailable', 'Device memory mode (snapshot, snapshot_ref) is not available in this release');
     }
     if (body.content_parts !== undefined) {
-      throw new AppError(501, 'file_ingestion_unavailable', 'File content_parts are not available in this release; send raw_text, chunks or messages');
+      throw new AppError(
+        501,
+        'file_ingestion_unavailable',
+        'File content_parts are not available in this release; send raw_text, chunks or messages',
+      );
     }
     const idempotencyKey = ctx.get('Idempotency-Key') || null;
     if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {

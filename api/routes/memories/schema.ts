@@ -44,11 +44,19 @@ export function createMemoryBody(limits: Limits) {
         }
       }
       if (modes.length === 0) {
-        ctx.addIssue({ code: 'custom', path: ['collection_id'], message: 'collection_id is required (or snapshot / snapshot_ref in device mode)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['collection_id'],
+          message: 'collection_id is required (or snapshot / snapshot_ref in device mode)',
+        });
       }
       const contents = (['raw_text', 'chunks', 'messages', 'content_parts'] as const).filter((field) => body[field] !== undefined);
       if (contents.length === 0) {
-        ctx.addIssue({ code: 'custom', path: ['raw_text'], message: 'content is missing: send one of raw_text, chunks, messages, content_parts' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['raw_text'],
+          message: 'content is missing: send one of raw_text, chunks, messages, content_parts',
+        });
       } else if (contents.length > 1) {
         ctx.addIssue({ code: 'custom', path: [contents[1]!], message: `send only one of ${contents.join(', ')}` });
       }
@@ -63,7 +71,11 @@ export function createMemoryBody(limits: Limits) {
         (body.chunks ?? []).reduce((sum, chunk) => sum + chunk.length, 0) +
         (body.messages ?? []).reduce((sum, item) => sum + item.content.length, 0);
       if (totalChars > limits.MAX_TEXT_CHARS) {
-        ctx.addIssue({ code: 'custom', path: [contents[0] ?? 'raw_text'], message: `content must be at most ${limits.MAX_TEXT_CHARS} characters in total` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [contents[0] ?? 'raw_text'],
+          message: `content must be at most ${limits.MAX_TEXT_CHARS} characters in total`,
+        });
       }
     });
 }
@@ -81,28 +93,35 @@ const FILTER_OPERATORS = ['$eq', '$ne', '$in', '$nin', '$exists', '$gt', '$gte',
 const FILTER_KEY = /^metadata\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
-const operatorObject = z
-  .record(z.string(), z.unknown())
-  .superRefine((ops, ctx) => {
-    const entries = Object.entries(ops);
-    if (entries.length === 0) ctx.addIssue({ code: 'custom', message: 'operator object must not be empty' });
-    for (const [operator, value] of entries) {
-      if (!(FILTER_OPERATORS as readonly string[]).includes(operator)) {
-        ctx.addIssue({ code: 'custom', path: [operator], message: `unknown operator ${operator}; use one of ${FILTER_OPERATORS.join(', ')}` });
-        continue;
-      }
-      const ok =
-        operator === '$exists'
-          ? typeof value === 'boolean'
-          : operator === '$in' || operator === '$nin'
-            ? z.array(scalar).max(1000).safeParse(value).success
-            : scalar.safeParse(value).success;
-      if (!ok) {
-        const expected = operator === '$exists' ? 'a boolean' : operator === '$in' || operator === '$nin' ? 'an array of scalars' : 'a string, number, boolean or null';
-        ctx.addIssue({ code: 'custom', path: [operator], message: `${operator} takes ${expected}` });
-      }
+const operatorObject = z.record(z.string(), z.unknown()).superRefine((ops, ctx) => {
+  const entries = Object.entries(ops);
+  if (entries.length === 0) ctx.addIssue({ code: 'custom', message: 'operator object must not be empty' });
+  for (const [operator, value] of entries) {
+    if (!(FILTER_OPERATORS as readonly string[]).includes(operator)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [operator],
+        message: `unknown operator ${operator}; use one of ${FILTER_OPERATORS.join(', ')}`,
+      });
+      continue;
     }
-  });
+    const ok =
+      operator === '$exists'
+        ? typeof value === 'boolean'
+        : operator === '$in' || operator === '$nin'
+          ? z.array(scalar).max(1000).safeParse(value).success
+          : scalar.safeParse(value).success;
+    if (!ok) {
+      const expected =
+        operator === '$exists'
+          ? 'a boolean'
+          : operator === '$in' || operator === '$nin'
+            ? 'an array of scalars'
+            : 'a string, number, boolean or null';
+      ctx.addIssue({ code: 'custom', path: [operator], message: `${operator} takes ${expected}` });
+    }
+  }
+});
 
 /** `metadata_filters`: a JSON object of `metadata.<field>` → operator object (or a scalar for $eq). */
 export const metadataFilters = z

@@ -14,13 +14,24 @@ export const searchBody = z
       .optional(),
     snapshot: z.record(z.string(), z.unknown()).optional(),
     snapshot_ref: z.record(z.string(), z.unknown()).optional(),
-    limit: z.number({ error: 'limit must be an integer' }).int('limit must be an integer').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').optional(),
+    limit: z
+      .number({ error: 'limit must be an integer' })
+      .int('limit must be an integer')
+      .min(1, 'limit must be at least 1')
+      .max(100, 'limit must be at most 100')
+      .optional(),
   })
   .superRefine((body, ctx) => {
     const modes = (['collection_ids', 'snapshot', 'snapshot_ref'] as const).filter((field) => body[field] !== undefined);
-    if (modes.length === 0) ctx.addIssue({ code: 'custom', path: ['collection_ids'], message: 'collection_ids is required (or snapshot / snapshot_ref in device mode)' });
+    if (modes.length === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['collection_ids'],
+        message: 'collection_ids is required (or snapshot / snapshot_ref in device mode)',
+      });
     if (modes.length > 1) {
-      for (const field of modes.slice(1)) ctx.addIssue({ code: 'custom', path: [field], message: `${modes.join(', ')} are mutually exclusive; send only one` });
+      for (const field of modes.slice(1))
+        ctx.addIssue({ code: 'custom', path: [field], message: `${modes.join(', ')} are mutually exclusive; send only one` });
     }
   });
 

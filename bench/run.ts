@@ -1,0 +1,568 @@
+/**
+ * `npm run bench`: boots the stack the way `npm run dev` runs it (embedded Temporal dev server and
+ * MongoDB stand-in unless MONGODB_URI / TEMPORAL_ADDRESS are set, then ONE service process with
+ * ROLE=all: API + in-process worker with eager workflow start), and measures:
+ *   1. POST → searchable latency of a 1 KB text, with a Temporal-history breakdown;
+ *   2. ingestion throughput of 500 × 1 KB texts from 16 concurrent clients;
+ *   4. search latency over 10,000 (synthetic) chunks;
+ *   3. raw embedding throughput of the model alone, run last, after the whole stack is stopped.
+ * stdout carries only `name value unit` lines; progress and notes go to stderr. It only measures:
+ * there are no timed assertions. Exit code 1 on any failure, after tearing everything down.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, projectRoot } from '../config/index.js';
+import { exitWithCleanup, freePort, registerCleanup } from '../dev/embedded.js';
+import { spawnService, startBackingServices, stopChild, waitForReady, type BackingServices } from '../dev/stack.js';
+import { loadEmbedder } from '../models/embedder.js';
+import { createAdminService } from '../services/admin.js';
+import { openStore, type Store } from '../store/index.js';
+import { fetchBreakdowns } from './breakdown.js';
+import { CpuMeter, type CpuUsage } from './cpu.js';
+import { ApiClient, type MemoryRecord } from './client.js';
+import { info, metric, percentile, sleep } from './stats.js';
+import { writeSyntheticCorpus } from './synthetic.js';
+import { makeQueries, makeTexts, type BenchText } from './texts.js';
+
+const LATENCY_WARMUPS = 5;
+const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 50);
+const INGEST_COUNT = Number(process.env.BENCH_INGEST_COUNT ?? 500);
+const INGEST_CONCURRENCY = 16;
+const SEARCH_MEMORIES = 100;
+const SEARCH_CHUNKS_PER_MEMORY = 100;
+const SEARCH_WARMUPS = 5;
+const SEARCH_RUNS = 200;
+const EMBED_BATCH = 32;
+const POLL_MS = 5;
+const MEMORY_TIMEOUT_MS = 120_000;
+const INGEST_TIMEOUT_MS = 420_000;
+
+const mongoBackend = process.env.BENCH_MONGO_BACKEND === 'memory' ? 'memory' : 'h2';
+const benchStarted = performance.now();
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-bench-'));
+const logDir = path.join(projectRoot(), 'data', 'bench-logs');
+const logFile = path.join(logDir, 'service.log');
+mkdirSync(logDir, { recursive: true });
+rmSync(logFile, { force: true });
+const dbName = `engram_bench_${Date.now().toString(36)}`;
+
+let backing: BackingServices | undefined;
+let service: ChildProcess | undefined;
+let store: Store | undefined;
+let tornDown = false;
+
+async function closeStore(): Promise<void> {
+  const open = store;
+  store = undefined;
+  if (!open) return;
+  // Our own database on a MongoDB the caller provided: leave nothing behind.
+  if (process.env.MONGODB_URI && !process.env.BENCH_KEEP_DB) await open.database.db.dropDatabase().catch(() => undefined);
+  await open.close().catch(() => undefined);
+}
+
+async function stopStack(): Promise<void> {
+  await closeStore();
+  await stopChild(service);
+  service = undefined;
+  await backing?.stop();
+  backing = undefined;
+}
+
+let keepDataDir = false;
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => (interrupted = true));
+
+/** Service first, then the backing services it talks to. Registered once they exist (cleanups run last-first). */
+async function teardown(): Promise<void> {
+  if (tornDown) return;
+  tornDown = true;
+  await stopStack().catch((error: unknown) => info(`teardown: ${(error as Error).message}`));
+}
+
+// Registered first, so it runs last: after a failure the backing services' logs stay for inspection.
+registerCleanup(async () => {
+  if (keepDataDir && !interrupted) info(`kept ${dataDir} (Temporal and MongoDB stand-in logs: temporal.log, mongo.log)`);
+  else rmSync(dataDir, { recursive: true, force: true });
+});
+
+const seconds = (ms: number): number => ms / 1000;
+
+function readRssMb(pid: number): { rss: number; peak: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const rss = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    const peak = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    if (!rss) return null;
+    return { rss: Number(rss) / 1024, peak: peak ? Number(peak) / 1024 : Number.NaN };
+  } catch {
+    return null;
+  }
+}
+
+/** Prints a phase's CPU use: metrics with the given prefix, or only a stderr line. */
+function reportCpu(phase: string, usage: CpuUsage | null, asMetrics: boolean): void {
+  if (!usage) return;
+  const parts = Object.entries(usage.seconds).map(([group, value]) => `${group} ${value.toFixed(1)}`);
+  info(
+    `   CPU-seconds during ${phase} (${usage.wallSeconds.toFixed(1)} s wall, ${os.cpus().length} cores, machine ${usage.machineBusyPct.toFixed(0)} % busy): ${parts.join(', ')}`,
+  );
+  if (usage.seconds.other !== undefined && usage.seconds.other > 0.15 * usage.wallSeconds) {
+    info(
+      `   WARNING: ${usage.seconds.other.toFixed(1)} CPU-seconds went to other work on this machine during ${phase}: figures are skewed by it`,
+    );
+  }
+  if (!asMetrics) return;
+  for (const [group, value] of Object.entries(usage.seconds)) metric(`${phase}_cpu_${group}_seconds`, value, 's');
+  metric(`${phase}_cpu_machine_busy`, usage.machineBusyPct, '%');
+}
+
+/** Polls GET /v1/memories/{id} every POLL_MS until the memory leaves the pipeline. */
+async function waitForMemory(api: ApiClient, id: string, started: number): Promise<MemoryRecord> {
+  for (;;) {
+    const record = await api.getMemory(id);
+    if (record.status === 'complete' || record.status === 'failed') return record;
+    if (performance.now() - started > MEMORY_TIMEOUT_MS)
+      throw new Error(`memory ${id} still ${record.status} after ${MEMORY_TIMEOUT_MS} ms`);
+    await sleep(POLL_MS);
+  }
+}
+
+interface LatencySample {
+  id: string;
+  workflowId: string;
+  totalMs: number;
+  acceptMs: number;
+}
+
+async function latencyScenario(
+  api: ApiClient,
+  collectionId: string,
+  temporalAddress: string,
+  namespace: string,
+  servicePid: number,
+): Promise<{ embeddingModel: string; sampleId: string }> {
+  info(`1) POST → searchable: ${LATENCY_WARMUPS} warm-ups + ${LATENCY_RUNS} sequential 1 KB memories (poll every ${POLL_MS} ms)`);
+  const texts = makeTexts(LATENCY_WARMUPS + LATENCY_RUNS, 1001);
+  const samples: LatencySample[] = [];
+  let misses = 0;
+  let failed = 0;
+  let embeddingModel: string | null = null;
+  const searchMs: number[] = [];
+  let meter: CpuMeter | null = null;
+  for (const [index, item] of texts.entries()) {
+    const warmup = index < LATENCY_WARMUPS;
+    if (index === LATENCY_WARMUPS) meter = new CpuMeter(servicePid);
+    const t0 = performance.now();
+    const created = await api.createMemory(collectionId, item.text, `latency-${index}`);
+    const accepted = performance.now();
+    const record = await waitForMemory(api, created.id, t0);
+    const complete = performance.now();
+    if (record.status === 'failed') {
+      failed += 1;
+      info(`  memory ${created.id} failed: ${record.status_message ?? '(no message)'}`);
+      continue;
+    }
+    embeddingModel ??= record.embedding_model;
+    const searchStarted = performance.now();
+    const found = await api.search(item.query, [collectionId], 10);
+    const searched = performance.now();
+    const hit = found.hits.some((h) => h.memory_id === created.id);
+    if (warmup) continue;
+    searchMs.push(searched - searchStarted);
+    if (!hit) misses += 1;
+    samples.push({ id: created.id, workflowId: created.workflow_id, totalMs: complete - t0, acceptMs: accepted - t0 });
+    if (samples.length % 10 === 0) info(`  ${samples.length}/${LATENCY_RUNS} (last ${(complete - t0).toFixed(1)} ms)`);
+  }
+  reportCpu('latency', meter?.stop() ?? null, false);
+  if (samples.length === 0 || !embeddingModel) throw new Error('no memory completed in the latency scenario');
+
+  const totals = samples.map((s) => s.totalMs);
+  metric('post_to_searchable_p50', percentile(totals, 50), 'ms');
+  metric('post_to_searchable_p95', percentile(totals, 95), 'ms');
+  metric('post_to_searchable_misses', misses, 'count');
+  metric('post_to_searchable_failed', failed, 'count');
+  metric(
+    'post_accept_p50',
+    percentile(
+      samples.map((s) => s.acceptMs),
+      50,
+    ),
+    'ms',
+  );
+  metric(
+    'post_accept_p95',
+    percentile(
+      samples.map((s) => s.acceptMs),
+      95,
+    ),
+    'ms',
+  );
+  metric('searchable_check_search_p50', percentile(searchMs, 50), 'ms');
+
+  info('   breakdown from Temporal histories (ActivityTaskStarted → ActivityTaskCompleted summed = compute)');
+  const { breakdowns, errors } = await fetchBreakdowns(
+    temporalAddress,
+    namespace,
+    samples.map((s) => s.workflowId),
+  );
+  for (const error of errors.slice(0, 5)) info(`  history: ${error}`);
+  const compute: number[] = [];
+  const orchestration: number[] = [];
+  const workflow: number[] = [];
+  const outside: number[] = [];
+  const tail: number[] = [];
+  const outsideToLastActivity: number[] = [];
+  const perActivity = new Map<string, number[]>();
+  let activityCount = 0;
+  let workflowTaskCount = 0;
+  for (const sample of samples) {
+    const breakdown = breakdowns.get(sample.workflowId);
+    if (!breakdown) continue;
+    compute.push(breakdown.computeMs);
+    orchestration.push(breakdown.orchestrationMs);
+    workflow.push(breakdown.workflowMs);
+    outside.push(sample.totalMs - breakdown.workflowMs);
+    tail.push(breakdown.tailMs);
+    outsideToLastActivity.push(sample.totalMs - breakdown.toLastActivityMs);
+    for (const [name, ms] of breakdown.perActivity) perActivity.set(name, [...(perActivity.get(name) ?? []), ms]);
+    activityCount += breakdown.activities;
+    workflowTaskCount += breakdown.workflowTasks;
+  }
+  if (workflow.length > 0) {
+    info(
+      `   ${workflow.length} histories: ${(activityCount / workflow.length).toFixed(1)} activities and ${(workflowTaskCount / workflow.length).toFixed(1)} workflow tasks per workflow`,
+    );
+    metric('breakdown_workflow_p50', percentile(workflow, 50), 'ms');
+    metric('breakdown_compute_p50', percentile(compute, 50), 'ms');
+    metric('breakdown_orchestration_p50', percentile(orchestration, 50), 'ms');
+    metric('breakdown_outside_workflow_p50', percentile(outside, 50), 'ms');
+    // The memory turns `complete` inside the last activity, before the workflow closes: the close
+    // (one more workflow task) is after the searchable point, so total − workflow can be negative.
+    metric('breakdown_workflow_tail_p50', percentile(tail, 50), 'ms');
+    metric('breakdown_outside_to_last_activity_p50', percentile(outsideToLastActivity, 50), 'ms');
+    for (const [name, values] of perActivity) metric(`breakdown_activity_${name}_p50`, percentile(values, 50), 'ms');
+    info('   note: status turns complete inside the last activity; workflow_ms also counts the close after it (breakdown_workflow_tail),');
+    info(
+      '   so outside_workflow = total − workflow_ms can be negative; outside_to_last_activity = total − (last activity done − workflow start)',
+    );
+  }
+  return { embeddingModel, sampleId: samples[0]!.id };
+}
+
+async function ingestScenario(
+  api: ApiClient,
+  db: Store,
+  tenantId: string,
+  collectionId: string,
+  texts: BenchText[],
+  servicePid: number,
+): Promise<{ throughput: number; cpuMsPerItem: number }> {
+  info(
+    `2) ingestion: ${texts.length} × 1 KB memories from ${INGEST_CONCURRENCY} concurrent clients; completion counted in MongoDB every 100 ms`,
+  );
+  const filter = { tenant_id: tenantId, collection_ids: collectionId };
+  let next = 0;
+  let postsDone = 0;
+  const started = performance.now();
+  let postsFinished = Number.NaN;
+  const meter = new CpuMeter(servicePid);
+  const posting = Promise.all(
+    Array.from({ length: INGEST_CONCURRENCY }, async () => {
+      while (next < texts.length) {
+        const index = next++;
+        await api.createMemory(collectionId, texts[index]!.text, `ingest-${index}`);
+        postsDone += 1;
+      }
+    }),
+  ).then(() => {
+    postsFinished = performance.now();
+  });
+  let postError: unknown = null;
+  posting.catch((error: unknown) => {
+    postError = error;
+  });
+
+  let complete: number;
+  let failed: number;
+  let lastReport = started;
+  // When the completed count first reached each tenth of the corpus: shows the ramp-up.
+  const reachedAt = new Map<number, number>();
+  for (;;) {
+    if (postError) throw postError;
+    [complete, failed] = await Promise.all([
+      db.memories.collection.countDocuments({ ...filter, status: 'complete' }),
+      db.memories.collection.countDocuments({ ...filter, status: 'failed' }),
+    ]);
+    for (let tenth = 0; tenth <= 10; tenth++) {
+      if (!reachedAt.has(tenth) && complete >= Math.max(1, (tenth * texts.length) / 10)) reachedAt.set(tenth, performance.now() - started);
+    }
+    if (complete + failed >= texts.length) break;
+    const now = performance.now();
+    if (now - started > INGEST_TIMEOUT_MS)
+      throw new Error(`ingestion: only ${complete} of ${texts.length} complete after ${INGEST_TIMEOUT_MS / 1000} s`);
+    if (now - lastReport > 5000) {
+      info(`  ${postsDone} posted, ${complete} complete, ${failed} failed after ${seconds(now - started).toFixed(1)} s`);
+      lastReport = now;
+    }
+    await sleep(100);
+  }
+  const finished = performance.now();
+  const usage = meter.stop();
+  await posting;
+  const totalSeconds = seconds(finished - started);
+  const throughput = complete / totalSeconds;
+  metric('ingest_throughput', throughput, 'memories/s');
+  metric('ingest_total_seconds', totalSeconds, 's');
+  metric('ingest_post_seconds', seconds(postsFinished - started), 's');
+  metric('ingest_first_complete_seconds', seconds(reachedAt.get(0) ?? Number.NaN), 's');
+  const t10 = reachedAt.get(1);
+  const t90 = reachedAt.get(9);
+  if (t10 !== undefined && t90 !== undefined && t90 > t10) {
+    // The rate between 10 % and 90 % completed: the pipeline's steady state, without ramp-up and drain.
+    metric('ingest_steady_throughput', (0.8 * texts.length) / seconds(t90 - t10), 'memories/s');
+  }
+  metric('ingest_failed', failed, 'count');
+  info(
+    `   completed tenths at (s): ${[...reachedAt.entries()].map(([tenth, ms]) => `${tenth * 10}% ${seconds(ms).toFixed(1)}`).join(', ')}`,
+  );
+  reportCpu('ingest', usage, true);
+  // CPU per memory of the whole stack (service + MongoDB + Temporal): robust to other load on the machine.
+  let cpuMsPerItem = Number.NaN;
+  if (usage && complete > 0) {
+    const stack = (usage.seconds.service ?? 0) + (usage.seconds.mongo ?? 0) + (usage.seconds.temporal ?? 0);
+    cpuMsPerItem = (1000 * stack) / complete;
+    metric('ingest_stack_cpu_per_memory', cpuMsPerItem, 'ms');
+  }
+  return { throughput, cpuMsPerItem };
+}
+
+async function searchScenario(
+  api: ApiClient,
+  db: Store,
+  tenantId: string,
+  collectionId: string,
+  embeddingModel: string,
+  dimensions: number,
+  servicePid: number,
+): Promise<void> {
+  const total = SEARCH_MEMORIES * SEARCH_CHUNKS_PER_MEMORY;
+  info(`4) search at ${total} chunks: writing ${SEARCH_MEMORIES} memories × ${SEARCH_CHUNKS_PER_MEMORY} chunks directly through the store`);
+  info(
+    `   the ${total} vectors are SYNTHETIC (random unit vectors, ${dimensions} dims, model ${embeddingModel}): hits are meaningless, but a brute-force scan costs the same`,
+  );
+  const writeStarted = performance.now();
+  await writeSyntheticCorpus(db, {
+    tenantId,
+    collectionId,
+    embeddingModel,
+    dimensions,
+    memories: SEARCH_MEMORIES,
+    chunksPerMemory: SEARCH_CHUNKS_PER_MEMORY,
+    seed: 4004,
+  });
+  info(`   corpus written in ${seconds(performance.now() - writeStarted).toFixed(1)} s`);
+
+  const queries = makeQueries(SEARCH_WARMUPS + SEARCH_RUNS, 5005);
+  const client: number[] = [];
+  const server: number[] = [];
+  const indexMs: number[] = [];
+  const embedMs: number[] = [];
+  let meter: CpuMeter | null = null;
+  for (const [i, query] of queries.entries()) {
+    if (i === SEARCH_WARMUPS) meter = new CpuMeter(servicePid);
+    const started = performance.now();
+    const results = await api.search(query, [collectionId], 10);
+    const elapsed = performance.now() - started;
+    if (i === 0) {
+      info(
+        `   first search (loads the partition): ${elapsed.toFixed(1)} ms client, index ${results.timings_ms.index_ms} ms, ${results.total_hits} hits`,
+      );
+      metric('search_index_load_10k', results.timings_ms.index_ms, 'ms');
+      metric('search_first_10k', elapsed, 'ms');
+      if (results.total_hits === 0)
+        throw new Error('search over the synthetic corpus returned no hits: the partition did not load its vectors');
+    }
+    if (i < SEARCH_WARMUPS) continue;
+    client.push(elapsed);
+    server.push(results.timings_ms.total_ms);
+    indexMs.push(results.timings_ms.index_ms);
+    embedMs.push(results.timings_ms.embed_ms);
+  }
+  reportCpu('search', meter?.stop() ?? null, false);
+  metric('search_p50', percentile(client, 50), 'ms');
+  metric('search_p95', percentile(client, 95), 'ms');
+  metric('search_server_p50', percentile(server, 50), 'ms');
+  metric('search_server_p95', percentile(server, 95), 'ms');
+  metric('search_index_p50', percentile(indexMs, 50), 'ms');
+  metric('search_index_p95', percentile(indexMs, 95), 'ms');
+  metric('search_embed_p50', percentile(embedMs, 50), 'ms');
+}
+
+async function rawEmbedScenario(texts: BenchText[]): Promise<{ throughput: number; cpuMsPerItem: number }> {
+  const config = loadConfig({ ...process.env, MONGODB_DB: dbName });
+  info(
+    `3) raw embedding: ${config.EMBEDDING_MODEL} alone in the bench process, batches of ${EMBED_BATCH}, ${texts.length} texts; the service and backing services are already stopped (no part of the stack runs meanwhile)`,
+  );
+  const embedder = await loadEmbedder({
+    modelId: config.EMBEDDING_MODEL,
+    modelsDir: config.MODELS_DIR,
+    allowRemoteModels: false,
+    maxBatchSize: EMBED_BATCH,
+  });
+  const inputs = texts.map((t) => t.text);
+  await embedder.embedPassages(inputs.slice(0, EMBED_BATCH)); // warm-up, untimed
+  const meter = new CpuMeter(-1);
+  const started = performance.now();
+  let vectors = 0;
+  for (let i = 0; i < inputs.length; i += EMBED_BATCH) {
+    vectors += (await embedder.embedPassages(inputs.slice(i, i + EMBED_BATCH))).length;
+  }
+  const elapsed = seconds(performance.now() - started);
+  const throughput = vectors / elapsed;
+  const usage = meter.stop();
+  reportCpu('embed_raw', usage, false);
+  metric('embed_raw_throughput', throughput, 'chunks/s');
+  metric('embed_raw_total_seconds', elapsed, 's');
+  const cpuMsPerItem = usage ? (1000 * (usage.seconds.bench ?? Number.NaN)) / vectors : Number.NaN;
+  if (usage) metric('embed_raw_cpu_per_chunk', cpuMsPerItem, 'ms');
+  return { throughput, cpuMsPerItem };
+}
+
+let logSummarized = false;
+
+function summarizeServiceLog(): void {
+  if (logSummarized) return;
+  logSummarized = true;
+  let text: string;
+  try {
+    text = readFileSync(logFile, 'utf8');
+  } catch {
+    return;
+  }
+  // Entries: pino JSON lines, or multi-line records from other loggers (e.g. the Temporal SDK's
+  // default logger: "<ISO time> [LEVEL] message {...}"), or anything else (crash traces).
+  const entries: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith('{') || /^\d{4}-\d\d-\d\dT/.test(line) || entries.length === 0) entries.push(line);
+    else entries[entries.length - 1] += `\n${line}`;
+  }
+  let json = 0;
+  let foreign = 0;
+  const problems: string[] = [];
+  for (const entry of entries) {
+    if (!entry.trim()) continue;
+    try {
+      const parsed = JSON.parse(entry) as { level?: number };
+      json += 1;
+      if ((parsed.level ?? 0) >= 40) problems.push(entry);
+    } catch {
+      foreign += 1;
+      if (!/^\S+ \[(INFO|DEBUG|TRACE)\]/.test(entry)) problems.push(entry);
+    }
+  }
+  info(
+    `service log ${logFile}: ${json} JSON entries, ${foreign} non-JSON entries, ${problems.length} at warn level or above (or unrecognised)`,
+  );
+  for (const entry of problems.slice(0, 10)) info(`  ${entry.replace(/\s*\n\s*/g, ' ').slice(0, 600)}`);
+}
+
+async function main(): Promise<void> {
+  info(`node ${process.version}, ${os.cpus().length} CPUs, MongoDB stand-in backend ${mongoBackend}, data dir ${dataDir}`);
+  const bootStarted = performance.now();
+  backing = await startBackingServices({ dataDir, mongoBackend, temporalUiPort: null });
+  registerCleanup(teardown);
+  info(
+    `backing services: MongoDB ${backing.mongoUri}${backing.embedded.mongo ? ' (embedded)' : ''}, Temporal ${backing.temporalAddress}${backing.embedded.temporal ? ' (embedded)' : ''}`,
+  );
+  const port = await freePort();
+  const config = loadConfig({ ...process.env, MONGODB_DB: dbName });
+  const taskQueue = `memory-ingest-${dbName}`;
+  service = spawnService(
+    'api/main.js',
+    {
+      ROLE: 'all',
+      MONGODB_URI: backing.mongoUri,
+      MONGODB_DB: dbName,
+      TEMPORAL_ADDRESS: backing.temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SECOND: '100000',
+      RATE_LIMIT_BURST: '100000',
+    },
+    logFile,
+  );
+  const servicePid = service.pid ?? 0;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForReady(baseUrl, 180_000, service);
+  info(
+    `service (ROLE=all, pid ${servicePid}) ready at ${baseUrl} after ${seconds(performance.now() - bootStarted).toFixed(1)} s; log: ${logFile}`,
+  );
+  metric('bench_boot_seconds', seconds(performance.now() - bootStarted), 's');
+
+  store = await openStore(config, backing.mongoUri);
+  const admin = createAdminService(store);
+  const boot = await admin.bootstrap('bench', 'latency', `bench ${new Date().toISOString()}`);
+  const tenantId = boot.tenant._id;
+  const ingestCollection = await admin.createCollection(tenantId, 'ingest');
+  const searchCollection = await admin.createCollection(tenantId, 'search-10k');
+  const api = new ApiClient(baseUrl, boot.apiKey);
+
+  const { embeddingModel, sampleId } = await latencyScenario(
+    api,
+    boot.collection._id,
+    backing.temporalAddress,
+    config.TEMPORAL_NAMESPACE,
+    servicePid,
+  );
+  const [sampleChunk] = await store.chunks.forMemory(sampleId, { withEmbeddings: true });
+  if (!sampleChunk?.embedding) throw new Error(`memory ${sampleId} has no stored embedding`);
+  const dimensions = sampleChunk.embedding.buffer.byteLength / Float32Array.BYTES_PER_ELEMENT;
+
+  const ingestTexts = makeTexts(INGEST_COUNT, 2002);
+  const pipeline = await ingestScenario(api, store, tenantId, ingestCollection._id, ingestTexts, servicePid);
+
+  await searchScenario(api, store, tenantId, searchCollection._id, embeddingModel, dimensions, servicePid);
+
+  const memory = readRssMb(servicePid);
+  if (memory) {
+    metric('bench_memory_rss_mb', memory.rss, 'MB');
+    metric('bench_memory_peak_rss_mb', memory.peak, 'MB');
+  } else {
+    info(`could not read /proc/${servicePid}/status: no RSS figure`);
+  }
+
+  info('stopping the service and the backing services before the raw embedding run');
+  await stopStack();
+  summarizeServiceLog();
+
+  const raw = await rawEmbedScenario(ingestTexts);
+  metric('pipeline_vs_raw_ratio', pipeline.throughput / raw.throughput, 'ratio');
+  // The same comparison in CPU time (raw CPU per chunk ÷ whole-stack CPU per memory): what the
+  // ratio would be on an otherwise idle machine if both were CPU-bound.
+  if (Number.isFinite(pipeline.cpuMsPerItem) && Number.isFinite(raw.cpuMsPerItem)) {
+    metric('pipeline_vs_raw_cpu_ratio', raw.cpuMsPerItem / pipeline.cpuMsPerItem, 'ratio');
+  }
+}
+
+let exitCode = 0;
+try {
+  await main();
+} catch (error) {
+  exitCode = 1;
+  if (interrupted) {
+    info('interrupted: stopping');
+  } else {
+    keepDataDir = true;
+    info(`FAILED: ${(error as Error).stack ?? String(error)}`);
+    summarizeServiceLog();
+  }
+}
+await teardown();
+const total = seconds(performance.now() - benchStarted);
+info(`bench finished in ${total.toFixed(1)} s${exitCode ? ' (with a failure)' : ''}`);
+if (exitCode === 0) metric('bench_runtime_seconds', total, 's');
+await exitWithCleanup(exitCode);
