@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot } from '../config/index.js';
 
 export interface EmbeddedTemporal {
   /** host:port of the frontend gRPC service. */
@@ -31,20 +31,6 @@ export interface EmbeddedMongo {
 
 // ---------------------------------------------------------------------------------------------
 // Paths
-
-let cachedRoot: string | null = null;
-
-/** The repository root: the nearest folder above this file that holds package.json (works from dev/ and dist/dev/). */
-export function projectRoot(): string {
-  if (cachedRoot) return cachedRoot;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(path.join(dir, 'package.json'))) return (cachedRoot = dir);
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
-  }
-}
 
 function temporalBinary(): string {
   const local = path.join(projectRoot(), '.tools', 'bin', 'temporal');
