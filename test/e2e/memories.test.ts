@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createMemory, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
+import { promisify } from 'node:util';
+import { projectRoot } from '../../config/index.js';
+import { createMemory, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
+
+const run = promisify(execFile);
 
 // One client per file, closed once every suite in the file is done (an open client keeps the file's process alive).
 after(closeDatabase);
@@ -37,6 +44,32 @@ describe('memories: create, read, list', () => {
     assert.equal(record.collection_id, tenant.collectionId);
     assert.match(record.embedding_model, /e5|MiniLM/);
     assert.ok(record.completed_at);
+  });
+
+  it('tags each workflow with MemoryId, CollectionId and TenantId so operators can find it', async () => {
+    const id = await createMemory(tenant, { raw_text: 'Find my workflow in the Temporal UI.' });
+    await waitForStatus(tenant.api, id, ['complete']);
+    const env = stack().serviceEnv;
+    const temporal = path.join(projectRoot(), '.tools', 'bin', 'temporal');
+    const query = `MemoryId='${id}' AND CollectionId='${tenant.collectionId}' AND TenantId='${tenant.tenantId}'`;
+    // Visibility is eventually consistent: poll briefly.
+    let found: { execution?: { workflowId?: string }; status?: string }[] = [];
+    for (let attempt = 0; attempt < 50 && found.length === 0; attempt++) {
+      const { stdout } = await run(existsSync(temporal) ? temporal : 'temporal', [
+        'workflow',
+        'list',
+        '--address',
+        env.TEMPORAL_ADDRESS!,
+        '--query',
+        query,
+        '--output',
+        'json',
+      ]);
+      found = stdout.trim() ? (JSON.parse(stdout) as typeof found) : [];
+      if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.equal(found.length, 1);
+    assert.equal(found[0]!.execution?.workflowId, `memory-${id}`);
   });
 
   it('keeps pre-chunked text as chunks, in order', async () => {

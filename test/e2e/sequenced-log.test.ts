@@ -80,4 +80,30 @@ describe('sequenced log under concurrency', () => {
     }
     await database.db.dropCollection(name);
   });
+
+  it('keeps only the newest maxEntries when trimmed by seq (the stand-in has no capped collections)', async () => {
+    const env = stack().serviceEnv;
+    database ??= await connectDatabase(env.MONGODB_URI!, env.MONGODB_DB!);
+    const name = `trim_test_${Date.now()}`;
+    const log = await SequencedLog.open<LogEntry & { n: number }>(database.db, name, database.capabilities, {
+      maxEntries: 100,
+      maxBytes: 1024 * 1024,
+    });
+    await log.appendMany(Array.from({ length: 250 }, (_, n) => ({ _id: `e-${n}`, n })));
+    if (log.isCapped) {
+      // Real MongoDB: the server itself keeps at most maxEntries.
+      assert.ok((await database.db.collection(name).countDocuments()) <= 100);
+    } else {
+      await log.trim();
+      assert.equal(await log.oldestSeq(), 151);
+    }
+    assert.equal(await log.latestSeq(), 250);
+    const replay = await log.readAfter(0, 1000);
+    assert.equal(replay[replay.length - 1]!.seq, 250);
+    assert.ok(
+      replay.every((entry, index) => index === 0 || entry.seq === replay[index - 1]!.seq + 1),
+      'what remains is contiguous',
+    );
+    await database.db.dropCollection(name);
+  });
 });
