@@ -123,6 +123,17 @@ if [ -n "$need_javac" ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------
+# File ingestion tools from Debian: pdftoppm (poppler-utils) renders scanned PDF pages for OCR,
+# ffmpeg decodes compressed audio for transcription, espeak-ng speaks the test suite's audio.
+missing_debs=()
+command -v pdftoppm >/dev/null 2>&1 || missing_debs+=(poppler-utils)
+command -v ffmpeg >/dev/null 2>&1 || missing_debs+=(ffmpeg)
+command -v espeak-ng >/dev/null 2>&1 || missing_debs+=(espeak-ng)
+if [ "${#missing_debs[@]}" -gt 0 ]; then
+  apt_install "${missing_debs[@]}"
+fi
+
+# ---------------------------------------------------------------------------------------------
 # npm dependencies. `npm install`, not `npm ci`: a lockfile made here leaves out the optional
 # @swc/core-* packages of other platforms, which `npm ci` then rejects; install keeps it unchanged.
 # onnxruntime-node's install script would download CUDA files; its CPU binaries ship in the package.
