@@ -1,0 +1,424 @@
+/**
+ * Text out of the text-like formats: plain text, Markdown, HTML, JSON, CSV/TSV and Word (DOCX).
+ * Sections follow the document's own structure (headings) so chunks keep their provenance, and
+ * records (JSON array elements, CSV rows) are separated by blank lines so the chunker cuts between
+ * them rather than inside one.
+ */
+import { Buffer } from 'node:buffer';
+import zlib from 'node:zlib';
+import { convert, type FormatCallback, type HtmlToTextOptions } from 'html-to-text';
+import mammoth from 'mammoth';
+import {
+  decodeText,
+  detectCsvDelimiter,
+  parseDelimited,
+  readZipDirectory,
+  ZipEntryLimitError,
+  zipEntryDataOffset,
+  ZipFormatError,
+  type FileKind,
+  type ZipEntryInfo,
+} from './sniff.js';
+import { UnreadableContentError, type ExtractedSection, type Extraction } from './types.js';
+
+export type TextFileKind = Extract<FileKind, 'docx' | 'html' | 'markdown' | 'json' | 'csv' | 'text'>;
+
+/** Limits on a DOCX archive before anything decompresses it (zip-bomb protection). */
+export const DOCX_LIMITS = {
+  maxUncompressedBytes: 50 * 1024 * 1024,
+  maxRatio: 100,
+  /** The ratio check applies only above this much content: tiny repetitive parts compress very well. */
+  ratioFloorBytes: 1024 * 1024,
+  maxEntries: 10_000,
+};
+
+export async function extractTextFile(bytes: Uint8Array, kind: TextFileKind, mediaType: string): Promise<Extraction> {
+  let sections: ExtractedSection[];
+  if (kind === 'docx') {
+    sections = htmlSections(await docxToHtml(bytes));
+  } else {
+    const text = decodeText(bytes);
+    if (text === undefined) throw new UnreadableContentError(`the file is not text (expected ${mediaType})`);
+    switch (kind) {
+      case 'markdown':
+        sections = markdownSections(text);
+        break;
+      case 'html':
+        sections = htmlSections(text);
+        break;
+      case 'json':
+        sections = jsonSections(text);
+        break;
+      case 'csv':
+        sections = csvSections(text, mediaType === 'text/tab-separated-values' ? '\t' : undefined);
+        break;
+      default:
+        sections = plainSections(text);
+    }
+  }
+  sections = sections.filter((section) => section.text.trim() !== '');
+  if (sections.length === 0) throw new UnreadableContentError('the file has no text');
+  return { mediaType, sections, units: 1 };
+}
+
+const parsed = (text: string, heading?: string): ExtractedSection =>
+  heading === undefined ? { text, method: 'parse' } : { text, heading, method: 'parse' };
+
+function plainSections(text: string): ExtractedSection[] {
+  return [parsed(text.trim())];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+const ATX_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** Lines longer than this are never headings and skip link clean-up. */
+const MAX_PATTERN_LINE = 2000;
+const LIST_OR_QUOTE = /^ {0,3}([-*+>]|\d+[.)])(\s|$)/;
+
+/** Inline links and images keep their text and lose their URLs; reference definitions go. */
+function stripLinkUrls(line: string): string {
+  // Very long lines are left alone: bounded work per line whatever the input.
+  if (line.length > MAX_PATTERN_LINE) return line;
+  if (/^ {0,3}\[[^\]]+\]:\s*\S+/.test(line)) return '';
+  return line.replace(/!?\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g, '$1');
+}
+
+/** One section per heading (the heading line starts its text), outside fenced code blocks. */
+export function markdownSections(text: string): ExtractedSection[] {
+  const lines = text.split('\n');
+  const sections: ExtractedSection[] = [];
+  let heading: string | undefined;
+  let body: string[] = [];
+  let pendingHeadings: string[] = [];
+  let fence: string | undefined;
+
+  const flush = (): void => {
+    const content = body.join('\n').trim();
+    if (content === '') {
+      // A heading straight followed by another one is carried into the next section's text.
+      if (heading !== undefined) pendingHeadings.push(heading);
+    } else {
+      const titles = [...pendingHeadings, ...(heading === undefined ? [] : [heading])];
+      sections.push(parsed(titles.length > 0 ? `${titles.join('\n')}\n\n${content}` : content, heading));
+      pendingHeadings = [];
+    }
+    body = [];
+  };
+  const startSection = (title: string): void => {
+    flush();
+    heading = stripLinkUrls(title).trim();
+  };
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (fence !== undefined) {
+      const close = FENCE.exec(line);
+      if (close?.[1] && close[1][0] === fence[0] && close[1].length >= fence.length && line.trim() === close[1]) fence = undefined;
+      body.push(line);
+      continue;
+    }
+    const open = FENCE.exec(line);
+    if (open?.[1]) {
+      fence = open[1];
+      body.push(line);
+      continue;
+    }
+    const atx = line.length <= MAX_PATTERN_LINE ? ATX_HEADING.exec(line) : null;
+    if (atx) {
+      startSection(atx[2] ?? '');
+      continue;
+    }
+    const nextLine = lines[i + 1];
+    const previous = body[body.length - 1];
+    if (
+      nextLine !== undefined &&
+      SETEXT_UNDERLINE.test(nextLine) &&
+      line.trim() !== '' &&
+      line.length <= MAX_PATTERN_LINE &&
+      !LIST_OR_QUOTE.test(line) &&
+      (previous === undefined || previous.trim() === '')
+    ) {
+      startSection(line.trim());
+      i++;
+      continue;
+    }
+    body.push(stripLinkUrls(line));
+  }
+  flush();
+  if (pendingHeadings.length > 0) sections.push(parsed(pendingHeadings.join('\n'), pendingHeadings[pendingHeadings.length - 1]));
+  return sections;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTML
+
+/** A private-use character html-to-text passes through: marks the lines that are headings. */
+const HEADING_MARK = '\uE000';
+
+const markHeading: FormatCallback = (elem, walk, builder) => {
+  builder.openBlock({ leadingLineBreaks: 2 });
+  builder.addLiteral(HEADING_MARK);
+  walk(elem.children, builder);
+  builder.closeBlock({ trailingLineBreaks: 2 });
+};
+
+const HTML_OPTIONS: HtmlToTextOptions = {
+  wordwrap: false,
+  formatters: { markHeading },
+  selectors: [
+    { selector: 'a', options: { ignoreHref: true } },
+    { selector: 'img', format: 'skip' },
+    { selector: 'script', format: 'skip' },
+    { selector: 'style', format: 'skip' },
+    { selector: 'noscript', format: 'skip' },
+    { selector: 'template', format: 'skip' },
+    { selector: 'svg', format: 'skip' },
+    { selector: 'iframe', format: 'skip' },
+    { selector: 'object', format: 'skip' },
+    { selector: 'button', format: 'skip' },
+    { selector: 'select', format: 'skip' },
+    { selector: 'table', format: 'dataTable' },
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, format: 'markHeading' })),
+  ],
+};
+
+/** Readable text of an HTML document, one section per heading. */
+export function htmlSections(html: string): ExtractedSection[] {
+  const text = convert(html.replaceAll(HEADING_MARK, ''), HTML_OPTIONS);
+  const sections: ExtractedSection[] = [];
+  let heading: string | undefined;
+  let body: string[] = [];
+  let pendingHeadings: string[] = [];
+  const flush = (): void => {
+    const content = body
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
+    if (content === '') {
+      if (heading !== undefined) pendingHeadings.push(heading);
+    } else {
+      const titles = [...pendingHeadings, ...(heading === undefined ? [] : [heading])];
+      sections.push(parsed(titles.length > 0 ? `${titles.join('\n')}\n\n${content}` : content, heading));
+      pendingHeadings = [];
+    }
+    body = [];
+  };
+  for (const line of text.split('\n')) {
+    if (line.startsWith(HEADING_MARK)) {
+      flush();
+      heading = line.slice(HEADING_MARK.length).trim();
+      if (heading === '') heading = undefined;
+    } else body.push(line.trimEnd());
+  }
+  flush();
+  if (pendingHeadings.length > 0) sections.push(parsed(pendingHeadings.join('\n'), pendingHeadings[pendingHeadings.length - 1]));
+  return sections;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** Objects with more top-level keys than this become one section instead of one per key. */
+const MAX_KEY_SECTIONS = 50;
+
+const isContainer = (value: JsonValue): value is JsonValue[] | { [key: string]: JsonValue } => typeof value === 'object' && value !== null;
+
+function pathOf(parent: string, key: string | number): string {
+  if (typeof key === 'number') return `${parent}[${key}]`;
+  if (/^[\p{L}_$][\p{L}\p{N}_$-]*$/u.test(key)) return parent === '' ? key : `${parent}.${key}`;
+  return `${parent}[${JSON.stringify(key)}]`;
+}
+
+function scalarText(value: Exclude<JsonValue, object> | JsonValue[] | { [key: string]: JsonValue }): string {
+  if (Array.isArray(value)) return '[]';
+  if (value !== null && typeof value === 'object') return '{}';
+  if (typeof value === 'string') return value.replace(/\s*\n\s*/g, ' ');
+  return String(value);
+}
+
+/**
+ * "path: value" lines for every leaf, in document order, without recursion (deep nesting cannot
+ * overflow the stack). Elements of arrays of objects/arrays are separated by blank lines.
+ */
+export function flattenJson(root: JsonValue, rootPath = ''): string[] {
+  type Item = { path: string; value: JsonValue } | 'break';
+  const lines: string[] = [];
+  const stack: Item[] = [{ path: rootPath, value: root }];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (item === undefined) break;
+    if (item === 'break') {
+      if (lines.length > 0 && lines[lines.length - 1] !== '') lines.push('');
+      continue;
+    }
+    const { path, value } = item;
+    const children: Item[] = [];
+    if (Array.isArray(value) && value.length > 0) {
+      const records = value.some(isContainer);
+      value.forEach((child, index) => {
+        if (records && index > 0) children.push('break');
+        children.push({ path: pathOf(path, index), value: child });
+      });
+    } else if (isContainer(value) && !Array.isArray(value) && Object.keys(value).length > 0) {
+      for (const [key, child] of Object.entries(value)) children.push({ path: pathOf(path, key), value: child });
+    } else {
+      lines.push(path === '' ? scalarText(value) : `${path}: ${scalarText(value)}`);
+      continue;
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as Item);
+  }
+  return lines;
+}
+
+function jsonSections(text: string): ExtractedSection[] {
+  let root: JsonValue;
+  try {
+    root = JSON.parse(text) as JsonValue;
+  } catch {
+    return plainSections(text);
+  }
+  if (isContainer(root) && !Array.isArray(root)) {
+    const entries = Object.entries(root);
+    if (entries.length > 0 && entries.length <= MAX_KEY_SECTIONS) {
+      return entries.map(([key, value]) => parsed(flattenJson(value, pathOf('', key)).join('\n'), key));
+    }
+    if (entries.length > MAX_KEY_SECTIONS) {
+      const lines: string[] = [];
+      for (const [key, value] of entries) lines.push(...flattenJson(value, pathOf('', key)), '');
+      return [parsed(lines.join('\n').trim())];
+    }
+  }
+  return [parsed(flattenJson(root).join('\n').trim())];
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+const NUMBER_LIKE = /^[-+]?[\d.,\s]+%?$|^\d{4}-\d{2}-\d{2}/;
+
+/** A header row has only distinct, non-empty, non-numeric cells. */
+function looksLikeHeader(cells: string[]): boolean {
+  const trimmed = cells.map((cell) => cell.trim());
+  return trimmed.every((cell) => cell !== '' && !NUMBER_LIKE.test(cell)) && new Set(trimmed).size === trimmed.length;
+}
+
+function csvSections(text: string, forcedDelimiter: string | undefined): ExtractedSection[] {
+  const delimiter = forcedDelimiter ?? detectCsvDelimiter(text.slice(0, 64 * 1024), undefined, text.length > 64 * 1024) ?? ',';
+  const rows = parseDelimited(text, delimiter);
+  const first = rows[0];
+  if (first === undefined) return [];
+  const header = rows.length > 1 && looksLikeHeader(first) ? first.map((cell) => cell.trim()) : undefined;
+  const lines: string[] = [];
+  for (const cells of header ? rows.slice(1) : rows) {
+    const parts: string[] = [];
+    cells.forEach((cell, index) => {
+      const value = cell.trim().replace(/\s*\n\s*/g, ' ');
+      if (value === '') return;
+      parts.push(header ? `${header[index] ?? `column ${index + 1}`}: ${value}` : value);
+    });
+    if (parts.length > 0) lines.push(parts.join('; '));
+  }
+  // Blank lines between rows: the chunker then keeps every row whole.
+  return [parsed(lines.join('\n\n'))];
+}
+
+// ---------------------------------------------------------------------------------------------
+// DOCX
+
+/**
+ * Refuses archives that would decompress to too much (declared sizes, then the real ones: the
+ * headers of a hostile archive may lie) before mammoth unpacks anything.
+ */
+export function checkDocxArchive(bytes: Uint8Array): ZipEntryInfo[] {
+  const limits = DOCX_LIMITS;
+  let entries: ZipEntryInfo[];
+  try {
+    entries = readZipDirectory(bytes, limits.maxEntries);
+  } catch (error) {
+    if (error instanceof ZipEntryLimitError) {
+      throw new UnreadableContentError(
+        `the Word document has ${error.entryCount} parts, more than the ${limits.maxEntries} allowed (refused as a possible zip bomb)`,
+      );
+    }
+    if (error instanceof ZipFormatError || error instanceof RangeError) {
+      throw new UnreadableContentError(`the Word document is damaged and cannot be opened (${error.message})`, { cause: error });
+    }
+    throw error;
+  }
+  if (!entries.some((entry) => entry.name === 'word/document.xml')) {
+    throw new UnreadableContentError('the file is a ZIP archive but not a Word document (it has no word/document.xml)');
+  }
+
+  let uncompressed = 0;
+  let compressed = 0;
+  for (const entry of entries) {
+    uncompressed += entry.uncompressedSize;
+    compressed += entry.compressedSize;
+    if ((entry.flags & 1) !== 0) throw new UnreadableContentError('the Word document is encrypted');
+    if (entry.method !== 0 && entry.method !== 8) {
+      throw new UnreadableContentError(`the Word document uses an unsupported compression method (${entry.method})`);
+    }
+  }
+  const mb = (value: number): string => `${Math.round(value / (1024 * 1024))} MB`;
+  if (uncompressed > limits.maxUncompressedBytes) {
+    throw new UnreadableContentError(
+      `the Word document unpacks to ${mb(uncompressed)}, more than the ${mb(limits.maxUncompressedBytes)} allowed (refused as a possible zip bomb)`,
+    );
+  }
+  const ratio = uncompressed / Math.max(compressed, 1);
+  if (uncompressed > limits.ratioFloorBytes && ratio > limits.maxRatio) {
+    throw new UnreadableContentError(
+      `the Word document compresses ${Math.round(ratio)}:1, more than ${limits.maxRatio}:1 (refused as a possible zip bomb)`,
+    );
+  }
+
+  // The central directory may lie: inflate every entry with a hard cap at its declared size.
+  for (const entry of entries) {
+    let start: number;
+    try {
+      start = zipEntryDataOffset(bytes, entry);
+    } catch (error) {
+      if (error instanceof ZipFormatError)
+        throw new UnreadableContentError(`the Word document is damaged and cannot be opened (${error.message})`, { cause: error });
+      throw error;
+    }
+    if (entry.method !== 8) continue;
+    const data = bytes.subarray(start, start + entry.compressedSize);
+    try {
+      zlib.inflateRawSync(data, { maxOutputLength: Math.max(1, entry.uncompressedSize) });
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
+        throw new UnreadableContentError(
+          `the Word document part ${entry.name} unpacks to more than its declared ${entry.uncompressedSize} bytes (refused as a possible zip bomb)`,
+        );
+      }
+      throw new UnreadableContentError(`the Word document is damaged: part ${entry.name} cannot be decompressed`);
+    }
+  }
+  return entries;
+}
+
+async function docxToHtml(bytes: Uint8Array): Promise<string> {
+  checkDocxArchive(bytes);
+  try {
+    const result = await mammoth.convertToHtml(
+      { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+      {
+        // Images are dropped (no data: URIs in the HTML) and linked files are never fetched.
+        convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })),
+        externalFileAccess: false,
+        ignoreEmptyParagraphs: true,
+      },
+    );
+    return result.value;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UnreadableContentError(`the Word document could not be read: ${message}`, { cause: error });
+  }
+}
