@@ -33,6 +33,10 @@ ENV NODE_ENV=production \
     MODELS_DIR=/models \
     DATA_DIR=/data
 WORKDIR /app
+# File ingestion: pdftoppm renders scanned PDF pages for OCR; ffmpeg decodes compressed audio.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends poppler-utils ffmpeg \
+ && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

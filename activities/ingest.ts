@@ -10,7 +10,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from '../core/logger.js';
 import { BAD_CONTENT, MEMORY_DELETED } from '../core/failure-types.js';
 import { chunkId } from '../core/ids.js';
-import { planChunks } from '../extractors/chunking.js';
+import { planChunks, planFileChunks, type PlannedChunk } from '../extractors/chunking.js';
+import type { FileExtractors } from '../extractors/files.js';
+import { UnreadableContentError } from '../extractors/types.js';
 import type { Embedder } from '../models/embedder.js';
 import type { Store } from '../store/index.js';
 import type { MemoryDoc } from '../store/memories.js';
@@ -19,6 +21,7 @@ import { progressTargetOf, reportProgress, heartbeat } from './progress.js';
 export interface IngestActivityDeps {
   store: Store;
   embedder: () => Promise<Embedder>;
+  files: FileExtractors;
   logger: Logger;
   chunkMaxChars: number;
   maxChunksPerMemory: number;
@@ -69,12 +72,41 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     }
   }
 
+  /** OCR, PDF text, transcription or parsing of each uploaded file, with page/window progress. */
+  async function extractFiles(memory: MemoryDoc): Promise<PlannedChunk[]> {
+    const target = progressTargetOf(memory);
+    const files = memory.content.files ?? [];
+    const planned: PlannedChunk[] = [];
+    for (const [index, file] of files.entries()) {
+      const bytes = await store.files.read(file.file_id);
+      let lastReport = 0;
+      const onProgress = async (current: number, total: number) => {
+        heartbeat({ stage: 'extract', file: index, current, total });
+        // One event per unit, but not more than a few a second for fast formats.
+        if (current === total || Date.now() - lastReport > 250) {
+          lastReport = Date.now();
+          await reportProgress(store, target, 'extract', 'reading', current, total, file.filename);
+        }
+      };
+      try {
+        const extraction = await deps.files.extract(bytes, file.media_type, file.filename, onProgress);
+        planned.push(...planFileChunks(extraction, index, file.filename, deps.chunkMaxChars));
+      } catch (error) {
+        if (error instanceof UnreadableContentError) {
+          throw ApplicationFailure.nonRetryable(`${file.filename}: ${error.message}`, BAD_CONTENT);
+        }
+        throw error;
+      }
+    }
+    return planned;
+  }
+
   async function readContent(input: IngestInput): Promise<ReadResult> {
     const memory = await loadMemory(input.memoryId);
     const target = progressTargetOf(memory);
     await reportProgress(store, target, 'read', 'reading', 0, 1);
 
-    const planned = planChunks(memory.content, deps.chunkMaxChars);
+    const planned = memory.content.files ? await extractFiles(memory) : planChunks(memory.content, deps.chunkMaxChars);
     if (planned.length === 0) throw ApplicationFailure.nonRetryable('the memory has no text content to index', BAD_CONTENT);
     if (planned.length > deps.maxChunksPerMemory) {
       throw ApplicationFailure.nonRetryable(

@@ -10,6 +10,7 @@ import { collectionsRouter } from './routes/collections/router.js';
 import { healthRouter } from './routes/health/router.js';
 import { memoriesRouter } from './routes/memories/router.js';
 import { searchRouter } from './routes/search/router.js';
+import { signedUploadRouter, uploadsRouter } from './routes/uploads/router.js';
 
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: true });
@@ -18,13 +19,16 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
 
   const health = healthRouter(deps);
   app.use(health.routes());
+  // Presigned PUTs: authenticated by their signature, and their body must stay a raw stream.
+  const signedUploads = signedUploadRouter(deps);
+  app.use(signedUploads.routes());
 
   app.use(authenticate(deps.services.auth));
   app.use(rateLimit(deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));
 
   // Search is mounted before memories so /v1/memories/search is not read as a memory id.
-  for (const router of [searchRouter(deps), collectionsRouter(deps), memoriesRouter(deps)]) {
+  for (const router of [searchRouter(deps), collectionsRouter(deps), memoriesRouter(deps), uploadsRouter(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));
   }

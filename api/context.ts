@@ -6,6 +6,7 @@ import type { CollectionService } from '../services/collections.js';
 import type { HealthService } from '../services/health.js';
 import type { MemoryService } from '../services/memories.js';
 import type { SearchService } from '../services/search.js';
+import type { UploadService } from '../services/uploads.js';
 
 export interface ApiServices {
   auth: AuthService;
@@ -13,6 +14,7 @@ export interface ApiServices {
   memories: MemoryService;
   search: SearchService;
   health: HealthService;
+  uploads: UploadService;
 }
 
 export interface ApiDeps {

@@ -47,11 +47,26 @@ const configSchema = z.object({
   CHUNK_MAX_CHARS: z.coerce.number().int().min(200).max(20000).default(1200),
   MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(2_000_000),
   MAX_CHUNKS_PER_MEMORY: z.coerce.number().int().min(1).default(5000),
+  // JSON bodies carry base64 content parts: 4/3 of INLINE_PART_MAX_BYTES each, plus the rest.
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
     .min(1024)
-    .default(16 * 1024 * 1024),
+    .default(32 * 1024 * 1024),
+  INLINE_PART_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(5 * 1024 * 1024),
+  MAX_CONTENT_PARTS: z.coerce.number().int().min(1).max(100).default(20),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(100 * 1024 * 1024),
+  UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
+  /** HMAC key for presigned upload URLs; every API process must share it. Generated under DATA_DIR when unset. */
+  UPLOAD_SIGNING_SECRET: z.string().min(32).optional(),
 
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.1).default(200),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(400),

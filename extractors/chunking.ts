@@ -5,6 +5,7 @@
  */
 import type { ChunkSource } from '../store/chunks.js';
 import type { MemoryContent } from '../store/memories.js';
+import type { Extraction } from './types.js';
 
 export interface PlannedChunk {
   text: string;
@@ -93,6 +94,23 @@ export function planChunks(content: MemoryContent, maxChars: number): PlannedChu
   } else if (content.raw_text !== undefined) {
     for (const piece of splitText(content.raw_text, maxChars)) {
       planned.push({ text: piece.text, source: { type: 'text', start: piece.start, end: piece.end } });
+    }
+  }
+  return planned;
+}
+
+/** Chunks of one extracted file; every chunk keeps its file, page, time range or heading. */
+export function planFileChunks(extraction: Extraction, fileIndex: number, filename: string, maxChars: number): PlannedChunk[] {
+  const planned: PlannedChunk[] = [];
+  for (const section of extraction.sections) {
+    for (const piece of splitText(section.text, maxChars)) {
+      const source: ChunkSource = { type: 'file', file_index: fileIndex, filename, media_type: extraction.mediaType };
+      if (section.page !== undefined) source.page = section.page;
+      if (section.start_s !== undefined) source.start_s = section.start_s;
+      if (section.end_s !== undefined) source.end_s = section.end_s;
+      if (section.heading !== undefined) source.heading = section.heading;
+      if (section.method !== undefined) source.method = section.method;
+      planned.push({ text: piece.text, source });
     }
   }
   return planned;

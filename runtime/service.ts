@@ -4,7 +4,8 @@
  * worker on one shared NativeConnection so workflow starts can be eager (the first workflow task
  * is handed back in the start response, saving a dispatch round trip).
  */
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -12,6 +13,7 @@ import { createActivities } from '../activities/index.js';
 import { createApp } from '../api/app.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
+import { createFileExtractors } from '../extractors/files.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { SearchIndex } from '../search/search-index.js';
 import { installTemporalLogging } from './temporal-logging.js';
@@ -21,6 +23,7 @@ import { createHealthService } from '../services/health.js';
 import { createMemoryService } from '../services/memories.js';
 import { createOrchestrator, ensureSearchAttributes } from '../services/orchestrator.js';
 import { createSearchService } from '../services/search.js';
+import { createUploadService } from '../services/uploads.js';
 import { openStore, type Store } from '../store/index.js';
 
 export interface RunningService {
@@ -53,6 +56,30 @@ function workflowSource(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath
   return { workflowsPath: path.join(projectRoot(), 'dist', 'workflows', 'index.js') };
 }
 
+/**
+ * The HMAC key for upload URLs. Production sets UPLOAD_SIGNING_SECRET (shared by all API
+ * processes); development creates one under DATA_DIR once, so API processes sharing it agree.
+ */
+function uploadSigningSecret(config: Config): string {
+  if (config.UPLOAD_SIGNING_SECRET) return config.UPLOAD_SIGNING_SECRET;
+  const file = path.join(config.DATA_DIR, 'upload-signing.secret');
+  if (!existsSync(file)) {
+    mkdirSync(config.DATA_DIR, { recursive: true });
+    // Written aside, then linked into place: a concurrent reader never sees a half-written key.
+    const temp = `${file}.${process.pid}`;
+    writeFileSync(temp, randomBytes(32).toString('base64url'), { mode: 0o600 });
+    try {
+      linkSync(temp, file);
+    } catch (error) {
+      // Another process created it first: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(temp);
+    }
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
 export async function startService(config: Config, endpoints: ServiceEndpoints): Promise<RunningService> {
   const logger = createLogger(config.ROLE === 'worker' ? 'worker' : 'api', config.LOG_LEVEL);
   installTemporalLogging(logger, config.LOG_LEVEL);
@@ -76,6 +103,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   let workerRun: Promise<void> | null = null;
   if (config.ROLE !== 'api') {
     await embedder(); // Load the model before taking work, so the first memory is not slow.
+    const fileExtractors = createFileExtractors({ modelsDir: config.MODELS_DIR, allowRemoteModels: config.ALLOW_REMOTE_MODELS });
     worker = await Worker.create({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
@@ -84,6 +112,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       activities: createActivities({
         store,
         embedder,
+        files: fileExtractors,
         logger,
         chunkMaxChars: config.CHUNK_MAX_CHARS,
         maxChunksPerMemory: config.MAX_CHUNKS_PER_MEMORY,
@@ -100,6 +129,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     stoppers.push(async () => {
       if (worker?.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
+      await fileExtractors.close(); // after the worker drained: no activity still uses them
     });
   }
 
@@ -116,7 +146,13 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     const searchIndex = new SearchIndex(store, model.modelId, model.dimensions, logger);
     await searchIndex.start();
     const collections = createCollectionService(store);
-    const memories = createMemoryService({ store, orchestrator, collections, searchIndex, logger });
+    const uploads = createUploadService({
+      store,
+      collections,
+      logger,
+      options: { secret: uploadSigningSecret(config), ttlSeconds: config.UPLOAD_URL_TTL_SECONDS, maxBytes: config.UPLOAD_MAX_BYTES },
+    });
+    const memories = createMemoryService({ store, orchestrator, collections, uploads, searchIndex, logger });
     const app = createApp({
       config,
       logger,
@@ -126,6 +162,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         memories,
         search: createSearchService({ store, collections, searchIndex, embedder }),
         health: createHealthService(store, orchestrator),
+        uploads,
       },
     });
     const server = http.createServer(app.callback());
@@ -145,9 +182,15 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         .catch((error: unknown) => logger.warn({ err: error }, 'reconcile failed'));
     }, config.RECONCILE_INTERVAL_MS);
     reconciler.unref();
+    // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
+    const sweeper = setInterval(() => {
+      uploads.sweep(3_600_000).catch((error: unknown) => logger.warn({ err: error }, 'upload sweep failed'));
+    }, 300_000);
+    sweeper.unref();
 
     stoppers.unshift(async () => {
       clearInterval(reconciler);
+      clearInterval(sweeper);
       searchIndex.stop();
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

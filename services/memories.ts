@@ -5,16 +5,33 @@
  * each write, so a running pipeline cannot bring anything back.
  */
 import { createHash } from 'node:crypto';
-import { notFound, serviceUnavailable, unprocessable } from '../core/errors.js';
+import { AppError, notFound, serviceUnavailable, unprocessable } from '../core/errors.js';
+import { sniffMediaType } from '../extractors/sniff.js';
+import { UnreadableContentError } from '../extractors/types.js';
 import { ingestWorkflowId, newId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { ChunkDoc } from '../store/chunks.js';
 import { isDuplicateKeyError } from '../store/db.js';
 import type { Store } from '../store/index.js';
-import type { MemoryContent, MemoryDoc, MemoryKind, MemorySummaryDoc } from '../store/memories.js';
+import type { MemoryContent, MemoryDoc, MemoryFile, MemoryKind, MemorySummaryDoc } from '../store/memories.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { CollectionService } from './collections.js';
 import type { Orchestrator } from './orchestrator.js';
+import type { UploadService } from './uploads.js';
+
+/** A file from the request, decoded; stored in GridFS before the memory is written. */
+export interface UploadedFile {
+  bytes: Buffer;
+  filename: string;
+  mediaType: string | undefined;
+  partIndex: number;
+}
+
+/** A file already uploaded through a presigned URL. */
+export interface UploadReference {
+  uploadId: string;
+  partIndex: number;
+}
 
 export interface CreateMemoryInput {
   collectionId: string;
@@ -22,7 +39,10 @@ export interface CreateMemoryInput {
   name: string | null;
   metadata: Record<string, unknown>;
   content: MemoryContent;
+  files?: (UploadedFile | UploadReference)[];
 }
+
+const isInline = (file: UploadedFile | UploadReference): file is UploadedFile => 'bytes' in file;
 
 export interface MemoryListInput {
   collectionIds: string[];
@@ -35,12 +55,17 @@ export interface MemoryServiceDeps {
   store: Store;
   orchestrator: Orchestrator;
   collections: CollectionService;
+  uploads: UploadService;
   /** Present in processes that serve search: lets a delete drop vectors without waiting. */
   searchIndex: SearchIndex | null;
   logger: Logger;
 }
 
-const requestHash = (input: CreateMemoryInput): string => createHash('sha256').update(JSON.stringify(input)).digest('hex');
+const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
+
+/** Files enter the hash by their digest, not their bytes. */
+const requestHash = (input: CreateMemoryInput): string =>
+  sha256(JSON.stringify({ ...input, files: input.files?.map((file) => (isInline(file) ? { ...file, bytes: sha256(file.bytes) } : file)) }));
 
 export function createMemoryService(deps: MemoryServiceDeps) {
   const { store, orchestrator, logger } = deps;
@@ -76,6 +101,76 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     }
   }
 
+  /** Refuses, before anything is stored, files whose bytes are of no kind we can read (415). */
+  async function assertSupportedFiles(files: UploadedFile[]): Promise<void> {
+    for (const file of files) {
+      const field = `content_parts.${file.partIndex}`;
+      try {
+        const sniffed = await sniffMediaType(file.bytes, file.mediaType, file.filename);
+        if (sniffed.kind === 'unsupported') {
+          throw new AppError(
+            415,
+            'unsupported_media_type',
+            `content part ${file.partIndex} (${file.filename}) is ${sniffed.mediaType}, which cannot be ingested`,
+            [{ field, issue: `unsupported type ${sniffed.mediaType}` }],
+          );
+        }
+      } catch (error) {
+        if (error instanceof UnreadableContentError)
+          throw new AppError(400, 'validation_failed', `content part ${file.partIndex}: ${error.message}`, [
+            { field, issue: error.message },
+          ]);
+        throw error;
+      }
+    }
+  }
+
+  /** Inline parts are stored now; uploaded ones are taken (once) from their upload. */
+  async function gatherFiles(
+    tenantId: string,
+    memoryId: string,
+    collectionId: string,
+    files: (UploadedFile | UploadReference)[],
+    taken: Map<string, MemoryFile>,
+  ): Promise<MemoryFile[]> {
+    const stored: MemoryFile[] = [];
+    try {
+      for (const file of files) {
+        if (!isInline(file)) {
+          const record = await deps.uploads.take(tenantId, collectionId, file.uploadId, `content_parts.${file.partIndex}.upload_id`);
+          taken.set(file.uploadId, record);
+          stored.push(record);
+          continue;
+        }
+        const record = await store.files.put(file.bytes, {
+          tenant_id: tenantId,
+          memory_id: memoryId,
+          filename: file.filename,
+          media_type: file.mediaType ?? 'application/octet-stream',
+        });
+        stored.push({
+          file_id: record.file_id,
+          filename: record.filename,
+          media_type: record.media_type,
+          size: record.size,
+          sha256: record.sha256,
+        });
+      }
+      return stored;
+    } catch (error) {
+      await giveBack({ files: stored }, taken);
+      throw error;
+    }
+  }
+
+  /** Undo of gatherFiles: inline files are deleted, uploads become available again. */
+  async function giveBack(content: MemoryContent, taken: Map<string, MemoryFile>): Promise<void> {
+    const takenIds = new Set([...taken.values()].map((file) => file.file_id));
+    await store.files.deleteIds((content.files ?? []).map((file) => file.file_id).filter((id) => !takenIds.has(id)));
+    for (const uploadId of taken.keys()) await deps.uploads.untake(uploadId);
+    taken.clear();
+  }
+
   /** Returns false when the workflow already existed (starting is idempotent). */
   async function start(memory: Pick<MemoryDoc, '_id' | 'tenant_id' | 'collection_ids'>): Promise<boolean> {
     const started = await orchestrator.startIngestion({
@@ -93,6 +188,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       idempotencyKey: string | null,
     ): Promise<{ memory: MemoryDoc; replayed: boolean }> {
       await deps.collections.assertReadable(tenantId, [input.collectionId], 'collection_id');
+      if (input.files) await assertSupportedFiles(input.files.filter(isInline));
       let memoryId = newId();
       const claimId = idempotencyKey === null ? null : `${tenantId}:${idempotencyKey}`;
       if (claimId !== null) {
@@ -123,13 +219,24 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         }
       }
 
-      const memory = await insertQueued(tenantId, memoryId, input);
+      const taken = new Map<string, MemoryFile>();
+      let content = input.content;
+      let memory: MemoryDoc;
+      try {
+        if (input.files) content = { files: await gatherFiles(tenantId, memoryId, input.collectionId, input.files, taken) };
+        memory = await insertQueued(tenantId, memoryId, { ...input, content });
+      } catch (error) {
+        await giveBack(content, taken);
+        throw error;
+      }
+      for (const [uploadId, file] of taken) await deps.uploads.attached(uploadId, memoryId, file.file_id);
       try {
         await start(memory);
       } catch (error) {
         // Leave nothing half-written: the client is told to retry and no orphan record remains.
         logger.error({ err: error, memoryId }, 'could not start ingestion workflow');
         await store.memories.deleteMany(tenantId, [memoryId]);
+        await giveBack(content, taken);
         if (claimId !== null) await store.idempotency.release(claimId);
         throw serviceUnavailable('orchestrator_unavailable', 'The ingestion pipeline is unavailable; retry the request');
       }
@@ -143,6 +250,23 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       return { memory, chunks };
     },
 
+    /** The original uploaded file of a memory (part index as sent), for its owner to download. */
+    async openFile(tenantId: string, memoryId: string, part: number) {
+      const memory = await store.memories.find(tenantId, memoryId);
+      if (!memory) throw notFound('memory', memoryId);
+      const file = memory.content.files?.[part];
+      if (!file) {
+        const count = memory.content.files?.length ?? 0;
+        throw new AppError(
+          404,
+          'content_not_found',
+          count === 0 ? `Memory ${memoryId} has no uploaded files` : `Memory ${memoryId} has ${count} file(s); part ${part} does not exist`,
+          [{ field: 'part', issue: 'no such content part' }],
+        );
+      }
+      return { file, stream: store.files.openDownload(file.file_id) };
+    },
+
     async list(tenantId: string, input: MemoryListInput): Promise<{ items: MemorySummaryDoc[]; total: number }> {
       if (input.collectionIds.length > 0) await deps.collections.assertReadable(tenantId, input.collectionIds, 'collection_ids');
       return store.memories.list({ tenantId, ...input });
@@ -154,6 +278,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       if (deleted.length > 0) {
         deps.searchIndex?.forget(deleted);
         await store.chunks.deleteForMemories(deleted);
+        await store.files.deleteForMemories(deleted);
         await store.idempotency.forgetMemories(deleted);
         await store.indexChanges.publish('remove', tenantId, deleted);
         await Promise.all(deleted.map((id) => orchestrator.stopIngestion(id, 'memory deleted')));

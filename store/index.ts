@@ -4,10 +4,12 @@ import { ChunkRepository } from './chunks.js';
 import { CollectionRepository } from './collections.js';
 import { connectDatabase, ping, type Database } from './db.js';
 import { EventLog } from './events.js';
+import { FileRepository } from './files.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { IndexChangeFeed } from './index-changes.js';
 import { MemoryRepository } from './memories.js';
 import { TenantRepository } from './tenants.js';
+import { UploadRepository } from './uploads.js';
 
 export interface Store {
   database: Database;
@@ -15,6 +17,8 @@ export interface Store {
   collections: CollectionRepository;
   memories: MemoryRepository;
   chunks: ChunkRepository;
+  files: FileRepository;
+  uploads: UploadRepository;
   events: EventLog;
   indexChanges: IndexChangeFeed;
   idempotency: IdempotencyRepository;
@@ -34,6 +38,8 @@ export async function openStore(
     collections: new CollectionRepository(db),
     memories: new MemoryRepository(db),
     chunks: new ChunkRepository(db),
+    files: new FileRepository(db),
+    uploads: new UploadRepository(db),
     events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS, config.EVENT_LOG_MAX_BYTES),
     indexChanges: await IndexChangeFeed.open(db, capabilities),
     idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
@@ -45,6 +51,8 @@ export async function openStore(
     store.collections.ensureIndexes(),
     store.memories.ensureIndexes(),
     store.chunks.ensureIndexes(),
+    store.files.ensureIndexes(),
+    store.uploads.ensureIndexes(),
     store.idempotency.ensureIndexes(),
   ]);
   return store;

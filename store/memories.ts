@@ -9,10 +9,21 @@ export interface MessageInput {
   content: string;
 }
 
+/** An uploaded file, kept in GridFS; its text is extracted by the read stage. */
+export interface MemoryFile {
+  file_id: string;
+  filename: string;
+  /** As declared by the client; the read stage sniffs the real type from the bytes. */
+  media_type: string;
+  size: number;
+  sha256: string;
+}
+
 export interface MemoryContent {
   raw_text?: string;
   chunks?: string[];
   messages?: MessageInput[];
+  files?: MemoryFile[];
 }
 
 export interface MemoryDoc {

@@ -1,5 +1,5 @@
 import type { ChunkDoc } from '../../../store/chunks.js';
-import type { MemorySummaryDoc } from '../../../store/memories.js';
+import type { MemoryDoc, MemorySummaryDoc } from '../../../store/memories.js';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
@@ -21,8 +21,20 @@ export const presentMemory = (memory: MemorySummaryDoc) => ({
 });
 
 /** Retrieve adds the chunk texts (spec: strings) and, beside them, where each came from. */
-export const presentMemoryWithChunks = (memory: MemorySummaryDoc, chunks: ChunkDoc[]) => ({
+export const presentMemoryWithChunks = (memory: MemoryDoc, chunks: ChunkDoc[]) => ({
   ...presentMemory(memory),
+  ...(memory.content.files
+    ? {
+        files: memory.content.files.map((file, part) => ({
+          part,
+          filename: file.filename,
+          media_type: file.media_type,
+          size: file.size,
+          sha256: file.sha256,
+          download_path: `/v1/memories/${memory._id}/content?part=${part}`,
+        })),
+      }
+    : {}),
   chunks: chunks.map((chunk) => chunk.text),
   chunk_sources: chunks.map((chunk) => chunk.source),
 });

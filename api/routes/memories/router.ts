@@ -4,17 +4,22 @@ import { AppError, validationError } from '../../../core/errors.js';
 import type { CreateMemoryInput } from '../../../services/memories.js';
 import type { ApiDeps, AppState } from '../../context.js';
 import { validate } from '../../middleware/validate.js';
+import { decodeContentParts } from './content-parts.js';
 import { presentAccepted, presentMemory, presentMemoryWithChunks } from './presenter.js';
-import { createMemoryBody, deleteManyBody, listMemoriesQuery, memoryIdParams, type CreateMemoryBody } from './schema.js';
+import { contentQuery, createMemoryBody, deleteManyBody, listMemoriesQuery, memoryIdParams, type CreateMemoryBody } from './schema.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-function toCreateInput(body: CreateMemoryBody): CreateMemoryInput {
-  return {
+function toCreateInput(body: CreateMemoryBody, inlinePartMaxBytes: number): CreateMemoryInput {
+  const base = {
     collectionId: body.collection_id!,
     kind: body.kind ?? (body.messages ? 'conversation' : 'document'),
     name: body.name ?? null,
     metadata: body.metadata ?? {},
+  } as const;
+  if (body.content_parts) return { ...base, content: {}, files: decodeContentParts(body.content_parts, inlinePartMaxBytes) };
+  return {
+    ...base,
     content: body.messages ? { messages: body.messages } : body.chunks ? { chunks: body.chunks } : { raw_text: body.raw_text! },
   };
 }
@@ -28,18 +33,15 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
     if (body.snapshot !== undefined || body.snapshot_ref !== undefined) {
       throw new AppError(501, 'device_mode_unavailable', 'Device memory mode (snapshot, snapshot_ref) is not available in this release');
     }
-    if (body.content_parts !== undefined) {
-      throw new AppError(
-        501,
-        'file_ingestion_unavailable',
-        'File content_parts are not available in this release; send raw_text, chunks or messages',
-      );
-    }
     const idempotencyKey = ctx.get('Idempotency-Key') || null;
     if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw validationError([{ field: 'Idempotency-Key', issue: 'must be 1 to 255 printable ASCII characters' }]);
     }
-    const { memory, replayed } = await services.memories.create(ctx.state.principal.tenantId, toCreateInput(body), idempotencyKey);
+    const { memory, replayed } = await services.memories.create(
+      ctx.state.principal.tenantId,
+      toCreateInput(body, config.INLINE_PART_MAX_BYTES),
+      idempotencyKey,
+    );
     ctx.status = 202;
     ctx.set('Location', `/v1/memories/${memory._id}`);
     if (replayed) ctx.set('Idempotent-Replayed', 'true');
@@ -67,6 +69,17 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
     const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
     const { memory, chunks } = await services.memories.get(ctx.state.principal.tenantId, memory_id);
     ctx.body = { results: presentMemoryWithChunks(memory, chunks) };
+  });
+
+  router.get('/:memory_id/content', validate({ params: memoryIdParams, query: contentQuery }), async (ctx) => {
+    const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
+    const { part } = ctx.state.input.query as z.infer<typeof contentQuery>;
+    const { file, stream } = await services.memories.openFile(ctx.state.principal.tenantId, memory_id, part);
+    ctx.set('Content-Type', file.media_type);
+    ctx.set('Content-Length', String(file.size));
+    ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`);
+    ctx.set('Digest', `sha-256=${Buffer.from(file.sha256, 'hex').toString('base64')}`);
+    ctx.body = stream;
   });
 
   router.delete('/:memory_id', validate({ params: memoryIdParams }), async (ctx) => {

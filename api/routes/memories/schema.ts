@@ -2,7 +2,29 @@ import { z } from 'zod';
 import type { Config } from '../../../config/index.js';
 import { intParam, listParam, metadataObject, uuid } from '../common-schema.js';
 
-type Limits = Pick<Config, 'MAX_TEXT_CHARS' | 'MAX_CHUNKS_PER_MEMORY'>;
+type Limits = Pick<Config, 'MAX_TEXT_CHARS' | 'MAX_CHUNKS_PER_MEMORY' | 'MAX_CONTENT_PARTS'>;
+
+/**
+ * A file: inline as base64 `data` (checked and decoded by the route, whose size limit is a 413),
+ * or an `upload_id` from the presigned upload flow.
+ */
+const contentPart = z
+  .strictObject({
+    type: z.literal('document', { error: 'type must be "document"' }),
+    data: z.string({ error: 'data must be a base64 string' }).min(1, 'data must not be empty').optional(),
+    upload_id: uuid.optional(),
+    media_type: z
+      .string({ error: 'media_type must be a string' })
+      .regex(/^[\w.+-]+\/[\w.+-]+(;.*)?$/, 'media_type must be a MIME type such as application/pdf')
+      .max(255)
+      .optional(),
+    filename: z.string({ error: 'filename must be a string' }).trim().min(1, 'filename must not be empty').max(255).optional(),
+  })
+  .superRefine((part, ctx) => {
+    if ((part.data === undefined) === (part.upload_id === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['data'], message: 'send exactly one of data (base64) or upload_id' });
+    }
+  });
 
 const nonBlank = (field: string, max: number) =>
   z
@@ -33,7 +55,11 @@ export function createMemoryBody(limits: Limits) {
         .min(1, 'messages must not be empty')
         .max(limits.MAX_CHUNKS_PER_MEMORY, `messages must have at most ${limits.MAX_CHUNKS_PER_MEMORY} items`)
         .optional(),
-      content_parts: z.array(z.unknown()).optional(),
+      content_parts: z
+        .array(contentPart, { error: 'content_parts must be an array of {type, data, media_type, filename}' })
+        .min(1, 'content_parts must not be empty')
+        .max(limits.MAX_CONTENT_PARTS, `content_parts must have at most ${limits.MAX_CONTENT_PARTS} items`)
+        .optional(),
       metadata: metadataObject.optional(),
     })
     .superRefine((body, ctx) => {
@@ -83,6 +109,8 @@ export function createMemoryBody(limits: Limits) {
 export type CreateMemoryBody = z.infer<ReturnType<typeof createMemoryBody>>;
 
 export const memoryIdParams = z.object({ memory_id: uuid });
+
+export const contentQuery = z.object({ part: intParam('part', 0, 99, 0) });
 
 export const deleteManyBody = z
   .array(uuid, { error: 'body must be a JSON array of memory ids' })

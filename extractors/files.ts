@@ -1,0 +1,56 @@
+/**
+ * One entry point for every uploaded file: sniff what the bytes really are, then hand them to
+ * the extractor for that kind. Heavy resources (the OCR worker pool, the Whisper model) are
+ * created on first use and shared by every activity in the worker process.
+ */
+import { extractImage } from './image.js';
+import { createOcrPool, type OcrPool } from './ocr.js';
+import { extractPdf } from './pdf.js';
+import { sniffMediaType } from './sniff.js';
+import { extractTextFile } from './text-formats.js';
+import { createTranscriber, type Transcriber } from './audio.js';
+import { UnreadableContentError, type Extraction, type ProgressReporter } from './types.js';
+
+export interface FileExtractionOptions {
+  modelsDir: string | undefined;
+  allowRemoteModels: boolean;
+  ocrWorkers?: number;
+}
+
+export interface FileExtractors {
+  extract(
+    bytes: Uint8Array,
+    declaredType: string | undefined,
+    filename: string | undefined,
+    onProgress?: ProgressReporter,
+  ): Promise<Extraction>;
+  close(): Promise<void>;
+}
+
+export function createFileExtractors(options: FileExtractionOptions): FileExtractors {
+  let pool: OcrPool | null = null;
+  let transcriber: Transcriber | null = null;
+  const ocr = (): OcrPool => (pool ??= createOcrPool({ size: options.ocrWorkers }));
+
+  return {
+    async extract(bytes, declaredType, filename, onProgress) {
+      const sniffed = await sniffMediaType(bytes, declaredType, filename);
+      switch (sniffed.kind) {
+        case 'pdf':
+          return extractPdf(bytes, { ocrPage: async (png) => (await ocr().recognize(png)).text, onProgress });
+        case 'image':
+          return extractImage(bytes, sniffed.mediaType, ocr(), onProgress);
+        case 'audio':
+          transcriber ??= createTranscriber({ modelsDir: options.modelsDir, allowRemoteModels: options.allowRemoteModels });
+          return transcriber.transcribe(bytes, sniffed.mediaType, onProgress);
+        case 'unsupported':
+          throw new UnreadableContentError(`unsupported file type ${sniffed.mediaType}${filename ? ` (${filename})` : ''}`);
+        default:
+          return extractTextFile(bytes, sniffed.kind, sniffed.mediaType);
+      }
+    },
+    async close() {
+      await pool?.close();
+    },
+  };
+}

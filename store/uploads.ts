@@ -1,0 +1,80 @@
+/**
+ * Presigned uploads: a pending record per issued URL, and single-use claims. Single use is
+ * enforced by inserting a claim with a fixed `_id` (the unique `_id` index holds under concurrency
+ * on the stand-in too), not by a conditional update, which the stand-in does not make atomic.
+ */
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError } from './db.js';
+
+export interface UploadDoc {
+  _id: string;
+  tenant_id: string;
+  collection_id: string;
+  filename: string;
+  media_type: string;
+  size: number;
+  expires_at: Date;
+  created_at: Date;
+  /** Set when the bytes are stored. */
+  file_id: string | null;
+  sha256: string | null;
+  /** Set when a memory takes the file. */
+  memory_id: string | null;
+}
+
+export class UploadRepository {
+  readonly uploads: Collection<UploadDoc>;
+  private readonly claims: Collection<{ _id: string; at: Date }>;
+
+  constructor(db: Db) {
+    this.uploads = db.collection<UploadDoc>('uploads');
+    this.claims = db.collection('upload_claims');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.uploads.createIndex({ expires_at: 1 });
+    await this.claims.createIndex({ at: 1 });
+  }
+
+  async create(doc: UploadDoc): Promise<void> {
+    await this.uploads.insertOne(doc);
+  }
+
+  find(id: string): Promise<UploadDoc | null> {
+    return this.uploads.findOne({ _id: id });
+  }
+
+  /** True for the first caller only, for a given upload and purpose (`put`, `attach`). */
+  async claim(id: string, purpose: 'put' | 'attach'): Promise<boolean> {
+    try {
+      await this.claims.insertOne({ _id: `${id}:${purpose}`, at: new Date() });
+      return true;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
+  }
+
+  async release(id: string, purpose: 'put' | 'attach'): Promise<void> {
+    await this.claims.deleteOne({ _id: `${id}:${purpose}` });
+  }
+
+  async markStored(id: string, fileId: string, sha256: string): Promise<void> {
+    await this.uploads.updateOne({ _id: id }, { $set: { file_id: fileId, sha256 } });
+  }
+
+  async markAttached(id: string, memoryId: string): Promise<void> {
+    await this.uploads.updateOne({ _id: id }, { $set: { memory_id: memoryId } });
+  }
+
+  /** Uploads whose URL expired without a memory taking them: their bytes are to be removed. */
+  findAbandoned(before: Date, limit: number): Promise<UploadDoc[]> {
+    return this.uploads.find({ expires_at: { $lt: before }, memory_id: null }, { limit }).toArray();
+  }
+
+  async remove(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.uploads.deleteMany({ _id: { $in: ids } });
+    await this.claims.deleteMany({ _id: { $in: ids.flatMap((id) => [`${id}:put`, `${id}:attach`]) } });
+  }
+}
