@@ -47,6 +47,10 @@ const serviceEnv: Record<string, string> = {
   // Small enough that the bad-content and body-limit cases stay fast.
   MAX_CHUNKS_PER_MEMORY: '200',
   BODY_LIMIT_BYTES: String(4 * 1024 * 1024),
+  // Small limits so the upload suite exercises them with small files, and URLs expire quickly.
+  INLINE_PART_MAX_BYTES: String(128 * 1024),
+  UPLOAD_MAX_BYTES: String(2 * 1024 * 1024),
+  UPLOAD_URL_TTL_SECONDS: '15',
 };
 const api = spawnService('api/main.js', { ...serviceEnv, ROLE: 'api' }, path.join(logDir, 'api.log'));
 const worker = spawnService('workers/main.js', { ...serviceEnv, ROLE: 'worker' }, path.join(logDir, 'worker.log'));
