@@ -50,7 +50,7 @@ export function createFileExtractors(options: FileExtractionOptions): FileExtrac
       }
     },
     async close() {
-      await pool?.close();
+      await Promise.all([pool?.close(), transcriber?.close()]);
     },
   };
 }

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { spawnService } from '../../dev/stack.js';
+import { buildPdf, renderTextJpeg } from '../fixtures/documents.js';
 import { createMemory, newTenant, sleep, stack, waitForStatus } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 
@@ -69,5 +70,60 @@ describe('worker crash mid-ingestion', () => {
       collection_ids: [tenant.collectionId],
     });
     assert.equal(search.body.results.hits[0]?.memory_id, id);
+  });
+
+  it('survives a kill during OCR of a scanned PDF: the read stage reruns, chunks are not duplicated', async () => {
+    const tenant = await newTenant('crash-ocr');
+    const pageCount = 12;
+    const pages = await Promise.all(
+      Array.from({ length: pageCount }, async (_, i) => ({
+        kind: 'image' as const,
+        jpeg: await renderTextJpeg([`Ledger page ${i + 1}`, `Shipment of barrels number ${100 + i}`], 900, 400, 40),
+        width: 900,
+        height: 400,
+      })),
+    );
+    const pdf = buildPdf(pages);
+    // Above the inline limit: it goes through a presigned upload, as a client would send it.
+    const issued = await tenant.api.post('/v1/uploads', {
+      collection_id: tenant.collectionId,
+      filename: 'ledger.pdf',
+      media_type: 'application/pdf',
+      size: pdf.length,
+    });
+    const put = await fetch(issued.body.results.upload_url, { method: 'PUT', body: pdf, headers: { 'Content-Type': 'application/pdf' } });
+    assert.equal(put.status, 200);
+    const id = await createMemory(tenant, { content_parts: [{ type: 'document', upload_id: issued.body.results.upload_id }] });
+    const db = await database();
+    const deadline = Date.now() + 60_000;
+    let progress: { current: number; total: number } | null = null;
+    while (Date.now() < deadline) {
+      const event = await db
+        .collection('memory_events')
+        .findOne({ 'payload.engram_id': id, 'payload.stage': 'extract', 'payload.current': { $gte: 1 } });
+      if (event) {
+        progress = event.payload as { current: number; total: number };
+        break;
+      }
+      await sleep(10);
+    }
+    assert.ok(progress && progress.current < progress.total, `killed mid-OCR (${JSON.stringify(progress)})`);
+    const info = stack();
+    process.kill(info.workerPid, 'SIGKILL');
+    const replacement = spawnService('workers/main.js', { ...info.serviceEnv, ROLE: 'worker' }, path.join(info.logDir, 'worker-3.log'));
+    replacement.unref();
+    writeFileSync(info.stackFile, JSON.stringify({ ...info, workerPid: replacement.pid }, null, 2));
+
+    const done = await waitForStatus(tenant.api, id, ['complete'], 180_000);
+    const sources = done.body.results.chunk_sources as { page: number }[];
+    assert.deepEqual(
+      [...new Set(sources.map((source) => source.page))].sort((a, b) => a - b),
+      Array.from({ length: pageCount }, (_, i) => i + 1),
+    );
+    const stored = await db.collection('chunks').countDocuments({ memory_id: id });
+    assert.equal(stored, done.body.results.chunk_count, 'no duplicate chunks');
+    assert.match((done.body.results.chunks as string[]).join(' ').toLowerCase(), /barrels/);
+    const completes = await db.collection('memory_events').countDocuments({ 'payload.engram_id': id, 'payload.user_stage': 'complete' });
+    assert.equal(completes, 1);
   });
 });
