@@ -20,6 +20,7 @@ import { loadEmbedder } from '../models/embedder.js';
 import { createAdminService } from '../services/admin.js';
 import { openStore, type Store } from '../store/index.js';
 import { fetchBreakdowns } from './breakdown.js';
+import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
 import { info, metric, percentile, sleep } from './stats.js';
@@ -546,6 +547,9 @@ async function main(): Promise<void> {
   if (Number.isFinite(pipeline.cpuMsPerItem) && Number.isFinite(raw.cpuMsPerItem)) {
     metric('pipeline_vs_raw_cpu_ratio', raw.cpuMsPerItem / pipeline.cpuMsPerItem, 'ratio');
   }
+
+  info('5) file extraction alone: OCR, PDF text layer, transcription (the stack is stopped)');
+  await extractorScenario({ modelsDir: config.MODELS_DIR });
 }
 
 let exitCode = 0;
