@@ -89,7 +89,13 @@ export function createIngestActivities(deps: IngestActivityDeps) {
         }
       };
       try {
-        const extraction = await deps.files.extract(bytes, file.media_type, file.filename, onProgress);
+        const extraction = await deps.files.extract(
+          bytes,
+          file.media_type,
+          file.filename,
+          onProgress,
+          Context.current().cancellationSignal,
+        );
         planned.push(...planFileChunks(extraction, index, file.filename, deps.chunkMaxChars));
       } catch (error) {
         if (error instanceof UnreadableContentError) {

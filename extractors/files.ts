@@ -18,11 +18,13 @@ export interface FileExtractionOptions {
 }
 
 export interface FileExtractors {
+  /** `signal` stops a long transcription between windows (e.g. the memory was deleted). */
   extract(
     bytes: Uint8Array,
     declaredType: string | undefined,
     filename: string | undefined,
     onProgress?: ProgressReporter,
+    signal?: AbortSignal,
   ): Promise<Extraction>;
   close(): Promise<void>;
 }
@@ -33,7 +35,7 @@ export function createFileExtractors(options: FileExtractionOptions): FileExtrac
   const ocr = (): OcrPool => (pool ??= createOcrPool({ size: options.ocrWorkers }));
 
   return {
-    async extract(bytes, declaredType, filename, onProgress) {
+    async extract(bytes, declaredType, filename, onProgress, signal) {
       const sniffed = await sniffMediaType(bytes, declaredType, filename);
       switch (sniffed.kind) {
         case 'pdf':
@@ -42,7 +44,7 @@ export function createFileExtractors(options: FileExtractionOptions): FileExtrac
           return extractImage(bytes, sniffed.mediaType, ocr(), onProgress);
         case 'audio':
           transcriber ??= createTranscriber({ modelsDir: options.modelsDir, allowRemoteModels: options.allowRemoteModels });
-          return transcriber.transcribe(bytes, sniffed.mediaType, onProgress);
+          return transcriber.transcribe(bytes, sniffed.mediaType, onProgress, signal ? { signal } : undefined);
         case 'unsupported':
           throw new UnreadableContentError(`unsupported file type ${sniffed.mediaType}${filename ? ` (${filename})` : ''}`);
         default:
