@@ -86,31 +86,52 @@ function stripLinkUrls(line: string): string {
   return line.replace(/!?\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g, '$1');
 }
 
+/**
+ * Gathers lines into sections, one per heading; the heading line starts its section's text. A
+ * heading followed straight by another is carried into the next section's text, and headings
+ * left at the end become a section of their own. Shared by Markdown and HTML.
+ */
+class SectionCollector {
+  readonly body: string[] = [];
+  private readonly sections: ExtractedSection[] = [];
+  private heading: string | undefined;
+  private pendingHeadings: string[] = [];
+
+  constructor(private readonly joinBody: (body: string[]) => string) {}
+
+  startSection(title: string): void {
+    this.flush();
+    const heading = title.trim();
+    this.heading = heading === '' ? undefined : heading;
+  }
+
+  finish(): ExtractedSection[] {
+    this.flush();
+    const pending = this.pendingHeadings;
+    if (pending.length > 0) this.sections.push(parsed(pending.join('\n'), pending[pending.length - 1]));
+    return this.sections;
+  }
+
+  private flush(): void {
+    const content = this.joinBody(this.body).trim();
+    if (content === '') {
+      if (this.heading !== undefined) this.pendingHeadings.push(this.heading);
+    } else {
+      const titles = [...this.pendingHeadings, ...(this.heading === undefined ? [] : [this.heading])];
+      this.sections.push(parsed(titles.length > 0 ? `${titles.join('\n')}\n\n${content}` : content, this.heading));
+      this.pendingHeadings = [];
+    }
+    this.body.length = 0;
+  }
+}
+
 /** One section per heading (the heading line starts its text), outside fenced code blocks. */
 export function markdownSections(text: string): ExtractedSection[] {
   const lines = text.split('\n');
-  const sections: ExtractedSection[] = [];
-  let heading: string | undefined;
-  let body: string[] = [];
-  let pendingHeadings: string[] = [];
+  const sections = new SectionCollector((body) => body.join('\n'));
+  const body = sections.body;
   let fence: string | undefined;
-
-  const flush = (): void => {
-    const content = body.join('\n').trim();
-    if (content === '') {
-      // A heading straight followed by another one is carried into the next section's text.
-      if (heading !== undefined) pendingHeadings.push(heading);
-    } else {
-      const titles = [...pendingHeadings, ...(heading === undefined ? [] : [heading])];
-      sections.push(parsed(titles.length > 0 ? `${titles.join('\n')}\n\n${content}` : content, heading));
-      pendingHeadings = [];
-    }
-    body = [];
-  };
-  const startSection = (title: string): void => {
-    flush();
-    heading = stripLinkUrls(title).trim();
-  };
+  const startSection = (title: string): void => sections.startSection(stripLinkUrls(title));
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
@@ -147,9 +168,7 @@ export function markdownSections(text: string): ExtractedSection[] {
     }
     body.push(stripLinkUrls(line));
   }
-  flush();
-  if (pendingHeadings.length > 0) sections.push(parsed(pendingHeadings.join('\n'), pendingHeadings[pendingHeadings.length - 1]));
-  return sections;
+  return sections.finish();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,34 +207,12 @@ const HTML_OPTIONS: HtmlToTextOptions = {
 /** Readable text of an HTML document, one section per heading. */
 export function htmlSections(html: string): ExtractedSection[] {
   const text = convert(html.replaceAll(HEADING_MARK, ''), HTML_OPTIONS);
-  const sections: ExtractedSection[] = [];
-  let heading: string | undefined;
-  let body: string[] = [];
-  let pendingHeadings: string[] = [];
-  const flush = (): void => {
-    const content = body
-      .join('\n')
-      .replace(/\n{3,}/g, '\n\n')
-      .trim();
-    if (content === '') {
-      if (heading !== undefined) pendingHeadings.push(heading);
-    } else {
-      const titles = [...pendingHeadings, ...(heading === undefined ? [] : [heading])];
-      sections.push(parsed(titles.length > 0 ? `${titles.join('\n')}\n\n${content}` : content, heading));
-      pendingHeadings = [];
-    }
-    body = [];
-  };
+  const sections = new SectionCollector((body) => body.join('\n').replace(/\n{3,}/g, '\n\n'));
   for (const line of text.split('\n')) {
-    if (line.startsWith(HEADING_MARK)) {
-      flush();
-      heading = line.slice(HEADING_MARK.length).trim();
-      if (heading === '') heading = undefined;
-    } else body.push(line.trimEnd());
+    if (line.startsWith(HEADING_MARK)) sections.startSection(line.slice(HEADING_MARK.length));
+    else sections.body.push(line.trimEnd());
   }
-  flush();
-  if (pendingHeadings.length > 0) sections.push(parsed(pendingHeadings.join('\n'), pendingHeadings[pendingHeadings.length - 1]));
-  return sections;
+  return sections.finish();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildCorruptPdf, buildDocx, buildScannedPdf, buildZipBombDocx } from '../fixtures/documents.js';
 import { renderTextPng, silentWav, speakWav, toMp3, truncated } from '../fixtures/media.js';
 import { createMemory, newTenant, waitForStatus, type ApiResponse, type TenantFixture } from '../support/client.js';
-import { closeDatabase, database } from '../support/db.js';
+import { assertFailedEvent, closeDatabase, database } from '../support/db.js';
 
 after(closeDatabase);
 
@@ -112,13 +112,7 @@ describe('files that can never be read', () => {
     assert.match(failed.body.results.status_message, reason);
     assert.match(failed.body.results.status_message, new RegExp(filename.replace('.', '\\.')));
     assert.deepEqual(failed.body.results.chunks, [], 'nothing partial stays');
-    const db = await database();
-    const last = await db
-      .collection('memory_events')
-      .find({ 'payload.engram_id': id }, { sort: { seq: -1 }, limit: 1 })
-      .next();
-    assert.equal(last?.payload.user_stage, 'failed');
-    assert.match(last?.payload.message, reason);
+    await assertFailedEvent(id, reason);
     return id;
   };
 

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../config/index.js';
 import { createMemory, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
-import { closeDatabase, database } from '../support/db.js';
+import { assertFailedEvent, closeDatabase, database } from '../support/db.js';
 
 const run = promisify(execFile);
 
@@ -274,12 +274,6 @@ describe('memories: bad input', () => {
     const failed = await waitForStatus(tenant.api, id, ['failed'], 90_000);
     assert.match(failed.body.results.status_message, /more than the limit of 200/);
     assert.deepEqual(failed.body.results.chunks, []);
-    const db = await database();
-    const last = await db
-      .collection('memory_events')
-      .find({ 'payload.engram_id': id }, { sort: { seq: -1 }, limit: 1 })
-      .next();
-    assert.equal(last?.payload.user_stage, 'failed');
-    assert.match(last?.payload.message, /more than the limit/);
+    await assertFailedEvent(id, /more than the limit/);
   });
 });

@@ -1,4 +1,5 @@
 /** Direct read access to the stack's database, for asserting what an API cannot show (e.g. that no chunk survives a delete). */
+import assert from 'node:assert/strict';
 import { MongoClient, type Db } from 'mongodb';
 import { stack } from './client.js';
 
@@ -16,4 +17,20 @@ export async function database(): Promise<Db> {
 export async function closeDatabase(): Promise<void> {
   await client?.close();
   client = null;
+}
+
+/** The last event the stack logged for a memory (its ingestion_progress stream ends there). */
+export async function lastEventOf(memoryId: string): Promise<{ payload: { user_stage: string; message: string | null } } | null> {
+  const db = await database();
+  return db
+    .collection<{ payload: { user_stage: string; message: string | null } }>('memory_events')
+    .find({ 'payload.engram_id': memoryId }, { sort: { seq: -1 }, limit: 1 })
+    .next();
+}
+
+/** Asserts the memory's final event is `failed` with a message matching `reason`. */
+export async function assertFailedEvent(memoryId: string, reason: RegExp): Promise<void> {
+  const last = await lastEventOf(memoryId);
+  assert.equal(last?.payload.user_stage, 'failed');
+  assert.match(last?.payload.message ?? '', reason);
 }
