@@ -7,6 +7,7 @@ import { errorHandler } from './middleware/errors.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { collectionsRouter } from './routes/collections/router.js';
+import { eventsRouter, websocketPathRouter } from './routes/events/router.js';
 import { healthRouter } from './routes/health/router.js';
 import { memoriesRouter } from './routes/memories/router.js';
 import { searchRouter } from './routes/search/router.js';
@@ -22,13 +23,14 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   // Presigned PUTs: authenticated by their signature, and their body must stay a raw stream.
   const signedUploads = signedUploadRouter(deps);
   app.use(signedUploads.routes());
+  app.use(websocketPathRouter().routes());
 
   app.use(authenticate(deps.services.auth));
   app.use(rateLimit(deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));
 
   // Search is mounted before memories so /v1/memories/search is not read as a memory id.
-  for (const router of [searchRouter(deps), collectionsRouter(deps), memoriesRouter(deps), uploadsRouter(deps)]) {
+  for (const router of [searchRouter(deps), collectionsRouter(deps), memoriesRouter(deps), uploadsRouter(deps), eventsRouter(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));
   }

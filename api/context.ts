@@ -6,6 +6,7 @@ import type { CollectionService } from '../services/collections.js';
 import type { HealthService } from '../services/health.js';
 import type { MemoryService } from '../services/memories.js';
 import type { SearchService } from '../services/search.js';
+import type { TicketService } from '../services/tickets.js';
 import type { UploadService } from '../services/uploads.js';
 
 export interface ApiServices {
@@ -15,6 +16,7 @@ export interface ApiServices {
   search: SearchService;
   health: HealthService;
   uploads: UploadService;
+  tickets: TicketService;
 }
 
 export interface ApiDeps {

@@ -23,6 +23,7 @@ import { createHealthService } from '../services/health.js';
 import { createMemoryService } from '../services/memories.js';
 import { createOrchestrator, ensureSearchAttributes } from '../services/orchestrator.js';
 import { createSearchService } from '../services/search.js';
+import { createTicketService } from '../services/tickets.js';
 import { createUploadService } from '../services/uploads.js';
 import { openStore, type Store } from '../store/index.js';
 
@@ -163,6 +164,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         search: createSearchService({ store, collections, searchIndex, embedder }),
         health: createHealthService(store, orchestrator),
         uploads,
+        tickets: createTicketService(store, config.WS_TICKET_TTL_SECONDS),
       },
     });
     const server = http.createServer(app.callback());

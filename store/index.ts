@@ -9,6 +9,7 @@ import { IdempotencyRepository } from './idempotency.js';
 import { IndexChangeFeed } from './index-changes.js';
 import { MemoryRepository } from './memories.js';
 import { TenantRepository } from './tenants.js';
+import { TicketRepository } from './tickets.js';
 import { UploadRepository } from './uploads.js';
 
 export interface Store {
@@ -19,6 +20,7 @@ export interface Store {
   chunks: ChunkRepository;
   files: FileRepository;
   uploads: UploadRepository;
+  tickets: TicketRepository;
   events: EventLog;
   indexChanges: IndexChangeFeed;
   idempotency: IdempotencyRepository;
@@ -40,6 +42,7 @@ export async function openStore(
     chunks: new ChunkRepository(db),
     files: new FileRepository(db),
     uploads: new UploadRepository(db),
+    tickets: new TicketRepository(db),
     events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS, config.EVENT_LOG_MAX_BYTES),
     indexChanges: await IndexChangeFeed.open(db, capabilities),
     idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
@@ -53,6 +56,7 @@ export async function openStore(
     store.chunks.ensureIndexes(),
     store.files.ensureIndexes(),
     store.uploads.ensureIndexes(),
+    store.tickets.ensureIndexes(),
     store.idempotency.ensureIndexes(),
   ]);
   return store;
