@@ -78,6 +78,12 @@ const configSchema = z.object({
     .min(1024 * 1024)
     .default(256 * 1024 * 1024),
 
+  /** Unsent bytes a slow WebSocket subscriber may have before it is closed (it resumes by replay). */
+  WS_MAX_BUFFERED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(8 * 1024 * 1024),
   WS_TICKET_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
   SEARCH_DEFAULT_LIMIT: z.coerce.number().int().min(1).max(100).default(10),
   IDEMPOTENCY_TTL_SECONDS: z.coerce

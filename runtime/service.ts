@@ -11,6 +11,7 @@ import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { createApp } from '../api/app.js';
+import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { createFileExtractors } from '../extractors/files.js';
@@ -19,6 +20,7 @@ import { SearchIndex } from '../search/search-index.js';
 import { installTemporalLogging } from './temporal-logging.js';
 import { createAuthService } from '../services/auth.js';
 import { createCollectionService } from '../services/collections.js';
+import { createEventStream, type FrameSigner } from '../services/event-stream.js';
 import { createHealthService } from '../services/health.js';
 import { createMemoryService } from '../services/memories.js';
 import { createOrchestrator, ensureSearchAttributes } from '../services/orchestrator.js';
@@ -79,6 +81,11 @@ function uploadSigningSecret(config: Config): string {
     }
   }
   return readFileSync(file, 'utf8').trim();
+}
+
+/** Event signing is wired when the keyset module lands; until then frames go unsigned. */
+async function eventSigner(_config: Config, _logger: Logger): Promise<FrameSigner | null> {
+  return null;
 }
 
 export async function startService(config: Config, endpoints: ServiceEndpoints): Promise<RunningService> {
@@ -153,6 +160,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       logger,
       options: { secret: uploadSigningSecret(config), ttlSeconds: config.UPLOAD_URL_TTL_SECONDS, maxBytes: config.UPLOAD_MAX_BYTES },
     });
+    const tickets = createTicketService(store, config.WS_TICKET_TTL_SECONDS);
     const memories = createMemoryService({ store, orchestrator, collections, uploads, searchIndex, logger });
     const app = createApp({
       config,
@@ -164,10 +172,17 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         search: createSearchService({ store, collections, searchIndex, embedder }),
         health: createHealthService(store, orchestrator),
         uploads,
-        tickets: createTicketService(store, config.WS_TICKET_TTL_SECONDS),
+        tickets,
       },
     });
     const server = http.createServer(app.callback());
+    const eventStream = createEventStream({
+      store,
+      logger,
+      signer: await eventSigner(config, logger),
+      options: { maxFrameBytes: 64 * 1024, softBufferBytes: 1024 * 1024, hardBufferBytes: config.WS_MAX_BUFFERED_BYTES },
+    });
+    const detachWebSocket = attachEventWebSocket(server, { tickets, events: eventStream, logger });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -194,6 +209,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       clearInterval(reconciler);
       clearInterval(sweeper);
       searchIndex.stop();
+      await detachWebSocket();
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     });

@@ -2,7 +2,7 @@
 import type { Db } from 'mongodb';
 import { newId } from '../core/ids.js';
 import type { ServerCapabilities } from './db.js';
-import { SequencedLog, type LogEntry } from './sequenced-log.js';
+import { followInserts, SequencedLog, type LogEntry } from './sequenced-log.js';
 
 export type UserStage = 'reading' | 'structuring' | 'indexing' | 'complete' | 'failed';
 
@@ -41,7 +41,16 @@ export class EventLog {
     await Promise.all(collectionIds.map((collectionId) => this.append('ingestion_progress', tenantId, collectionId, { ...payload })));
   }
 
-  readAfter(tenantId: string, afterSeq: number, limit: number): Promise<EventEntry[]> {
-    return this.log.readAfter(afterSeq, limit, { tenant_id: tenantId });
+  /** A subscriber's next events: its tenant, optionally narrowed to collections and types. */
+  readFor(filter: { tenantId: string; collectionIds: string[]; eventTypes: string[] }, afterSeq: number, limit: number): Promise<EventEntry[]> {
+    const query: Record<string, unknown> = { tenant_id: filter.tenantId };
+    if (filter.collectionIds.length > 0) query.collection_id = { $in: filter.collectionIds };
+    if (filter.eventTypes.length > 0) query.type = { $in: filter.eventTypes };
+    return this.log.readAfter(afterSeq, limit, query);
+  }
+
+  /** Calls `onAppend` soon after anything is appended, from any process. */
+  follow(onAppend: () => void, onFallback: (error: unknown) => void): () => Promise<void> {
+    return followInserts(this.log.collection, onAppend, onFallback);
   }
 }

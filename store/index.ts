@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import { ChunkRepository } from './chunks.js';
 import { CollectionRepository } from './collections.js';
 import { connectDatabase, ping, type Database } from './db.js';
+import { EventAckRepository } from './event-acks.js';
 import { EventLog } from './events.js';
 import { FileRepository } from './files.js';
 import { IdempotencyRepository } from './idempotency.js';
@@ -21,6 +22,7 @@ export interface Store {
   files: FileRepository;
   uploads: UploadRepository;
   tickets: TicketRepository;
+  eventAcks: EventAckRepository;
   events: EventLog;
   indexChanges: IndexChangeFeed;
   idempotency: IdempotencyRepository;
@@ -43,6 +45,7 @@ export async function openStore(
     files: new FileRepository(db),
     uploads: new UploadRepository(db),
     tickets: new TicketRepository(db),
+    eventAcks: new EventAckRepository(db),
     events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS, config.EVENT_LOG_MAX_BYTES),
     indexChanges: await IndexChangeFeed.open(db, capabilities),
     idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),

@@ -19,7 +19,7 @@
  * stand-in refuses capped collections) entries at or below `latest - maxEntries` are trimmed by
  * seq from time to time. Either way readers must expect the oldest entries to disappear.
  */
-import type { Collection, Db, Document, Filter, OptionalUnlessRequiredId } from 'mongodb';
+import type { ChangeStream, Collection, Db, Document, Filter, OptionalUnlessRequiredId } from 'mongodb';
 import { isDuplicateKeyError, type ServerCapabilities } from './db.js';
 
 export interface LogEntry extends Document {
@@ -175,4 +175,47 @@ export class SequencedLog<T extends LogEntry> {
     const result = await this.collection.deleteMany({ seq: { $lte: cutoff } } as Filter<T>);
     return result.deletedCount;
   }
+}
+
+const FALLBACK_POLL_MS = 100;
+const SAFETY_POLL_MS = 1000;
+
+/**
+ * Wake-ups for followers of a log. A change stream (real replica sets, and the stand-in with its
+ * oplog) gives one within milliseconds of an insert without polling; tailable cursors are not
+ * used because the stand-in has none. If the stream cannot be opened or dies, followers poll
+ * instead; a slow safety poll runs either way, so a lost notification only delays, never loses.
+ */
+export function followInserts<T extends Document>(collection: Collection<T>, onAppend: () => void, onFallback: (error: unknown) => void): () => Promise<void> {
+  let stopped = false;
+  let stream: ChangeStream<T> | null = null;
+  let poll: NodeJS.Timeout | null = null;
+  const startPolling = (every: number) => {
+    if (poll) clearInterval(poll);
+    poll = setInterval(onAppend, every);
+    poll.unref();
+  };
+  const open = () => {
+    if (stopped) return;
+    try {
+      stream = collection.watch([{ $match: { operationType: 'insert' } }], { batchSize: 1000 });
+      stream.on('change', onAppend);
+      stream.on('error', (error) => {
+        onFallback(error);
+        startPolling(FALLBACK_POLL_MS);
+        void stream?.close().catch(() => undefined);
+        setTimeout(open, 5000).unref();
+      });
+      startPolling(SAFETY_POLL_MS);
+    } catch (error) {
+      onFallback(error);
+      startPolling(FALLBACK_POLL_MS);
+    }
+  };
+  open();
+  return async () => {
+    stopped = true;
+    if (poll) clearInterval(poll);
+    await stream?.close().catch(() => undefined);
+  };
 }

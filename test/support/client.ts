@@ -78,9 +78,14 @@ export async function newTenant(label = 'test'): Promise<TenantFixture> {
 }
 
 export async function admin(...args: string[]): Promise<string> {
+  return adminWith({}, ...args);
+}
+
+/** The admin CLI with extra environment (e.g. another database). */
+export async function adminWith(env: Record<string, string>, ...args: string[]): Promise<string> {
   const info = stack();
   const { stdout } = await execFileAsync(process.execPath, [path.join(projectRoot(), 'dist', 'bin', 'admin.js'), ...args], {
-    env: { ...process.env, ...info.serviceEnv, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...info.serviceEnv, LOG_LEVEL: 'warn', ...env },
   });
   return stdout;
 }

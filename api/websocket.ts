@@ -1,0 +1,100 @@
+/**
+ * GET /v1/ws/memory-events?ticket=… as a WebSocket (the `ws` package on the HTTP server's
+ * upgrade event, beside Koa). The ticket is consumed at the upgrade: a missing, unknown,
+ * expired or used ticket gets an HTTP 401 with the usual JSON error body and no socket.
+ * Dead peers are found with ping/pong; the protocol itself lives in services/event-stream.ts.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Logger } from '../core/logger.js';
+import type { EventStream } from '../services/event-stream.js';
+import type { TicketService } from '../services/tickets.js';
+
+const PATH = '/v1/ws/memory-events';
+const PING_INTERVAL_MS = 20_000;
+const SUBSCRIBER_ID = /^[\w.:-]{1,128}$/;
+
+function refuse(socket: Duplex, status: number, code: string, message: string): void {
+  const body = JSON.stringify({ error: { status, code, message } });
+  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+const TICKET_MESSAGES: Record<string, string> = {
+  unknown_ticket: 'The ticket is not valid; mint one with POST /v1/users/ws-ticket',
+  ticket_expired: 'The ticket has expired; mint a new one with POST /v1/users/ws-ticket',
+  ticket_used: 'The ticket was already used; tickets are single-use',
+};
+
+export function attachEventWebSocket(
+  server: Server,
+  deps: { tickets: TicketService; events: EventStream; logger: Logger },
+): () => Promise<void> {
+  // Frames above the protocol's own limit are answered with an error frame by the session; ws's
+  // hard cap only guards memory (it closes the socket, so it sits well above the protocol limit).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== PATH) return refuse(socket, 404, 'route_not_found', `No WebSocket endpoint at ${url.pathname}`);
+    const ticket = url.searchParams.get('ticket');
+    if (!ticket) return refuse(socket, 401, 'ticket_required', 'Pass a ticket from POST /v1/users/ws-ticket as ?ticket=');
+    const subscriberId = url.searchParams.get('subscriber_id');
+    if (subscriberId !== null && !SUBSCRIBER_ID.test(subscriberId)) {
+      return refuse(socket, 400, 'validation_failed', 'subscriber_id must be 1 to 128 letters, digits, or . _ : -');
+    }
+    deps.tickets.use(ticket).then(
+      (use) => {
+        if (!use.ok) return refuse(socket, 401, use.reason, TICKET_MESSAGES[use.reason] ?? use.reason);
+        wss.handleUpgrade(request, socket, head, (ws) => serve(ws, use.ticket.tenant_id, use.ticket.key_id, subscriberId));
+      },
+      (error: unknown) => {
+        deps.logger.error({ err: error }, 'ticket check failed');
+        refuse(socket, 503, 'unavailable', 'Could not check the ticket; retry');
+      },
+    );
+  };
+
+  const serve = (ws: WebSocket, tenantId: string, keyId: string, subscriberId: string | null) => {
+    const session = deps.events.open(tenantId, keyId, subscriberId, {
+      send: (text) => ws.send(text),
+      bufferedAmount: () => ws.bufferedAmount,
+      close: (code, reason) => ws.close(code, reason),
+    });
+    // Frames are handled one at a time, in order (a subscribe must finish before the next ack).
+    let queue = Promise.resolve();
+    ws.on('message', (data, isBinary) => {
+      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      queue = queue.then(() =>
+        isBinary
+          ? session.receive('\u0000', bytes.byteLength) // not JSON text: answered as invalid_json
+          : session.receive(bytes.toString('utf8'), bytes.byteLength),
+      );
+    });
+    let alive = true;
+    ws.on('pong', () => {
+      alive = true;
+    });
+    const ping = setInterval(() => {
+      if (!alive) return ws.terminate();
+      alive = false;
+      ws.ping();
+    }, PING_INTERVAL_MS);
+    ws.on('close', () => {
+      clearInterval(ping);
+      void session.ended();
+    });
+    ws.on('error', (error) => deps.logger.debug({ err: error }, 'websocket error'));
+  };
+
+  server.on('upgrade', onUpgrade);
+  return async () => {
+    server.off('upgrade', onUpgrade);
+    await deps.events.stop();
+    for (const client of wss.clients) client.terminate();
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * The last acknowledged event seq per subscriber identity (API key + client-chosen subscriber
+ * id), so a reconnect without last_ack_seq resumes after the last ack. Acks only move forward.
+ */
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError } from './db.js';
+
+export class EventAckRepository {
+  private readonly acks: Collection<{ _id: string; seq: number; updated_at: Date }>;
+
+  constructor(db: Db) {
+    this.acks = db.collection('ws_acks');
+  }
+
+  async lastAck(identity: string): Promise<number | null> {
+    return (await this.acks.findOne({ _id: identity }))?.seq ?? null;
+  }
+
+  async record(identity: string, seq: number): Promise<void> {
+    const moved = await this.acks.updateOne({ _id: identity, seq: { $lt: seq } }, { $set: { seq, updated_at: new Date() } });
+    if (moved.matchedCount === 1) return;
+    try {
+      await this.acks.insertOne({ _id: identity, seq, updated_at: new Date() });
+    } catch (error) {
+      // Exists with a higher (or equal) seq already: acks never move back.
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+  }
+}
