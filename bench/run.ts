@@ -20,6 +20,7 @@ import { loadEmbedder } from '../models/embedder.js';
 import { createAdminService } from '../services/admin.js';
 import { openStore, type Store } from '../store/index.js';
 import { fetchBreakdowns } from './breakdown.js';
+import { eventScenario } from './events.js';
 import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
@@ -527,6 +528,10 @@ async function main(): Promise<void> {
   const pipeline = await ingestScenario(api, store, tenantId, ingestCollection._id, ingestTexts, servicePid);
 
   await searchScenario(api, store, tenantId, searchCollection._id, embeddingModel, dimensions, servicePid);
+
+  info('6) live events: append → WebSocket receipt latency, and delivery rate of one API process');
+  const eventsCollection = await admin.createCollection(tenantId, 'events');
+  await eventScenario(baseUrl, boot.apiKey, store, tenantId, eventsCollection._id);
 
   const memory = readRssMb(servicePid);
   if (memory) {
