@@ -1,11 +1,14 @@
 /**
  * Admin CLI: `npm run admin -- <command>`. Talks to MongoDB directly (MONGODB_URI, or the
  * running dev stack recorded in data/dev-stack.json). Run with `help` for the commands.
+ * `signing-key` commands work on the event-signing keyset file only and need no MongoDB.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/index.js';
+import { type Config, loadConfig } from '../config/index.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../core/event-signature.js';
+import { DEFAULT_RETENTION_MS, KeysetError, readKeysetFile, rotateKeyset } from '../core/signing-keyset.js';
 import { AdminError, createAdminService } from '../services/admin.js';
 import { openStore } from '../store/index.js';
 
@@ -20,8 +23,13 @@ const USAGE = `Usage: npm run admin -- <command> [options]   (add --json for mac
   collection list --tenant <id|name>
   bootstrap --tenant <name> --collection <name> [--name N]
                                             tenant (reused) + new key + collection (reused)
+  signing-key list                          list event-signing keys (kid, alg, status; never private parts)
+  signing-key rotate [--alg Ed25519|ES256] [--retention-days N]
+                                            new active key; the previous one is retired (still verifies);
+                                            keys retired more than N days ago (default 30) are dropped
 
-Connects to MONGODB_URI, or to the dev stack started by \`npm run dev\`.`;
+Connects to MONGODB_URI, or to the dev stack started by \`npm run dev\`. signing-key commands need no
+database: they use the keyset file EVENT_SIGNING_KEYSET_PATH (default <DATA_DIR>/event-signing-keyset.json).`;
 
 function mongoUri(dataDir: string): string {
   if (process.env.MONGODB_URI) return process.env.MONGODB_URI;
@@ -34,6 +42,83 @@ function mongoUri(dataDir: string): string {
   throw new AdminError('MONGODB_URI is not set and no running dev stack was found (start one with `npm run dev`)');
 }
 
+function signingKeysetPath(config: Config): string {
+  // Empty means unset, as for every other setting.
+  return process.env.EVENT_SIGNING_KEYSET_PATH || path.join(config.DATA_DIR, 'event-signing-keyset.json');
+}
+
+interface SigningKeyOptions {
+  json: boolean;
+  alg: string | undefined;
+  retentionDays: string | undefined;
+}
+
+/** Keyset problems (bad file, held lock) are the operator's to fix: report them like other admin errors. */
+function asAdminError(error: unknown): never {
+  throw error instanceof KeysetError ? new AdminError(error.message) : error;
+}
+
+/** `signing-key list|rotate`: the keyset file only, no MongoDB. Prints kids and metadata, never key material. */
+async function signingKeyCommand(action: string | undefined, config: Config, options: SigningKeyOptions): Promise<void> {
+  const file = signingKeysetPath(config);
+  const print = (value: unknown, human: string) => console.log(options.json ? JSON.stringify(value, null, 2) : human);
+  const describe = (key: { kid: string; alg: string; status: string; created_at: string; retired_at?: string }) => ({
+    kid: key.kid,
+    alg: key.alg,
+    status: key.status,
+    created_at: key.created_at,
+    retired_at: key.retired_at ?? null,
+  });
+  switch (action) {
+    case 'list': {
+      const keyset = await readKeysetFile(file).catch(asAdminError);
+      if (!keyset) {
+        throw new AdminError(`no signing keyset at ${file} (the service creates one on first start; or run \`signing-key rotate\`)`);
+      }
+      const keys = keyset.keys.map(describe);
+      print(
+        { path: file, keys },
+        [
+          `keyset ${file}`,
+          ...keys.map((k) => `${k.kid}  ${k.alg}  ${k.status}  created ${k.created_at}${k.retired_at ? `  retired ${k.retired_at}` : ''}`),
+        ].join('\n'),
+      );
+      return;
+    }
+    case 'rotate': {
+      if (options.alg !== undefined && !SIGNING_ALGORITHMS.includes(options.alg as SigningAlgorithm)) {
+        throw new AdminError(`--alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
+      }
+      let retentionMs = DEFAULT_RETENTION_MS;
+      if (options.retentionDays !== undefined) {
+        const days = Number(options.retentionDays);
+        if (!/^\d+(\.\d+)?$/.test(options.retentionDays) || !Number.isFinite(days)) {
+          throw new AdminError('--retention-days must be a non-negative number');
+        }
+        retentionMs = days * 24 * 60 * 60 * 1000;
+      }
+      const result = await rotateKeyset(file, { alg: options.alg as SigningAlgorithm | undefined, retentionMs }).catch(asAdminError);
+      print(
+        {
+          path: file,
+          active: describe(result.added),
+          retired: result.retired ? describe(result.retired) : null,
+          dropped: result.dropped.map(describe),
+        },
+        [
+          `new active key ${result.added.kid} (${result.added.alg}) in ${file}`,
+          result.retired ? `retired ${result.retired.kid} (still served for verification)` : 'no previous key: keyset created',
+          ...result.dropped.map((k) => `dropped ${k.kid} (retired ${k.retired_at ?? k.created_at})`),
+          'Processes that loaded the keyset earlier keep signing with the previous key until they reload it.',
+        ].join('\n'),
+      );
+      return;
+    }
+    default:
+      throw new AdminError(`unknown command "signing-key ${action ?? ''}"\n\n${USAGE}`);
+  }
+}
+
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -41,6 +126,8 @@ async function main(): Promise<void> {
       tenant: { type: 'string' },
       name: { type: 'string' },
       collection: { type: 'string' },
+      alg: { type: 'string' },
+      'retention-days': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -51,6 +138,10 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
+  if (resource === 'signing-key') {
+    await signingKeyCommand(action, config, { json: values.json, alg: values.alg, retentionDays: values['retention-days'] });
+    return;
+  }
   const store = await openStore(config, mongoUri(config.DATA_DIR));
   const admin = createAdminService(store);
   const print = (value: unknown, human: string) => console.log(values.json ? JSON.stringify(value, null, 2) : human);

@@ -42,7 +42,11 @@ export class EventLog {
   }
 
   /** A subscriber's next events: its tenant, optionally narrowed to collections and types. */
-  readFor(filter: { tenantId: string; collectionIds: string[]; eventTypes: string[] }, afterSeq: number, limit: number): Promise<EventEntry[]> {
+  readFor(
+    filter: { tenantId: string; collectionIds: string[]; eventTypes: string[] },
+    afterSeq: number,
+    limit: number,
+  ): Promise<EventEntry[]> {
     const query: Record<string, unknown> = { tenant_id: filter.tenantId };
     if (filter.collectionIds.length > 0) query.collection_id = { $in: filter.collectionIds };
     if (filter.eventTypes.length > 0) query.type = { $in: filter.eventTypes };

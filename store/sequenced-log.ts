@@ -186,7 +186,11 @@ const SAFETY_POLL_MS = 1000;
  * used because the stand-in has none. If the stream cannot be opened or dies, followers poll
  * instead; a slow safety poll runs either way, so a lost notification only delays, never loses.
  */
-export function followInserts<T extends Document>(collection: Collection<T>, onAppend: () => void, onFallback: (error: unknown) => void): () => Promise<void> {
+export function followInserts<T extends Document>(
+  collection: Collection<T>,
+  onAppend: () => void,
+  onFallback: (error: unknown) => void,
+): () => Promise<void> {
   let stopped = false;
   let stream: ChangeStream<T> | null = null;
   let poll: NodeJS.Timeout | null = null;

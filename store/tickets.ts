@@ -61,7 +61,7 @@ export class TicketRepository {
       if (isDuplicateKeyError(error)) return { ok: false, reason: 'ticket_used' };
       throw error;
     }
-    await this.tickets.deleteOne({ _id: id });
+    // The ticket record stays until it expires, so a later use reads as "used", not "unknown".
     return { ok: true, ticket: doc };
   }
 }

@@ -1,0 +1,114 @@
+/**
+ * Canonical JSON, scheme `json-sort-keys-v1`: the byte form that event signatures cover.
+ * docs/event-signing.md states the same rules for implementers in other languages.
+ *
+ * - Objects: own enumerable string keys, sorted by UTF-16 code unit order (plain JS
+ *   `Array.prototype.sort`), recursively. A property whose value is `undefined` is omitted, as
+ *   JSON.stringify omits it, so a frame sent with JSON.stringify verifies against what was signed.
+ *   Symbol-keyed and non-enumerable properties are ignored (as JSON.stringify ignores them).
+ *   Only plain objects (prototype Object.prototype or null) are accepted: Date, Map, Buffer,
+ *   class instances and anything with a `toJSON` are rejected, so nothing is converted silently.
+ * - Arrays keep their order; an `undefined` element or a hole is rejected (JSON.stringify would
+ *   turn it into `null`, a silent change).
+ * - Strings are escaped exactly as JSON.stringify escapes them: `"` and `\`, the short escapes
+ *   \b \f \n \r \t, other code points below U+0020 as \u00xx (lowercase hex); everything else,
+ *   including `/`, U+007F, non-ASCII, U+2028 and U+2029, is emitted as is (UTF-8 in the signed
+ *   bytes). Strings and keys containing a lone surrogate are rejected: they have no UTF-8 form.
+ * - Numbers must be finite; they are written as JSON.stringify writes them (ECMAScript
+ *   Number::toString: integers as plain digits below 1e21, -0 as `0`, fractions in the shortest
+ *   round-trip form). NaN and ±Infinity are rejected.
+ * - `true`, `false`, `null` as literals. No whitespace anywhere.
+ * - `undefined` at the top level, functions, symbols and BigInt are rejected.
+ *
+ * Key order note: UTF-16 code unit order equals Unicode code point order (Python's `sort_keys`,
+ * Go's byte-wise string order) except between a key with an astral-plane character (U+10000 and
+ * above, stored as a surrogate pair D800–DFFF) and one with a character in U+E000–U+FFFF at the
+ * same position: UTF-16 order puts the astral key first, code point order puts it last.
+ */
+
+export class CanonicalJsonError extends TypeError {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`cannot canonicalise ${path}: ${reason}`);
+    this.name = 'CanonicalJsonError';
+  }
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function encodeString(value: string, path: string): string {
+  if (LONE_SURROGATE.test(value)) throw new CanonicalJsonError(path, 'string contains a lone surrogate (not representable in UTF-8)');
+  return JSON.stringify(value);
+}
+
+function childPath(path: string, key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function encode(value: unknown, path: string, ancestors: Set<object>): string {
+  switch (typeof value) {
+    case 'string':
+      return encodeString(value, path);
+    case 'number':
+      if (!Number.isFinite(value)) throw new CanonicalJsonError(path, `${value} is not a finite number`);
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'undefined':
+      throw new CanonicalJsonError(path, 'undefined is not a JSON value');
+    case 'bigint':
+      throw new CanonicalJsonError(path, 'BigInt is not supported (convert it to a string or a safe integer first)');
+    case 'function':
+    case 'symbol':
+      throw new CanonicalJsonError(path, `${typeof value} is not a JSON value`);
+    case 'object':
+      break;
+  }
+  if (value === null) return 'null';
+  if (ancestors.has(value)) throw new CanonicalJsonError(path, 'circular reference');
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) {
+      const items: string[] = [];
+      for (let index = 0; index < value.length; index += 1) {
+        const itemPath = `${path}[${index}]`;
+        if (!(index in value)) throw new CanonicalJsonError(itemPath, 'sparse array hole');
+        items.push(encode(value[index], itemPath, ancestors));
+      }
+      return `[${items.join(',')}]`;
+    }
+    if (!isPlainObject(value)) {
+      const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+      const what = typeof name === 'string' && name ? name : 'non-plain object';
+      throw new CanonicalJsonError(path, `${what} is not a plain object (convert it first, e.g. a Date to an ISO string)`);
+    }
+    if (typeof value.toJSON === 'function') throw new CanonicalJsonError(path, 'objects with toJSON are not accepted');
+    const members: string[] = [];
+    for (const key of Object.keys(value).sort()) {
+      const member = value[key];
+      if (member === undefined) continue;
+      const memberPath = childPath(path, key);
+      members.push(`${encodeString(key, memberPath)}:${encode(member, memberPath, ancestors)}`);
+    }
+    return `{${members.join(',')}}`;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/** The canonical JSON text of `value`. Throws CanonicalJsonError for anything outside the rules above. */
+export function canonicalJson(value: unknown): string {
+  return encode(value, '$', new Set());
+}
+
+/** The signed bytes: the UTF-8 encoding of canonicalJson(value). */
+export function canonicalJsonBytes(value: unknown): Buffer {
+  return Buffer.from(canonicalJson(value), 'utf8');
+}

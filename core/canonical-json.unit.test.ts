@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CanonicalJsonError, canonicalJson, canonicalJsonBytes } from './canonical-json.js';
+
+describe('canonicalJson', () => {
+  it('sorts object keys recursively and keeps array order', () => {
+    const value = { b: 1, a: { d: [3, { z: 1, y: 2 }, 'x'], c: null }, aa: [], A: {} };
+    assert.equal(canonicalJson(value), '{"A":{},"a":{"c":null,"d":[3,{"y":2,"z":1},"x"]},"aa":[],"b":1}');
+  });
+
+  it('orders keys by UTF-16 code units (astral before U+E000–U+FFFF, unlike code point order)', () => {
+    const value = { '\uE000': 1, '😀': 2, é: 3, a: 4, B: 5, '': 6, ab: 7 };
+    assert.equal(canonicalJson(value), '{"":6,"B":5,"a":4,"ab":7,"é":3,"😀":2,"\uE000":1}');
+  });
+
+  it('sorts integer-like keys as strings (JS would enumerate them first, numerically)', () => {
+    assert.equal(canonicalJson({ a: 3, 10: 1, 9: 2 }), '{"10":1,"9":2,"a":3}');
+  });
+
+  it('writes no whitespace and literals as JSON', () => {
+    assert.equal(canonicalJson({ t: true, f: false, n: null, s: 'a b' }), '{"f":false,"n":null,"s":"a b","t":true}');
+    assert.equal(canonicalJson([]), '[]');
+    assert.equal(canonicalJson({}), '{}');
+    assert.equal(canonicalJson('top'), '"top"');
+  });
+
+  it('escapes strings exactly like JSON.stringify', () => {
+    const text = '"\\/\b\f\n\r\t\u0000\u0001\u001f\u007f';
+    assert.equal(canonicalJson(text), '"\\"\\\\/\\b\\f\\n\\r\\t\\u0000\\u0001\\u001f\u007f"');
+    assert.equal(canonicalJson(text), JSON.stringify(text));
+    assert.equal(canonicalJson({ 'k"\n': 1 }), '{"k\\"\\n":1}');
+  });
+
+  it('emits non-ASCII, U+2028 and U+2029 raw, and signs their UTF-8 bytes', () => {
+    const text = 'é€😀\u2028\u2029中';
+    assert.equal(canonicalJson(text), `"${text}"`);
+    assert.equal(canonicalJsonBytes({ k: 'é😀' }).toString('hex'), '7b226b223a22c3a9f09f9880227d');
+  });
+
+  it('writes numbers as JSON.stringify does', () => {
+    const cases: [number, string][] = [
+      [0, '0'],
+      [-0, '0'],
+      [42, '42'],
+      [-7, '-7'],
+      [2 ** 53 - 1, '9007199254740991'],
+      [100, '100'],
+      [1e20, '100000000000000000000'],
+      [1e21, '1e+21'],
+      [0.1, '0.1'],
+      [-2.5, '-2.5'],
+      [1 / 3, '0.3333333333333333'],
+      [0.000001, '0.000001'],
+      [1e-7, '1e-7'],
+      [1.5e-7, '1.5e-7'],
+      [5e-324, '5e-324'],
+      [1.7976931348623157e308, '1.7976931348623157e+308'],
+    ];
+    for (const [value, expected] of cases) assert.equal(canonicalJson(value), expected, String(value));
+  });
+
+  it('omits undefined object members, as JSON.stringify does', () => {
+    assert.equal(canonicalJson({ a: undefined, b: 1 }), '{"b":1}');
+  });
+
+  it('accepts null-prototype objects and repeated (non-circular) references', () => {
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare.z = 1;
+    const shared = { x: 1 };
+    assert.equal(canonicalJson({ bare, p: shared, q: shared }), '{"bare":{"z":1},"p":{"x":1},"q":{"x":1}}');
+  });
+
+  it('matches JSON.stringify for values whose keys are already sorted', () => {
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const atoms = ['', 'a', '"', '\\', '\n', 'é', '😀', '\u2028', '\u001f', 0, -1.25, 1e-9, 3e21, 12345, true, false, null];
+    const make = (depth: number): unknown => {
+      const roll = random();
+      if (depth > 3 || roll < 0.4) return atoms[Math.floor(random() * atoms.length)];
+      if (roll < 0.7) return Array.from({ length: Math.floor(random() * 4) }, () => make(depth + 1));
+      // Prefixed: JS enumerates integer-like keys first, whatever the insertion order.
+      const keys = Array.from({ length: Math.floor(random() * 4) }, () => `k${String(atoms[Math.floor(random() * atoms.length)])}`).sort();
+      return Object.fromEntries(keys.map((key) => [key, make(depth + 1)]));
+    };
+    for (let i = 0; i < 500; i += 1) {
+      const value = make(0);
+      assert.equal(canonicalJson(value), JSON.stringify(value));
+    }
+  });
+
+  describe('rejects', () => {
+    const rejected: [string, unknown][] = [
+      ['NaN', { n: NaN }],
+      ['Infinity', { n: Infinity }],
+      ['-Infinity', [-Infinity]],
+      ['top-level undefined', undefined],
+      ['undefined in an array', [1, undefined]],
+      ['a sparse array hole', [1, , 3]], // eslint-disable-line no-sparse-arrays
+      ['BigInt', { n: 1n }],
+      ['a function', { f: () => 1 }],
+      ['a symbol', { s: Symbol('s') }],
+      ['a Date', { ts: new Date(0) }],
+      ['a Map', new Map([['a', 1]])],
+      ['a Buffer', Buffer.from('x')],
+      [
+        'a class instance',
+        new (class Point {
+          x = 1;
+        })(),
+      ],
+      ['an object with toJSON', { toJSON: () => 'x' }],
+      ['a lone high surrogate', 'a\uD83D'],
+      ['a lone low surrogate', '\uDE00b'],
+      ['a lone surrogate in a key', { '\uD800': 1 }],
+      ['a boxed string', { s: new String('x') }],
+    ];
+    for (const [what, value] of rejected) {
+      it(what, () => {
+        assert.throws(() => canonicalJson(value), CanonicalJsonError);
+      });
+    }
+
+    it('a circular reference, naming where', () => {
+      const loop: Record<string, unknown> = { a: 1 };
+      loop.self = { back: loop };
+      assert.throws(() => canonicalJson(loop), { name: 'CanonicalJsonError', message: /\$\.self\.back: circular/ });
+    });
+
+    it('with the path of the offending value', () => {
+      assert.throws(() => canonicalJson({ payload: { list: [0, NaN] } }), { message: /\$\.payload\.list\[1\]/ });
+      assert.throws(() => canonicalJson({ 'odd key': NaN }), { message: /\$\["odd key"\]/ });
+    });
+  });
+});
