@@ -17,6 +17,8 @@ export interface ApiServices {
   health: HealthService;
   uploads: UploadService;
   tickets: TicketService;
+  /** The public keys that verify event signatures (a JWKS), retired ones included. */
+  signingKeys: () => Promise<{ keys: readonly object[] }>;
 }
 
 export interface ApiDeps {

@@ -84,6 +84,10 @@ const configSchema = z.object({
     .int()
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
+  /** Sign live-event frames (Ed25519). The keyset comes from EVENT_SIGNING_KEYSET (JSON) or a file. */
+  EVENT_SIGNING: booleanFromEnv.default(true),
+  EVENT_SIGNING_KEYSET: z.string().min(2).optional(),
+  EVENT_SIGNING_KEYSET_PATH: z.string().optional(),
   WS_TICKET_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
   SEARCH_DEFAULT_LIMIT: z.coerce.number().int().min(1).max(100).default(10),
   IDEMPOTENCY_TTL_SECONDS: z.coerce

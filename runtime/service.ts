@@ -20,7 +20,8 @@ import { SearchIndex } from '../search/search-index.js';
 import { installTemporalLogging } from './temporal-logging.js';
 import { createAuthService } from '../services/auth.js';
 import { createCollectionService } from '../services/collections.js';
-import { createEventStream, type FrameSigner } from '../services/event-stream.js';
+import { createEventSigning, type EventSigning } from '../services/event-signing.js';
+import { createEventStream } from '../services/event-stream.js';
 import { createHealthService } from '../services/health.js';
 import { createMemoryService } from '../services/memories.js';
 import { createOrchestrator, ensureSearchAttributes } from '../services/orchestrator.js';
@@ -83,9 +84,12 @@ function uploadSigningSecret(config: Config): string {
   return readFileSync(file, 'utf8').trim();
 }
 
-/** Event signing is wired when the keyset module lands; until then frames go unsigned. */
-async function eventSigner(_config: Config, _logger: Logger): Promise<FrameSigner | null> {
-  return null;
+/** Frames are signed unless EVENT_SIGNING=false; the keyset file is created on first start. */
+async function eventSigning(config: Config, logger: Logger): Promise<EventSigning | null> {
+  if (!config.EVENT_SIGNING) return null;
+  const path_ = config.EVENT_SIGNING_KEYSET_PATH ?? path.join(config.DATA_DIR, 'event-signing-keyset.json');
+  if (!config.EVENT_SIGNING_KEYSET) mkdirSync(path.dirname(path_), { recursive: true });
+  return createEventSigning({ json: config.EVENT_SIGNING_KEYSET, path: path_ }, logger);
 }
 
 export async function startService(config: Config, endpoints: ServiceEndpoints): Promise<RunningService> {
@@ -161,6 +165,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       options: { secret: uploadSigningSecret(config), ttlSeconds: config.UPLOAD_URL_TTL_SECONDS, maxBytes: config.UPLOAD_MAX_BYTES },
     });
     const tickets = createTicketService(store, config.WS_TICKET_TTL_SECONDS);
+    const signing = await eventSigning(config, logger);
     const memories = createMemoryService({ store, orchestrator, collections, uploads, searchIndex, logger });
     const app = createApp({
       config,
@@ -173,13 +178,14 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         health: createHealthService(store, orchestrator),
         uploads,
         tickets,
+        signingKeys: () => signing?.publicKeys() ?? Promise.resolve({ keys: [] }),
       },
     });
     const server = http.createServer(app.callback());
     const eventStream = createEventStream({
       store,
       logger,
-      signer: await eventSigner(config, logger),
+      signer: signing?.signer ?? null,
       options: { maxFrameBytes: 64 * 1024, softBufferBytes: 1024 * 1024, hardBufferBytes: config.WS_MAX_BUFFERED_BYTES },
     });
     const detachWebSocket = attachEventWebSocket(server, { tickets, events: eventStream, logger });

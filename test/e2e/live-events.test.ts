@@ -4,6 +4,7 @@
  * a burst of 1,200 events, the retention gap, acks per subscriber, and two API processes.
  */
 import assert from 'node:assert/strict';
+import { createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -104,6 +105,62 @@ describe('live events over WebSocket', () => {
       assert.match(frame.event_id as string, /^[0-9a-f-]{36}$/);
       assert.ok(!Number.isNaN(Date.parse(frame.ts as string)));
     }
+  });
+
+  it('signs event frames; an independent verifier accepts them and rejects tampered ones', async () => {
+    const jwks = await tenant.api.get('/v1/memory-events/signing-keys');
+    assert.equal(jwks.status, 200);
+    const keys = jwks.body.keys as { kid: string; kty: string; crv: string; x: string; d?: string }[];
+    assert.ok(keys.length >= 1);
+    for (const key of keys) {
+      assert.equal(key.kty, 'OKP');
+      assert.equal(key.crv, 'Ed25519');
+      assert.equal(key.d, undefined, 'no private part');
+    }
+    assert.equal((await new Api(stack().apiUrl, null).get('/v1/memory-events/signing-keys')).status, 401);
+
+    const socket = await open();
+    socket.send({ action: 'subscribe', collections: [tenant.collectionId], event_types: ['signed'] });
+    await socket.next((frame) => frame.action === 'subscribed');
+    await append(3, tenant.collectionId, 'signed');
+    const frames = await socket.waitForEvents(3);
+
+    // Written from the spec alone: node:crypto and a separate canonicaliser, not the server's code.
+    const canonical = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+      if (value !== null && typeof value === 'object') {
+        const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
+      }
+      return JSON.stringify(value);
+    };
+    const verify = (frame: Frame): boolean => {
+      const { signature, ...rest } = frame as Frame & { signature: { key_id: string; value: string } };
+      const jwk = keys.find((key) => key.kid === signature.key_id);
+      if (!jwk) return false;
+      const publicKey = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
+      return cryptoVerify(null, Buffer.from(canonical(rest), 'utf8'), publicKey, Buffer.from(signature.value, 'base64url'));
+    };
+    for (const frame of frames) {
+      const signature = frame.signature as Record<string, unknown>;
+      assert.equal(signature.scheme, 'eddsa-detached');
+      assert.equal(signature.algorithm, 'Ed25519');
+      assert.equal(signature.canonicalization, 'json-sort-keys-v1');
+      assert.equal(signature.encoding, 'base64url');
+      assert.deepEqual([...(signature.signed_fields as string[])].sort(), [
+        'action',
+        'collection_id',
+        'event_id',
+        'payload',
+        'seq',
+        'ts',
+        'type',
+      ]);
+      assert.ok(verify(frame), `frame ${frame.seq} verifies`);
+    }
+    const tampered = { ...frames[0]!, payload: { ...(frames[0]!.payload as object), current: 999 } };
+    assert.equal(verify(tampered), false);
+    assert.equal(verify({ ...frames[0]!, seq: (frames[0]!.seq as number) + 1 }), false);
   });
 
   it('answers every bad frame with an error frame and keeps the socket usable', async () => {

@@ -22,6 +22,11 @@ export function eventsRouter({ services }: ApiDeps): Router<AppState> {
     };
   });
 
+  router.get('/memory-events/signing-keys', async (ctx) => {
+    // A JWKS: `keys` at the top level, as JWT libraries expect; public parts only.
+    ctx.body = await services.signingKeys();
+  });
+
   return router;
 }
 
