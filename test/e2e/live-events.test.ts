@@ -13,6 +13,7 @@ import { freePort } from '../../dev/embedded.js';
 import { spawnService, stopChild, waitForReady } from '../../dev/stack.js';
 import { connectDatabase, type Database } from '../../store/db.js';
 import { EventLog } from '../../store/events.js';
+import { TicketRepository } from '../../store/tickets.js';
 import { adminWith, Api, createMemory, newTenant, stack, type TenantFixture } from '../support/client.js';
 import { RawSocket, wsUrl, type Frame } from '../support/ws.js';
 
@@ -77,6 +78,40 @@ describe('live events over WebSocket', () => {
     );
     base.searchParams.delete('ticket');
     await assert.rejects(RawSocket.connect(base.toString()), (error: { status: number }) => error.status === 401);
+  });
+
+  it('refuses an expired ticket at the upgrade', async () => {
+    const tickets = new TicketRepository(database.db);
+    const expired = await tickets.mint(tenant.tenantId, tenant.keyId, -1);
+    const url = new URL(await wsUrl(tenant.api));
+    url.searchParams.set('ticket', expired.ticket);
+    await assert.rejects(
+      RawSocket.connect(url.toString()),
+      (error: { status: number; body: string }) => error.status === 401 && /ticket_expired/.test(error.body),
+    );
+  });
+
+  it('carries memory_unconfident events end to end, filtered by type', async () => {
+    const socket = await open();
+    socket.send({ action: 'subscribe', collections: [], event_types: ['memory_unconfident'] });
+    await socket.next((frame) => frame.action === 'subscribed');
+    await append(2); // other types are filtered out
+    const payload = {
+      query: 'zebra migration',
+      reason: 'no_results',
+      entity_count: 0,
+      fact_count: 0,
+      episode_count: 0,
+      source_count: 0,
+      avg_activation: 0,
+      max_activation: 0,
+      avg_fact_confidence: 0,
+    };
+    const seq = await log.append('memory_unconfident', tenant.tenantId, tenant.collectionId, payload);
+    const frame = await socket.next((candidate) => candidate.action === 'event');
+    assert.equal(frame.seq, seq);
+    assert.equal(frame.type, 'memory_unconfident');
+    assert.deepEqual(frame.payload, payload);
   });
 
   it('streams the ingestion_progress of a real memory, stage by stage, in seq order', async () => {
