@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import type { Logger } from '../core/logger.js';
-import { signEventFrame, type EventFrameWithoutSignature } from '../core/event-signature.js';
+import { signEventFrame } from '../core/event-signature.js';
 import {
   activeKey,
   keysetFromEnv,
@@ -16,7 +16,7 @@ import {
   type PublicKeyset,
   type SigningKeyset,
 } from '../core/signing-keyset.js';
-import type { EventFrame, FrameSigner } from './event-stream.js';
+import type { FrameSigner } from './event-stream.js';
 
 const RECHECK_MS = 3000;
 
@@ -50,7 +50,7 @@ export async function createEventSigning(source: { json?: string | undefined; pa
   };
 
   return {
-    signer: async (frame: EventFrame) => signEventFrame(frame as unknown as EventFrameWithoutSignature, activeKey(await current())),
+    signer: async (frame) => signEventFrame(frame, activeKey(await current())),
     publicKeys: async () => publicJwks(await current()),
   };
 }

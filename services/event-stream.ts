@@ -5,6 +5,7 @@
  * own cursor, in seq order, so replay and live delivery are one loop: no gap and no duplicate
  * at the seam, and several API processes each deliver independently.
  */
+import type { EventFrameWithoutSignature, SignatureObject } from '../core/event-signature.js';
 import type { Logger } from '../core/logger.js';
 import { isUuid } from '../core/ids.js';
 import type { EventEntry } from '../store/events.js';
@@ -16,19 +17,10 @@ export interface Transport {
   close(code: number, reason: string): void;
 }
 
-export interface EventFrame {
-  action: 'event';
-  seq: number;
-  event_id: string;
-  type: string;
-  collection_id: string;
-  payload: Record<string, unknown>;
-  ts: string;
-  signature?: unknown;
-}
+export type { EventFrameWithoutSignature as EventFrame } from '../core/event-signature.js';
 
-/** Adds `signature` to an event frame when signing is configured. */
-export type FrameSigner = (frame: EventFrame) => Promise<unknown>;
+/** Signs a frame when signing is configured. */
+export type FrameSigner = (frame: EventFrameWithoutSignature) => Promise<SignatureObject>;
 
 export interface EventStreamOptions {
   /** Largest client frame accepted, in bytes (larger: an error frame; the socket stays open). */
@@ -47,7 +39,7 @@ interface Subscription {
   eventTypes: string[];
 }
 
-export const frameOf = (entry: EventEntry): EventFrame => ({
+export const frameOf = (entry: EventEntry): EventFrameWithoutSignature => ({
   action: 'event',
   seq: entry.seq,
   event_id: entry._id,
@@ -206,8 +198,7 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
         if (this.subscription !== subscription) continue; // re-subscribed meanwhile
         for (const entry of entries) {
           const frame = frameOf(entry);
-          if (deps.signer) frame.signature = await deps.signer(frame);
-          this.send(frame as unknown as Record<string, unknown>);
+          this.send(deps.signer ? { ...frame, signature: await deps.signer(frame) } : frame);
           this.cursor = entry.seq;
         }
         if (entries.length < BATCH) return;

@@ -17,6 +17,8 @@ import { TicketRepository } from '../../store/tickets.js';
 import { adminWith, Api, createMemory, newTenant, stack, type TenantFixture } from '../support/client.js';
 import { RawSocket, wsUrl, type Frame } from '../support/ws.js';
 
+/** An ingestion_progress payload for a memory that does not exist: the stream does not care. */
+const progressPayload = () => ({ engram_id: newId(), stage: 'x', user_stage: 'reading', current: 0, total: 1, message: null });
 const seqsOf = (frames: Frame[]) => frames.map((frame) => frame.seq as number);
 const strictlyIncreasing = (seqs: number[]) => seqs.every((seq, index) => index === 0 || seq > seqs[index - 1]!);
 
@@ -235,14 +237,7 @@ describe('live events over WebSocket', () => {
     socket.send({ action: 'subscribe', collections: [] });
     await socket.next((frame) => frame.action === 'subscribed');
     const before = socket.events().length;
-    await log.append('ingestion_progress', other.tenantId, other.collectionId, {
-      engram_id: newId(),
-      stage: 'x',
-      user_stage: 'reading',
-      current: 0,
-      total: 1,
-      message: null,
-    });
+    await log.append('ingestion_progress', other.tenantId, other.collectionId, progressPayload());
     const [mine] = await append(1);
     await socket.next((frame) => frame.seq === mine);
     assert.ok(
@@ -313,16 +308,7 @@ describe('live events over WebSocket', () => {
         const gap = JSON.parse(bootstrap) as { tenant_id: string; api_key: string; collection_id: string };
         for (let i = 0; i < 600; i += 100) {
           await Promise.all(
-            Array.from({ length: 100 }, () =>
-              smallLog.append('ingestion_progress', gap.tenant_id, gap.collection_id, {
-                engram_id: newId(),
-                stage: 'x',
-                user_stage: 'reading',
-                current: 0,
-                total: 1,
-                message: null,
-              }),
-            ),
+            Array.from({ length: 100 }, () => smallLog.append('ingestion_progress', gap.tenant_id, gap.collection_id, progressPayload())),
           );
         }
         await smallLog.log.trim();
