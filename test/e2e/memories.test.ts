@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../config/index.js';
 import { createMemory, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
-import { assertFailedEvent, closeDatabase, database } from '../support/db.js';
+import { assertFailedEvent, closeDatabase, database, terminalEventOf } from '../support/db.js';
 
 const run = promisify(execFile);
 
@@ -100,6 +100,7 @@ describe('memories: create, read, list', () => {
   it('records ingestion_progress events for every stage, in seq order', async () => {
     const id = await createMemory(tenant, { raw_text: 'Progress events are written for each stage.' });
     await waitForStatus(tenant.api, id, ['complete']);
+    await terminalEventOf(id);
     const db = await database();
     const events = await db
       .collection('memory_events')

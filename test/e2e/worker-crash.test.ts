@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 import { spawnService } from '../../dev/stack.js';
 import { buildPdf, renderTextJpeg } from '../fixtures/documents.js';
 import { createMemory, newTenant, sleep, stack, waitForStatus } from '../support/client.js';
-import { closeDatabase, database } from '../support/db.js';
+import { closeDatabase, database, terminalEventOf } from '../support/db.js';
 
 // One client per file, closed once every suite in the file is done (an open client keeps the file's process alive).
 after(closeDatabase);
@@ -62,6 +62,7 @@ describe('worker crash mid-ingestion', () => {
       chunks.every((chunk) => chunk.embedding_model),
       'every chunk has its vector',
     );
+    await terminalEventOf(id);
     const completes = await db.collection('memory_events').countDocuments({ 'payload.engram_id': id, 'payload.user_stage': 'complete' });
     assert.equal(completes, 1, 'completed exactly once');
 
@@ -123,6 +124,7 @@ describe('worker crash mid-ingestion', () => {
     const stored = await db.collection('chunks').countDocuments({ memory_id: id });
     assert.equal(stored, done.body.results.chunk_count, 'no duplicate chunks');
     assert.match((done.body.results.chunks as string[]).join(' ').toLowerCase(), /barrels/);
+    await terminalEventOf(id);
     const completes = await db.collection('memory_events').countDocuments({ 'payload.engram_id': id, 'payload.user_stage': 'complete' });
     assert.equal(completes, 1);
   });

@@ -28,9 +28,24 @@ export async function lastEventOf(memoryId: string): Promise<{ payload: { user_s
     .next();
 }
 
+/**
+ * Waits until the memory's last event is terminal (`complete` or `failed`): the pipeline records
+ * the status first and appends the event just after, so a client that saw the status may be a
+ * few milliseconds ahead of the log.
+ */
+export async function terminalEventOf(memoryId: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const last = await lastEventOf(memoryId);
+    if (last && ['complete', 'failed'].includes(last.payload.user_stage)) return last;
+    if (Date.now() > deadline) return last;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Asserts the memory's final event is `failed` with a message matching `reason`. */
 export async function assertFailedEvent(memoryId: string, reason: RegExp): Promise<void> {
-  const last = await lastEventOf(memoryId);
+  const last = await terminalEventOf(memoryId);
   assert.equal(last?.payload.user_stage, 'failed');
   assert.match(last?.payload.message ?? '', reason);
 }
