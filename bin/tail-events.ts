@@ -15,6 +15,7 @@ import {
   MemoryEventsClient,
   type MemoryEventsError,
   type SigningJwk,
+  UpgradeRejectedError,
 } from '../client/memory-events.js';
 import { TailView } from '../client/tail-view.js';
 
@@ -93,6 +94,9 @@ function parseSettings(argv: string[]): Settings | undefined {
   } catch {
     throw new UsageError(`--url ${url} is not a URL`);
   }
+  if (values.subscriber !== undefined && !/^[\w.:-]{1,128}$/.test(values.subscriber)) {
+    throw new UsageError('--subscriber must be 1 to 128 letters, digits, or . _ : -');
+  }
   return { url, key, collections, types, subscriberId: values.subscriber, sinceSeq, verify: !values['no-verify'] };
 }
 
@@ -150,7 +154,7 @@ async function main(): Promise<number> {
       const retrying =
         error.code === 'connection_lost' ||
         error.code === 'heartbeat_timeout' ||
-        error.code === 'upgrade_rejected' ||
+        (error instanceof UpgradeRejectedError && error.retryable) ||
         error.code === 'handler_failed' ||
         (error instanceof HttpError && !error.isAuthFailure);
       note(`! ${error.message}${retrying ? ' — reconnecting' : ''}`);

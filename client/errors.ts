@@ -6,7 +6,7 @@
 export type MemoryEventsErrorCode =
   /** An HTTP call (ticket minting, signing keys) failed or answered with a non-2xx status. */
   | 'http_error'
-  /** The WebSocket upgrade was refused (bad, expired or used ticket: HTTP 401). */
+  /** The WebSocket upgrade was refused: 401 (bad, expired or used ticket) is retried, other 4xx are final. */
   | 'upgrade_rejected'
   /** An event with seq at or below the high-water mark: a replay or a reordering; dropped. */
   | 'stale_seq'
@@ -72,6 +72,12 @@ export class UpgradeRejectedError extends MemoryEventsError {
     message: string,
   ) {
     super('upgrade_rejected', message);
+  }
+
+  /** Whether a new ticket may get through: 401, 408, 429 and 5xx (and no status at all). */
+  get retryable(): boolean {
+    const status = this.status;
+    return status === 0 || status === 401 || status === 408 || status === 429 || status >= 500;
   }
 }
 

@@ -58,8 +58,9 @@ export class FakeEventsServer {
   mints = 0;
   upgrades = 0;
   answerHeartbeats = true;
-  /** Refuse this many upcoming upgrades with 401 even though their tickets are good. */
+  /** Refuse this many upcoming upgrades with `refuseStatus` even though their tickets are good. */
   refuseUpgrades = 0;
+  refuseStatus: { status: number; code: string } = { status: 401, code: 'ticket_used' };
   /** Events with a lower seq are no longer retained: a replay from before them gets replay_gap. */
   oldestRetained = 1;
   /** When set, every subscribe is answered with this subscribe_error. */
@@ -187,9 +188,10 @@ export class FakeEventsServer {
     const refuse = this.refuseUpgrades > 0;
     if (refuse) this.refuseUpgrades -= 1;
     if (url.pathname !== '/v1/ws/memory-events' || !record || record.used || refuse) {
-      const body = JSON.stringify({ error: { code: 'invalid_ticket', message: 'The ticket is unknown, expired or already used' } });
+      const { status, code } = refuse ? this.refuseStatus : { status: 401, code: 'unknown_ticket' };
+      const body = JSON.stringify({ error: { code, message: `refused (${code})` } });
       socket.end(
-        `HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${status} Refused\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
       return;
     }

@@ -44,7 +44,7 @@ export interface MemoryEventsClientOptions {
   /** Event types; empty or absent = all. */
   eventTypes?: readonly string[];
   /**
-   * A stable name for this consumer. The server keeps acks per (API key, subscriber_id), so a
+   * A stable name for this consumer (1–128 of A–Z a–z 0–9 . _ : -). The server keeps acks per (API key, subscriber_id), so a
    * client that starts without a high-water mark resumes after the last event it acked.
    */
   subscriberId?: string;
@@ -95,6 +95,8 @@ export interface ClientStats {
 }
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
+/** What the server accepts as subscriber_id. */
+const SUBSCRIBER_ID = /^[\w.:-]{1,128}$/;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** Pause reading from the socket when this many events wait for onEvent; resume below the low mark. */
 const QUEUE_HIGH_WATER = 1_000;
@@ -155,6 +157,9 @@ export class MemoryEventsClient {
   constructor(options: MemoryEventsClientOptions) {
     if (!options.baseUrl) throw new TypeError('MemoryEventsClient: baseUrl is required');
     if (!options.apiKey) throw new TypeError('MemoryEventsClient: apiKey is required');
+    if (options.subscriberId !== undefined && !SUBSCRIBER_ID.test(options.subscriberId)) {
+      throw new TypeError('MemoryEventsClient: subscriberId must be 1 to 128 letters, digits, or . _ : -');
+    }
     if (options.lastProcessedSeq !== undefined && (!Number.isSafeInteger(options.lastProcessedSeq) || options.lastProcessedSeq < 0)) {
       throw new TypeError('MemoryEventsClient: lastProcessedSeq must be a non-negative integer');
     }
@@ -396,13 +401,14 @@ export class MemoryEventsClient {
         }
         const { code, message } = errorBodyFields(body);
         const status = response.statusCode ?? 0;
-        conn.end(
-          new UpgradeRejectedError(
-            status,
-            code,
-            `WebSocket upgrade refused: HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`,
-          ),
+        const error = new UpgradeRejectedError(
+          status,
+          code,
+          `WebSocket upgrade refused: HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`,
         );
+        // 401 (a ticket that expired or was used on the way) and 408/429/5xx can pass with a new
+        // ticket; any other 4xx (a bad subscriber_id, a wrong path) will not, so it is final.
+        conn.end(error, !error.retryable);
         socket.terminate();
       };
       const timer = setTimeout(finish, 2_000);

@@ -224,11 +224,11 @@ describe('MemoryEventsClient', { timeout: 20_000 }, () => {
   it('starts from lastProcessedSeq and passes subscriber_id on the URL', async () => {
     const server = await startServer();
     for (let i = 0; i < 5; i += 1) await server.publish();
-    const { client, events } = makeClient(server, { lastProcessedSeq: 3, subscriberId: 'tail 1' });
+    const { client, events } = makeClient(server, { lastProcessedSeq: 3, subscriberId: 'tail-1' });
     await client.start();
     await client.waitFor((c) => c.highWaterSeq === 5);
     assert.deepEqual(seqs(events), [4, 5]);
-    assert.equal(server.lastConnection?.subscriberId, 'tail 1');
+    assert.equal(server.lastConnection?.subscriberId, 'tail-1');
     assert.equal(server.lastConnection?.framesOf('subscribe')[0]?.last_ack_seq, 3);
   });
 
@@ -257,8 +257,25 @@ describe('MemoryEventsClient', { timeout: 20_000 }, () => {
     const refused = errors[0];
     assert.ok(refused instanceof UpgradeRejectedError, String(refused));
     assert.equal(refused.status, 401);
-    assert.equal(refused.serverCode, 'invalid_ticket');
+    assert.equal(refused.serverCode, 'ticket_used');
     assert.equal(server.mints, 2);
+  });
+
+  it('gives up when the upgrade is refused with a 4xx other than 401', async () => {
+    const server = await startServer();
+    server.refuseUpgrades = 1;
+    server.refuseStatus = { status: 400, code: 'validation_failed' };
+    const { client } = makeClient(server);
+    await assert.rejects(client.start(), (error: unknown) => error instanceof UpgradeRejectedError && error.status === 400);
+    assert.equal(server.mints, 1, 'no retry');
+    assert.equal(client.state, 'stopped');
+  });
+
+  it('refuses a subscriberId the server would refuse', () => {
+    assert.throws(
+      () => new MemoryEventsClient({ baseUrl: 'http://x', apiKey: 'k', subscriberId: 'has space', onEvent: () => {} }),
+      TypeError,
+    );
   });
 
   it('does not retry when the API key is refused: start() rejects and done settles with the error', async () => {
