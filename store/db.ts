@@ -9,6 +9,12 @@ import { MongoClient, type Db } from 'mongodb';
 export interface ServerCapabilities {
   /** Capped collections: refused by the stand-in ("not yet implemented"). */
   cappedCollections: boolean;
+  /**
+   * Change streams whose getMore waits for new data (awaitData). Real replica sets do; the
+   * stand-in answers at once, so a change stream there becomes a tight getMore loop (measured:
+   * about 1,500 getMores a second on an idle stream), and followers must poll instead.
+   */
+  awaitingChangeStreams: boolean;
 }
 
 export interface Database {
@@ -43,7 +49,23 @@ async function probeCapabilities(db: Db): Promise<ServerCapabilities> {
   } finally {
     await db.dropCollection(probeName).catch(() => undefined);
   }
-  return { cappedCollections };
+  return { cappedCollections, awaitingChangeStreams: await probeAwaitingChangeStreams(db, probeName) };
+}
+
+async function probeAwaitingChangeStreams(db: Db, probeName: string): Promise<boolean> {
+  const maxAwaitTimeMS = 300;
+  try {
+    const stream = db.collection(probeName).watch([], { maxAwaitTimeMS });
+    try {
+      const started = Date.now();
+      await stream.tryNext();
+      return Date.now() - started >= maxAwaitTimeMS / 2;
+    } finally {
+      await stream.close();
+    }
+  } catch {
+    return false; // e.g. a standalone mongod: no change streams at all
+  }
 }
 
 export async function ping(db: Db): Promise<void> {

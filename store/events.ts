@@ -2,7 +2,7 @@
 import type { Db } from 'mongodb';
 import { newId } from '../core/ids.js';
 import type { ServerCapabilities } from './db.js';
-import { followInserts, SequencedLog, type LogEntry } from './sequenced-log.js';
+import { followLog, SequencedLog, type LogEntry } from './sequenced-log.js';
 
 export type UserStage = 'reading' | 'structuring' | 'indexing' | 'complete' | 'failed';
 
@@ -24,12 +24,15 @@ export interface EventEntry extends LogEntry {
 }
 
 export class EventLog {
-  private constructor(readonly log: SequencedLog<EventEntry>) {}
+  private constructor(
+    readonly log: SequencedLog<EventEntry>,
+    private readonly capabilities: ServerCapabilities,
+  ) {}
 
   static async open(db: Db, capabilities: ServerCapabilities, maxEntries: number, maxBytes: number): Promise<EventLog> {
     const log = await SequencedLog.open<EventEntry>(db, 'memory_events', capabilities, { maxEntries, maxBytes });
     await log.collection.createIndex({ tenant_id: 1, seq: 1 });
-    return new EventLog(log);
+    return new EventLog(log, capabilities);
   }
 
   append(type: string, tenantId: string, collectionId: string, payload: Record<string, unknown>): Promise<number> {
@@ -55,6 +58,6 @@ export class EventLog {
 
   /** Calls `onAppend` soon after anything is appended, from any process. */
   follow(onAppend: () => void, onFallback: (error: unknown) => void): () => Promise<void> {
-    return followInserts(this.log.collection, onAppend, onFallback);
+    return followLog(this.log, this.capabilities.awaitingChangeStreams, onAppend, onFallback);
   }
 }

@@ -177,46 +177,59 @@ export class SequencedLog<T extends LogEntry> {
   }
 }
 
-const FALLBACK_POLL_MS = 100;
+const POLL_MS = 25;
 const SAFETY_POLL_MS = 1000;
 
 /**
- * Wake-ups for followers of a log. A change stream (real replica sets, and the stand-in with its
- * oplog) gives one within milliseconds of an insert without polling; tailable cursors are not
- * used because the stand-in has none. If the stream cannot be opened or dies, followers poll
- * instead; a slow safety poll runs either way, so a lost notification only delays, never loses.
+ * Wake-ups for followers of a log, chosen by what the server can do (store/db.ts probes it):
+ * - a change stream where getMore awaits new data (real replica sets): a wake-up within
+ *   milliseconds of an insert, no polling; if it dies, polling takes over until it reopens;
+ * - otherwise (the stand-in, whose change streams spin, or a standalone server) one cheap
+ *   indexed read of the newest seq every 25 ms, waking followers only when it moved.
+ * A slow safety wake-up runs either way, so a lost notification only delays, never loses.
  */
-export function followInserts<T extends Document>(
-  collection: Collection<T>,
+export function followLog<T extends LogEntry>(
+  log: SequencedLog<T>,
+  awaiting: boolean,
   onAppend: () => void,
   onFallback: (error: unknown) => void,
 ): () => Promise<void> {
   let stopped = false;
   let stream: ChangeStream<T> | null = null;
   let poll: NodeJS.Timeout | null = null;
-  const startPolling = (every: number) => {
+  let lastSeen = -1;
+  const startPolling = (every: number, onlyOnChange: boolean) => {
     if (poll) clearInterval(poll);
-    poll = setInterval(onAppend, every);
+    poll = setInterval(() => {
+      if (!onlyOnChange) return onAppend();
+      log.latestSeq().then((latest) => {
+        if (latest !== lastSeen) {
+          lastSeen = latest;
+          onAppend();
+        }
+      }, onFallback);
+    }, every);
     poll.unref();
   };
   const open = () => {
     if (stopped) return;
     try {
-      stream = collection.watch([{ $match: { operationType: 'insert' } }], { batchSize: 1000 });
+      stream = log.collection.watch([{ $match: { operationType: 'insert' } }], { batchSize: 1000 });
       stream.on('change', onAppend);
       stream.on('error', (error) => {
         onFallback(error);
-        startPolling(FALLBACK_POLL_MS);
+        startPolling(POLL_MS, true);
         void stream?.close().catch(() => undefined);
         setTimeout(open, 5000).unref();
       });
-      startPolling(SAFETY_POLL_MS);
+      startPolling(SAFETY_POLL_MS, false);
     } catch (error) {
       onFallback(error);
-      startPolling(FALLBACK_POLL_MS);
+      startPolling(POLL_MS, true);
     }
   };
-  open();
+  if (awaiting) open();
+  else startPolling(POLL_MS, true);
   return async () => {
     stopped = true;
     if (poll) clearInterval(poll);
