@@ -198,17 +198,19 @@ export function followLog<T extends LogEntry>(
   let stream: ChangeStream<T> | null = null;
   let poll: NodeJS.Timeout | null = null;
   let lastSeen = -1;
-  const startPolling = (every: number, onlyOnChange: boolean) => {
-    if (poll) clearInterval(poll);
+  // Also lets paused followers (a slow consumer's drained socket) continue when nothing new came.
+  const safety = setInterval(onAppend, SAFETY_POLL_MS);
+  safety.unref();
+  const startPolling = () => {
+    if (poll) return;
     poll = setInterval(() => {
-      if (!onlyOnChange) return onAppend();
       log.latestSeq().then((latest) => {
         if (latest !== lastSeen) {
           lastSeen = latest;
           onAppend();
         }
       }, onFallback);
-    }, every);
+    }, POLL_MS);
     poll.unref();
   };
   const open = () => {
@@ -218,20 +220,20 @@ export function followLog<T extends LogEntry>(
       stream.on('change', onAppend);
       stream.on('error', (error) => {
         onFallback(error);
-        startPolling(POLL_MS, true);
+        startPolling();
         void stream?.close().catch(() => undefined);
         setTimeout(open, 5000).unref();
       });
-      startPolling(SAFETY_POLL_MS, false);
     } catch (error) {
       onFallback(error);
-      startPolling(POLL_MS, true);
+      startPolling();
     }
   };
   if (awaiting) open();
-  else startPolling(POLL_MS, true);
+  else startPolling();
   return async () => {
     stopped = true;
+    clearInterval(safety);
     if (poll) clearInterval(poll);
     await stream?.close().catch(() => undefined);
   };
