@@ -203,13 +203,22 @@ export function followLog<T extends LogEntry>(
   safety.unref();
   const startPolling = () => {
     if (poll) return;
+    let busy = false;
     poll = setInterval(() => {
-      log.latestSeq().then((latest) => {
-        if (latest !== lastSeen) {
-          lastSeen = latest;
-          onAppend();
-        }
-      }, onFallback);
+      if (busy) return;
+      busy = true;
+      // A range seek past the last seen seq stays cheap however long the log is; the stand-in
+      // answers "newest seq" (sort descending) by scanning, so that runs once per burst only.
+      (lastSeen < 0 ? log.latestSeq() : log.readAfter(lastSeen, 1).then(async (next) => (next.length > 0 ? log.latestSeq() : lastSeen)))
+        .then((latest) => {
+          if (latest !== lastSeen) {
+            lastSeen = latest;
+            onAppend();
+          }
+        }, onFallback)
+        .finally(() => {
+          busy = false;
+        });
     }, POLL_MS);
     poll.unref();
   };
