@@ -4,7 +4,7 @@
  * search index go at once, and the workflow is stopped; the activities re-check existence after
  * each write, so a running pipeline cannot bring anything back.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../core/hash.js';
 import { AppError, notFound, serviceUnavailable, unprocessable } from '../core/errors.js';
 import { sniffMediaType } from '../extractors/sniff.js';
 import { UnreadableContentError } from '../extractors/types.js';
@@ -61,11 +61,11 @@ export interface MemoryServiceDeps {
   logger: Logger;
 }
 
-const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
-
 /** Files enter the hash by their digest, not their bytes. */
 const requestHash = (input: CreateMemoryInput): string =>
-  sha256(JSON.stringify({ ...input, files: input.files?.map((file) => (isInline(file) ? { ...file, bytes: sha256(file.bytes) } : file)) }));
+  sha256Hex(
+    JSON.stringify({ ...input, files: input.files?.map((file) => (isInline(file) ? { ...file, bytes: sha256Hex(file.bytes) } : file)) }),
+  );
 
 export function createMemoryService(deps: MemoryServiceDeps) {
   const { store, orchestrator, logger } = deps;

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GridFSBucket, ObjectId, type Db } from 'mongodb';
+import { sha256Hex } from '../core/hash.js';
 
 export interface StoredFileMetadata {
   tenant_id: string;
@@ -39,7 +40,7 @@ export class FileRepository {
     const metadata: StoredFileMetadata = {
       ...meta,
       size: bytes.byteLength,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
+      sha256: sha256Hex(bytes),
     };
     await pipeline(
       Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]),

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../core/hash.js';
 import type { Collection, Db } from 'mongodb';
 import { newId } from '../core/ids.js';
 
@@ -21,7 +22,7 @@ export interface ApiKeyDoc {
   last_used_at: Date | null;
 }
 
-export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+export const hashApiKey = (key: string): string => sha256Hex(key);
 
 export function generateApiKey(): string {
   return `mk_${randomBytes(24).toString('base64url')}`;

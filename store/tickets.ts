@@ -5,8 +5,9 @@
  * ticket cannot both succeed. Expiry is checked at read time; the TTL index only tidies up on
  * real MongoDB (the stand-in never expires anything).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import { sha256Hex } from '../core/hash.js';
 import { isDuplicateKeyError } from './db.js';
 
 export interface TicketDoc {
@@ -19,7 +20,7 @@ export interface TicketDoc {
 
 export type TicketUse = { ok: true; ticket: TicketDoc } | { ok: false; reason: 'unknown_ticket' | 'ticket_expired' | 'ticket_used' };
 
-const hashTicket = (ticket: string): string => createHash('sha256').update(ticket, 'utf8').digest('hex');
+const hashTicket = sha256Hex;
 
 export class TicketRepository {
   private readonly tickets: Collection<TicketDoc>;
