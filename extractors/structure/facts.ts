@@ -1,0 +1,260 @@
+/**
+ * Subject–predicate–object facts from one sentence. compromise gives no dependency parse, so this is a
+ * small left-to-right reader over its chunks: noun phrase(s) before a verb group are the subject, the first
+ * noun phrase after it (directly or behind a preposition) is the object, later prepositional phrases that
+ * name an entity give secondary facts ("Bob works at Acme Corp in Paris" -> work at / work in).
+ */
+import type { Token } from './parse.js';
+import type { EntityCategory } from './types.js';
+
+/** A resolved noun-phrase end of a fact, and how it was resolved (which drives the confidence). */
+export interface Ref {
+  key: string;
+  category: EntityCategory;
+  via: 'mention' | 'pronoun' | 'speaker' | 'relative';
+}
+
+export interface Predicate {
+  /** The verb phrase without its preposition: "manage", "not like", "be born" ("move to" gets "to" from the object's phrase). */
+  text: string;
+  /** The active form for a passive with an agent: "was acquired by Google" -> "acquire". */
+  activeText: string;
+  passive: boolean;
+  /** The main verb was recovered from the chunker although the tagger did not call it a verb. */
+  recovered: boolean;
+}
+
+export type ClauseUnit =
+  | { kind: 'np'; ref: Ref | null }
+  | { kind: 'verb'; predicate: Predicate }
+  | { kind: 'prep'; word: string }
+  | { kind: 'conj' }
+  | { kind: 'relative' }
+  /** "if", "unless": what follows up to the next comma is hypothetical. */
+  | { kind: 'condition' }
+  /** A predicate adjective ("is happy"): there is no object to find. */
+  | { kind: 'complement' }
+  | { kind: 'break'; strong: boolean };
+
+export interface RawFact {
+  subject: Ref;
+  predicate: string;
+  object: Ref;
+  confidence: number;
+}
+
+const has = (token: Token, tag: string): boolean => token.tags.has(tag);
+
+const MAX_PREDICATE_WORDS = 6;
+
+/** Reads a verb group (compromise 'Verb' chunk) into a normalised predicate, or null if it holds no verb. */
+export function readPredicate(group: readonly Token[]): Predicate | null {
+  const negated = group.some((token) => has(token, 'Negative') || token.word === 'not' || token.word === 'never');
+  const content = group.filter((token) => token.word !== '' && !has(token, 'Negative') && !has(token, 'Adverb') && !has(token, 'Pronoun'));
+  const isHelper = (token: Token): boolean => has(token, 'Auxiliary') || has(token, 'Modal') || has(token, 'Copula');
+  const mains = content.filter((token) => !isHelper(token) && token.word !== 'to');
+  const hasCopula = content.some((token) => has(token, 'Copula'));
+
+  let words: { word: string; token: Token }[];
+  if (mains.length === 0) {
+    // Only helpers: "Alice is the CEO" -> be; "Alice has a dog" (when tagged auxiliary) -> have.
+    const last = content[content.length - 1];
+    if (last === undefined) return null;
+    words = [{ word: has(last, 'Copula') ? 'be' : last.lemma, token: last }];
+  } else {
+    words = [];
+    for (const token of content) {
+      if (isHelper(token)) continue;
+      // "to" is kept only between verbs ("agree to migrate"); leading and trailing ones are dropped below.
+      if (token.word === 'to') words.push({ word: 'to', token });
+      else words.push({ word: has(token, 'Particle') ? token.word : token.lemma, token });
+    }
+    while (words[0]?.word === 'to') words.shift();
+    while (words[words.length - 1]?.word === 'to') words.pop();
+    // "am going to move" -> move
+    if (words.length > 2 && words[0]?.token.word === 'going' && words[1]?.word === 'to') words = words.slice(2);
+  }
+
+  const lastMain = [...words].reverse().find((entry) => entry.word !== 'to' && !has(entry.token, 'Particle'));
+  if (lastMain === undefined) return null;
+  const participle = lastMain.token;
+  const passive =
+    mains.length > 0 &&
+    !has(participle, 'Gerund') &&
+    (group.some((token) => has(token, 'Passive')) ||
+      (hasCopula && (has(participle, 'PastTense') || has(participle, 'Participle') || participle.word === 'born')));
+  const recovered = words.some((entry) => !has(entry.token, 'Verb') && entry.word !== 'to');
+
+  const active = words.map((entry) => entry.word);
+  // A passive keeps its participle ("be born", "be acquired"): the infinitive would change the meaning.
+  const passiveWords = words.map((entry) => (entry === lastMain ? entry.token.word : entry.word));
+  const core = (passive ? ['be', ...passiveWords] : active).slice(0, MAX_PREDICATE_WORDS);
+  const text = (negated ? ['not', ...core] : core).join(' ').toLowerCase();
+  if (!/\p{L}/u.test(text)) return null;
+  return {
+    text,
+    activeText: (negated ? ['not', ...active] : active).join(' ').toLowerCase(),
+    passive,
+    recovered,
+  };
+}
+
+// Confidence: start high for a clean "Named verb Named" parse and take off for every guess we made.
+const BASE_CONFIDENCE = 0.9;
+const CATEGORY_PENALTY: Partial<Record<EntityCategory, number>> = { concept: 0.15, product: 0.05 };
+const VIA_PENALTY: Record<Ref['via'], number> = { mention: 0, speaker: 0.05, relative: 0.1, pronoun: 0.25 };
+export const PENALTY = {
+  /** The subject was carried over from an earlier clause ("… and joined Acme"). */
+  sharedSubject: 0.1,
+  /** A prepositional phrase after the object ("in Paris" in "works at Acme in Paris"). */
+  secondaryObject: 0.15,
+  /** The verb was not tagged as one. */
+  recoveredVerb: 0.1,
+  /** Passive turned active through its "by" agent. */
+  passiveFlip: 0.05,
+  /** Long sentences are parsed less reliably. */
+  longSentence: 0.1,
+  /** "my sister" -> speaker has sister. */
+  possession: 0.15,
+} as const;
+
+const refPenalty = (ref: Ref): number => VIA_PENALTY[ref.via] + (CATEGORY_PENALTY[ref.category] ?? 0);
+
+export function factConfidence(subject: Ref, object: Ref, extraPenalty: number): number {
+  const value = BASE_CONFIDENCE - refPenalty(subject) - refPenalty(object) - extraPenalty;
+  return Math.round(Math.min(0.95, Math.max(0.2, value)) * 100) / 100;
+}
+
+// Dates and amounts name when/how much, not who acts: they never become subjects.
+const NON_AGENT_CATEGORIES: ReadonlySet<EntityCategory> = new Set(['date', 'money', 'quantity', 'url', 'email']);
+const MAX_PREPOSITION_WORDS = 2;
+
+/** Reads the clause units of one sentence and reports each fact through `emit`. */
+export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty: number, emit: (fact: RawFact) => void): void {
+  let subjects: Ref[] = [];
+  let sharedSubject = false;
+  let firstSubjects: Ref[] = [];
+  // Noun phrases seen since the last verb; null marks a phrase we could not resolve (it still takes the subject slot).
+  let candidates: (Ref | null)[] = [];
+  let predicate: Predicate | null = null;
+  let objectSeen = false;
+  let prepositions: string[] = [];
+  let afterPrepositionBeforeVerb = false;
+  let lastNounPhrase: Ref | null = null;
+  let relativeSubject: Ref | null = null;
+  let previous: ClauseUnit['kind'] | null = null;
+  let hypothetical = false;
+
+  const report = (subject: Ref, text: string, object: Ref, penalty: number): void => {
+    if (subject.key === object.key || hypothetical) return;
+    const extra =
+      penalty + sentencePenalty + (sharedSubject ? PENALTY.sharedSubject : 0) + (predicate?.recovered ? PENALTY.recoveredVerb : 0);
+    emit({ subject, predicate: text, object, confidence: factConfidence(subject, object, extra) });
+  };
+
+  const attachObject = (object: Ref): void => {
+    if (predicate === null) return;
+    if (prepositions.length > 0) {
+      if (predicate.passive && prepositions.join(' ') === 'by' && !NON_AGENT_CATEGORIES.has(object.category)) {
+        // "DeepMind was acquired by Google" -> Google acquire DeepMind
+        for (const subject of subjects) report(object, predicate.activeText, subject, PENALTY.passiveFlip);
+      } else if (!objectSeen || (object.category !== 'concept' && prepositions[0] !== 'of')) {
+        // After the object, only prepositional phrases naming an entity count, and never "of" (it modifies the noun).
+        const text = `${predicate.text} ${prepositions.join(' ')}`;
+        for (const subject of subjects) report(subject, text, object, objectSeen ? PENALTY.secondaryObject : 0);
+      }
+    } else if (object.category === 'date') {
+      // A bare date after a verb is an adverbial ("opened last week"), not an object.
+      return;
+    } else if (!objectSeen || previous === 'conj' || previous === 'break') {
+      // A first direct object, or one coordinated with it ("uses PostgreSQL and Redis"); a second bare
+      // noun phrase ("gave Alice the book") is left out.
+      for (const subject of subjects) report(subject, predicate.text, object, 0);
+    }
+  };
+
+  for (let index = 0; index < units.length; index += 1) {
+    const unit = units[index];
+    if (unit === undefined) break;
+    switch (unit.kind) {
+      case 'np': {
+        const startsClause = units[index + 1]?.kind === 'verb';
+        if (predicate === null || startsClause) {
+          if (!afterPrepositionBeforeVerb) {
+            const subjectLike = unit.ref === null || !NON_AGENT_CATEGORIES.has(unit.ref.category) ? unit.ref : null;
+            // Coordinated or appositive subjects accumulate ("Alice and Bob", "Alice's manager, Carol,").
+            if (previous === 'conj' || previous === 'break') candidates.push(subjectLike);
+            else candidates = [subjectLike];
+          }
+          if (startsClause) predicate = null;
+        } else {
+          if (unit.ref !== null) attachObject(unit.ref);
+          if (unit.ref?.category !== 'date' || prepositions.length > 0) objectSeen = true;
+          prepositions = [];
+        }
+        lastNounPhrase = unit.ref;
+        break;
+      }
+      case 'prep':
+        if (predicate !== null) {
+          if (prepositions.length < MAX_PREPOSITION_WORDS) prepositions.push(unit.word);
+        } else {
+          afterPrepositionBeforeVerb = true;
+        }
+        break;
+      case 'relative':
+        relativeSubject =
+          lastNounPhrase === null ? null : { ...lastNounPhrase, via: lastNounPhrase.via === 'mention' ? 'relative' : lastNounPhrase.via };
+        break;
+      case 'verb': {
+        const named = candidates.filter((ref): ref is Ref => ref !== null);
+        if (candidates.length > 0) {
+          subjects = named;
+          sharedSubject = false;
+        } else if (previous === 'relative') {
+          subjects = relativeSubject === null ? [] : [relativeSubject];
+          sharedSubject = false;
+        } else if (previous === 'conj' && subjects.length > 0) {
+          sharedSubject = true; // "moved to Berlin and joined Acme"
+        } else if (previous === 'break' && firstSubjects.length > 0) {
+          subjects = firstSubjects; // back in the main clause after "Alice, who lives in Paris, manages Bob"
+          sharedSubject = true;
+        } else if (predicate !== null && prepositions.length === 0 && previous === 'verb') {
+          // Two verb groups in a row keep their subject.
+        } else {
+          subjects = [];
+        }
+        if (firstSubjects.length === 0) firstSubjects = subjects;
+        predicate = unit.predicate;
+        objectSeen = false;
+        prepositions = [];
+        candidates = [];
+        afterPrepositionBeforeVerb = false;
+        break;
+      }
+      case 'complement':
+        predicate = null;
+        break;
+      case 'conj':
+        prepositions = [];
+        break;
+      case 'condition':
+        hypothetical = true;
+        break;
+      case 'break':
+        prepositions = [];
+        hypothetical = false;
+        // "In 2023, I moved": the comma ends an opening prepositional phrase. But in "The meeting with
+        // Acme's CFO, Dana Lee, is …" the subject is known and Dana Lee is still inside the phrase.
+        if (candidates.length === 0) afterPrepositionBeforeVerb = false;
+        if (unit.strong) {
+          predicate = null;
+          subjects = [];
+          candidates = [];
+          firstSubjects = [];
+        }
+        break;
+    }
+    previous = unit.kind;
+  }
+}

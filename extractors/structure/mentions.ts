@@ -1,0 +1,500 @@
+/**
+ * Finds entity mentions in one parsed sentence: named spans read off compromise's tags (the same rules
+ * its `.people()`, `.places()`, `.organizations()`, `.money()`, `.emails()`, `.urls()` and `#Date+`
+ * selections use, applied in one pass), then noun phrases from compromise's chunker, which become
+ * products, concepts, or point at a named span.
+ */
+import type { Token } from './parse.js';
+import type { EntityCategory } from './types.js';
+import {
+  CLAUSE_OPENERS,
+  CONDITIONALS,
+  DEICTIC_DATES,
+  FEMALE_PRONOUNS,
+  FIRST_PERSON,
+  FIRST_PERSON_POSSESSIVE,
+  GENERIC_NOUNS,
+  MALE_PRONOUNS,
+  NOUN_PHRASE_PREFIX_WORDS,
+  PLURAL_PRONOUNS,
+  RELATIVE_DATE_MODIFIERS,
+} from './word-lists.js';
+
+export type Gender = 'female' | 'male' | 'unknown';
+
+export interface NamedSpan {
+  start: number;
+  /** Exclusive. */
+  end: number;
+  category: EntityCategory;
+  name: string;
+  /** Surface form including anything dropped from `name` (e.g. an honorific), when different. */
+  surface: string;
+  gender: Gender;
+}
+
+export type PronounKind = 'first-person' | 'male' | 'female' | 'plural' | 'other';
+
+export type NounPhrase =
+  | { kind: 'pronoun'; start: number; end: number; pronoun: PronounKind }
+  | {
+      kind: 'phrase';
+      start: number;
+      end: number;
+      /** The entity the phrase names, or null when it is too vague to be one. */
+      entity: { name: string; category: EntityCategory; span: NamedSpan | null } | null;
+      /** "my sister": the phrase is owned by the speaker. */
+      ownedByFirstPerson: boolean;
+      /** "my brother Mike": the role words in front of the person the phrase names ("brother"). */
+      role: string | null;
+    };
+
+const has = (token: Token | undefined, tag: string): boolean => token?.tags.has(tag) === true;
+
+// Punctuation after a token that ends a name or noun phrase.
+const PHRASE_BREAK = /[,;:()"“”!?[\]]|\s[-–—]\s?/u;
+/**
+ * A period inside a compromise sentence: an abbreviation it did not split at ("Acme Corp. Alice Smith joined")
+ * or an initial/honorific ("John F. Kennedy", "Dr. Watson", "St. Mary's"). Only the first kind ends a phrase.
+ */
+export const periodEndsPhrase = (token: Token): boolean => /^\.\s/u.test(token.post) && !has(token, 'Honorific') && token.text.length > 2;
+const breaksAfter = (token: Token | undefined): boolean =>
+  token !== undefined && (PHRASE_BREAK.test(token.post) || periodEndsPhrase(token));
+const breaksBefore = (token: Token | undefined): boolean => token !== undefined && /[("“[]/u.test(token.pre);
+
+const hasUpperInitial = (text: string): boolean => /^\p{Lu}/u.test(text);
+const hasInnerUpper = (text: string): boolean => /^.+\p{Lu}/u.test(text) && /\p{Ll}/u.test(text);
+const hasLatinOrDigit = (text: string): boolean => /[\p{Script=Latin}\d]/u.test(text);
+
+function stripPossessive(text: string): string {
+  return text.replace(/['’]s$/u, '').replace(/(?<=s)['’]$/u, '');
+}
+
+/** Display text of tokens [start, end): internal punctuation kept, whitespace collapsed, trailing possessive dropped. */
+export function displayText(tokens: readonly Token[], start: number, end: number): string {
+  let text = '';
+  for (let i = start; i < end; i += 1) {
+    const token = tokens[i];
+    if (token === undefined) break;
+    const isLast = i === end - 1;
+    const body = isLast && has(token, 'Possessive') ? stripPossessive(token.text) : token.text;
+    text += (i === start ? '' : token.pre) + body + (isLast ? '' : token.post);
+  }
+  return text.replace(/\s+/gu, ' ').trim();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Named spans
+
+type SpanFinder = (tokens: readonly Token[], start: number) => { end: number; category: EntityCategory } | null;
+
+const findEmail: SpanFinder = (tokens, start) => (has(tokens[start], 'Email') ? { end: start + 1, category: 'email' } : null);
+
+const findUrl: SpanFinder = (tokens, start) => {
+  const token = tokens[start];
+  return has(token, 'Url') && /\p{L}/u.test(token?.text ?? '') ? { end: start + 1, category: 'url' } : null;
+};
+
+const findMoney: SpanFinder = (tokens, start) => {
+  if (!has(tokens[start], 'Money')) return null;
+  let end = start + 1;
+  // "$7.5 billion", "500 dollars"
+  while (end < tokens.length && !breaksAfter(tokens[end - 1])) {
+    const next = tokens[end];
+    if (!(has(next, 'Money') || has(next, 'Multiple') || has(next, 'Currency'))) break;
+    end += 1;
+  }
+  return { end, category: 'money' };
+};
+
+// A run of #Date tokens is only an entity when it pins down a time ("March 3rd", "2023", "last week"),
+// not for bare durations like "the year" or "a week".
+const SPECIFIC_DATE_TAGS = ['Month', 'WeekDay', 'Year', 'Time', 'Holiday', 'FinancialQuarter', 'Value'];
+
+const findDate: SpanFinder = (tokens, start) => {
+  const first = tokens[start];
+  let end = start;
+  let specific = false;
+  if (first !== undefined && RELATIVE_DATE_MODIFIERS.has(first.word) && has(tokens[start + 1], 'Date') && !breaksAfter(first)) {
+    specific = true;
+    end = start + 1;
+  }
+  while (end < tokens.length && has(tokens[end], 'Date')) {
+    const token = tokens[end];
+    if (token === undefined) break;
+    if (SPECIFIC_DATE_TAGS.some((tag) => token.tags.has(tag)) || DEICTIC_DATES.has(token.word)) specific = true;
+    end += 1;
+    // Dates may contain commas ("Monday, June 5, 2024") but nothing stronger.
+    if (/[;:()!?]/u.test(token.post) || (breaksAfter(token) && !has(tokens[end], 'Date'))) break;
+  }
+  return end > start && specific ? { end, category: 'date' } : null;
+};
+
+const findQuantity: SpanFinder = (tokens, start) => {
+  const isNumber = (token: Token | undefined): boolean => has(token, 'Value') && !has(token, 'Date') && !has(token, 'Money');
+  if (!isNumber(tokens[start])) return null;
+  let end = start + 1;
+  while (end < tokens.length && isNumber(tokens[end]) && !breaksAfter(tokens[end - 1])) end += 1;
+  const unit = tokens[end];
+  // "3 kg", "40 percent"; a bare "40%" carries #Percent itself.
+  if (has(unit, 'Unit') && !has(unit, 'Currency') && !breaksAfter(tokens[end - 1])) return { end: end + 1, category: 'quantity' };
+  for (let i = start; i < end; i += 1) if (has(tokens[i], 'Percent')) return { end, category: 'quantity' };
+  return null;
+};
+
+/** `.people()`: optional honorifics then #Person words, ending at a possessive or a comma. */
+const findPerson: SpanFinder = (tokens, start) => {
+  if (!has(tokens[start], 'Person') || has(tokens[start], 'Pronoun')) return null;
+  // "brother Mike": a lower-case role word in front of a capitalised name is not part of the name.
+  if (!hasUpperInitial(tokens[start]?.text ?? '') && !has(tokens[start], 'Honorific') && hasUpperInitial(tokens[start + 1]?.text ?? ''))
+    return null;
+  let end = start;
+  while (end < tokens.length && has(tokens[end], 'Person') && !has(tokens[end], 'Pronoun')) {
+    end += 1;
+    if (has(tokens[end - 1], 'Possessive') || breaksAfter(tokens[end - 1]) || breaksBefore(tokens[end])) break;
+  }
+  // An honorific alone ("Dr.") is not a person.
+  for (let i = start; i < end; i += 1) if (!has(tokens[i], 'Honorific')) return { end, category: 'person' };
+  return null;
+};
+
+/** `.organizations()`: a #Organization run; needs a capital so stray lower-case tags ("office") are ignored. */
+const findOrganization: SpanFinder = (tokens, start) => {
+  if (!has(tokens[start], 'Organization')) return null;
+  let end = start;
+  let capitalised = false;
+  while (end < tokens.length && has(tokens[end], 'Organization')) {
+    const token = tokens[end];
+    if (token !== undefined && (hasUpperInitial(token.text) || /^\d/u.test(token.text))) capitalised = true;
+    end += 1;
+    if (breaksAfter(token) || breaksBefore(tokens[end])) break;
+    // "Guy's Hospital" is one name, "Google's office" is not: a possessive continues only into a capitalised word.
+    if (has(token, 'Possessive') && !hasUpperInitial(tokens[end]?.text ?? '')) break;
+  }
+  return capitalised ? { end, category: 'organization' } : null;
+};
+
+/** `.places()`: a #Place/#Address run, split at commas except in "Porto, Portugal". */
+const findPlace: SpanFinder = (tokens, start) => {
+  const isPlace = (token: Token | undefined): boolean => has(token, 'Place') || has(token, 'Address');
+  if (!isPlace(tokens[start])) return null;
+  let end = start;
+  while (end < tokens.length && isPlace(tokens[end])) {
+    const token = tokens[end];
+    end += 1;
+    if (has(token, 'Possessive') || breaksBefore(tokens[end])) break;
+    if (breaksAfter(token)) {
+      const next = tokens[end];
+      const cityThenCountry = token?.post.trim() === ',' && (has(next, 'Country') || has(next, 'Region'));
+      if (!cityThenCountry) break;
+    }
+  }
+  return { end, category: 'place' };
+};
+
+// Order matters: earlier finders claim tokens first (a year is a date before it is a number).
+const SPAN_FINDERS: readonly SpanFinder[] = [
+  findEmail,
+  findUrl,
+  findMoney,
+  findDate,
+  findQuantity,
+  findPerson,
+  findOrganization,
+  findPlace,
+];
+
+function genderOf(tokens: readonly Token[], start: number, end: number): Gender {
+  for (let i = start; i < end; i += 1) {
+    const token = tokens[i];
+    if (token === undefined) continue;
+    if (/^(mrs|ms|miss|madam|lady)\.?$/u.test(token.word) || has(token, 'FemaleName')) return 'female';
+    if (/^(mr|sir|lord)\.?$/u.test(token.word) || has(token, 'MaleName')) return 'male';
+  }
+  return 'unknown';
+}
+
+/** Named spans of one sentence, left to right, non-overlapping. */
+export function findNamedSpans(tokens: readonly Token[]): NamedSpan[] {
+  const spans: NamedSpan[] = [];
+  let i = 0;
+  while (i < tokens.length) {
+    let found: { end: number; category: EntityCategory } | null = null;
+    const opener = CLAUSE_OPENERS.has(tokens[i]?.word ?? '');
+    for (const finder of opener ? [] : SPAN_FINDERS) {
+      found = finder(tokens, i);
+      if (found !== null) break;
+    }
+    if (found === null) {
+      i += 1;
+      continue;
+    }
+    let nameStart = i;
+    // "Dr. Jane Doe" is named "Jane Doe"; the honorific form is kept as an alias.
+    if (found.category === 'person') while (nameStart < found.end - 1 && has(tokens[nameStart], 'Honorific')) nameStart += 1;
+    const name = displayText(tokens, nameStart, found.end);
+    // "St." alone is not a place, nor "Corp." an organization.
+    const onlyAbbreviations = tokens.slice(i, found.end).every((token) => has(token, 'Abbreviation'));
+    if (name.length > 0 && hasLatinOrDigit(name) && !onlyAbbreviations) {
+      spans.push({
+        start: i,
+        end: found.end,
+        category: found.category,
+        name,
+        surface: displayText(tokens, i, found.end),
+        gender: found.category === 'person' ? genderOf(tokens, i, found.end) : 'unknown',
+      });
+    }
+    i = found.end;
+  }
+  return spans;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Noun phrases
+
+// Spans that always stand alone rather than modify a noun ("Berlin last week" is a place and a date).
+const STANDALONE_CATEGORIES: ReadonlySet<EntityCategory> = new Set(['email', 'url', 'money', 'quantity', 'date']);
+
+export const isConditional = (token: Token): boolean => has(token, 'Condition') || CONDITIONALS.has(token.word);
+const isPronoun = (token: Token | undefined): boolean => has(token, 'Pronoun') && !has(token, 'Possessive');
+const isNounChunk = (token: Token): boolean =>
+  token.chunk === 'Noun' || (token.chunk === '' && (has(token, 'Noun') || has(token, 'Value'))) || isPronoun(token);
+
+function pronounKind(word: string): PronounKind {
+  if (FIRST_PERSON.has(word)) return 'first-person';
+  if (MALE_PRONOUNS.has(word)) return 'male';
+  if (FEMALE_PRONOUNS.has(word)) return 'female';
+  if (PLURAL_PRONOUNS.has(word)) return 'plural';
+  return 'other';
+}
+
+/**
+ * Proper-noun evidence for one token: compromise's #ProperNoun/#Acronym, camel case ("iPhone"), or a capital
+ * that is not just the sentence's first letter. `capitalisedElsewhere` holds words seen capitalised mid-sentence
+ * in the same text, which vouches for a sentence-initial "Kubernetes".
+ */
+function looksProper(token: Token, index: number, capitalisedElsewhere: ReadonlySet<string>): boolean {
+  if (isRoleAcronym(token)) return false; // "CEO" is a role, not a name
+  if (has(token, 'Acronym')) return true;
+  if (hasInnerUpper(token.text)) return true;
+  // compromise also tags some lower-case words #ProperNoun ("office" after "Google's"): a capital is required.
+  if (!hasUpperInitial(token.text)) return false;
+  if (has(token, 'ProperNoun')) return true;
+  return index > 0 || capitalisedElsewhere.has(token.word);
+}
+
+/**
+ * compromise sometimes tags the second verb of "moved to Berlin and joined Acme" as an adjective inside a noun
+ * chunk. An "-ed" adjective right after a coordinator, with a verb earlier in the sentence, is read as a verb.
+ */
+export function isMistaggedCoordinatedVerb(tokens: readonly Token[], index: number): boolean {
+  const token = tokens[index];
+  const previous = tokens[index - 1];
+  if (token === undefined || previous === undefined || !has(token, 'Adjective') || !token.word.endsWith('ed')) return false;
+  if (!has(previous, 'Conjunction')) return false;
+  return tokens.slice(0, index - 1).some((earlier) => has(earlier, 'Verb') && earlier.chunk === 'Verb');
+}
+
+/** Splits the sentence into noun-phrase units (compromise's noun chunks, cut at commas, conjunctions and standalone spans). */
+function segmentNounPhrases(tokens: readonly Token[], spanAt: readonly (NamedSpan | undefined)[]): { start: number; end: number }[] {
+  const units: { start: number; end: number }[] = [];
+  let start = -1;
+  const close = (end: number): void => {
+    if (start >= 0 && end > start) units.push({ start, end });
+    start = -1;
+  };
+  let i = 0;
+  while (i < tokens.length) {
+    const token = tokens[i];
+    if (token === undefined) break;
+    const span = spanAt[i];
+    if (span !== undefined && span.start === i && STANDALONE_CATEGORIES.has(span.category)) {
+      close(i);
+      units.push({ start: i, end: span.end });
+      i = span.end;
+      continue;
+    }
+    if (span !== undefined) {
+      // A person/organization/place span is one block of the current phrase, commas inside it included ("Porto, Portugal").
+      if (breaksBefore(token)) close(i);
+      if (start < 0) start = i;
+      i = span.end;
+      if (breaksAfter(tokens[i - 1])) close(i);
+      continue;
+    }
+    const coordinator = has(token, 'Conjunction') || has(token, 'QuestionWord') || isConditional(token);
+    const preposition = has(token, 'Preposition') && token.word !== 'of';
+    if (!isNounChunk(token) || coordinator || preposition || token.text === '' || isMistaggedCoordinatedVerb(tokens, i)) {
+      close(i);
+      i += 1;
+      continue;
+    }
+    if (isPronoun(token)) {
+      close(i);
+      units.push({ start: i, end: i + 1 });
+      i += 1;
+      continue;
+    }
+    // "gave Bob the book": a determiner after a noun starts a new phrase.
+    if (start >= 0 && has(token, 'Determiner') && !has(tokens[i - 1], 'Determiner')) close(i);
+    if (breaksBefore(token)) close(i);
+    if (start < 0) start = i;
+    i += 1;
+    if (breaksAfter(token)) close(i);
+  }
+  close(tokens.length);
+  return units;
+}
+
+const MAX_CONCEPT_WORDS = 5;
+// Product and concept names are made of letters, digits and a little punctuation ("Node.js", "C#", "R&D",
+// "9-to-5"); anything else (brackets, quotes, arrows, underscores) means a code or markup fragment.
+const UNNAME_LIKE_CHARACTERS = /[^\p{L}\p{M}\p{N}\s.'’&+\-/#,]|--/u;
+
+// Chief-something titles ("CFO", "CTO"): compromise tags only some of them #Actor.
+const ROLE_ACRONYM = /^C[A-Z]{1,2}O$/u;
+const isRoleAcronym = (token: Token): boolean => ROLE_ACRONYM.test(token.text) || (has(token, 'Acronym') && has(token, 'Actor'));
+const isRoleNoun = (token: Token): boolean =>
+  // Lower case is the test, not #ProperNoun: compromise tags kinship words like "brother" #Person (hence #ProperNoun).
+  isRoleAcronym(token) || (has(token, 'Noun') && !has(token, 'Pronoun') && /^\p{Ll}/u.test(token.text));
+
+/** What a noun-phrase unit refers to: a named span, a product, a concept, or nothing salient. */
+function resolvePhrase(
+  tokens: readonly Token[],
+  start: number,
+  end: number,
+  spanAt: readonly (NamedSpan | undefined)[],
+  capitalisedElsewhere: ReadonlySet<string>,
+): NounPhrase {
+  let coreStart = start;
+  let ownedByFirstPerson = false;
+  // Strip determiners, quantifiers, possessive pronouns, adverbs and vague adjectives ("the new policy" -> "policy").
+  while (coreStart < end - 1 && spanAt[coreStart] === undefined) {
+    const token = tokens[coreStart];
+    if (token === undefined) break;
+    const strippable =
+      has(token, 'Determiner') ||
+      has(token, 'Preposition') ||
+      has(token, 'Adverb') ||
+      (has(token, 'Pronoun') && has(token, 'Possessive')) ||
+      FIRST_PERSON_POSSESSIVE.has(token.word) ||
+      NOUN_PHRASE_PREFIX_WORDS.has(token.word) ||
+      has(token, 'Value');
+    if (!strippable) break;
+    if (FIRST_PERSON_POSSESSIVE.has(token.word)) ownedByFirstPerson = true;
+    coreStart += 1;
+  }
+  let coreEnd = end;
+  // Drop trailing words that cannot end a noun phrase ("CEO of" when the object was cut off, "Alice later").
+  const cannotEndPhrase = (token: Token | undefined): boolean =>
+    ['Preposition', 'Determiner', 'Adverb'].some((tag) => has(token, tag)) || (has(token, 'Adjective') && !has(token, 'Noun'));
+  while (coreEnd > coreStart + 1 && cannotEndPhrase(tokens[coreEnd - 1])) coreEnd -= 1;
+
+  const phrase = (
+    entity: { name: string; category: EntityCategory; span: NamedSpan | null } | null,
+    role: string | null = null,
+  ): NounPhrase => ({
+    kind: 'phrase',
+    start,
+    end,
+    entity,
+    ownedByFirstPerson,
+    role,
+  });
+
+  // The phrase is a named span, possibly behind descriptive words ("the famous Alice Smith").
+  const lastSpan = spanAt[coreEnd - 1];
+  if (lastSpan !== undefined && lastSpan.end === coreEnd) {
+    let onlyModifiersBefore = true;
+    for (let i = coreStart; i < lastSpan.start; i += 1) {
+      if (!(has(tokens[i], 'Adjective') || has(tokens[i], 'Value') || has(tokens[i], 'Determiner'))) onlyModifiersBefore = false;
+    }
+    if (onlyModifiersBefore) return phrase({ name: lastSpan.name, category: lastSpan.category, span: lastSpan });
+    // "my brother Mike", "our CTO Dana Lee": role nouns in apposition to a person name the person.
+    const roleWords = tokens.slice(coreStart, lastSpan.start);
+    if (lastSpan.category === 'person' && roleWords.length > 0 && roleWords.every((token) => isRoleNoun(token))) {
+      return phrase({ name: lastSpan.name, category: 'person', span: lastSpan }, roleWords.map((token) => token.lemma).join(' '));
+    }
+  }
+
+  const ofIndex = tokens.slice(coreStart, coreEnd).findIndex((token) => token.word === 'of');
+  const headIndex = ofIndex > 0 ? coreStart + ofIndex - 1 : coreEnd - 1;
+  const head = tokens[headIndex];
+  if (head === undefined || has(head, 'Pronoun') || has(head, 'QuestionWord') || !hasLatinOrDigit(head.text)) return phrase(null);
+  if (has(head, 'Adjective') && !has(head, 'Noun')) return phrase(null);
+
+  // Product rule: a phrase made only of proper nouns (plus model numbers) that compromise did not recognise
+  // as a person, organization or place: "iPhone 15", "Model S", "Kubernetes", "PostgreSQL 16".
+  let properWords = 0;
+  let allProper = true;
+  for (let i = coreStart; i < coreEnd; i += 1) {
+    const token = tokens[i];
+    if (token === undefined) continue;
+    if (looksProper(token, i, capitalisedElsewhere)) properWords += 1;
+    else if (!(has(token, 'Value') && i > coreStart)) allProper = false;
+  }
+  // A capitalised first word of the sentence counts when the rest of the phrase is proper ("Tesla Model S").
+  const first = tokens[coreStart];
+  if (!allProper && first !== undefined && coreStart === 0 && hasUpperInitial(first.text) && properWords >= 1) {
+    allProper = tokens
+      .slice(1, coreEnd)
+      .every((token, offset) => looksProper(token, offset + 1, capitalisedElsewhere) || has(token, 'Value'));
+    if (allProper) properWords += 1;
+  }
+  // "the Berlin office of Acme Corp": the named part is an entity of its own, so the concept is what precedes "of".
+  const namedAfterOf = ofIndex > 0 && spanAt[coreStart + ofIndex + 1] !== undefined;
+  if (namedAfterOf) coreEnd = coreStart + ofIndex;
+  const name = displayText(tokens, coreStart, coreEnd);
+  if (UNNAME_LIKE_CHARACTERS.test(name)) return phrase(null);
+  if (allProper && properWords > 0) return phrase({ name, category: 'product', span: null });
+
+  // Concept: a salient common-noun phrase ("Berlin office", "billing service").
+  const headWord = head.word.replace(/['’]s$/u, '');
+  const tooVague =
+    GENERIC_NOUNS.has(headWord) ||
+    GENERIC_NOUNS.has(head.lemma) ||
+    (coreEnd - coreStart === 1 && NOUN_PHRASE_PREFIX_WORDS.has(headWord)) ||
+    (headWord.length < 3 && !has(head, 'Acronym')) ||
+    has(head, 'Date');
+  const tooLong = coreEnd - coreStart > MAX_CONCEPT_WORDS;
+  // A finite verb inside the phrase means the chunker swallowed a clause ("install needs no network").
+  const swallowedVerb = tokens
+    .slice(coreStart, coreEnd)
+    .some((token) => has(token, 'Verb') && !['Gerund', 'Participle', 'Noun', 'Adjective'].some((tag) => has(token, tag)));
+  if (tooVague || tooLong || swallowedVerb || !/\p{L}/u.test(head.text)) return phrase(null);
+  return phrase({ name, category: 'concept', span: null });
+}
+
+export interface SentenceMentions {
+  spans: NamedSpan[];
+  /** Span covering each token index, if any. */
+  spanAt: (NamedSpan | undefined)[];
+  phrases: NounPhrase[];
+}
+
+/** Named spans and noun phrases of one sentence. */
+export function findMentions(tokens: readonly Token[], capitalisedElsewhere: ReadonlySet<string>): SentenceMentions {
+  const spans = findNamedSpans(tokens);
+  const spanAt: (NamedSpan | undefined)[] = new Array<NamedSpan | undefined>(tokens.length).fill(undefined);
+  for (const span of spans) for (let i = span.start; i < span.end; i += 1) spanAt[i] = span;
+  const phrases: NounPhrase[] = segmentNounPhrases(tokens, spanAt).map(({ start, end }) => {
+    const token = tokens[start];
+    if (end - start === 1 && token !== undefined && isPronoun(token))
+      return { kind: 'pronoun', start, end, pronoun: pronounKind(token.word) };
+    return resolvePhrase(tokens, start, end, spanAt, capitalisedElsewhere);
+  });
+  return { spans, spanAt, phrases };
+}
+
+/** Lower-case words written with a capital somewhere other than a sentence start: proper-noun evidence. */
+export function collectCapitalisedWords(sentences: readonly { tokens: readonly Token[] }[]): Set<string> {
+  const words = new Set<string>();
+  for (const { tokens } of sentences) {
+    for (let i = 1; i < tokens.length; i += 1) {
+      const token = tokens[i];
+      if (token !== undefined && hasUpperInitial(token.text) && !has(token, 'Pronoun')) words.add(token.word);
+    }
+  }
+  return words;
+}

@@ -1,0 +1,159 @@
+/**
+ * The only place that talks to compromise: parses text once and hands back plain, typed tokens grouped
+ * by sentence. The rest of the extractor reads compromise's tags and chunk labels from these tokens in
+ * single passes instead of calling selections like `.people()` or `.nouns()`: each selection re-runs the
+ * matcher over the whole document (0.2–2.5 ms per call on 1 KB), which would blow the ingestion budget.
+ */
+import nlp from 'compromise';
+import { installFastSweep } from './compromise-speedup.js';
+
+type CompromiseTerm = ReturnType<typeof nlp>['docs'][number][number];
+/**
+ * Fields compromise sets on terms at runtime but leaves out of its published `Term` type:
+ * `implicit` (the hidden word of a contraction: "doesn't" -> "does" + "not"), `machine` (cleaned form),
+ * and `root` (set by `compute('root')`: "manages" -> "manage", "teams" -> "team").
+ */
+type TermWithRuntimeFields = CompromiseTerm & { implicit?: string; machine?: string; root?: string };
+
+export interface Token {
+  /** Surface text as written, without surrounding punctuation ('' for the hidden half of a contraction). */
+  text: string;
+  pre: string;
+  post: string;
+  /** Lower-case word used for matching word lists ("does" for the hidden half of "doesn't"). */
+  word: string;
+  /** compromise's root form when it has one ("manage" for "manages"), else `word`. */
+  lemma: string;
+  tags: ReadonlySet<string>;
+  /** compromise's chunk label: 'Noun' | 'Verb' | 'Pivot' | 'Adjective', or '' when missing. */
+  chunk: string;
+}
+
+export interface Sentence {
+  tokens: Token[];
+  /** The sentence as written, trimmed. */
+  text: string;
+}
+
+const EMPTY_TAGS: ReadonlySet<string> = new Set();
+
+function toToken(term: TermWithRuntimeFields): Token {
+  const word = (term.implicit ?? term.normal ?? '').toLowerCase();
+  return {
+    text: term.text ?? '',
+    pre: term.pre ?? '',
+    post: term.post ?? '',
+    word,
+    lemma: term.root ?? word,
+    tags: term.tags ?? EMPTY_TAGS,
+    chunk: term.chunk ?? '',
+  };
+}
+
+const isNounish = (token: Token | undefined): boolean => token !== undefined && token.chunk === 'Noun' && !token.tags.has('Pronoun');
+
+/**
+ * compromise's chunker puts a gerund used as a noun modifier in its own verb chunk ("my favourite
+ * [programming] language", "[Billing] service"). A gerund before a noun, at the sentence start or after another
+ * noun-chunk word and with no verb before it, joins the noun phrase.
+ */
+function mendNounModifierGerunds(tokens: Token[]): void {
+  let verbSeen = false;
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i];
+    if (token === undefined) continue;
+    const previous = tokens[i - 1];
+    const next = tokens[i + 1];
+    const isModifier =
+      token.chunk === 'Verb' &&
+      token.tags.has('Gerund') &&
+      (i === 0 || isNounish(previous)) &&
+      isNounish(next) &&
+      next?.tags.has('Noun') === true &&
+      !next.tags.has('Determiner') &&
+      !/[,;:]/u.test(previous?.post ?? '');
+    if (!verbSeen && isModifier) token.chunk = 'Noun';
+    else if (token.chunk === 'Verb') verbSeen = true;
+  }
+}
+
+let speedupTried = false;
+
+/** Parses `text` with compromise (tagger, chunker and root forms) into sentences of tokens. */
+export function parseSentences(text: string): Sentence[] {
+  if (text.trim().length === 0) return [];
+  if (!speedupTried) {
+    speedupTried = true; // once per process: the install self-check parses a sample twice
+    installFastSweep();
+  }
+  const doc = nlp(text);
+  doc.compute('root');
+  const sentences: Sentence[] = [];
+  for (const terms of doc.docs) {
+    const tokens = terms.map((term) => toToken(term));
+    if (tokens.length === 0) continue;
+    mendNounModifierGerunds(tokens);
+    const sentenceText = tokens.map((token) => token.pre + token.text + token.post).join('');
+    sentences.push({ tokens, text: sentenceText.trim() });
+  }
+  return sentences;
+}
+
+/** Infinitive of a past-tense verb compromise mis-tagged in context ("joined" -> "join"), via its own conjugation model. */
+export function pastTenseLemma(word: string): string {
+  const doc = nlp(word);
+  doc.tag('PastTense');
+  doc.compute('root');
+  const term: TermWithRuntimeFields | undefined = doc.docs[0]?.[0];
+  return term?.root ?? word;
+}
+
+// Characters that are common in code and rare in prose (Markdown's # * [ ] ( ) are left out on purpose).
+const CODE_SYMBOLS = /[{};=<>|&`\\]/gu;
+// Calls ("run(x") and command-line flags ("--name") count as symbols too.
+const CODE_PATTERNS = /\w\(|(?:^|\s)--?[a-z]/gu;
+const CODE_SYMBOL_SHARE = 0.05;
+// Statement ends and block braces: a line ending or starting like this is code even with few symbols.
+const CODE_LINE_EDGE = /[;{}]\s*$|^\s*[}\])]/u;
+const FENCE = /^\s*(```|~~~)/u;
+// Markdown block markers: a heading or list item is a unit of its own, so it gets a sentence end.
+const BLOCK_MARKER = /^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,3}[.)]\s+)/u;
+const ENDS_SENTENCE = /[.!?:;…]["')\]]*\s*$/u;
+
+function looksLikeCode(line: string): boolean {
+  const visible = line.replace(/\s+/gu, '').length;
+  const symbols = (line.match(CODE_SYMBOLS)?.length ?? 0) + (line.match(CODE_PATTERNS)?.length ?? 0);
+  // Two symbols at least, so a lone "R&D" or "a > b" in prose is not mistaken for code.
+  return (symbols >= 2 && symbols / Math.max(visible, 1) >= CODE_SYMBOL_SHARE) || CODE_LINE_EDGE.test(line);
+}
+
+/** Markdown decoration that would otherwise end up inside entity names ("# Engram", "**memories**", "[docs](url)"). */
+function stripMarkdown(line: string): string {
+  const marker = BLOCK_MARKER.exec(line);
+  let text = marker === null ? line : line.slice(marker[0].length);
+  text = text
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/gu, '$1')
+    .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/gu, '$2')
+    .replace(/`([^`]*)`/gu, '$1');
+  if (marker !== null && text.trim().length > 0 && !ENDS_SENTENCE.test(text)) text = `${text.trimEnd()}.`;
+  return text;
+}
+
+/**
+ * Prepares mixed text for the tagger: drops code (fenced blocks and symbol-dense lines) and strips Markdown
+ * decoration. Code produces no useful entities (identifiers look like proper nouns) and is the slowest input
+ * for the tagger.
+ */
+export function prepareText(text: string): string {
+  const kept: string[] = [];
+  let inFence = false;
+  for (const line of text.split('\n')) {
+    if (FENCE.test(line)) {
+      inFence = !inFence;
+      kept.push('');
+    } else if (!inFence) {
+      kept.push(looksLikeCode(line) ? '' : stripMarkdown(line));
+    }
+  }
+  return kept.join('\n');
+}

@@ -1,0 +1,60 @@
+/**
+ * Small closed word lists the extractor needs on top of compromise's tags. They cover function words
+ * and deliberately vague nouns; everything open-class comes from compromise's lexicon and tagger.
+ */
+
+const set = (words: string): ReadonlySet<string> => new Set(words.split(/\s+/u).filter((word) => word.length > 0));
+
+/** First-person pronouns: attributed to the speaker when one is given. */
+export const FIRST_PERSON = set('i me myself we us ourselves');
+/** First-person possessive determiners: "my sister" -> speaker has sister. */
+export const FIRST_PERSON_POSSESSIVE = set('my our');
+/** Third-person pronouns resolved to the most recent person entity. */
+export const MALE_PRONOUNS = set('he him himself');
+export const FEMALE_PRONOUNS = set('she her herself');
+export const PLURAL_PRONOUNS = set('they them themselves');
+/** Relative pronouns that point back at the noun phrase just before them ("Alice, who lives in Paris, …"). */
+export const RELATIVE_PRONOUNS = set('who which that');
+
+/** Words opening a hypothetical clause: nothing up to the next comma is stated as fact. */
+export const CONDITIONALS = set('if unless whether suppose supposing assuming');
+
+/** Words that open a clause; compromise sometimes tags a capitalised one as part of a name ("Unless Bob"). */
+export const CLAUSE_OPENERS = set('if unless whether when while after before because since although though once until and or but so then');
+
+/** Coordinating conjunctions: split noun phrases and join clauses. */
+export const COORDINATORS = set('and or but nor yet plus');
+
+/** Words stripped from the front of a noun phrase: determiners, quantifiers, vague descriptive adjectives. */
+export const NOUN_PHRASE_PREFIX_WORDS = set(`
+  the a an this that these those my your his her its our their some any each every all both either neither
+  no many much more most few several various certain other another such own same
+  new old big small good bad great little large long short high low nice best better worst worse
+  current previous next last first recent latest main real whole entire particular specific important huge tiny
+  major minor entire possible actual additional general overall different similar usual typical
+`);
+
+/** Heads that are too vague to be worth an entity on their own. */
+export const GENERIC_NOUNS = set(`
+  thing things stuff way ways lot lots bit kind sort type part parts piece side end case fact point
+  something anything everything nothing someone anyone everyone nobody somebody anybody everybody
+  one ones people person man woman guy guys time times day days week weeks month months year years
+  moment today tomorrow yesterday tonight now then here there place places area number numbers
+  question questions answer problem problems issue issues idea ideas reason example examples
+  yes no ok okay hi hello hey thanks thank please sure right well kind lot
+  use need help work job stuff matter situation
+  does did done has had was were is are be been being
+`);
+
+/** Modifiers that turn a bare duration into a date ("last week", "next month"). */
+export const RELATIVE_DATE_MODIFIERS = set('last next this previous coming past early late mid every');
+/** Date words specific enough to be an entity on their own. */
+export const DEICTIC_DATES = set('today tomorrow yesterday tonight');
+
+/** The most frequent English function words: their share of a sentence tells English from other languages. */
+export const ENGLISH_FUNCTION_WORDS = set(`
+  the a an of and or but to in on at by for with from as into about over after before than
+  is are was were be been being am has have had do does did will would can could should may might must
+  i you he she it we they me him her us them my your his its our their this that these those
+  not no there here what which who when where how why all some any if so
+`);
