@@ -5,4 +5,4 @@ export function createActivities(deps: IngestActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
-export type { IngestActivityDeps, IngestInput, IndexResult, ReadResult, StageInput } from './ingest.js';
+export type { AppendStart, GraphProjectionInput, IngestActivityDeps, IngestInput, IndexResult, ReadResult, StageInput } from './ingest.js';

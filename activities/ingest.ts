@@ -12,10 +12,12 @@ import { BAD_CONTENT, MEMORY_DELETED } from '../core/failure-types.js';
 import { chunkId } from '../core/ids.js';
 import { planChunks, planFileChunks, type PlannedChunk } from '../extractors/chunking.js';
 import type { FileExtractors } from '../extractors/files.js';
+import type { StructureExtractor } from '../extractors/structure/types.js';
 import { UnreadableContentError } from '../extractors/types.js';
 import type { Embedder } from '../models/embedder.js';
 import type { Store } from '../store/index.js';
 import type { MemoryDoc } from '../store/memories.js';
+import { extractChunks, GraphBuilder } from './graph-builder.js';
 import { progressTargetOf, reportProgress, heartbeat } from './progress.js';
 
 export interface IngestActivityDeps {
@@ -26,11 +28,27 @@ export interface IngestActivityDeps {
   chunkMaxChars: number;
   maxChunksPerMemory: number;
   embeddingBatchSize: number;
+  extractor: StructureExtractor;
+  /** Cosine similarity of entity-name embeddings at or above which two entities merge. */
+  entitySimilarityThreshold: number;
+}
+
+/** Set when a run processes messages appended to a conversation: where the new content starts. */
+export interface AppendStart {
+  fromMessage: number;
+  fromChunk: number;
 }
 
 export interface IngestInput {
   memoryId: string;
   tenantId: string;
+  append?: AppendStart;
+}
+
+export interface GraphProjectionInput {
+  memoryId: string;
+  tenantId: string;
+  collectionIds: string[];
 }
 
 /** Later stages get the memory's collections from the read stage instead of re-reading it. */
@@ -60,6 +78,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
   /** Removes everything derived from a memory that has been deleted under us. */
   async function purge(memory: Pick<MemoryDoc, '_id' | 'tenant_id'>): Promise<void> {
     await store.chunks.deleteForMemories([memory._id]);
+    await store.graph.removeMemories([memory._id]);
     await store.indexChanges.publish('remove', memory.tenant_id, [memory._id]);
   }
 
@@ -112,40 +131,106 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     const target = progressTargetOf(memory);
     await reportProgress(store, target, 'read', 'reading', 0, 1);
 
-    const planned = memory.content.files ? await extractFiles(memory) : planChunks(memory.content, deps.chunkMaxChars);
+    const fromChunk = input.append?.fromChunk ?? 0;
+    const all = memory.content.files ? await extractFiles(memory) : planChunks(memory.content, deps.chunkMaxChars);
+    // An append run plans only the new messages; their chunks are numbered after the existing ones.
+    const fromMessage = input.append?.fromMessage;
+    const planned = fromMessage === undefined ? all : all.filter((chunk) => (chunk.source.message_index ?? 0) >= fromMessage);
     if (planned.length === 0) throw ApplicationFailure.nonRetryable('the memory has no text content to index', BAD_CONTENT);
-    if (planned.length > deps.maxChunksPerMemory) {
+    const total = fromChunk + planned.length;
+    if (total > deps.maxChunksPerMemory) {
       throw ApplicationFailure.nonRetryable(
-        `the content splits into ${planned.length} chunks, more than the limit of ${deps.maxChunksPerMemory}`,
+        `the content splits into ${total} chunks, more than the limit of ${deps.maxChunksPerMemory}`,
         BAD_CONTENT,
       );
     }
     await store.chunks.upsertMany(
-      planned.map((chunk, index) => ({
-        _id: chunkId(memory._id, index),
+      planned.map((chunk, offset) => ({
+        _id: chunkId(memory._id, fromChunk + offset),
         memory_id: memory._id,
         tenant_id: memory.tenant_id,
         collection_ids: memory.collection_ids,
-        index,
+        index: fromChunk + offset,
         text: chunk.text,
         source: chunk.source,
       })),
     );
     // Only a retried attempt can have left extra chunks behind (its content cannot change, but
     // the chunk size setting can between deployments).
-    if (Context.current().info.attempt > 1) await store.chunks.deleteFromIndex(memory._id, planned.length);
-    if (!(await store.memories.setStatus(memory._id, 'reading', { chunk_count: planned.length }))) {
+    if (Context.current().info.attempt > 1) await store.chunks.deleteFromIndex(memory._id, total);
+    if (!(await store.memories.setStatus(memory._id, 'reading', { chunk_count: total }))) {
       await purge(memory);
       throw ApplicationFailure.nonRetryable(`memory ${memory._id} was deleted`, MEMORY_DELETED);
     }
     await reportProgress(store, target, 'chunk', 'reading', 1, 1, `${planned.length} chunks`);
-    return { chunkCount: planned.length, collectionIds: memory.collection_ids };
+    return { chunkCount: total, collectionIds: memory.collection_ids };
   }
 
-  /** Structure extraction is a pass-through here; the graph extractor plugs in at this stage. */
+  /** Extracts entities and facts from the (new) chunks and merges them into each collection's graph. */
+  async function buildGraph(memory: MemoryDoc, collectionIds: string[], fromChunk: number, stage: 'structuring' | null) {
+    const embedder = await deps.embedder();
+    const builder = new GraphBuilder({
+      graph: store.graph,
+      extractor: deps.extractor,
+      embedder,
+      similarityThreshold: deps.entitySimilarityThreshold,
+    });
+    const chunks = (await store.chunks.forMemory(memory._id)).filter((chunk) => chunk.index >= fromChunk);
+    const target = progressTargetOf(memory);
+    let lastReport = Date.now();
+    const extractions = await extractChunks(deps.extractor, chunks, (done) => {
+      heartbeat({ stage: 'structure', current: done, total: chunks.length });
+      if (stage && Date.now() - lastReport > 250 && done < chunks.length) {
+        lastReport = Date.now();
+        void reportProgress(store, target, 'structure', stage, done, chunks.length).catch(() => undefined);
+      }
+    });
+    let entities = 0;
+    let facts = 0;
+    for (const collectionId of collectionIds) {
+      const written = await builder.writeToCollection({ tenantId: memory.tenant_id, collectionId }, memory._id, extractions);
+      entities = Math.max(entities, written.entities);
+      facts = Math.max(facts, written.facts);
+    }
+    return { chunks: chunks.length, entities, facts };
+  }
+
   async function extractStructure(input: StageInput): Promise<void> {
     await enterStage(input, 'structuring');
-    await reportProgress(store, targetOf(input), 'structure', 'structuring', 1, 1);
+    // The memory's collections now, not when the run began: an update may have changed them.
+    const memory = await loadMemory(input.memoryId);
+    const built = await buildGraph(memory, memory.collection_ids, input.append?.fromChunk ?? 0, 'structuring');
+    if (!(await store.memories.exists(memory._id))) {
+      await purge(memory);
+      throw ApplicationFailure.nonRetryable(`memory ${memory._id} was deleted`, MEMORY_DELETED);
+    }
+    await reportProgress(
+      store,
+      targetOf(input),
+      'structure',
+      'structuring',
+      built.chunks,
+      built.chunks,
+      `${built.entities} entities, ${built.facts} facts`,
+    );
+  }
+
+  /**
+   * Adds a complete memory's graph to collections it was just associated with (an update). The
+   * memory's chunks are already indexed; only the graph of those collections is missing.
+   */
+  async function projectGraph(input: GraphProjectionInput): Promise<void> {
+    const memory = await loadMemory(input.memoryId);
+    const collectionIds = input.collectionIds.filter((id) => memory.collection_ids.includes(id));
+    if (collectionIds.length === 0) return;
+    await buildGraph(memory, collectionIds, 0, null);
+    const after = await store.memories.findForIngestion(memory._id);
+    // Deleted, or detached again meanwhile: take back what this run wrote.
+    if (!after) return purge(memory);
+    const detached = collectionIds.filter((id) => !after.collection_ids.includes(id));
+    if (detached.length > 0) await store.graph.removeMemories([memory._id], detached);
+    // Search processes reload the memory's graph (and vectors) from the store.
+    await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
   }
 
   async function embedAndIndex(input: StageInput): Promise<IndexResult> {
@@ -174,10 +259,15 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       if (done < total) await reportProgress(store, target, 'embed', 'indexing', done, total);
     }
 
+    // Chunks take the memory's current collections: an update may have changed them mid-run.
+    const current = await store.memories.findForIngestion(memory._id);
+    if (current) await store.chunks.setCollections(memory._id, current.collection_ids);
     await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
     const stillThere = await store.memories.setStatus(memory._id, 'complete', {
       embedding_model: embedder.modelId,
       status_message: null,
+      indexed_chunk_count: total,
+      append: null,
     });
     if (!stillThere) {
       await purge(memory);
@@ -191,13 +281,24 @@ export function createIngestActivities(deps: IngestActivityDeps) {
   async function markFailed(input: IngestInput & { message: string }): Promise<void> {
     const memory = await store.memories.findForIngestion(input.memoryId);
     if (!memory) return;
+    if (input.append) {
+      // A failed append takes back only its own messages; what was searchable before stays so.
+      const { fromChunk, fromMessage } = input.append;
+      await store.chunks.deleteFromIndex(memory._id, fromChunk);
+      await store.graph.removeChunkProvenance(memory._id, memory.collection_ids, fromChunk);
+      await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
+      await store.memories.abandonAppend(memory._id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);
+      await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, `append failed: ${input.message}`);
+      deps.logger.info({ memoryId: memory._id, reason: input.message }, 'append failed');
+      return;
+    }
     await purge(memory);
     await store.memories.setStatus(memory._id, 'failed', { status_message: input.message, chunk_count: 0 });
     await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, input.message);
     deps.logger.info({ memoryId: memory._id, reason: input.message }, 'ingestion failed');
   }
 
-  return { readContent, extractStructure, embedAndIndex, markFailed };
+  return { readContent, extractStructure, embedAndIndex, markFailed, projectGraph };
 }
 
 export type IngestActivities = ReturnType<typeof createIngestActivities>;

@@ -8,5 +8,11 @@ export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
 /** One workflow per memory; its id is derived from the memory id so a retry can never start a second. */
 export const ingestWorkflowId = (memoryId: string): string => `memory-${memoryId}`;
 
+/** An append run: one per starting message, so a retried request cannot start the same run twice. */
+export const appendWorkflowId = (memoryId: string, fromMessage: number): string => `memory-${memoryId}-append-${fromMessage}`;
+
+/** Graph projection into newly associated collections; several may follow one another. */
+export const graphWorkflowId = (memoryId: string): string => `memory-${memoryId}-graph-${randomUUID()}`;
+
 /** Deterministic chunk ids make re-running a stage overwrite instead of duplicating. */
 export const chunkId = (memoryId: string, index: number): string => `${memoryId}:${index}`;

@@ -4,7 +4,7 @@
  */
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { ingestWorkflowId } from '../core/ids.js';
+import { graphWorkflowId, ingestWorkflowId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 
 export const MEMORY_ID = defineSearchAttributeKey('MemoryId', SearchAttributeType.KEYWORD);
@@ -16,11 +16,15 @@ export interface StartIngestion {
   memoryId: string;
   tenantId: string;
   collectionIds: string[];
+  /** An append run: its own workflow id and where the new messages start. */
+  append?: { workflowId: string; fromMessage: number; fromChunk: number };
 }
 
 export interface Orchestrator {
   startIngestion(request: StartIngestion): Promise<{ workflowId: string; alreadyStarted: boolean }>;
-  stopIngestion(memoryId: string, reason: string): Promise<void>;
+  /** Builds a memory's graph in collections it was just associated with. */
+  startGraphProjection(request: { memoryId: string; tenantId: string; collectionIds: string[] }): Promise<void>;
+  stopIngestion(workflowId: string, reason: string): Promise<void>;
   healthy(): Promise<boolean>;
 }
 
@@ -38,12 +42,13 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
 
   return {
     async startIngestion(request) {
-      const workflowId = ingestWorkflowId(request.memoryId);
+      const workflowId = request.append?.workflowId ?? ingestWorkflowId(request.memoryId);
+      const append = request.append ? { fromMessage: request.append.fromMessage, fromChunk: request.append.fromChunk } : undefined;
       try {
         await client.workflow.start('ingestMemory', {
           workflowId,
           taskQueue: options.taskQueue,
-          args: [{ memoryId: request.memoryId, tenantId: request.tenantId }],
+          args: [{ memoryId: request.memoryId, tenantId: request.tenantId, ...(append ? { append } : {}) }],
           typedSearchAttributes: [
             { key: MEMORY_ID, value: request.memoryId },
             // Keyword holds one value: the memory's first collection is the one it was created in.
@@ -59,13 +64,27 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
       }
     },
 
-    async stopIngestion(memoryId, reason) {
+    async startGraphProjection(request) {
+      await client.workflow.start('projectMemoryGraph', {
+        workflowId: graphWorkflowId(request.memoryId),
+        taskQueue: options.taskQueue,
+        args: [request],
+        typedSearchAttributes: [
+          { key: MEMORY_ID, value: request.memoryId },
+          { key: COLLECTION_ID, value: request.collectionIds[0] ?? '' },
+          { key: TENANT_ID, value: request.tenantId },
+        ],
+        requestEagerStart: options.eagerStart,
+      });
+    },
+
+    async stopIngestion(workflowId, reason) {
       try {
-        await client.workflow.getHandle(ingestWorkflowId(memoryId)).terminate(reason);
+        await client.workflow.getHandle(workflowId).terminate(reason);
       } catch (error) {
         // Already finished, or never started: nothing to stop.
         if (error instanceof WorkflowNotFoundError) return;
-        options.logger.warn({ err: error, memoryId }, 'could not terminate ingestion workflow');
+        options.logger.warn({ err: error, workflowId }, 'could not terminate ingestion workflow');
       }
     },
 

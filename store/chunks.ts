@@ -77,6 +77,11 @@ export class ChunkRepository {
     await this.collection.bulkWrite(operations, { ordered: false });
   }
 
+  /** A memory's collections changed: its chunks follow (they carry them for the per-collection index). */
+  async setCollections(memoryId: string, collectionIds: string[]): Promise<void> {
+    await this.collection.updateMany({ memory_id: memoryId }, { $set: { collection_ids: collectionIds } });
+  }
+
   /** Removes chunks past `keepCount` (a retried read stage that produced fewer chunks). */
   async deleteFromIndex(memoryId: string, keepCount: number): Promise<void> {
     await this.collection.deleteMany({ memory_id: memoryId, index: { $gte: keepCount } });
@@ -92,11 +97,11 @@ export class ChunkRepository {
     return this.collection.find({ _id: { $in: ids } }, { projection: { embedding: 0 } }).toArray();
   }
 
-  /** Streams the vectors of one collection for one model: used to build the in-memory index. */
+  /** Streams the vectors (and texts) of one collection for one model: used to build the in-memory indexes. */
   vectorsForCollection(collectionId: string, model: string) {
     return this.collection.find(
       { collection_ids: collectionId, embedding_model: model },
-      { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1 } },
+      { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1, text: 1 } },
     );
   }
 
@@ -105,7 +110,7 @@ export class ChunkRepository {
     return this.collection
       .find(
         { memory_id: { $in: memoryIds }, embedding_model: model },
-        { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1 } },
+        { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1, text: 1 } },
       )
       .toArray();
   }

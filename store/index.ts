@@ -6,6 +6,7 @@ import { connectDatabase, ping, type Database } from './db.js';
 import { EventAckRepository } from './event-acks.js';
 import { EventLog } from './events.js';
 import { FileRepository } from './files.js';
+import { GraphRepository } from './graph.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { IndexChangeFeed } from './index-changes.js';
 import { MemoryRepository } from './memories.js';
@@ -20,6 +21,7 @@ export interface Store {
   memories: MemoryRepository;
   chunks: ChunkRepository;
   files: FileRepository;
+  graph: GraphRepository;
   uploads: UploadRepository;
   tickets: TicketRepository;
   eventAcks: EventAckRepository;
@@ -43,6 +45,7 @@ export async function openStore(
     memories: new MemoryRepository(db),
     chunks: new ChunkRepository(db),
     files: new FileRepository(db),
+    graph: new GraphRepository(db),
     uploads: new UploadRepository(db),
     tickets: new TicketRepository(db),
     eventAcks: new EventAckRepository(db),
@@ -58,6 +61,7 @@ export async function openStore(
     store.memories.ensureIndexes(),
     store.chunks.ensureIndexes(),
     store.files.ensureIndexes(),
+    store.graph.ensureIndexes(),
     store.uploads.ensureIndexes(),
     store.tickets.ensureIndexes(),
     store.idempotency.ensureIndexes(),

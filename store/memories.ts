@@ -42,7 +42,25 @@ export interface MemoryDoc {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  /**
+   * Chunks [0, indexed_chunk_count) are searchable. Set when a run completes, so while appended
+   * messages are being processed the earlier ones stay searchable and the new ones are not yet.
+   * Absent on records written before appends existed: then `status === 'complete'` decides.
+   */
+  indexed_chunk_count?: number;
+  /** The run in progress when messages are appended: where the new content starts. */
+  append?: AppendRun | null;
+  /** Most recent uses (retrieval by id, appearing in search results), newest last; feeds activation. */
+  accessed_at?: Date[];
 }
+
+export interface AppendRun {
+  from_message: number;
+  from_chunk: number;
+}
+
+/** How many access times a memory keeps: enough for the activation sum, bounded in size. */
+export const ACCESS_HISTORY = 32;
 
 export type MemorySummaryDoc = Omit<MemoryDoc, 'content'>;
 
@@ -87,10 +105,86 @@ export class MemoryRepository {
     return this.collection.countDocuments({ _id: id }, { limit: 1 }).then((count) => count > 0);
   }
 
-  /** Ids among `ids` whose memory exists and is complete: the search-time visibility check. */
-  async completeIds(ids: string[]): Promise<Map<string, MemorySummaryDoc>> {
-    const docs = await this.collection.find({ _id: { $in: ids }, status: 'complete' }, { projection: WITHOUT_CONTENT }).toArray();
+  /**
+   * The search-time visibility check: memories among `ids` that exist and have searchable chunks
+   * (complete, or complete before an append now in progress), narrowed by the search's filters.
+   */
+  async searchable(ids: string[], filter: Filter<MemoryDoc> = {}): Promise<Map<string, MemorySummaryDoc>> {
+    const docs = await this.collection
+      .find(
+        { ...filter, _id: { $in: ids }, $or: [{ status: 'complete' }, { indexed_chunk_count: { $gt: 0 } }] },
+        { projection: WITHOUT_CONTENT },
+      )
+      .toArray();
     return new Map(docs.map((doc) => [doc._id, doc as MemorySummaryDoc]));
+  }
+
+  /** Records a use of each memory (keeps the last ACCESS_HISTORY); a lost concurrent push only loses one sample. */
+  async recordAccess(ids: string[], at = new Date()): Promise<void> {
+    if (ids.length === 0) return;
+    await this.collection.updateMany({ _id: { $in: ids } }, { $push: { accessed_at: { $each: [at], $slice: -ACCESS_HISTORY } } });
+  }
+
+  /** Applies a name / metadata / collections change; null when the memory is gone. */
+  async update(tenantId: string, id: string, set: Record<string, unknown>, unset: string[] = []): Promise<MemoryDoc | null> {
+    const update: Record<string, unknown> = { $set: { ...set, updated_at: new Date() } };
+    if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, '']));
+    return this.collection.findOneAndUpdate({ _id: id, tenant_id: tenantId }, update, { returnDocument: 'after' });
+  }
+
+  /**
+   * Starts an append run: adds the messages and requeues the memory, only if it is still in the
+   * state the caller read (complete, with that many chunks). A concurrent append or a running
+   * pipeline makes this a no-op (null), so two runs never interleave their chunk numbers.
+   */
+  async claimAppend(
+    tenantId: string,
+    id: string,
+    expected: { chunkCount: number; messageCount: number },
+    messages: MessageInput[],
+    workflowId: string,
+  ): Promise<MemoryDoc | null> {
+    return this.collection.findOneAndUpdate(
+      {
+        _id: id,
+        tenant_id: tenantId,
+        status: 'complete',
+        chunk_count: expected.chunkCount,
+        'content.messages': { $size: expected.messageCount },
+      },
+      {
+        $push: { 'content.messages': { $each: messages } },
+        $set: {
+          status: 'queued',
+          status_message: null,
+          workflow_id: workflowId,
+          append: { from_message: expected.messageCount, from_chunk: expected.chunkCount },
+          updated_at: new Date(),
+        },
+      },
+      { returnDocument: 'after' },
+    );
+  }
+
+  /** A failed append: its messages are dropped and the memory is back to what it was. */
+  async abandonAppend(id: string, run: AppendRun, message: string): Promise<boolean> {
+    const memory = await this.collection.findOne({ _id: id }, { projection: { 'content.messages': 1 } });
+    if (!memory) return false;
+    const result = await this.collection.updateOne(
+      { _id: id },
+      {
+        $set: {
+          'content.messages': (memory.content.messages ?? []).slice(0, run.from_message),
+          status: 'complete',
+          status_message: `append failed: ${message}`,
+          chunk_count: run.from_chunk,
+          indexed_chunk_count: run.from_chunk,
+          append: null,
+          updated_at: new Date(),
+        },
+      },
+    );
+    return result.matchedCount === 1;
   }
 
   async list(query: MemoryListQuery): Promise<{ items: MemorySummaryDoc[]; total: number }> {
@@ -122,11 +216,12 @@ export class MemoryRepository {
       .toArray() as Promise<MemorySummaryDoc[]>;
   }
 
-  /** Returns the ids that were deleted among those given, scoped to the tenant. */
-  async deleteMany(tenantId: string, ids: string[]): Promise<string[]> {
-    const found = await this.collection.find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1 } }).toArray();
-    const foundIds = found.map((doc) => doc._id);
-    if (foundIds.length > 0) await this.collection.deleteMany({ tenant_id: tenantId, _id: { $in: foundIds } });
-    return foundIds;
+  /** Deletes those of `ids` that belong to the tenant; returns them with the workflow each had running. */
+  async deleteMany(tenantId: string, ids: string[]): Promise<{ _id: string; workflow_id: string }[]> {
+    const found = await this.collection
+      .find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1, workflow_id: 1 } })
+      .toArray();
+    if (found.length > 0) await this.collection.deleteMany({ tenant_id: tenantId, _id: { $in: found.map((doc) => doc._id) } });
+    return found;
   }
 }

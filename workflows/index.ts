@@ -1,1 +1,1 @@
-export { ingestMemory, type IngestOutcome } from './ingest-memory.js';
+export { ingestMemory, projectMemoryGraph, type IngestOutcome } from './ingest-memory.js';

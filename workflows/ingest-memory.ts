@@ -5,7 +5,7 @@
  * activities are idempotent and resume from what is stored, so a crash never duplicates chunks.
  */
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { Activities, IngestInput } from '../activities/index.js';
+import type { Activities, GraphProjectionInput, IngestInput } from '../activities/index.js';
 import { BAD_CONTENT, INGESTION_FAILED, MEMORY_DELETED } from '../core/failure-types.js';
 
 const pipeline = proxyActivities<Activities>({
@@ -48,5 +48,19 @@ export async function ingestMemory(input: IngestInput): Promise<IngestOutcome> {
     const message = cause instanceof Error ? cause.message : String(cause);
     await bookkeeping.markFailed({ ...input, message });
     throw ApplicationFailure.nonRetryable(`ingestion of memory ${input.memoryId} failed: ${message}`, INGESTION_FAILED);
+  }
+}
+
+/**
+ * A memory newly associated with collections gets its graph there (its vectors already serve
+ * every collection it is in). Started by an update; idempotent like the stages.
+ */
+export async function projectMemoryGraph(input: GraphProjectionInput): Promise<void> {
+  try {
+    await pipeline.projectGraph(input);
+  } catch (error) {
+    const cause = error instanceof ActivityFailure ? error.cause : error;
+    if (cause instanceof ApplicationFailure && cause.type === MEMORY_DELETED) return;
+    throw error;
   }
 }

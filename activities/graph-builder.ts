@@ -1,0 +1,260 @@
+/**
+ * Turns a memory's chunks into graph writes: extraction per chunk, then entity resolution inside
+ * each collection the memory belongs to (a graph never spans collections or tenants).
+ *
+ * Resolution, cheapest first:
+ *   1. exact: the normalised name is the key or a known alias of an entity of the collection;
+ *   2. people by name parts: "Alice" joins "Alice Smith" when exactly one person there has that part;
+ *   3. similarity: an entity of the same category sharing a token whose name embedding is at least
+ *      `similarityThreshold` cosine-similar ("Acme Corp" / "Acme Corporation").
+ * Anything else becomes a new entity whose id is derived from (tenant, collection, key), so two
+ * workers creating the same new entity at once converge on one node.
+ */
+import type { ChunkStructure, ExtractedEntity, StructureExtractor } from '../extractors/structure/types.js';
+import type { Embedder } from '../models/embedder.js';
+import type { ChunkDoc } from '../store/chunks.js';
+import {
+  entityIdFor,
+  factIdFor,
+  nameVectorOf,
+  type EntityDoc,
+  type GraphRepository,
+  type GraphScope,
+  type NewEntity,
+  type NewFact,
+  type NewMention,
+} from '../store/graph.js';
+
+export interface GraphBuilderOptions {
+  graph: GraphRepository;
+  extractor: StructureExtractor;
+  embedder: Embedder;
+  similarityThreshold: number;
+}
+
+interface MergedEntity {
+  entity: ExtractedEntity;
+  /** Mentions per chunk index. */
+  chunks: Map<number, number>;
+}
+
+export interface ChunkExtraction {
+  chunkIndex: number;
+  structure: ChunkStructure;
+}
+
+const CATEGORY_PRIORITY = ['person', 'organization', 'place', 'email', 'url', 'money', 'date', 'quantity', 'product', 'concept'];
+const priorityOf = (category: string): number => {
+  const index = CATEGORY_PRIORITY.indexOf(category);
+  return index < 0 ? CATEGORY_PRIORITY.length : index;
+};
+
+/** Runs the extractor over the chunks; the speaker of a conversation turn is its role. */
+export async function extractChunks(
+  extractor: StructureExtractor,
+  chunks: Pick<ChunkDoc, 'index' | 'text' | 'source'>[],
+  onProgress: (done: number) => void,
+): Promise<ChunkExtraction[]> {
+  const extractions: ChunkExtraction[] = [];
+  for (const chunk of chunks) {
+    const speaker = chunk.source.type === 'message' ? chunk.source.role : undefined;
+    const structure = await extractor.extract(chunk.text, speaker ? { speaker } : {});
+    extractions.push({ chunkIndex: chunk.index, structure });
+    onProgress(extractions.length);
+  }
+  return extractions;
+}
+
+/** One entity per key over the whole memory, remembering which chunks mention it. */
+function mergeEntities(extractions: ChunkExtraction[]): Map<string, MergedEntity> {
+  const merged = new Map<string, MergedEntity>();
+  for (const { chunkIndex, structure } of extractions) {
+    for (const entity of structure.entities) {
+      const existing = merged.get(entity.key);
+      if (!existing) {
+        merged.set(entity.key, { entity: { ...entity, aliases: [...entity.aliases] }, chunks: new Map([[chunkIndex, entity.mentions]]) });
+        continue;
+      }
+      existing.chunks.set(chunkIndex, (existing.chunks.get(chunkIndex) ?? 0) + entity.mentions);
+      for (const alias of entity.aliases) if (!existing.entity.aliases.includes(alias)) existing.entity.aliases.push(alias);
+      if (priorityOf(entity.category) < priorityOf(existing.entity.category)) existing.entity.category = entity.category;
+    }
+  }
+  return merged;
+}
+
+const cosine = (a: Float32Array, b: Float32Array): number => {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
+  return dot;
+};
+
+const tokens = (key: string): string[] => key.split(' ').filter((token) => token.length > 1);
+
+export class GraphBuilder {
+  constructor(private readonly options: GraphBuilderOptions) {}
+
+  /**
+   * Writes the memory's chunks' entities, facts and provenance into one collection's graph.
+   * Idempotent: ids are deterministic, so a retry rewrites the same rows.
+   */
+  async writeToCollection(
+    scope: GraphScope,
+    memoryId: string,
+    extractions: ChunkExtraction[],
+  ): Promise<{ entities: number; facts: number }> {
+    const merged = mergeEntities(extractions);
+    if (merged.size === 0) return { entities: 0, facts: 0 };
+    const { idOfKey, vectors } = await this.resolve(scope, merged);
+
+    // Several keys of this memory may resolve to one entity: one write per entity, all aliases.
+    const entities = new Map<string, NewEntity>();
+    const mentions: NewMention[] = [];
+    for (const [key, { entity, chunks }] of merged) {
+      const id = idOfKey.get(key)!;
+      const known = entities.get(id);
+      const isPrimary = entityIdFor(scope, key) === id;
+      if (known && !isPrimary) {
+        known.aliases.push(entity.name, ...entity.aliases);
+        known.aliasKeys.push(key);
+      } else {
+        entities.set(id, {
+          id,
+          key,
+          name: entity.name,
+          category: entity.category,
+          aliases: [entity.name, ...entity.aliases, ...(known?.aliases ?? [])],
+          aliasKeys: [key, ...(known?.aliasKeys ?? [])],
+          description: entity.description,
+          nameVector: vectors.get(key) ?? null,
+        });
+      }
+      for (const [chunkIndex, count] of chunks) mentions.push({ memoryId, chunkIndex, kind: 'entity', targetId: id, count, confidence: 1 });
+    }
+
+    const facts = new Map<string, NewFact>();
+    for (const { chunkIndex, structure } of extractions) {
+      for (const fact of structure.facts) {
+        const subjectId = idOfKey.get(fact.subjectKey);
+        const objectId = idOfKey.get(fact.objectKey);
+        if (!subjectId || !objectId || subjectId === objectId) continue;
+        const id = factIdFor(scope, subjectId, fact.predicate, objectId);
+        const known = facts.get(id);
+        if (!known || known.confidence < fact.confidence) {
+          facts.set(id, { id, subjectId, objectId, predicate: fact.predicate, description: fact.description, confidence: fact.confidence });
+        }
+        mentions.push({ memoryId, chunkIndex, kind: 'fact', targetId: id, count: 1, confidence: fact.confidence });
+      }
+    }
+    await this.options.graph.write(scope, [...entities.values()], [...facts.values()], dedupeMentions(mentions));
+    return { entities: entities.size, facts: facts.size };
+  }
+
+  /** Maps every key to an entity id, with the name vectors computed on the way (stored with new entities). */
+  private async resolve(
+    scope: GraphScope,
+    merged: Map<string, MergedEntity>,
+  ): Promise<{ idOfKey: Map<string, string>; vectors: Map<string, Float32Array> }> {
+    const { graph } = this.options;
+    const keys = [...merged.keys()];
+    const idOfKey = new Map<string, string>();
+    const vectors = new Map<string, Float32Array>();
+
+    for (const entity of await graph.findByKeys(scope, keys)) {
+      for (const alias of entity.alias_keys) if (merged.has(alias) && !idOfKey.has(alias)) idOfKey.set(alias, entity._id);
+    }
+    const unresolved = keys.filter((key) => !idOfKey.has(key));
+    if (unresolved.length === 0) return { idOfKey, vectors };
+
+    const candidates = await graph.findCandidates(scope, unresolved, 300);
+    // Names are embedded only when a same-category candidate shares a token: most new names have none.
+    const needVectors = unresolved.filter((key) =>
+      candidates.some((candidate) => candidate.category === merged.get(key)!.entity.category && sharesToken(candidate, key)),
+    );
+    if (needVectors.length > 0) {
+      const embedded = await this.options.embedder.embedPassages(needVectors.map((key) => merged.get(key)!.entity.name));
+      needVectors.forEach((key, index) => vectors.set(key, embedded[index]!));
+    }
+
+    // Longer names first, so "Alice Smith" exists before "Alice" looks for a person to join.
+    const created: EntityDoc[] = [];
+    for (const key of unresolved.sort((a, b) => tokens(b).length - tokens(a).length)) {
+      const { entity } = merged.get(key)!;
+      const match =
+        this.matchPerson(key, entity, [...candidates, ...created]) ?? this.matchSimilar(vectors.get(key), entity, key, candidates);
+      if (match) {
+        idOfKey.set(key, match);
+        continue;
+      }
+      const id = entityIdFor(scope, key);
+      idOfKey.set(key, id);
+      created.push(pseudoEntity(id, key, entity));
+    }
+    return { idOfKey, vectors };
+  }
+
+  private matchPerson(key: string, entity: ExtractedEntity, candidates: EntityDoc[]): string | null {
+    if (entity.category !== 'person') return null;
+    const parts = tokens(key);
+    const matches = candidates.filter((candidate) => {
+      if (candidate.category !== 'person' || candidate.key === key) return false;
+      const theirs = new Set(tokens(candidate.key));
+      return parts.length < theirs.size && parts.every((part) => theirs.has(part));
+    });
+    const ids = new Set(matches.map((candidate) => candidate._id));
+    return ids.size === 1 ? matches[0]!._id : null;
+  }
+
+  private matchSimilar(vector: Float32Array | undefined, entity: ExtractedEntity, key: string, candidates: EntityDoc[]): string | null {
+    if (!vector) return null;
+    let best: { id: string; similarity: number } | null = null;
+    for (const candidate of candidates) {
+      if (candidate.category !== entity.category || !sharesToken(candidate, key)) continue;
+      const theirs = nameVectorOf(candidate);
+      if (!theirs || theirs.length !== vector.length) continue;
+      const similarity = cosine(vector, theirs);
+      if (similarity >= this.options.similarityThreshold && (!best || similarity > best.similarity))
+        best = { id: candidate._id, similarity };
+    }
+    return best?.id ?? null;
+  }
+}
+
+function sharesToken(candidate: Pick<EntityDoc, 'tokens'>, key: string): boolean {
+  const theirs = new Set(candidate.tokens);
+  return tokens(key).some((token) => theirs.has(token));
+}
+
+function pseudoEntity(id: string, key: string, entity: ExtractedEntity): EntityDoc {
+  const now = new Date(0);
+  return {
+    _id: id,
+    tenant_id: '',
+    collection_id: '',
+    key,
+    name: entity.name,
+    category: entity.category,
+    aliases: [],
+    alias_keys: [key],
+    tokens: tokens(key),
+    description: '',
+    name_vector: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** Two keys of one memory resolved to the same entity: one provenance row per chunk, counts summed. */
+function dedupeMentions(mentions: NewMention[]): NewMention[] {
+  const byKey = new Map<string, NewMention>();
+  for (const mention of mentions) {
+    const key = `${mention.chunkIndex}\n${mention.kind}\n${mention.targetId}`;
+    const known = byKey.get(key);
+    if (!known) byKey.set(key, { ...mention });
+    else {
+      known.count += mention.count;
+      known.confidence = Math.max(known.confidence, mention.confidence);
+    }
+  }
+  return [...byKey.values()];
+}

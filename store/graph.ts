@@ -1,0 +1,353 @@
+/**
+ * The memory graph: entities, facts (subject —predicate→ object) and their provenance, one graph
+ * per collection (never shared across collections or tenants).
+ *
+ * Provenance is the source of truth. Every entity or fact that a chunk of a memory yields gets a
+ * row in `graph_mentions` keyed by (collection, memory, chunk, target), so re-running a stage
+ * overwrites instead of duplicating. Weights are never stored counters: they are the sum of a
+ * target's provenance rows, computed when read (the stand-in's concurrent `$inc` is not atomic,
+ * and a derived weight can never drift after deletes). A target whose last provenance row goes is
+ * removed, so the graph has no orphans.
+ *
+ * Write order matters without transactions: the provenance row is written before the entity or
+ * fact it points at is upserted. An orphan sweep that runs concurrently either sees the new row
+ * (and keeps the target) or deletes the target before the upsert, which then re-creates it.
+ */
+import { type Binary, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
+import { sha256Hex } from '../core/hash.js';
+import { binaryToVector, vectorToBinary } from './chunks.js';
+
+export interface EntityDoc {
+  _id: string;
+  tenant_id: string;
+  collection_id: string;
+  /** The normalised key the entity was created under. */
+  key: string;
+  name: string;
+  category: string;
+  /** Surface forms seen, as written. */
+  aliases: string[];
+  /** Normalised keys that resolve to this entity: its key and every merged alias. */
+  alias_keys: string[];
+  /** Tokens of the alias keys: narrows the candidates for fuzzy resolution. */
+  tokens: string[];
+  description: string;
+  /** Embedding of the name (same model as chunks), for similarity-based resolution. */
+  name_vector: Binary | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface FactDoc {
+  _id: string;
+  tenant_id: string;
+  collection_id: string;
+  subject_id: string;
+  object_id: string;
+  predicate: string;
+  description: string;
+  /** The best confidence any provenance gave it. */
+  confidence: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MentionDoc {
+  _id: string;
+  tenant_id: string;
+  collection_id: string;
+  memory_id: string;
+  chunk_index: number;
+  target_kind: 'entity' | 'fact';
+  target_id: string;
+  /** Mentions of the target in that chunk (facts: 1). */
+  count: number;
+  confidence: number;
+}
+
+export interface NewEntity {
+  id: string;
+  key: string;
+  name: string;
+  category: string;
+  aliases: string[];
+  aliasKeys: string[];
+  description: string;
+  nameVector: Float32Array | null;
+}
+
+export interface NewFact {
+  id: string;
+  subjectId: string;
+  objectId: string;
+  predicate: string;
+  description: string;
+  confidence: number;
+}
+
+export interface NewMention {
+  memoryId: string;
+  chunkIndex: number;
+  kind: 'entity' | 'fact';
+  targetId: string;
+  count: number;
+  confidence: number;
+}
+
+export interface GraphScope {
+  tenantId: string;
+  collectionId: string;
+}
+
+const tokensOf = (keys: string[]): string[] => [...new Set(keys.flatMap((key) => key.split(' ')).filter((token) => token.length > 1))];
+
+/** Deterministic ids: the same name in the same collection is the same node, from any process. */
+export const entityIdFor = (scope: GraphScope, key: string): string =>
+  sha256Hex(`entity\n${scope.tenantId}\n${scope.collectionId}\n${key}`).slice(0, 32);
+
+export const factIdFor = (scope: GraphScope, subjectId: string, predicate: string, objectId: string): string =>
+  sha256Hex(`fact\n${scope.tenantId}\n${scope.collectionId}\n${subjectId}\n${predicate}\n${objectId}`).slice(0, 32);
+
+const mentionIdFor = (scope: GraphScope, mention: NewMention): string =>
+  sha256Hex(`${scope.collectionId}\n${mention.memoryId}\n${mention.chunkIndex}\n${mention.kind}\n${mention.targetId}`).slice(0, 32);
+
+export class GraphRepository {
+  readonly entities: Collection<EntityDoc>;
+  readonly facts: Collection<FactDoc>;
+  readonly mentions: Collection<MentionDoc>;
+
+  constructor(db: Db) {
+    this.entities = db.collection<EntityDoc>('graph_entities');
+    this.facts = db.collection<FactDoc>('graph_facts');
+    this.mentions = db.collection<MentionDoc>('graph_mentions');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await Promise.all([
+      this.entities.createIndex({ collection_id: 1, alias_keys: 1 }),
+      this.entities.createIndex({ collection_id: 1, tokens: 1 }),
+      this.facts.createIndex({ collection_id: 1, subject_id: 1 }),
+      this.facts.createIndex({ collection_id: 1, object_id: 1 }),
+      this.mentions.createIndex({ memory_id: 1, collection_id: 1 }),
+      this.mentions.createIndex({ collection_id: 1, memory_id: 1 }),
+      this.mentions.createIndex({ target_id: 1 }),
+    ]);
+  }
+
+  /** Entities of the collection that any of `keys` resolves to (exact alias match). */
+  findByKeys(scope: GraphScope, keys: string[]): Promise<EntityDoc[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    return this.entities
+      .find({ tenant_id: scope.tenantId, collection_id: scope.collectionId, alias_keys: { $in: keys } }, { limit: 500 })
+      .toArray();
+  }
+
+  /** Entities of the given collections matching any key: what a search query names. */
+  findByKeysIn(tenantId: string, collectionIds: string[], keys: string[], limit: number): Promise<EntityDoc[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    return this.entities
+      .find(
+        { tenant_id: tenantId, collection_id: { $in: collectionIds }, alias_keys: { $in: keys } },
+        { limit, projection: { name_vector: 0 } },
+      )
+      .toArray();
+  }
+
+  /** Entities sharing a token with `keys`: candidates for fuzzy (token or embedding) resolution. */
+  findCandidates(scope: GraphScope, keys: string[], limit: number): Promise<EntityDoc[]> {
+    const tokens = tokensOf(keys);
+    if (tokens.length === 0) return Promise.resolve([]);
+    return this.entities
+      .find({ tenant_id: scope.tenantId, collection_id: scope.collectionId, tokens: { $in: tokens } }, { limit })
+      .toArray();
+  }
+
+  /** Records provenance first, then the targets (see the module comment for why this order). */
+  async write(scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
+    if (mentions.length > 0) {
+      await this.mentions.bulkWrite(
+        mentions.map((mention) => {
+          const doc: MentionDoc = {
+            _id: mentionIdFor(scope, mention),
+            tenant_id: scope.tenantId,
+            collection_id: scope.collectionId,
+            memory_id: mention.memoryId,
+            chunk_index: mention.chunkIndex,
+            target_kind: mention.kind,
+            target_id: mention.targetId,
+            count: mention.count,
+            confidence: mention.confidence,
+          };
+          return { replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } };
+        }),
+        { ordered: false },
+      );
+    }
+    const now = new Date();
+    if (entities.length > 0) {
+      const operations: AnyBulkWriteOperation<EntityDoc>[] = entities.map((entity) => ({
+        updateOne: {
+          filter: { _id: entity.id },
+          update: {
+            $setOnInsert: {
+              tenant_id: scope.tenantId,
+              collection_id: scope.collectionId,
+              key: entity.key,
+              name: entity.name,
+              category: entity.category,
+              description: entity.description,
+              name_vector: entity.nameVector ? vectorToBinary(entity.nameVector) : null,
+              created_at: now,
+            },
+            $addToSet: {
+              aliases: { $each: entity.aliases },
+              alias_keys: { $each: entity.aliasKeys },
+              tokens: { $each: tokensOf(entity.aliasKeys) },
+            },
+            $set: { updated_at: now },
+          },
+          upsert: true,
+        },
+      }));
+      await this.entities.bulkWrite(operations, { ordered: false });
+    }
+    if (facts.length > 0) {
+      const operations: AnyBulkWriteOperation<FactDoc>[] = facts.map((fact) => ({
+        updateOne: {
+          filter: { _id: fact.id },
+          update: {
+            $setOnInsert: {
+              tenant_id: scope.tenantId,
+              collection_id: scope.collectionId,
+              subject_id: fact.subjectId,
+              object_id: fact.objectId,
+              predicate: fact.predicate,
+              description: fact.description,
+              created_at: now,
+            },
+            $max: { confidence: fact.confidence },
+            $set: { updated_at: now },
+          },
+          upsert: true,
+        },
+      }));
+      await this.facts.bulkWrite(operations, { ordered: false });
+    }
+  }
+
+  /** Provenance rows of a memory's chunks from `fromChunk` on: a retried stage rewrites them. */
+  async removeChunkProvenance(memoryId: string, collectionIds: string[], fromChunk: number): Promise<void> {
+    const rows = await this.mentions
+      .find(
+        { memory_id: memoryId, collection_id: { $in: collectionIds }, chunk_index: { $gte: fromChunk } },
+        { projection: { _id: 1, target_id: 1 } },
+      )
+      .toArray();
+    await this.dropRows(rows);
+  }
+
+  /**
+   * Removes a memory's provenance (from every collection, or only from the named ones), then every
+   * entity and fact left without provenance. Facts about a removed entity always go with it: a
+   * fact's chunk also mentions both of its entities.
+   */
+  async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<void> {
+    if (memoryIds.length === 0) return;
+    const filter: Record<string, unknown> = { memory_id: { $in: memoryIds } };
+    if (onlyCollections) filter.collection_id = { $in: onlyCollections };
+    const rows = await this.mentions.find(filter, { projection: { _id: 1, target_id: 1 } }).toArray();
+    await this.dropRows(rows);
+  }
+
+  private async dropRows(rows: Pick<MentionDoc, '_id' | 'target_id'>[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.mentions.deleteMany({ _id: { $in: rows.map((row) => row._id) } });
+    const targets = [...new Set(rows.map((row) => row.target_id))];
+    for (let offset = 0; offset < targets.length; offset += 1000) {
+      const batch = targets.slice(offset, offset + 1000);
+      const stillReferenced = new Set(
+        (await this.mentions.find({ target_id: { $in: batch } }, { projection: { target_id: 1 } }).toArray()).map((row) => row.target_id),
+      );
+      const orphans = batch.filter((id) => !stillReferenced.has(id));
+      if (orphans.length === 0) continue;
+      await this.facts.deleteMany({ _id: { $in: orphans } });
+      await this.entities.deleteMany({ _id: { $in: orphans } });
+    }
+  }
+
+  /** Facts touching any of the entities, in the given collections: one hop of the graph. */
+  factsTouching(tenantId: string, collectionIds: string[], entityIds: string[], limit: number): Promise<FactDoc[]> {
+    if (entityIds.length === 0) return Promise.resolve([]);
+    return this.facts
+      .find(
+        {
+          tenant_id: tenantId,
+          collection_id: { $in: collectionIds },
+          $or: [{ subject_id: { $in: entityIds } }, { object_id: { $in: entityIds } }],
+        },
+        { limit },
+      )
+      .toArray();
+  }
+
+  entitiesByIds(ids: string[]): Promise<EntityDoc[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.entities.find({ _id: { $in: ids } }, { projection: { name_vector: 0 } }).toArray();
+  }
+
+  /** Provenance of the targets: which chunks mention them (what the graph signal ranks). */
+  provenanceOf(targetIds: string[], limit: number): Promise<MentionDoc[]> {
+    if (targetIds.length === 0) return Promise.resolve([]);
+    return this.mentions.find({ target_id: { $in: targetIds } }, { limit }).toArray();
+  }
+
+  /** Weight of each target: the number of its mentions over all chunks that still exist. */
+  async weightsOf(targetIds: string[]): Promise<Map<string, number>> {
+    if (targetIds.length === 0) return new Map();
+    const rows = await this.mentions
+      .aggregate<{ _id: string; weight: number }>([
+        { $match: { target_id: { $in: targetIds } } },
+        { $group: { _id: '$target_id', weight: { $sum: '$count' } } },
+      ])
+      .toArray();
+    return new Map(rows.map((row) => [row._id, row.weight]));
+  }
+
+  /** A collection's whole graph, streamed: what a search process loads into its graph index. */
+  entitiesOfCollection(collectionId: string) {
+    return this.entities.find({ collection_id: collectionId }, { projection: { name_vector: 0, tokens: 0, aliases: 0 } });
+  }
+
+  factsOfCollection(collectionId: string) {
+    return this.facts.find({ collection_id: collectionId });
+  }
+
+  mentionsOfCollection(collectionId: string) {
+    return this.mentions.find({ collection_id: collectionId }, { projection: { memory_id: 1, chunk_index: 1, target_id: 1, count: 1 } });
+  }
+
+  /** The provenance of some memories in every collection: what an index follower applies. */
+  mentionsOfMemories(memoryIds: string[]): Promise<MentionDoc[]> {
+    if (memoryIds.length === 0) return Promise.resolve([]);
+    return this.mentions.find({ memory_id: { $in: memoryIds } }).toArray();
+  }
+
+  factsByIds(ids: string[]): Promise<FactDoc[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.facts.find({ _id: { $in: ids } }).toArray();
+  }
+
+  /** Everything a collection's graph holds, for tests and operators. */
+  async countsFor(scope: GraphScope): Promise<{ entities: number; facts: number; mentions: number }> {
+    const filter = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
+    const [entities, facts, mentions] = await Promise.all([
+      this.entities.countDocuments(filter),
+      this.facts.countDocuments(filter),
+      this.mentions.countDocuments(filter),
+    ]);
+    return { entities, facts, mentions };
+  }
+}
+
+export const nameVectorOf = (entity: Pick<EntityDoc, 'name_vector'>): Float32Array | null =>
+  entity.name_vector ? binaryToVector(entity.name_vector) : null;
