@@ -1,5 +1,6 @@
 /**
- * Keeps this process's VectorIndex consistent with MongoDB. Partitions are loaded lazily, the
+ * Keeps this process's VectorIndex and LexicalIndex consistent with MongoDB (both are filled from
+ * the same chunk reads and follow the same feed, so they always hold the same chunks). Partitions are loaded lazily, the
  * first time a collection is searched, and then kept current by following the sequenced
  * index-change feed: in the background (cheap polling of an indexed seq), and once more before
  * every search, so a memory whose status is `complete` is always visible to the next search
@@ -8,6 +9,9 @@
 import type { Logger } from '../core/logger.js';
 import { binaryToVector } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
+import type { EntityDoc, FactDoc } from '../store/graph.js';
+import { GraphIndex, type GraphEntityInfo, type GraphFactInfo, type GraphMatch, type ProvenanceRow } from './graph-index.js';
+import { LexicalIndex, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
 import { VectorIndex, type VectorHit } from './vector-index.js';
 
 const FOLLOW_INTERVAL_MS = 500;
@@ -15,6 +19,8 @@ const CHANGES_PER_PULL = 1000;
 
 export class SearchIndex {
   private readonly index: VectorIndex;
+  private readonly lexical = new LexicalIndex();
+  private readonly graph = new GraphIndex();
   private lastSeq = 0;
   private readonly loading = new Map<string, Promise<void>>();
   private pull: Promise<void> = Promise.resolve();
@@ -54,15 +60,47 @@ export class SearchIndex {
     return next;
   }
 
-  async search(query: Float32Array, collectionIds: string[], k: number): Promise<VectorHit[]> {
+  /** Loads the collections' partitions if needed and applies every published change: call before searching. */
+  async prepare(collectionIds: string[]): Promise<void> {
     await Promise.all(collectionIds.map((collectionId) => this.ensureLoaded(collectionId)));
     await this.catchUp();
+  }
+
+  async search(query: Float32Array, collectionIds: string[], k: number): Promise<VectorHit[]> {
+    await this.prepare(collectionIds);
     return this.index.search(query, collectionIds, k);
+  }
+
+  /** Nearest chunks by cosine, from what `prepare` loaded. */
+  vectorSearch(query: Float32Array, collectionIds: string[], k: number): VectorHit[] {
+    return this.index.search(query, collectionIds, k);
+  }
+
+  /** Best chunks by BM25, from what `prepare` loaded. */
+  lexicalSearch(query: string, collectionIds: string[], k: number): { hits: LexicalHit[]; stats: LexicalQueryStats } {
+    return this.lexical.search(query, collectionIds, k);
+  }
+
+  /** The graph signal over the entities the query's keys name, from what `prepare` loaded. */
+  graphMatch(collectionIds: string[], keys: string[]): GraphMatch {
+    return this.graph.match(collectionIds, keys);
   }
 
   /** The deleting process drops the memory at once instead of waiting for its own notice. */
   forget(memoryIds: string[]): void {
-    for (const memoryId of memoryIds) this.index.removeMemory(memoryId);
+    for (const memoryId of memoryIds) this.removeMemory(memoryId);
+  }
+
+  private removeMemory(memoryId: string): void {
+    this.index.removeMemory(memoryId);
+    this.lexical.removeMemory(memoryId);
+    this.graph.removeMemory(memoryId);
+  }
+
+  private dropPartition(collectionId: string): void {
+    this.index.dropPartition(collectionId);
+    this.lexical.dropPartition(collectionId);
+    this.graph.dropPartition(collectionId);
   }
 
   loadedChunkCount(): number {
@@ -87,15 +125,58 @@ export class SearchIndex {
     await this.catchUp();
     const started = Date.now();
     const partition = this.index.createPartition(collectionId);
+    const lexicalPartition = this.lexical.createPartition(collectionId);
     try {
       for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId)) {
-        if (chunk.embedding) partition.upsert(chunk._id, chunk.memory_id, binaryToVector(chunk.embedding));
+        if (!chunk.embedding) continue;
+        partition.upsert(chunk._id, chunk.memory_id, binaryToVector(chunk.embedding));
+        lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
       }
+      await this.loadGraph(collectionId);
     } catch (error) {
-      this.index.dropPartition(collectionId);
+      this.dropPartition(collectionId);
       throw error;
     }
     this.logger.debug({ collectionId, chunks: partition.size, ms: Date.now() - started }, 'index partition loaded');
+  }
+
+  private async loadGraph(collectionId: string): Promise<void> {
+    const partition = this.graph.createPartition(collectionId);
+    const entities = new Map<string, GraphEntityInfo>();
+    for await (const entity of this.store.graph.entitiesOfCollection(collectionId)) entities.set(entity._id, entityInfo(entity));
+    const facts = new Map<string, GraphFactInfo>();
+    for await (const fact of this.store.graph.factsOfCollection(collectionId)) facts.set(fact._id, factInfo(fact));
+    const rowsByMemory = new Map<string, ProvenanceRow[]>();
+    for await (const row of this.store.graph.mentionsOfCollection(collectionId)) {
+      let rows = rowsByMemory.get(row.memory_id);
+      if (!rows) rowsByMemory.set(row.memory_id, (rows = []));
+      rows.push({ targetId: row.target_id, chunkIndex: row.chunk_index, count: row.count });
+    }
+    for (const [memoryId, rows] of rowsByMemory) partition.setMemory(memoryId, rows, entities, facts);
+  }
+
+  /** Re-reads the graph provenance of changed memories (and what it names) into the loaded partitions. */
+  private async applyGraphUpserts(memoryIds: string[]): Promise<void> {
+    const loaded = new Set(this.index.loadedCollections());
+    const rows = (await this.store.graph.mentionsOfMemories(memoryIds)).filter((row) => loaded.has(row.collection_id));
+    const entityIds = [...new Set(rows.filter((row) => row.target_kind === 'entity').map((row) => row.target_id))];
+    const factIds = [...new Set(rows.filter((row) => row.target_kind === 'fact').map((row) => row.target_id))];
+    const [entities, facts] = await Promise.all([this.store.graph.entitiesByIds(entityIds), this.store.graph.factsByIds(factIds)]);
+    const entityInfos = new Map(entities.map((entity) => [entity._id, entityInfo(entity)]));
+    const factInfos = new Map(facts.map((fact) => [fact._id, factInfo(fact)]));
+    const grouped = new Map<string, ProvenanceRow[]>();
+    for (const row of rows) {
+      const key = `${row.collection_id}\n${row.memory_id}`;
+      let own = grouped.get(key);
+      if (!own) grouped.set(key, (own = []));
+      own.push({ targetId: row.target_id, chunkIndex: row.chunk_index, count: row.count });
+    }
+    // Every loaded partition is told, so one the memory left (or that lost its graph) drops it.
+    for (const memoryId of memoryIds) {
+      for (const collectionId of loaded) {
+        this.graph.partition(collectionId)?.setMemory(memoryId, grouped.get(`${collectionId}\n${memoryId}`) ?? [], entityInfos, factInfos);
+      }
+    }
   }
 
   private async applyPendingChanges(): Promise<void> {
@@ -106,7 +187,7 @@ export class SearchIndex {
         // We fell behind the feed's retention: our partitions may have missed changes.
         this.logger.warn({ lastSeq: this.lastSeq, oldest: changes[0]!.seq }, 'index feed gap: reloading partitions');
         const collections = this.index.loadedCollections();
-        for (const collectionId of collections) this.index.dropPartition(collectionId);
+        for (const collectionId of collections) this.dropPartition(collectionId);
         this.lastSeq = changes[changes.length - 1]!.seq;
         await Promise.all(collections.map((collectionId) => this.ensureLoaded(collectionId)));
         continue;
@@ -115,7 +196,7 @@ export class SearchIndex {
       for (const change of changes) {
         if (change.op === 'remove') {
           upserts.delete(change.memory_id);
-          this.index.removeMemory(change.memory_id);
+          this.removeMemory(change.memory_id);
         } else {
           upserts.add(change.memory_id);
         }
@@ -128,13 +209,34 @@ export class SearchIndex {
 
   private async applyUpserts(memoryIds: string[]): Promise<void> {
     if (memoryIds.length === 0 || this.index.loadedCollections().length === 0) return;
+    await this.applyGraphUpserts(memoryIds);
     const chunks = await this.store.chunks.vectorsForMemories(memoryIds, this.modelId);
     // Replace, not merge: the memory's chunk set or collections may have changed.
-    for (const memoryId of memoryIds) this.index.removeMemory(memoryId);
+    for (const memoryId of memoryIds) this.removeMemory(memoryId);
     for (const chunk of chunks) {
       if (!chunk.embedding) continue;
       const vector = binaryToVector(chunk.embedding);
-      for (const collectionId of chunk.collection_ids) this.index.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, vector);
+      for (const collectionId of chunk.collection_ids) {
+        this.index.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, vector);
+        this.lexical.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, chunk.text);
+      }
     }
   }
 }
+
+const entityInfo = (entity: Pick<EntityDoc, '_id' | 'name' | 'category' | 'description' | 'alias_keys'>): GraphEntityInfo => ({
+  id: entity._id,
+  name: entity.name,
+  category: entity.category,
+  description: entity.description,
+  aliasKeys: entity.alias_keys,
+});
+
+const factInfo = (fact: FactDoc): GraphFactInfo => ({
+  id: fact._id,
+  subjectId: fact.subject_id,
+  objectId: fact.object_id,
+  predicate: fact.predicate,
+  description: fact.description,
+  confidence: fact.confidence,
+});

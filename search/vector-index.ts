@@ -1,7 +1,11 @@
 /**
  * Exact in-memory vector search over normalised embeddings (dot product = cosine), partitioned
- * by collection. Brute force over a packed Float32Array scores 10k x 384 in a few milliseconds
- * on one core; it needs no approximate structure at this scale and never returns a wrong top-k.
+ * by collection. Brute force, so it never returns a wrong top-k; at 100k x 384 the scan has to
+ * stream 150 MB per query, which scalar JS cannot do in under ~30 ms, so the rows live in a
+ * WebAssembly memory and a small hand-assembled SIMD kernel (f32x4) scores them at close to
+ * memory bandwidth (~6-9 ms at 100k on one core). Partitions of up to 1024 rows, and any where
+ * WebAssembly is unavailable (--jitless) or its memory cannot be reserved, are scanned by an
+ * unrolled JS loop over the same layout instead.
  */
 export interface VectorHit {
   chunkId: string;
@@ -9,22 +13,386 @@ export interface VectorHit {
   score: number;
 }
 
+/** Which kernel scores a partition: the WebAssembly SIMD one, or the plain JS fallback. */
+export type ScanBackend = 'wasm-simd' | 'js';
+/** 'auto' (the default): JS while small, wasm once the partition grows past WASM_MIN_ROWS. */
+export type PartitionBackend = 'auto' | ScanBackend;
+
+/**
+ * Floats per inner-loop step of both kernels (4 independent f32x4 accumulators in wasm, two
+ * 8-wide passes in JS). Rows are zero-padded to a multiple of this, so neither loop has a tail.
+ */
+const STEP = 16;
+
+/** Packed rows with a scan that writes every row's dot product with the query into `scores`. */
+interface RowStore {
+  readonly backend: ScanBackend;
+  readonly capacity: number;
+  /** `capacity` rows of `stride` floats; a new view after every `grow`. */
+  readonly rows: Float32Array;
+  grow(capacity: number): void;
+  /** Scores rows [0, count) against `query` (already `stride` long); the result is valid until the next call or grow. */
+  scan(query: Float32Array, count: number): Float32Array;
+}
+
+class JsRows implements RowStore {
+  readonly backend = 'js';
+  rows: Float32Array;
+  private scores: Float32Array;
+
+  constructor(
+    private readonly stride: number,
+    public capacity: number,
+  ) {
+    this.rows = new Float32Array(capacity * stride);
+    this.scores = new Float32Array(capacity);
+  }
+
+  grow(capacity: number): void {
+    const rows = new Float32Array(capacity * this.stride);
+    rows.set(this.rows);
+    this.rows = rows;
+    this.scores = new Float32Array(capacity);
+    this.capacity = capacity;
+  }
+
+  scan(query: Float32Array, count: number): Float32Array {
+    const { rows, scores, stride } = this;
+    // Eight independent accumulators break the add dependency chain: 2x faster than one `score +=`.
+    for (let slot = 0, offset = 0; slot < count; slot++, offset += stride) {
+      let s0 = 0,
+        s1 = 0,
+        s2 = 0,
+        s3 = 0,
+        s4 = 0,
+        s5 = 0,
+        s6 = 0,
+        s7 = 0;
+      for (let d = 0; d < stride; d += 8) {
+        const o = offset + d;
+        s0 += rows[o]! * query[d]!;
+        s1 += rows[o + 1]! * query[d + 1]!;
+        s2 += rows[o + 2]! * query[d + 2]!;
+        s3 += rows[o + 3]! * query[d + 3]!;
+        s4 += rows[o + 4]! * query[d + 4]!;
+        s5 += rows[o + 5]! * query[d + 5]!;
+        s6 += rows[o + 6]! * query[d + 6]!;
+        s7 += rows[o + 7]! * query[d + 7]!;
+      }
+      scores[slot] = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
+    }
+    return scores;
+  }
+}
+
+// --- WebAssembly kernel -------------------------------------------------------------------------
+
+/** The slice of the WebAssembly JS API used here (the project's lib settings do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { readonly exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+  validate(bytes: Uint8Array): boolean;
+}
+/** scan(query, rows, count, rowBytes, out): out[r] = dot(rows[r], query) as f32, for r < count. */
+type ScanFunction = (query: number, rows: number, count: number, rowBytes: number, out: number) => void;
+
+const PAGE_BYTES = 65536;
+
+const uleb = (value: number): number[] => {
+  const bytes: number[] = [];
+  do {
+    let byte = value & 0x7f;
+    value >>>= 7;
+    if (value !== 0) byte |= 0x80;
+    bytes.push(byte);
+  } while (value !== 0);
+  return bytes;
+};
+/** Signed LEB128 (i32.const immediates): 64 must be [0xc0, 0x00], not [0x40], which reads as -64. */
+const sleb = (value: number): number[] => {
+  const bytes: number[] = [];
+  for (;;) {
+    const byte = value & 0x7f;
+    value >>= 7;
+    const done = (value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0);
+    bytes.push(done ? byte : byte | 0x80);
+    if (done) return bytes;
+  }
+};
+const name = (text: string): number[] => [...uleb(text.length), ...[...text].map((char) => char.charCodeAt(0))];
+const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
+const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
+
+/**
+ * The scan kernel as a wasm binary, assembled here rather than shipped as an opaque blob. It
+ * imports its memory (env.memory) and exports `scan`. Per row: four f32x4 accumulators over
+ * 16 floats per step (rowBytes must be a non-zero multiple of 64), then a horizontal sum.
+ */
+function scanModuleBytes(): Uint8Array {
+  const i32 = 0x7f;
+  const v128 = 0x7b;
+  // Parameters, then locals, by index.
+  const [query, rows, count, rowBytes, out, rowEnd, q] = [0, 1, 2, 3, 4, 5, 6];
+  const acc = (i: number): number => 7 + i;
+  const get = (local: number): number[] => [0x20, local];
+  const set = (local: number): number[] => [0x21, local];
+  const tee = (local: number): number[] => [0x22, local];
+  const i32Const = (value: number): number[] => [0x41, ...sleb(value)];
+  const [i32Add, i32Sub, i32Eqz, i32Ne, f32Add] = [[0x6a], [0x6b], [0x45], [0x47], [0x92]];
+  const [block, loop, end] = [[0x02, 0x40], [0x03, 0x40], [0x0b]];
+  const br = (depth: number): number[] => [0x0c, depth];
+  const brIf = (depth: number): number[] => [0x0d, depth];
+  const f32Store = [0x38, 2, 0]; // align 4, offset 0
+  const simd = (opcode: number): number[] => [0xfd, ...uleb(opcode)];
+  const v128Load = (offset: number): number[] => [...simd(0x00), 4, ...uleb(offset)]; // align 16
+  const v128Zero = [...simd(0x0c), ...new Array<number>(16).fill(0)];
+  const [f32x4Add, f32x4Mul] = [simd(0xe4), simd(0xe6)];
+  const f32x4Lane = (lane: number): number[] => [...simd(0x1f), lane];
+
+  // One logical statement per line; the stack effects read left to right.
+  const body: number[] = [
+    [...block, ...loop], // for each row:
+    [...get(count), ...i32Eqz, ...brIf(1)], //   if (count == 0) return
+    [0, 1, 2, 3].flatMap((i) => [...v128Zero, ...set(acc(i))]), //   acc[0..3] = 0
+    [...get(query), ...set(q)], //   q = query
+    [...get(rows), ...get(rowBytes), ...i32Add, ...set(rowEnd)], //   rowEnd = rows + rowBytes
+    loop, //   do {
+    // acc[i] += rows[4i..4i+3] * q[4i..4i+3], for i in 0..3 (one 16-float step)
+    [0, 1, 2, 3].flatMap((i) => [
+      ...get(acc(i)),
+      ...get(rows),
+      ...v128Load(16 * i),
+      ...get(q),
+      ...v128Load(16 * i),
+      ...f32x4Mul,
+      ...f32x4Add,
+      ...set(acc(i)),
+    ]),
+    [...get(rows), ...i32Const(64), ...i32Add, ...tee(rows)], //     rows += 64 bytes
+    [...get(q), ...i32Const(64), ...i32Add, ...set(q)], //     q += 64 bytes
+    [...get(rowEnd), ...i32Ne, ...brIf(0), ...end], //   } while (rows != rowEnd)
+    [...get(acc(0)), ...get(acc(1)), ...f32x4Add, ...get(acc(2)), ...get(acc(3)), ...f32x4Add, ...f32x4Add, ...set(acc(0))], // acc[0] = sum of the four
+    [...get(out), ...get(acc(0)), ...f32x4Lane(0), ...get(acc(0)), ...f32x4Lane(1), ...f32Add], //   *out = lane 0 + lane 1
+    [...get(acc(0)), ...f32x4Lane(2), ...f32Add, ...get(acc(0)), ...f32x4Lane(3), ...f32Add, ...f32Store], //     + lane 2 + lane 3
+    [...get(out), ...i32Const(4), ...i32Add, ...set(out)], //   out += 4 bytes
+    [...get(count), ...i32Const(1), ...i32Sub, ...set(count)], //   count -= 1
+    [...br(0), ...end, ...end], // next row
+    end, // end of function
+  ].flat();
+  const code = [
+    ...vec([
+      [2, i32],
+      [4, v128],
+    ]),
+    ...body,
+  ];
+  return new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00], // "\0asm", version 1
+    ...section(1, vec([[0x60, ...vec([[i32], [i32], [i32], [i32], [i32]]), 0]])), // type 0: (i32 x5) -> ()
+    ...section(2, vec([[...name('env'), ...name('memory'), 0x02, 0x00, 1]])), // import memory, min 1 page
+    ...section(3, vec([[0]])), // one function of type 0
+    ...section(7, vec([[...name('scan'), 0x00, 0]])), // export it as "scan"
+    ...section(10, vec([[...uleb(code.length), ...code]])),
+  ]);
+}
+
+/** Compiled once per process; null when WebAssembly (or its SIMD) is not available. */
+let scanModule: { api: WasmApi; module: object } | null | undefined;
+
+function compiledScanModule(): { api: WasmApi; module: object } | null {
+  if (scanModule !== undefined) return scanModule;
+  scanModule = null;
+  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (api) {
+    const bytes = scanModuleBytes();
+    if (api.validate(bytes)) scanModule = { api, module: new api.Module(bytes) };
+  }
+  return scanModule;
+}
+
+/**
+ * Rows in a WebAssembly memory of their own. Layout: [query: stride floats][rows: capacity x
+ * stride floats][scores: capacity floats]. Growing never moves the rows (memory.grow extends in
+ * place); the scores are scratch and simply move to the new end.
+ */
+class WasmRows implements RowStore {
+  readonly backend = 'wasm-simd';
+  rows!: Float32Array;
+  private queryView!: Float32Array;
+  private scores!: Float32Array;
+  private readonly memory: WasmMemory;
+  private readonly scanRows: ScanFunction;
+
+  constructor(
+    private readonly stride: number,
+    public capacity: number,
+    wasm: { api: WasmApi; module: object },
+  ) {
+    this.memory = new wasm.api.Memory({ initial: Math.ceil(this.bytesFor(capacity) / PAGE_BYTES) });
+    const scan = new wasm.api.Instance(wasm.module, { env: { memory: this.memory } }).exports['scan'];
+    if (typeof scan !== 'function') throw new Error('scan kernel did not export scan');
+    this.scanRows = scan as ScanFunction;
+    this.mapViews();
+  }
+
+  private bytesFor(capacity: number): number {
+    return (1 + capacity) * this.stride * 4 + capacity * 4;
+  }
+
+  /** Views go stale whenever the memory grows (its old ArrayBuffer is detached). */
+  private mapViews(): void {
+    const buffer = this.memory.buffer;
+    const rowBytes = this.stride * 4;
+    this.queryView = new Float32Array(buffer, 0, this.stride);
+    this.rows = new Float32Array(buffer, rowBytes, this.capacity * this.stride);
+    this.scores = new Float32Array(buffer, rowBytes * (1 + this.capacity), this.capacity);
+  }
+
+  grow(capacity: number): void {
+    const missing = this.bytesFor(capacity) - this.memory.buffer.byteLength;
+    if (missing > 0) this.memory.grow(Math.ceil(missing / PAGE_BYTES));
+    this.capacity = capacity;
+    this.mapViews();
+  }
+
+  scan(query: Float32Array, count: number): Float32Array {
+    this.queryView.set(query);
+    const rowBytes = this.stride * 4;
+    this.scanRows(0, rowBytes, count, rowBytes, this.scores.byteOffset);
+    return this.scores;
+  }
+}
+
+/**
+ * 'auto' keeps partitions of up to this many rows in JS: they scan in under ~0.4 ms anyway, and
+ * each wasm memory reserves ~10 GB of address space (V8's guard regions), which runs out at
+ * ~13k memories per process; only partitions that outgrow this get one.
+ */
+const WASM_MIN_ROWS = 1024;
+/** When a wasm memory could not be had, V8 had already spent ~1 s in GCs trying: don't retry for a while. */
+const WASM_RETRY_MS = 60_000;
+let wasmRetryAfter = 0;
+
+/** The wasm store when asked for (or, for 'auto', when large enough) and available, else the JS one. */
+function createRowStore(stride: number, capacity: number, backend: PartitionBackend): RowStore {
+  const wanted = backend === 'wasm-simd' || (backend === 'auto' && capacity > WASM_MIN_ROWS);
+  const wasm = wanted && Date.now() >= wasmRetryAfter ? compiledScanModule() : null;
+  if (wasm) {
+    try {
+      return new WasmRows(stride, capacity, wasm);
+    } catch {
+      wasmRetryAfter = Date.now() + WASM_RETRY_MS;
+    }
+  }
+  return new JsRows(stride, capacity);
+}
+
+// --- Top-k selection ----------------------------------------------------------------------------
+
+/**
+ * Bounded min-heap of (score, slot): the root is the weakest kept hit, evicted first. On equal
+ * scores the later slot counts as weaker, so ties keep the earliest slots (as a stable sort would).
+ */
+class TopSlots {
+  readonly scores: Float64Array;
+  readonly slots: Int32Array;
+  size = 0;
+
+  constructor(readonly limit: number) {
+    this.scores = new Float64Array(limit);
+    this.slots = new Int32Array(limit);
+  }
+
+  private weaker(a: number, b: number): boolean {
+    const sa = this.scores[a]!;
+    const sb = this.scores[b]!;
+    return sa < sb || (sa === sb && this.slots[a]! > this.slots[b]!);
+  }
+
+  private swap(a: number, b: number): void {
+    const score = this.scores[a]!;
+    const slot = this.slots[a]!;
+    this.scores[a] = this.scores[b]!;
+    this.slots[a] = this.slots[b]!;
+    this.scores[b] = score;
+    this.slots[b] = slot;
+  }
+
+  /** Adds the hit, evicting the weakest when full; callers only offer hits stronger than `weakest`. */
+  push(score: number, slot: number): void {
+    if (this.size < this.limit) {
+      let at = this.size++;
+      this.scores[at] = score;
+      this.slots[at] = slot;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (!this.weaker(at, parent)) break;
+        this.swap(at, parent);
+        at = parent;
+      }
+      return;
+    }
+    this.scores[0] = score;
+    this.slots[0] = slot;
+    for (let at = 0; ;) {
+      const left = 2 * at + 1;
+      if (left >= this.size) break;
+      const right = left + 1;
+      const child = right < this.size && this.weaker(right, left) ? right : left;
+      if (!this.weaker(child, at)) break;
+      this.swap(child, at);
+      at = child;
+    }
+  }
+
+  get weakest(): number {
+    return this.size < this.limit ? -Infinity : this.scores[0]!;
+  }
+
+  /** Heap positions ordered strongest first (score descending, then slot ascending). */
+  ranked(): number[] {
+    const order = Array.from({ length: this.size }, (_, i) => i);
+    return order.sort((a, b) => this.scores[b]! - this.scores[a]! || this.slots[a]! - this.slots[b]!);
+  }
+}
+
+// --- Partitions ---------------------------------------------------------------------------------
+
 export class Partition {
   private chunkIds: string[] = [];
   private memoryIds: string[] = [];
-  private data: Float32Array;
+  /** Floats per stored row: `dimensions` zero-padded to a multiple of STEP. */
+  private readonly stride: number;
+  private store: RowStore;
+  private readonly requested: PartitionBackend;
+  /** The query padded to `stride`, reused across searches. */
+  private readonly paddedQuery: Float32Array;
   private readonly slotOf = new Map<string, number>();
   private readonly chunksOfMemory = new Map<string, Set<string>>();
 
   constructor(
     readonly dimensions: number,
     initialCapacity = 1024,
+    options: { backend?: PartitionBackend } = {},
   ) {
-    this.data = new Float32Array(initialCapacity * dimensions);
+    this.stride = Math.max(STEP, Math.ceil(dimensions / STEP) * STEP);
+    this.requested = options.backend ?? 'auto';
+    this.store = createRowStore(this.stride, Math.max(1, initialCapacity), this.requested);
+    this.paddedQuery = new Float32Array(this.stride);
   }
 
   get size(): number {
     return this.chunkIds.length;
+  }
+
+  /** The kernel actually in use (the wasm one can fall back to JS, see createRowStore). */
+  get backend(): ScanBackend {
+    return this.store.backend;
   }
 
   upsert(chunkId: string, memoryId: string, vector: Float32Array): void {
@@ -40,7 +408,8 @@ export class Partition {
       if (!chunks) this.chunksOfMemory.set(memoryId, (chunks = new Set()));
       chunks.add(chunkId);
     }
-    this.data.set(vector, slot * this.dimensions);
+    // The padding after `dimensions` is never written, so it stays zero and adds nothing to a dot product.
+    this.store.rows.set(vector, slot * this.stride);
   }
 
   removeMemory(memoryId: string): void {
@@ -63,7 +432,7 @@ export class Partition {
       const movedId = this.chunkIds[last]!;
       this.chunkIds[slot] = movedId;
       this.memoryIds[slot] = this.memoryIds[last]!;
-      this.data.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      this.store.rows.copyWithin(slot * this.stride, last * this.stride, (last + 1) * this.stride);
       this.slotOf.set(movedId, slot);
     }
     this.chunkIds.pop();
@@ -72,34 +441,66 @@ export class Partition {
   }
 
   private ensureCapacity(entries: number): void {
-    if (entries * this.dimensions <= this.data.length) return;
-    const grown = new Float32Array(Math.max(entries, (this.data.length / this.dimensions) * 2) * this.dimensions);
-    grown.set(this.data);
-    this.data = grown;
+    const store = this.store;
+    if (entries <= store.capacity) return;
+    const capacity = Math.max(entries, store.capacity * 2);
+    if (store.backend === 'wasm-simd') {
+      try {
+        store.grow(capacity);
+        return;
+      } catch {
+        // wasm32 memory stops at 4 GB (~2.7M rows of 384): carry on in a JS array.
+      }
+    } else if (this.requested === 'js') {
+      store.grow(capacity);
+      return;
+    }
+    // A JS store that may now move to wasm (or a wasm one that could not grow): same layout, so copy the rows.
+    const next = store.backend === 'wasm-simd' ? new JsRows(this.stride, capacity) : createRowStore(this.stride, capacity, this.requested);
+    next.rows.set(store.rows.subarray(0, this.size * this.stride));
+    this.store = next;
   }
 
   /** Adds this partition's best `k` into `top` (kept sorted by descending score). */
   collectTop(query: Float32Array, k: number, top: VectorHit[], seen: Set<string>): void {
-    const dims = this.dimensions;
-    const data = this.data;
-    for (let slot = 0; slot < this.chunkIds.length; slot++) {
-      let score = 0;
-      const offset = slot * dims;
-      for (let d = 0; d < dims; d++) score += data[offset + d]! * query[d]!;
-      if (top.length >= k && score <= top[top.length - 1]!.score) continue;
-      const chunkId = this.chunkIds[slot]!;
-      if (seen.has(chunkId)) continue;
-      insertSorted(top, { chunkId, memoryId: this.memoryIds[slot]!, score }, k);
+    if (query.length !== this.dimensions) throw new Error(`query has ${query.length} dimensions, index has ${this.dimensions}`);
+    const count = this.chunkIds.length;
+    if (k <= 0 || count === 0) return;
+    this.paddedQuery.set(query);
+    const scores = this.store.scan(this.paddedQuery, count);
+
+    // Only hits beating both what `top` already holds and this partition's k-th best so far get
+    // past the first comparison; for k = 10 over 100k rows that is ~100 rows, so `seen` is rarely asked.
+    const floor = top.length >= k ? top[top.length - 1]!.score : -Infinity;
+    const best = new TopSlots(Math.min(k, count));
+    let threshold = floor;
+    const chunkIds = this.chunkIds;
+    for (let slot = 0; slot < count; slot++) {
+      const score = scores[slot]!;
+      if (!(score > threshold)) continue; // also skips NaN
+      if (seen.has(chunkIds[slot]!)) continue;
+      best.push(score, slot);
+      threshold = Math.max(floor, best.weakest);
+    }
+    if (best.size === 0) return;
+
+    // Merge into `top`; on equal scores earlier partitions' hits stay first.
+    const merged: VectorHit[] = [];
+    let i = 0;
+    for (const position of best.ranked()) {
+      const score = best.scores[position]!;
+      while (merged.length < k && i < top.length && top[i]!.score >= score) merged.push(top[i++]!);
+      if (merged.length >= k) break;
+      const slot = best.slots[position]!;
+      const chunkId = chunkIds[slot]!;
+      merged.push({ chunkId, memoryId: this.memoryIds[slot]!, score });
       seen.add(chunkId);
     }
+    while (merged.length < k && i < top.length) merged.push(top[i++]!);
+    // Copied back one by one: a spread of a large k could exceed the argument limit.
+    top.length = 0;
+    for (const hit of merged) top.push(hit);
   }
-}
-
-function insertSorted(top: VectorHit[], hit: VectorHit, k: number): void {
-  let position = top.length;
-  while (position > 0 && top[position - 1]!.score < hit.score) position--;
-  top.splice(position, 0, hit);
-  if (top.length > k) top.pop();
 }
 
 export class VectorIndex {

@@ -1,11 +1,107 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { VectorIndex } from './vector-index.js';
+import { Partition, VectorIndex, type PartitionBackend, type VectorHit } from './vector-index.js';
 
 const unit = (...values: number[]): Float32Array => {
   const norm = Math.hypot(...values);
   return Float32Array.from(values.map((value) => value / norm));
 };
+
+/** mulberry32, so every run checks the same vectors. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomUnit(random: () => number, dims: number): Float32Array {
+  return unit(...Array.from({ length: dims }, () => random() * 2 - 1));
+}
+
+interface Entry {
+  memoryId: string;
+  vector: Float32Array;
+}
+
+/** What each partition should hold, kept alongside it by the tests. */
+type Model = Map<string, Map<string, Entry>>;
+
+/** Naive reference: every score in float64, first occurrence of a chunk wins, stable sort, cut to k. */
+function naiveSearch(model: Model, query: Float32Array, collectionIds: string[], k: number): VectorHit[] {
+  const hits: VectorHit[] = [];
+  const seen = new Set<string>();
+  for (const collectionId of new Set(collectionIds)) {
+    for (const [chunkId, { memoryId, vector }] of model.get(collectionId) ?? []) {
+      if (seen.has(chunkId)) continue;
+      seen.add(chunkId);
+      let score = 0;
+      for (let d = 0; d < vector.length; d++) score += vector[d]! * query[d]!;
+      hits.push({ chunkId, memoryId, score });
+    }
+  }
+  return hits.sort((a, b) => b.score - a.score).slice(0, Math.max(0, k));
+}
+
+/** VectorIndex.search over partitions built with an explicit backend. */
+function searchPartitions(partitions: Map<string, Partition>, query: Float32Array, collectionIds: string[], k: number): VectorHit[] {
+  const top: VectorHit[] = [];
+  const seen = new Set<string>();
+  for (const collectionId of new Set(collectionIds)) partitions.get(collectionId)?.collectTop(query, k, top, seen);
+  return top;
+}
+
+function assertSameHits(actual: VectorHit[], expected: VectorHit[], context: string): void {
+  assert.deepEqual(
+    actual.map((hit) => `${hit.chunkId}/${hit.memoryId}`),
+    expected.map((hit) => `${hit.chunkId}/${hit.memoryId}`),
+    context,
+  );
+  for (let i = 0; i < expected.length; i++) {
+    const delta = Math.abs(actual[i]!.score - expected[i]!.score);
+    assert.ok(delta <= 1e-5, `${context}: score ${i} off by ${delta}`);
+  }
+}
+
+/** Random partitions of memories with 1-3 chunks each, mirrored in a model. */
+function buildRandom(
+  backend: PartitionBackend,
+  dims: number,
+  sizes: Record<string, number>,
+  seed: number,
+  initialCapacity = 16,
+): { partitions: Map<string, Partition>; model: Model; random: () => number } {
+  const random = seededRandom(seed);
+  const partitions = new Map<string, Partition>();
+  const model: Model = new Map();
+  for (const [collectionId, size] of Object.entries(sizes)) {
+    const partition = new Partition(dims, initialCapacity, { backend });
+    const entries = new Map<string, Entry>();
+    for (let memory = 0; entries.size < size; memory++) {
+      const memoryId = `${collectionId}-m${memory}`;
+      const chunks = 1 + Math.floor(random() * 3);
+      for (let chunk = 0; chunk < chunks && entries.size < size; chunk++) {
+        const vector = randomUnit(random, dims);
+        partition.upsert(`${memoryId}:${chunk}`, memoryId, vector);
+        entries.set(`${memoryId}:${chunk}`, { memoryId, vector });
+      }
+    }
+    partitions.set(collectionId, partition);
+    model.set(collectionId, entries);
+  }
+  return { partitions, model, random };
+}
+
+function removeMemory(partitions: Map<string, Partition>, model: Model, memoryId: string): void {
+  for (const partition of partitions.values()) partition.removeMemory(memoryId);
+  for (const entries of model.values()) {
+    for (const [chunkId, entry] of entries) if (entry.memoryId === memoryId) entries.delete(chunkId);
+  }
+}
 
 describe('VectorIndex', () => {
   it('returns the nearest chunks in descending score order', () => {
@@ -30,6 +126,8 @@ describe('VectorIndex', () => {
     partition.upsert('b:0', 'b', unit(0, 1));
     partition.removeMemory('a');
     assert.equal(partition.size, 1);
+    assert.equal(partition.hasMemory('a'), false);
+    assert.equal(partition.hasMemory('b'), true);
     assert.deepEqual(
       index.search(unit(1, 0), ['c1'], 5).map((hit) => hit.memoryId),
       ['b'],
@@ -64,4 +162,189 @@ describe('VectorIndex', () => {
     assert.equal(partition.size, 3000);
     assert.equal(index.search(unit(1, 0), ['c1'], 1)[0]!.chunkId, 'm0:0');
   });
+
+  it('scans small partitions in JS and moves them to the WebAssembly SIMD kernel as they grow', () => {
+    const partition = new VectorIndex(384).createPartition('c1');
+    assert.equal(partition.backend, 'js');
+    const random = seededRandom(3);
+    for (let i = 0; i <= 1024; i++) partition.upsert(`m${i}:0`, `m${i}`, randomUnit(random, 384));
+    assert.equal(partition.backend, 'WebAssembly' in globalThis ? 'wasm-simd' : 'js');
+    assert.equal(new Partition(384, 8, { backend: 'js' }).backend, 'js');
+    const forcedJs = new Partition(384, 8, { backend: 'js' });
+    for (let i = 0; i <= 1024; i++) forcedJs.upsert(`m${i}:0`, `m${i}`, randomUnit(random, 384));
+    assert.equal(forcedJs.backend, 'js');
+  });
+
+  it('returns nothing for k <= 0 or an empty partition, and rejects a query of the wrong size', () => {
+    const index = new VectorIndex(3);
+    index.createPartition('empty');
+    index.createPartition('c1').upsert('a:0', 'a', unit(1, 0, 0));
+    assert.deepEqual(index.search(unit(1, 0, 0), ['c1'], 0), []);
+    assert.deepEqual(index.search(unit(1, 0, 0), ['empty', 'missing'], 5), []);
+    assert.throws(() => index.search(unit(1, 0), ['c1'], 5), /dimensions/);
+  });
+
+  it('keeps the earliest entries first on equal scores, within and across partitions', () => {
+    const index = new VectorIndex(2);
+    const first = index.createPartition('c1');
+    const second = index.createPartition('c2');
+    second.upsert('z:0', 'z', unit(1, 0));
+    for (const id of ['a', 'b', 'c']) first.upsert(`${id}:0`, id, unit(1, 0));
+    assert.deepEqual(
+      index.search(unit(1, 0), ['c1', 'c2'], 2).map((hit) => hit.chunkId),
+      ['a:0', 'b:0'],
+    );
+    assert.deepEqual(
+      index.search(unit(1, 0), ['c2', 'c1'], 2).map((hit) => hit.chunkId),
+      ['z:0', 'a:0'],
+    );
+    // A better hit arriving later evicts the latest of the tied ones, not the earliest.
+    const third = index.createPartition('c3');
+    for (const id of ['p', 'q']) third.upsert(`${id}:0`, id, unit(1, 1));
+    third.upsert('r:0', 'r', unit(1, 0));
+    assert.deepEqual(
+      index.search(unit(1, 0), ['c3'], 2).map((hit) => hit.chunkId),
+      ['r:0', 'p:0'],
+    );
+  });
+});
+
+// 'auto' starts in JS (initial capacity 16) and moves to wasm when a partition passes 1024 rows.
+for (const backend of ['wasm-simd', 'js', 'auto'] as const) {
+  describe(`Partition scan (${backend}) against a naive reference`, () => {
+    it('matches on random vectors for several sizes, dimensions and k', () => {
+      for (const [dims, size] of [
+        [384, 1037],
+        [384, 3],
+        [37, 500], // not a multiple of the kernel step: exercises the zero padding
+        [16, 200],
+      ] as const) {
+        const { partitions, model, random } = buildRandom(backend, dims, { c1: size }, dims * 1000 + size);
+        for (const k of [1, 10, 100]) {
+          for (let q = 0; q < 5; q++) {
+            const query = randomUnit(random, dims);
+            assertSameHits(
+              searchPartitions(partitions, query, ['c1'], k),
+              naiveSearch(model, query, ['c1'], k),
+              `dims ${dims} size ${size} k ${k}`,
+            );
+          }
+        }
+      }
+    });
+
+    it('matches after swap-removals, re-upserts and overwrites', () => {
+      const dims = 384;
+      const { partitions, model, random } = buildRandom(backend, dims, { c1: 800 }, 42);
+      const entries = model.get('c1')!;
+      const partition = partitions.get('c1')!;
+      const memoryIds = [...new Set([...entries.values()].map((entry) => entry.memoryId))];
+      // Remove a third of the memories, including the one holding the last slot.
+      const removed = memoryIds.filter((_, i) => i % 3 === 0 || i === memoryIds.length - 1);
+      for (const memoryId of removed) removeMemory(partitions, model, memoryId);
+      assert.equal(partition.size, entries.size);
+      for (const memoryId of removed) assert.equal(partition.hasMemory(memoryId), false);
+      for (let q = 0; q < 5; q++) {
+        const query = randomUnit(random, dims);
+        assertSameHits(
+          searchPartitions(partitions, query, ['c1'], 20),
+          naiveSearch(model, query, ['c1'], 20),
+          `after removals, query ${q}`,
+        );
+      }
+      // Re-add some removed memories and overwrite some survivors' vectors.
+      for (const memoryId of removed.slice(0, 20)) {
+        const vector = randomUnit(random, dims);
+        partition.upsert(`${memoryId}:0`, memoryId, vector);
+        entries.set(`${memoryId}:0`, { memoryId, vector });
+      }
+      for (const [chunkId, entry] of [...entries].slice(0, 50)) {
+        const vector = randomUnit(random, dims);
+        partition.upsert(chunkId, entry.memoryId, vector);
+        entries.set(chunkId, { memoryId: entry.memoryId, vector });
+      }
+      assert.equal(partition.size, entries.size);
+      for (let q = 0; q < 5; q++) {
+        const query = randomUnit(random, dims);
+        assertSameHits(
+          searchPartitions(partitions, query, ['c1'], 20),
+          naiveSearch(model, query, ['c1'], 20),
+          `after re-upserts, query ${q}`,
+        );
+      }
+    });
+
+    it('matches across several partitions, in any order and with repeated collection ids', () => {
+      const dims = 384;
+      const { partitions, model, random } = buildRandom(backend, dims, { c1: 400, c2: 50, c3: 700, c4: 1 }, 7);
+      for (const collections of [['c1', 'c2', 'c3', 'c4'], ['c3', 'c1'], ['c2', 'c2', 'missing', 'c4'], ['c4']]) {
+        for (const k of [1, 10, 60]) {
+          const query = randomUnit(random, dims);
+          assertSameHits(
+            searchPartitions(partitions, query, collections, k),
+            naiveSearch(model, query, collections, k),
+            `${collections.join(',')} k ${k}`,
+          );
+        }
+      }
+    });
+
+    it('returns every chunk, best first, when k is larger than the partitions', () => {
+      const dims = 384;
+      const { partitions, model, random } = buildRandom(backend, dims, { c1: 30, c2: 12 }, 11);
+      const query = randomUnit(random, dims);
+      const hits = searchPartitions(partitions, query, ['c1', 'c2'], 1000);
+      assert.equal(hits.length, 42);
+      assertSameHits(hits, naiveSearch(model, query, ['c1', 'c2'], 1000), 'k > size');
+    });
+
+    it('returns a chunk held by several partitions once', () => {
+      const dims = 384;
+      const { partitions, model, random } = buildRandom(backend, dims, { c1: 300, c2: 300, c3: 300 }, 23);
+      // Copy 100 chunks of c1 (same ids and vectors) into c2 and c3, and 30 of c2 into c3.
+      const share = (from: string, to: string, count: number): void => {
+        for (const [chunkId, entry] of [...model.get(from)!].slice(0, count)) {
+          partitions.get(to)!.upsert(chunkId, entry.memoryId, entry.vector);
+          model.get(to)!.set(chunkId, entry);
+        }
+      };
+      share('c1', 'c2', 100);
+      share('c1', 'c3', 100);
+      share('c2', 'c3', 30);
+      for (const k of [5, 50, 2000]) {
+        for (let q = 0; q < 3; q++) {
+          // Half the queries sit right on a shared chunk, so duplicates would surface at the top.
+          const query = q === 0 ? [...model.get('c1')!.values()][q]!.vector : randomUnit(random, dims);
+          const hits = searchPartitions(partitions, query, ['c1', 'c2', 'c3'], k);
+          assert.equal(new Set(hits.map((hit) => hit.chunkId)).size, hits.length, 'no chunk twice');
+          assertSameHits(hits, naiveSearch(model, query, ['c1', 'c2', 'c3'], k), `shared chunks k ${k}`);
+        }
+      }
+    });
+  });
+}
+
+it('VectorIndex.search matches the reference on random data through the public API', () => {
+  const dims = 384;
+  const random = seededRandom(5);
+  const index = new VectorIndex(dims);
+  const model: Model = new Map();
+  for (const collectionId of ['a', 'b']) {
+    const partition = index.createPartition(collectionId);
+    const entries = new Map<string, Entry>();
+    for (let i = 0; i < 1500; i++) {
+      const vector = randomUnit(random, dims);
+      partition.upsert(`${collectionId}${i}:0`, `${collectionId}${i}`, vector);
+      entries.set(`${collectionId}${i}:0`, { memoryId: `${collectionId}${i}`, vector });
+    }
+    model.set(collectionId, entries);
+  }
+  for (let i = 0; i < 1500; i += 4) {
+    index.removeMemory(`a${i}`);
+    model.get('a')!.delete(`a${i}:0`);
+  }
+  for (let q = 0; q < 10; q++) {
+    const query = randomUnit(random, dims);
+    assertSameHits(index.search(query, ['a', 'b'], 25), naiveSearch(model, query, ['a', 'b'], 25), `public search ${q}`);
+  }
 });

@@ -1,0 +1,291 @@
+/**
+ * This process's copy of the collections' graphs, for the graph signal of search. MongoDB holds
+ * the graph (store/graph.ts); this index mirrors it per loaded collection and follows the same
+ * index-change feed as the vector and lexical indexes, so a search reads no graph collection at
+ * all. (Reading them per query cost 50–120 ms on the stand-in at 1,200 chunks.)
+ *
+ * A memory's contribution is its provenance rows: replaced whole when the memory changes, removed
+ * when it goes. Weights are the sums of those rows, kept as they change; a target whose weight
+ * falls to zero leaves the index, as it leaves the store.
+ */
+import { chunkId } from '../core/ids.js';
+
+export interface GraphEntityInfo {
+  id: string;
+  name: string;
+  category: string;
+  description: string;
+  aliasKeys: string[];
+}
+
+export interface GraphFactInfo {
+  id: string;
+  subjectId: string;
+  objectId: string;
+  predicate: string;
+  description: string;
+  confidence: number;
+}
+
+export interface ProvenanceRow {
+  targetId: string;
+  chunkIndex: number;
+  count: number;
+}
+
+export interface GraphMatch {
+  /** Chunk id → memory id and graph value in [0, 1). */
+  chunks: Map<string, { memoryId: string; value: number }>;
+  /** Memory id → the score its named entities lend every one of its chunks. */
+  episodes: Map<string, number>;
+  entities: (GraphEntityInfo & { score: number; weight: number })[];
+  relationships: (GraphFactInfo & { score: number; weight: number })[];
+}
+
+/** Share of a matched entity's score that a neighbour reached through a fact gets. */
+const NEIGHBOUR_SHARE = 0.5;
+const MAX_MATCHED = 50;
+
+const categoryWeight = (category: string): number => (category === 'concept' ? 0.5 : 1);
+
+export class GraphPartition {
+  private readonly entities = new Map<string, GraphEntityInfo>();
+  private readonly byAlias = new Map<string, Set<string>>();
+  private readonly facts = new Map<string, GraphFactInfo>();
+  private readonly factsOf = new Map<string, Set<string>>();
+  private readonly weights = new Map<string, number>();
+  /** Target id → chunk id → mentions in that chunk. */
+  private readonly provenance = new Map<string, Map<string, number>>();
+  private readonly byMemory = new Map<string, ProvenanceRow[]>();
+
+  get entityCount(): number {
+    return this.entities.size;
+  }
+
+  get factCount(): number {
+    return this.facts.size;
+  }
+
+  hasMemory(memoryId: string): boolean {
+    return this.byMemory.has(memoryId);
+  }
+
+  /**
+   * Replaces the memory's provenance. `entities` and `facts` hold the current records of what the
+   * rows name (and may hold more); a row whose record is missing (deleted meanwhile) is skipped.
+   */
+  setMemory(
+    memoryId: string,
+    rows: ProvenanceRow[],
+    entities: ReadonlyMap<string, GraphEntityInfo>,
+    facts: ReadonlyMap<string, GraphFactInfo>,
+  ): void {
+    this.removeMemory(memoryId);
+    if (rows.length === 0) return;
+    const kept: ProvenanceRow[] = [];
+    for (const row of rows) {
+      const entity = entities.get(row.targetId);
+      const fact = entity ? undefined : facts.get(row.targetId);
+      if (entity) this.putEntity(entity);
+      else if (fact) this.putFact(fact);
+      else continue;
+      kept.push(row);
+      const id = chunkId(memoryId, row.chunkIndex);
+      let chunks = this.provenance.get(row.targetId);
+      if (!chunks) this.provenance.set(row.targetId, (chunks = new Map()));
+      chunks.set(id, (chunks.get(id) ?? 0) + row.count);
+      this.weights.set(row.targetId, (this.weights.get(row.targetId) ?? 0) + row.count);
+    }
+    this.byMemory.set(memoryId, kept);
+  }
+
+  removeMemory(memoryId: string): void {
+    const rows = this.byMemory.get(memoryId);
+    if (!rows) return;
+    this.byMemory.delete(memoryId);
+    for (const row of rows) {
+      const chunks = this.provenance.get(row.targetId);
+      chunks?.delete(chunkId(memoryId, row.chunkIndex));
+      const weight = (this.weights.get(row.targetId) ?? 0) - row.count;
+      if (weight > 0 && chunks && chunks.size > 0) {
+        this.weights.set(row.targetId, weight);
+        continue;
+      }
+      this.weights.delete(row.targetId);
+      this.provenance.delete(row.targetId);
+      this.dropTarget(row.targetId);
+    }
+  }
+
+  private putEntity(entity: GraphEntityInfo): void {
+    const previous = this.entities.get(entity.id);
+    if (previous) for (const key of previous.aliasKeys) this.byAlias.get(key)?.delete(entity.id);
+    this.entities.set(entity.id, entity);
+    for (const key of entity.aliasKeys) {
+      let ids = this.byAlias.get(key);
+      if (!ids) this.byAlias.set(key, (ids = new Set()));
+      ids.add(entity.id);
+    }
+  }
+
+  private putFact(fact: GraphFactInfo): void {
+    this.facts.set(fact.id, fact);
+    for (const end of [fact.subjectId, fact.objectId]) {
+      let ids = this.factsOf.get(end);
+      if (!ids) this.factsOf.set(end, (ids = new Set()));
+      ids.add(fact.id);
+    }
+  }
+
+  private dropTarget(id: string): void {
+    const entity = this.entities.get(id);
+    if (entity) {
+      this.entities.delete(id);
+      for (const key of entity.aliasKeys) {
+        const ids = this.byAlias.get(key);
+        ids?.delete(id);
+        if (ids?.size === 0) this.byAlias.delete(key);
+      }
+      return;
+    }
+    const fact = this.facts.get(id);
+    if (!fact) return;
+    this.facts.delete(id);
+    for (const end of [fact.subjectId, fact.objectId]) {
+      const ids = this.factsOf.get(end);
+      ids?.delete(id);
+      if (ids?.size === 0) this.factsOf.delete(end);
+    }
+  }
+
+  /** Adds what this partition knows about the query's keys into `match`. */
+  collect(keys: string[], match: MatchBuilder): void {
+    for (const key of keys) {
+      for (const id of this.byAlias.get(key) ?? []) {
+        const entity = this.entities.get(id);
+        if (!entity || match.matched.size >= MAX_MATCHED) continue;
+        const weight = this.weights.get(id) ?? 1;
+        match.matched.set(id, { entity, weight, score: categoryWeight(entity.category) / (1 + Math.log1p(weight)), partition: this });
+      }
+    }
+  }
+
+  factsTouching(entityId: string): GraphFactInfo[] {
+    const ids = this.factsOf.get(entityId);
+    if (!ids) return [];
+    return [...ids].map((id) => this.facts.get(id)).filter((fact): fact is GraphFactInfo => fact !== undefined);
+  }
+
+  entity(id: string): GraphEntityInfo | undefined {
+    return this.entities.get(id);
+  }
+
+  weightOf(id: string): number {
+    return this.weights.get(id) ?? 0;
+  }
+
+  chunksMentioning(id: string): Map<string, number> | undefined {
+    return this.provenance.get(id);
+  }
+}
+
+interface MatchBuilder {
+  matched: Map<string, { entity: GraphEntityInfo; weight: number; score: number; partition: GraphPartition }>;
+}
+
+const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(':'));
+
+/**
+ * The graph signal over the given partitions:
+ *   - an entity the query names scores (1 for named things, 0.5 for concepts) / (1 + ln(1 + weight));
+ *   - a neighbour through a fact scores half that times the fact's confidence;
+ *   - a fact touching a named entity scores the entity's score times its confidence;
+ *   - a chunk's value is 1 − e^(−Σ scores of what it mentions);
+ *   - a memory that mentions a named (non-concept) matched entity lends that entity's score to
+ *     every chunk of it (episode proximity: conversations rarely repeat who they are about).
+ */
+export function matchGraph(partitions: GraphPartition[], keys: string[]): GraphMatch {
+  const builder: MatchBuilder = { matched: new Map() };
+  for (const partition of partitions) partition.collect(keys, builder);
+  const empty: GraphMatch = { chunks: new Map(), episodes: new Map(), entities: [], relationships: [] };
+  if (builder.matched.size === 0) return empty;
+
+  const targetScore = new Map<string, { score: number; partition: GraphPartition }>();
+  const relationships = new Map<string, GraphFactInfo & { score: number; weight: number }>();
+  const neighbours = new Map<string, { entity: GraphEntityInfo; score: number; weight: number }>();
+  for (const [id, { score, partition }] of builder.matched) targetScore.set(id, { score, partition });
+  for (const { entity, score, partition } of builder.matched.values()) {
+    for (const fact of partition.factsTouching(entity.id)) {
+      const factScore = score * fact.confidence;
+      const known = relationships.get(fact.id);
+      if (!known || known.score < factScore) relationships.set(fact.id, { ...fact, score: factScore, weight: partition.weightOf(fact.id) });
+      if ((targetScore.get(fact.id)?.score ?? 0) < factScore) targetScore.set(fact.id, { score: factScore, partition });
+      const otherId = fact.subjectId === entity.id ? fact.objectId : fact.subjectId;
+      if (builder.matched.has(otherId)) continue;
+      const other = partition.entity(otherId);
+      if (!other) continue;
+      const neighbourScore = NEIGHBOUR_SHARE * factScore;
+      if ((neighbours.get(otherId)?.score ?? 0) < neighbourScore) {
+        neighbours.set(otherId, { entity: other, score: neighbourScore, weight: partition.weightOf(otherId) });
+        targetScore.set(otherId, { score: neighbourScore, partition });
+      }
+    }
+  }
+
+  const sums = new Map<string, number>();
+  for (const [id, { score, partition }] of targetScore) {
+    for (const [chunk] of partition.chunksMentioning(id) ?? []) sums.set(chunk, (sums.get(chunk) ?? 0) + score);
+  }
+  const chunks = new Map<string, { memoryId: string; value: number }>();
+  for (const [chunk, sum] of sums) chunks.set(chunk, { memoryId: memoryOfChunk(chunk), value: 1 - Math.exp(-sum) });
+
+  const episodes = new Map<string, number>();
+  for (const { entity, score, partition } of builder.matched.values()) {
+    if (entity.category === 'concept') continue;
+    for (const [chunk] of partition.chunksMentioning(entity.id) ?? []) {
+      const memoryId = memoryOfChunk(chunk);
+      episodes.set(memoryId, Math.max(episodes.get(memoryId) ?? 0, score));
+    }
+  }
+
+  const best = Math.max(...[...builder.matched.values()].map((entry) => entry.score));
+  const entities = [
+    ...[...builder.matched.values()].map(({ entity, score, weight }) => ({ ...entity, score: score / best, weight })),
+    ...[...neighbours.values()].map(({ entity, score, weight }) => ({ ...entity, score: score / best, weight })),
+  ]
+    .sort((a, b) => b.score - a.score || b.weight - a.weight)
+    .slice(0, 20);
+  return {
+    chunks,
+    episodes,
+    entities,
+    relationships: [...relationships.values()].sort((a, b) => b.score - a.score).slice(0, 20),
+  };
+}
+
+export class GraphIndex {
+  private readonly partitions = new Map<string, GraphPartition>();
+
+  partition(collectionId: string): GraphPartition | undefined {
+    return this.partitions.get(collectionId);
+  }
+
+  createPartition(collectionId: string): GraphPartition {
+    const partition = new GraphPartition();
+    this.partitions.set(collectionId, partition);
+    return partition;
+  }
+
+  dropPartition(collectionId: string): void {
+    this.partitions.delete(collectionId);
+  }
+
+  removeMemory(memoryId: string): void {
+    for (const partition of this.partitions.values()) partition.removeMemory(memoryId);
+  }
+
+  match(collectionIds: string[], keys: string[]): GraphMatch {
+    const partitions = [...new Set(collectionIds)].map((id) => this.partitions.get(id)).filter((p): p is GraphPartition => !!p);
+    return matchGraph(partitions, keys);
+  }
+}

@@ -1,0 +1,654 @@
+/**
+ * In-memory BM25 keyword search over chunks, partitioned by collection like VectorIndex and kept
+ * current by the same change feed (upsert / removeMemory). It exists because MongoDB `$text` is
+ * not available everywhere we run.
+ *
+ * Layout, chosen to hold 100k chunks of ~1 KB per partition in ~140 MB rather than many hundreds:
+ * - chunks get an integer slot; per-slot data lives in typed arrays; chunk text is never kept;
+ * - every term's postings (slot, term frequency) are a block inside one shared pair of typed
+ *   arrays (the "arena"), so a term costs a dictionary entry and a few ints, not its own arrays;
+ * - a block that fills up moves to the arena's end with twice the room; the old block is free
+ *   space until the arena is compacted, in place;
+ * - deleting a chunk only marks its slot dead and updates the counts; postings of dead slots are
+ *   skipped when scoring and dropped lazily: from a list whenever a query reads it, from all
+ *   lists when the arena is compacted, and slots are renumbered once over 30% of them are dead.
+ * Document frequency is not stored: it is the number of live postings in a term's list, counted
+ * when a query reads the list, so it is exact under any sequence of upserts and removals.
+ */
+import { detachedString, tokenize } from './tokenize.js';
+
+export interface LexicalHit {
+  chunkId: string;
+  memoryId: string;
+  score: number;
+}
+
+export interface LexicalQueryStats {
+  /** Query terms after tokenize, deduped. */
+  terms: string[];
+  /** Terms that occur in at least one document of the searched partitions. */
+  matchedTerms: number;
+  /**
+   * Highest IDF among matched query terms, divided by the maximum possible IDF (that of a term in
+   * exactly one document) in that partition: ~1 for a term found in one doc only (a rare
+   * code/name), ~0 for a term in every doc. 0 when nothing matched.
+   */
+  maxRarity: number;
+}
+
+/** Sizes and waste, for metrics and tests: nothing here changes search results. */
+export interface LexicalStorageStats {
+  documents: number;
+  slots: number;
+  deadSlots: number;
+  terms: number;
+  postings: number;
+  deadPostings: number;
+  arenaCapacity: number;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+const MAX_TERM_FREQUENCY = 0xffff;
+
+const INITIAL_SLOTS = 16;
+const INITIAL_TERMS = 64;
+const INITIAL_ARENA = 256;
+const MIN_BLOCK = 2;
+const BLOCK_GROWTH = 2;
+/** Small steps: growing copies the arena while the old one is still alive, so peaks are old + new. */
+const ARENA_GROWTH = 1.2;
+/** Compact instead of growing when this share of the arena is reclaimable (see reclaimableEntries). */
+const ARENA_RECLAIM_FRACTION = 0.25;
+/** After compacting, grow anyway unless this share of the arena is free for new postings. */
+const ARENA_MIN_FREE_AFTER_COMPACTION = 0.1;
+/** After a partition compaction, give memory back when less than this share of the arena is used. */
+const ARENA_SHRINK_BELOW = 0.5;
+const PARTITION_DEAD_FRACTION = 0.3;
+/** Below this many dead slots renumbering is not worth its cost; they only cost a skip. */
+const MIN_DEAD_SLOTS_TO_COMPACT = 32;
+
+/**
+ * Arena layout: a sequence of blocks, each one header entry then `capacity` postings. The header
+ * (in postingSlots) is the owning term id, or, for a block no term owns any more, its negated
+ * total size. This lets compaction walk the arena in address order and slide blocks down.
+ */
+function freeBlockHeader(capacity: number): number {
+  return -(capacity + 1);
+}
+
+function freeBlockSize(header: number): number {
+  return -header;
+}
+
+function grownInt32(array: Int32Array, minLength: number): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(Math.max(minLength, array.length * 2));
+  grown.set(array);
+  return grown;
+}
+
+/** Per-query working memory, shared by every partition of one index (search is synchronous). */
+export class ScoreScratch {
+  /** Accumulated score per slot; zero between queries. */
+  scores = new Float64Array(0);
+  /** Slots with a non-zero score in the current query. */
+  touched = new Int32Array(0);
+  /** Term weights of one posting list (a list is never longer than the slot count). */
+  weights = new Float64Array(0);
+
+  ensure(slots: number): void {
+    if (this.scores.length >= slots) return;
+    const length = Math.max(slots, this.scores.length * 2, 1024);
+    this.scores = new Float64Array(length);
+    this.touched = new Int32Array(length);
+    this.weights = new Float64Array(length);
+  }
+}
+
+export class LexicalPartition {
+  // Term dictionary: term → id; per id its postings are arena[start, start + length), with room
+  // up to start + capacity (the block's header sits at start - 1). Ids of dropped terms are reused.
+  private readonly termIds = new Map<string, number>();
+  private termText: (string | undefined)[] = [];
+  private readonly freeTermIds: number[] = [];
+  private termStart = new Int32Array(INITIAL_TERMS);
+  private termLength = new Int32Array(INITIAL_TERMS);
+  private termCapacity = new Int32Array(INITIAL_TERMS);
+  /** Scratch for upsert: occurrences per term id in the chunk being added; all zero otherwise. */
+  private frequencyOfTerm = new Int32Array(INITIAL_TERMS);
+  private termCount = 0;
+
+  private postingSlots = new Int32Array(INITIAL_ARENA);
+  private postingFrequencies = new Uint16Array(INITIAL_ARENA);
+  private arenaUsed = 0;
+  /** Postings, inside term blocks, that point at dead slots. */
+  private deadPostings = 0;
+
+  private chunkIdOfSlot: (string | undefined)[] = [];
+  private memoryIdOfSlot: (string | undefined)[] = [];
+  private docLength = new Int32Array(INITIAL_SLOTS);
+  private docTermCount = new Int32Array(INITIAL_SLOTS);
+  private deadSlot = new Uint8Array(INITIAL_SLOTS);
+  private slotCount = 0;
+  private deadSlots = 0;
+  private liveDocs = 0;
+  private totalLength = 0;
+  private readonly slotOf = new Map<string, number>();
+  private readonly chunksOfMemory = new Map<string, string[]>();
+
+  get size(): number {
+    return this.liveDocs;
+  }
+
+  hasMemory(memoryId: string): boolean {
+    return this.chunksOfMemory.has(memoryId);
+  }
+
+  /** Indexes `text` as chunk `chunkId`, replacing whatever that chunk held before. */
+  upsert(chunkId: string, memoryId: string, text: string): void {
+    const previousSlot = this.slotOf.get(chunkId);
+    if (previousSlot !== undefined) {
+      const previousMemoryId = this.memoryIdOfSlot[previousSlot]!;
+      this.killSlot(previousSlot);
+      if (previousMemoryId !== memoryId) this.detachChunk(previousMemoryId, chunkId);
+    }
+
+    // Count term frequencies by term id in a reusable array: cheaper than a Map per chunk.
+    const tokens = tokenize(text);
+    const distinctTermIds: number[] = [];
+    for (const token of tokens) {
+      const termId = this.termIdFor(token);
+      if (this.frequencyOfTerm[termId] === 0) distinctTermIds.push(termId);
+      this.frequencyOfTerm[termId]!++;
+    }
+
+    const slot = this.allocateSlot();
+    this.chunkIdOfSlot[slot] = chunkId;
+    this.memoryIdOfSlot[slot] = memoryId;
+    this.docLength[slot] = tokens.length;
+    this.docTermCount[slot] = distinctTermIds.length;
+    // Compactions triggered while appending never renumber slots nor free term ids.
+    for (const termId of distinctTermIds) {
+      this.appendPosting(termId, slot, Math.min(this.frequencyOfTerm[termId]!, MAX_TERM_FREQUENCY));
+      this.frequencyOfTerm[termId] = 0;
+    }
+    this.liveDocs++;
+    this.totalLength += tokens.length;
+    this.slotOf.set(chunkId, slot);
+
+    let chunks = this.chunksOfMemory.get(memoryId);
+    if (!chunks) this.chunksOfMemory.set(memoryId, (chunks = []));
+    if (previousSlot === undefined || !chunks.includes(chunkId)) chunks.push(chunkId);
+
+    if (previousSlot !== undefined) this.compactIfMostlyDead();
+  }
+
+  removeMemory(memoryId: string): void {
+    const chunks = this.chunksOfMemory.get(memoryId);
+    if (!chunks) return;
+    for (const chunkId of chunks) {
+      const slot = this.slotOf.get(chunkId);
+      if (slot !== undefined) this.killSlot(slot);
+    }
+    this.chunksOfMemory.delete(memoryId);
+    this.compactIfMostlyDead();
+  }
+
+  storageStats(): LexicalStorageStats {
+    let postings = 0;
+    for (let termId = 0; termId < this.termCount; termId++) postings += this.termLength[termId]!;
+    return {
+      documents: this.liveDocs,
+      slots: this.slotCount,
+      deadSlots: this.deadSlots,
+      terms: this.termIds.size,
+      postings: postings - this.deadPostings,
+      deadPostings: this.deadPostings,
+      arenaCapacity: this.postingSlots.length,
+    };
+  }
+
+  /**
+   * Scores this partition with its own N, document frequencies and average length, and returns
+   * its best `k` (ties by chunk id), unordered: the caller merges partitions and sorts once.
+   * Marks which query terms occur here and returns the rarity of the rarest one.
+   */
+  collectTop(
+    queryTerms: readonly string[],
+    k: number,
+    scratch: ScoreScratch,
+    matched: boolean[],
+  ): { hits: LexicalHit[]; maxRarity: number } {
+    const documentCount = this.liveDocs;
+    if (documentCount === 0) return { hits: [], maxRarity: 0 };
+    scratch.ensure(this.slotCount);
+    const { scores, touched } = scratch;
+    const lengthNormBase = K1 * (1 - B);
+    const lengthNormPerToken = (K1 * B * documentCount) / Math.max(this.totalLength, 1);
+    const highestIdf = inverseDocumentFrequency(1, documentCount);
+    const postingSlots = this.postingSlots;
+    const postingFrequencies = this.postingFrequencies;
+    const docLength = this.docLength;
+    let maxIdf = 0;
+    let touchedCount = 0;
+
+    for (let index = 0; index < queryTerms.length; index++) {
+      const termId = this.termIds.get(queryTerms[index]!);
+      if (termId === undefined) continue;
+      const start = this.termStart[termId]!;
+      let length = this.termLength[termId]!;
+      // With tombstones around, one pass drops this list's dead postings in place, counts the
+      // live ones (the exact document frequency, needed for the IDF) and keeps their BM25 term
+      // weights, which a second pass scales by the IDF. Without tombstones, df is the length.
+      const weighed = this.deadPostings > 0;
+      if (weighed) {
+        length = this.dropDeadAndWeigh(termId, scratch, lengthNormBase, lengthNormPerToken);
+        if (length === 0) continue;
+      } else if (length === 0) continue;
+      matched[index] = true;
+      const idf = inverseDocumentFrequency(length, documentCount);
+      if (idf > maxIdf) maxIdf = idf;
+      if (k <= 0) continue;
+
+      const weights = scratch.weights;
+      for (let offset = 0; offset < length; offset++) {
+        const slot = postingSlots[start + offset]!;
+        let weight: number;
+        if (weighed) weight = weights[offset]!;
+        else {
+          const frequency = postingFrequencies[start + offset]!;
+          weight = termWeight(frequency, lengthNormBase + lengthNormPerToken * docLength[slot]!);
+        }
+        const previous = scores[slot]!;
+        if (previous === 0) touched[touchedCount++] = slot;
+        scores[slot] = previous + idf * weight;
+      }
+    }
+
+    const hits = touchedCount === 0 ? [] : this.selectTop(scores, touched, touchedCount, k);
+    for (let index = 0; index < touchedCount; index++) scores[touched[index]!] = 0;
+    return { hits, maxRarity: maxIdf === 0 ? 0 : maxIdf / highestIdf };
+  }
+
+  /** Partial top-k with a size-k min-heap keyed on (score, then reverse chunk id). */
+  private selectTop(scores: Float64Array, touched: Int32Array, touchedCount: number, k: number): LexicalHit[] {
+    const chunkIdOfSlot = this.chunkIdOfSlot;
+    const worse = (slotA: number, slotB: number): boolean => {
+      const scoreA = scores[slotA]!;
+      const scoreB = scores[slotB]!;
+      return scoreA < scoreB || (scoreA === scoreB && chunkIdOfSlot[slotA]! > chunkIdOfSlot[slotB]!);
+    };
+    const capacity = Math.min(k, touchedCount);
+    const heap = new Int32Array(capacity);
+    let heapSize = 0;
+    const siftDown = (from: number): void => {
+      let parent = from;
+      for (;;) {
+        const left = 2 * parent + 1;
+        if (left >= heapSize) return;
+        const right = left + 1;
+        const child = right < heapSize && worse(heap[right]!, heap[left]!) ? right : left;
+        if (!worse(heap[child]!, heap[parent]!)) return;
+        const swap = heap[parent]!;
+        heap[parent] = heap[child]!;
+        heap[child] = swap;
+        parent = child;
+      }
+    };
+    for (let index = 0; index < touchedCount; index++) {
+      const slot = touched[index]!;
+      if (heapSize < capacity) {
+        let child = heapSize++;
+        heap[child] = slot;
+        while (child > 0) {
+          const parent = (child - 1) >> 1;
+          if (!worse(heap[child]!, heap[parent]!)) break;
+          const swap = heap[parent]!;
+          heap[parent] = heap[child]!;
+          heap[child] = swap;
+          child = parent;
+        }
+      } else if (worse(heap[0]!, slot)) {
+        heap[0] = slot;
+        siftDown(0);
+      }
+    }
+    return Array.from(heap.subarray(0, heapSize), (slot) => ({
+      chunkId: chunkIdOfSlot[slot]!,
+      memoryId: this.memoryIdOfSlot[slot]!,
+      score: scores[slot]!,
+    }));
+  }
+
+  /**
+   * Removes the term's postings of dead slots (keeping order), stores each remaining posting's
+   * BM25 term weight in `scratch.weights`, and returns the new length: the live document frequency.
+   */
+  private dropDeadAndWeigh(termId: number, scratch: ScoreScratch, lengthNormBase: number, lengthNormPerToken: number): number {
+    const start = this.termStart[termId]!;
+    const end = start + this.termLength[termId]!;
+    const weights = scratch.weights;
+    let write = start;
+    for (let read = start; read < end; read++) {
+      const slot = this.postingSlots[read]!;
+      if (this.deadSlot[slot] === 1) continue;
+      const frequency = this.postingFrequencies[read]!;
+      if (write !== read) {
+        this.postingSlots[write] = slot;
+        this.postingFrequencies[write] = frequency;
+      }
+      weights[write - start] = termWeight(frequency, lengthNormBase + lengthNormPerToken * this.docLength[slot]!);
+      write++;
+    }
+    const live = write - start;
+    this.deadPostings -= end - write;
+    this.termLength[termId] = live;
+    return live;
+  }
+
+  private killSlot(slot: number): void {
+    if (this.deadSlot[slot] === 1) return;
+    this.deadSlot[slot] = 1;
+    this.deadSlots++;
+    this.liveDocs--;
+    this.totalLength -= this.docLength[slot]!;
+    this.deadPostings += this.docTermCount[slot]!;
+    this.slotOf.delete(this.chunkIdOfSlot[slot]!);
+    this.chunkIdOfSlot[slot] = undefined;
+    this.memoryIdOfSlot[slot] = undefined;
+  }
+
+  private detachChunk(memoryId: string, chunkId: string): void {
+    const chunks = this.chunksOfMemory.get(memoryId);
+    if (!chunks) return;
+    const position = chunks.indexOf(chunkId);
+    if (position >= 0) chunks.splice(position, 1);
+    if (chunks.length === 0) this.chunksOfMemory.delete(memoryId);
+  }
+
+  private allocateSlot(): number {
+    const slot = this.slotCount++;
+    if (slot >= this.docLength.length) {
+      this.docLength = grownInt32(this.docLength, slot + 1);
+      this.docTermCount = grownInt32(this.docTermCount, slot + 1);
+      const grownDead = new Uint8Array(this.docLength.length);
+      grownDead.set(this.deadSlot);
+      this.deadSlot = grownDead;
+    }
+    this.chunkIdOfSlot.push(undefined);
+    this.memoryIdOfSlot.push(undefined);
+    return slot;
+  }
+
+  private termIdFor(term: string): number {
+    const existing = this.termIds.get(term);
+    if (existing !== undefined) return existing;
+    let termId = this.freeTermIds.pop();
+    if (termId === undefined) {
+      termId = this.termCount++;
+      if (termId >= this.termStart.length) {
+        this.termStart = grownInt32(this.termStart, termId + 1);
+        this.termLength = grownInt32(this.termLength, termId + 1);
+        this.termCapacity = grownInt32(this.termCapacity, termId + 1);
+        this.frequencyOfTerm = grownInt32(this.frequencyOfTerm, termId + 1);
+      }
+      this.termText.push(undefined);
+    }
+    const ownedTerm = detachedString(term);
+    this.termIds.set(ownedTerm, termId);
+    this.termText[termId] = ownedTerm;
+    this.termStart[termId] = 0;
+    this.termLength[termId] = 0;
+    this.termCapacity[termId] = 0;
+    return termId;
+  }
+
+  private appendPosting(termId: number, slot: number, frequency: number): void {
+    if (this.termLength[termId] === this.termCapacity[termId]) this.growBlock(termId);
+    const at = this.termStart[termId]! + this.termLength[termId]!;
+    this.postingSlots[at] = slot;
+    this.postingFrequencies[at] = frequency;
+    this.termLength[termId]!++;
+  }
+
+  /**
+   * Gives a full block twice the room: in place when it is the arena's last block, otherwise by
+   * moving it to the arena's end (dropping its dead postings) and freeing the old block.
+   */
+  private growBlock(termId: number): void {
+    const oldCapacity = this.termCapacity[termId]!;
+    const newCapacity = Math.max(MIN_BLOCK, Math.ceil(oldCapacity * BLOCK_GROWTH));
+    this.ensureArenaRoom(newCapacity + 1);
+    // A compaction may just have dropped dead postings of this term, leaving room where it is.
+    const capacity = this.termCapacity[termId]!;
+    const length = this.termLength[termId]!;
+    if (length < capacity) return;
+    const from = this.termStart[termId]!;
+    if (capacity > 0 && from + capacity === this.arenaUsed) {
+      this.arenaUsed += newCapacity - capacity;
+      this.termCapacity[termId] = newCapacity;
+      return;
+    }
+    const to = this.arenaUsed + 1;
+    this.postingSlots[to - 1] = termId;
+    let write = to;
+    if (this.deadPostings === 0) {
+      this.postingSlots.copyWithin(to, from, from + length);
+      this.postingFrequencies.copyWithin(to, from, from + length);
+      write += length;
+    } else {
+      for (let read = from; read < from + length; read++) {
+        const slot = this.postingSlots[read]!;
+        if (this.deadSlot[slot] === 1) continue;
+        this.postingSlots[write] = slot;
+        this.postingFrequencies[write] = this.postingFrequencies[read]!;
+        write++;
+      }
+      this.deadPostings -= length - (write - to);
+    }
+    if (capacity > 0) this.postingSlots[from - 1] = freeBlockHeader(capacity);
+    this.termStart[termId] = to;
+    this.termLength[termId] = write - to;
+    this.termCapacity[termId] = newCapacity;
+    this.arenaUsed = to + newCapacity;
+  }
+
+  /** Makes room for `extra` entries at the arena's end: by compacting when enough is reclaimable, else by growing. */
+  private ensureArenaRoom(extra: number): void {
+    if (this.arenaUsed + extra <= this.postingSlots.length) return;
+    if (this.reclaimableEntries() >= this.arenaUsed * ARENA_RECLAIM_FRACTION) this.compactArena(undefined, false);
+    // Grow when compaction left little free room, so that appends do not compact over and over.
+    const length = this.postingSlots.length;
+    if (this.arenaUsed + extra <= length && this.arenaUsed <= length * (1 - ARENA_MIN_FREE_AFTER_COMPACTION)) return;
+    this.resizeArena(Math.max(this.arenaUsed + extra, Math.ceil(length * ARENA_GROWTH)));
+  }
+
+  /** Entries a compaction would give back: free blocks, dead postings, spare room beyond 1/8 per block. */
+  private reclaimableEntries(): number {
+    let kept = -this.deadPostings;
+    for (let termId = 0; termId < this.termCount; termId++) {
+      const length = this.termLength[termId]!;
+      if (this.termCapacity[termId]! > 0) kept += 1 + length + (length >> 3);
+    }
+    return this.arenaUsed - kept;
+  }
+
+  private resizeArena(length: number): void {
+    const slots = new Int32Array(length);
+    slots.set(this.postingSlots.subarray(0, this.arenaUsed));
+    const frequencies = new Uint16Array(length);
+    frequencies.set(this.postingFrequencies.subarray(0, this.arenaUsed));
+    this.postingSlots = slots;
+    this.postingFrequencies = frequencies;
+  }
+
+  /**
+   * Slides every block toward the arena's start, in address order (the block headers make the
+   * arena walkable), dropping free blocks and dead postings, so no second arena is allocated.
+   * Each block keeps up to 1/8 spare room where the gap allows. With `slotRemap` slots are
+   * renumbered; `freeEmptyTerms` drops terms left without postings (not while an upsert is
+   * appending: it may hold their ids).
+   */
+  private compactArena(slotRemap: Int32Array | undefined, freeEmptyTerms: boolean): void {
+    const slots = this.postingSlots;
+    const frequencies = this.postingFrequencies;
+    let read = 0;
+    let write = 0;
+    while (read < this.arenaUsed) {
+      const header = slots[read]!;
+      if (header < 0) {
+        read += freeBlockSize(header);
+        continue;
+      }
+      const termId = header;
+      const from = read + 1;
+      const end = from + this.termLength[termId]!;
+      const nextRead = from + this.termCapacity[termId]!;
+      // Writing never overtakes reading: write <= read, and a block never gets longer than its gap.
+      let out = write + 1;
+      for (let at = from; at < end; at++) {
+        const slot = slots[at]!;
+        if (this.deadSlot[slot] === 1) continue;
+        slots[out] = slotRemap ? slotRemap[slot]! : slot;
+        frequencies[out] = frequencies[at]!;
+        out++;
+      }
+      read = nextRead;
+      const live = out - write - 1;
+      if (live === 0) {
+        this.termLength[termId] = 0;
+        this.termCapacity[termId] = 0;
+        if (freeEmptyTerms) this.freeTerm(termId);
+        continue;
+      }
+      const capacity = Math.min(live + (live >> 3), nextRead - write - 1);
+      slots[write] = termId;
+      this.termStart[termId] = write + 1;
+      this.termLength[termId] = live;
+      this.termCapacity[termId] = capacity;
+      write += 1 + capacity;
+    }
+    this.arenaUsed = write;
+    this.deadPostings = 0;
+    if (freeEmptyTerms) {
+      // Terms that never got a block (or lost it earlier) are not met by the walk.
+      for (let termId = 0; termId < this.termCount; termId++) {
+        if (this.termCapacity[termId] === 0 && this.termText[termId] !== undefined) this.freeTerm(termId);
+      }
+    }
+  }
+
+  private freeTerm(termId: number): void {
+    const term = this.termText[termId];
+    if (term === undefined) return;
+    this.termIds.delete(term);
+    this.termText[termId] = undefined;
+    this.freeTermIds.push(termId);
+    this.termLength[termId] = 0;
+    this.termCapacity[termId] = 0;
+  }
+
+  /** Renumbers live slots densely and rebuilds the arena once dead slots are a large share. */
+  private compactIfMostlyDead(): void {
+    if (this.deadSlots < MIN_DEAD_SLOTS_TO_COMPACT || this.deadSlots <= this.slotCount * PARTITION_DEAD_FRACTION) return;
+    const remap = new Int32Array(this.slotCount);
+    let liveSlots = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) remap[slot] = this.deadSlot[slot] === 1 ? -1 : liveSlots++;
+    this.compactArena(remap, true);
+    if (this.arenaUsed < this.postingSlots.length * ARENA_SHRINK_BELOW) {
+      this.resizeArena(Math.max(INITIAL_ARENA, Math.ceil(this.arenaUsed * ARENA_GROWTH)));
+    }
+
+    const capacity = Math.max(INITIAL_SLOTS, Math.ceil(liveSlots * 1.25));
+    const docLength = new Int32Array(capacity);
+    const docTermCount = new Int32Array(capacity);
+    const chunkIdOfSlot: (string | undefined)[] = new Array<string | undefined>(liveSlots);
+    const memoryIdOfSlot: (string | undefined)[] = new Array<string | undefined>(liveSlots);
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const target = remap[slot]!;
+      if (target < 0) continue;
+      const chunkId = this.chunkIdOfSlot[slot]!;
+      docLength[target] = this.docLength[slot]!;
+      docTermCount[target] = this.docTermCount[slot]!;
+      chunkIdOfSlot[target] = chunkId;
+      memoryIdOfSlot[target] = this.memoryIdOfSlot[slot];
+      if (target !== slot) this.slotOf.set(chunkId, target);
+    }
+    this.docLength = docLength;
+    this.docTermCount = docTermCount;
+    this.deadSlot = new Uint8Array(capacity);
+    this.chunkIdOfSlot = chunkIdOfSlot;
+    this.memoryIdOfSlot = memoryIdOfSlot;
+    this.slotCount = liveSlots;
+    this.deadSlots = 0;
+  }
+}
+
+/** BM25's saturating term-frequency part; one formula for both scoring paths keeps scores bit-identical. */
+function termWeight(frequency: number, lengthNorm: number): number {
+  return (frequency * (K1 + 1)) / (frequency + lengthNorm);
+}
+
+/** Lucene's BM25 IDF: never negative, even for a term present in every document. */
+function inverseDocumentFrequency(documentFrequency: number, documentCount: number): number {
+  return Math.log(1 + (documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
+}
+
+function compareHits(a: LexicalHit, b: LexicalHit): number {
+  if (a.score !== b.score) return b.score - a.score;
+  return a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0;
+}
+
+export class LexicalIndex {
+  private readonly partitions = new Map<string, LexicalPartition>();
+  private readonly scratch = new ScoreScratch();
+
+  partition(collectionId: string): LexicalPartition | undefined {
+    return this.partitions.get(collectionId);
+  }
+
+  createPartition(collectionId: string): LexicalPartition {
+    const partition = new LexicalPartition();
+    this.partitions.set(collectionId, partition);
+    return partition;
+  }
+
+  dropPartition(collectionId: string): void {
+    this.partitions.delete(collectionId);
+  }
+
+  loadedCollections(): string[] {
+    return [...this.partitions.keys()];
+  }
+
+  removeMemory(memoryId: string): void {
+    for (const partition of this.partitions.values()) partition.removeMemory(memoryId);
+  }
+
+  /**
+   * BM25 (k1 = 1.2, b = 0.75, Lucene-style non-negative IDF) top-k over the named partitions,
+   * each scored with its own statistics; a chunk present in several partitions is returned once
+   * with its best score.
+   */
+  search(query: string, collectionIds: string[], k: number): { hits: LexicalHit[]; stats: LexicalQueryStats } {
+    const terms = [...new Set(tokenize(query))];
+    const matched = terms.map(() => false);
+    let maxRarity = 0;
+    const best = new Map<string, LexicalHit>();
+    const limit = Math.max(0, Math.floor(k));
+    if (terms.length > 0) {
+      for (const collectionId of new Set(collectionIds)) {
+        const partition = this.partitions.get(collectionId);
+        if (!partition) continue;
+        const result = partition.collectTop(terms, limit, this.scratch, matched);
+        if (result.maxRarity > maxRarity) maxRarity = result.maxRarity;
+        for (const hit of result.hits) {
+          const seen = best.get(hit.chunkId);
+          if (!seen || hit.score > seen.score) best.set(hit.chunkId, hit);
+        }
+      }
+    }
+    const hits = [...best.values()].sort(compareHits).slice(0, limit);
+    return { hits, stats: { terms, matchedTerms: matched.filter(Boolean).length, maxRarity } };
+  }
+}
