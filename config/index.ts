@@ -90,6 +90,14 @@ const configSchema = z.object({
   EVENT_SIGNING_KEYSET_PATH: z.string().optional(),
   WS_TICKET_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
   SEARCH_DEFAULT_LIMIT: z.coerce.number().int().min(1).max(100).default(10),
+  /** A chunk found only by the vector signal needs at least this cosine (e5: unrelated text scores ~0.7). */
+  SEARCH_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.78),
+  /** memory_unconfident (low_activation) when the best result's activation is below this; see docs/search.md. */
+  SEARCH_UNCONFIDENT_MIN_ACTIVATION: z.coerce.number().min(0).max(1).default(0.05),
+  /** memory_unconfident (low_fact_confidence) when the relevant facts' mean confidence is below this. */
+  SEARCH_UNCONFIDENT_MIN_FACT_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.5),
+  /** Entities of one collection whose name embeddings are at least this similar (and share a word) merge. */
+  ENTITY_SIMILARITY_THRESHOLD: z.coerce.number().min(0).max(1).default(0.93),
   IDEMPOTENCY_TTL_SECONDS: z.coerce
     .number()
     .int()

@@ -15,6 +15,7 @@ import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { createFileExtractors } from '../extractors/files.js';
+import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { SearchIndex } from '../search/search-index.js';
 import { installTemporalLogging } from './temporal-logging.js';
@@ -110,6 +111,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     }),
   );
   const stoppers: (() => Promise<void>)[] = [];
+  const extractor = createLocalExtractor();
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
@@ -129,6 +131,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         chunkMaxChars: config.CHUNK_MAX_CHARS,
         maxChunksPerMemory: config.MAX_CHUNKS_PER_MEMORY,
         embeddingBatchSize: config.EMBEDDING_BATCH_SIZE,
+        extractor,
+        entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
       }),
       // CPU-bound embedding shares 2 cores; more slots only add queueing, but a few overlap I/O
       // and let the micro-batcher merge concurrent memories into one model call.
@@ -174,7 +178,19 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         auth: createAuthService(store),
         collections,
         memories,
-        search: createSearchService({ store, collections, searchIndex, embedder }),
+        search: createSearchService({
+          store,
+          collections,
+          searchIndex,
+          embedder,
+          extractor,
+          logger,
+          tuning: {
+            minSimilarity: config.SEARCH_MIN_SIMILARITY,
+            minActivation: config.SEARCH_UNCONFIDENT_MIN_ACTIVATION,
+            minFactConfidence: config.SEARCH_UNCONFIDENT_MIN_FACT_CONFIDENCE,
+          },
+        }),
         health: createHealthService(store, orchestrator),
         uploads,
         tickets,

@@ -5,15 +5,15 @@
  * each write, so a running pipeline cannot bring anything back.
  */
 import { sha256Hex } from '../core/hash.js';
-import { AppError, notFound, serviceUnavailable, unprocessable } from '../core/errors.js';
+import { AppError, conflict, notFound, serviceUnavailable, unprocessable, validationError } from '../core/errors.js';
 import { sniffMediaType } from '../extractors/sniff.js';
 import { UnreadableContentError } from '../extractors/types.js';
-import { ingestWorkflowId, newId } from '../core/ids.js';
+import { appendWorkflowId, ingestWorkflowId, newId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { ChunkDoc } from '../store/chunks.js';
 import { isDuplicateKeyError } from '../store/db.js';
 import type { Store } from '../store/index.js';
-import type { MemoryContent, MemoryDoc, MemoryFile, MemoryKind, MemorySummaryDoc } from '../store/memories.js';
+import type { MemoryContent, MemoryDoc, MemoryFile, MemoryKind, MemorySummaryDoc, MessageInput } from '../store/memories.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { CollectionService } from './collections.js';
 import type { Orchestrator } from './orchestrator.js';
@@ -49,6 +49,19 @@ export interface MemoryListInput {
   metadataFilter: Record<string, unknown>;
   offset: number;
   limit: number;
+}
+
+export interface UpdateMemoryInput {
+  name?: string | null;
+  metadata?: Record<string, unknown>;
+  /** true: the given keys are set and the others kept; false: the metadata is replaced. */
+  mergeMetadata: boolean;
+  collectionIds?: string[];
+}
+
+export interface AppendMessagesInput {
+  collectionId: string;
+  messages: MessageInput[];
 }
 
 export interface MemoryServiceDeps {
@@ -172,13 +185,98 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   }
 
   /** Returns false when the workflow already existed (starting is idempotent). */
-  async function start(memory: Pick<MemoryDoc, '_id' | 'tenant_id' | 'collection_ids'>): Promise<boolean> {
+  async function start(memory: Pick<MemoryDoc, '_id' | 'tenant_id' | 'collection_ids' | 'append' | 'workflow_id'>): Promise<boolean> {
     const started = await orchestrator.startIngestion({
       memoryId: memory._id,
       tenantId: memory.tenant_id,
       collectionIds: memory.collection_ids,
+      ...(memory.append
+        ? { append: { workflowId: memory.workflow_id, fromMessage: memory.append.from_message, fromChunk: memory.append.from_chunk } }
+        : {}),
     });
     return !started.alreadyStarted;
+  }
+
+  /** Name, metadata (merged or replaced) and collections; only what is given changes. */
+  async function update(tenantId: string, memoryId: string, input: UpdateMemoryInput): Promise<MemoryDoc> {
+    const memory = await store.memories.find(tenantId, memoryId);
+    if (!memory) throw notFound('memory', memoryId);
+    const set: Record<string, unknown> = {};
+    if (input.name !== undefined) set.name = input.name;
+    if (input.metadata !== undefined) {
+      if (input.mergeMetadata) for (const [key, value] of Object.entries(input.metadata)) set[`metadata.${key}`] = value;
+      else set.metadata = input.metadata;
+    }
+    let added: string[] = [];
+    let removed: string[] = [];
+    if (input.collectionIds !== undefined) {
+      const wanted = [...new Set(input.collectionIds)];
+      await deps.collections.assertReadable(tenantId, wanted, 'collection_ids');
+      added = wanted.filter((id) => !memory.collection_ids.includes(id));
+      removed = memory.collection_ids.filter((id) => !wanted.includes(id));
+      if (added.length > 0 || removed.length > 0) {
+        if (memory.status !== 'complete' && memory.status !== 'failed') {
+          throw conflict(
+            'memory_busy',
+            `Memory ${memoryId} is being processed (status ${memory.status}); change its collections once it is complete`,
+            'collection_ids',
+          );
+        }
+        set.collection_ids = wanted;
+      }
+    }
+    const updated = await store.memories.update(tenantId, memoryId, set);
+    if (!updated) throw notFound('memory', memoryId);
+    if (added.length > 0 || removed.length > 0) {
+      await store.chunks.setCollections(memoryId, updated.collection_ids);
+      if (removed.length > 0) await store.graph.removeMemories([memoryId], removed);
+      await store.indexChanges.publish('upsert', tenantId, [memoryId]);
+      if (added.length > 0 && updated.status === 'complete') {
+        await orchestrator.startGraphProjection({ memoryId, tenantId, collectionIds: added });
+      }
+    }
+    return updated;
+  }
+
+  /** Adds messages to a conversation memory; only they are read, structured and indexed. */
+  async function append(tenantId: string, memoryId: string, input: AppendMessagesInput): Promise<MemoryDoc> {
+    const memory = await store.memories.find(tenantId, memoryId);
+    if (!memory) throw notFound('memory', memoryId);
+    if (memory.kind !== 'conversation' || !memory.content.messages) {
+      throw conflict('memory_not_conversation', `Memory ${memoryId} is a ${memory.kind}; messages can only be appended to a conversation`);
+    }
+    if (!memory.collection_ids.includes(input.collectionId)) {
+      throw validationError([{ field: 'collection_id', issue: `memory ${memoryId} does not belong to collection ${input.collectionId}` }]);
+    }
+    const busy = () =>
+      new AppError(
+        409,
+        'memory_busy',
+        `Memory ${memoryId} is being processed (status ${memory.status}); append once it is complete`,
+        undefined,
+        { 'Retry-After': '1' },
+      );
+    if (memory.status !== 'complete') throw busy();
+    const messageCount = memory.content.messages.length;
+    const workflowId = appendWorkflowId(memoryId, messageCount);
+    const claimed = await store.memories.claimAppend(
+      tenantId,
+      memoryId,
+      { chunkCount: memory.chunk_count, messageCount },
+      input.messages,
+      workflowId,
+    );
+    if (!claimed) throw busy();
+    try {
+      await start(claimed);
+    } catch (error) {
+      logger.error({ err: error, memoryId }, 'could not start append workflow');
+      // Nothing half-written: the messages go back out and the memory is as it was.
+      await store.memories.abandonAppend(memoryId, { from_message: messageCount, from_chunk: memory.chunk_count }, 'pipeline unavailable');
+      await store.memories.update(tenantId, memoryId, { status_message: memory.status_message });
+      throw serviceUnavailable('orchestrator_unavailable', 'The ingestion pipeline is unavailable; retry the request');
+    }
+    return claimed;
   }
 
   return {
@@ -243,9 +341,14 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       return { memory, replayed: false };
     },
 
+    update,
+    append,
+
     async get(tenantId: string, memoryId: string): Promise<{ memory: MemoryDoc; chunks: ChunkDoc[] }> {
       const memory = await store.memories.find(tenantId, memoryId);
       if (!memory) throw notFound('memory', memoryId);
+      // Retrieval by id is a use of the memory: it raises its activation in later searches.
+      void store.memories.recordAccess([memoryId]).catch((error: unknown) => logger.warn({ err: error }, 'could not record access'));
       const chunks = await store.chunks.forMemory(memoryId);
       return { memory, chunks };
     },
@@ -274,14 +377,16 @@ export function createMemoryService(deps: MemoryServiceDeps) {
 
     async delete(tenantId: string, memoryIds: string[]): Promise<{ deleted: string[]; notFound: string[] }> {
       const unique = [...new Set(memoryIds)];
-      const deleted = await store.memories.deleteMany(tenantId, unique);
+      const removed = await store.memories.deleteMany(tenantId, unique);
+      const deleted = removed.map((memory) => memory._id);
       if (deleted.length > 0) {
         deps.searchIndex?.forget(deleted);
         await store.chunks.deleteForMemories(deleted);
+        await store.graph.removeMemories(deleted);
         await store.files.deleteForMemories(deleted);
         await store.idempotency.forgetMemories(deleted);
         await store.indexChanges.publish('remove', tenantId, deleted);
-        await Promise.all(deleted.map((id) => orchestrator.stopIngestion(id, 'memory deleted')));
+        await Promise.all(removed.map((memory) => orchestrator.stopIngestion(memory.workflow_id, 'memory deleted')));
       }
       const deletedSet = new Set(deleted);
       return { deleted, notFound: unique.filter((id) => !deletedSet.has(id)) };

@@ -1,19 +1,52 @@
 /**
- * Collection-mode search: embed the query, take the nearest chunks from this process's vector
- * index, then keep only chunks whose memory still exists and is complete (the index may briefly
- * hold a memory that another process is deleting; the store is the source of truth).
+ * Collection-mode search: four signals fused into one ranking (see search/fusion.ts).
+ *
+ *   vector      e5 cosine over this process's in-memory vector index;
+ *   lexical     BM25 over this process's in-memory inverted index (exact names, codes, numbers);
+ *   graph       the entities the query names, their neighbours, and the chunks that mention them;
+ *   activation  recency and frequency of use of each candidate's memory (search/activation.ts).
+ *
+ * The candidates of each retrieving signal are pooled, checked against the store (the memory must
+ * still exist, be searchable, match the filters; a chunk must be within the memory's indexed
+ * chunks), fused, and cut to `limit`. Weak results are flagged in the response and, as a
+ * `memory_unconfident` event, on the event stream.
  */
+import type { Filter } from 'mongodb';
+import type { StructureExtractor } from '../extractors/structure/types.js';
+import type { Logger } from '../core/logger.js';
 import type { Embedder } from '../models/embedder.js';
+import { activationOf } from '../search/activation.js';
+import { ALL_SIGNALS, DEFAULT_FUSION_WEIGHTS, fuse, type Candidate, type ScoreBreakdown, type SignalName } from '../search/fusion.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
-import type { MemorySummaryDoc } from '../store/memories.js';
+import type { MemoryDoc, MemoryKind, MemorySummaryDoc } from '../store/memories.js';
 import type { CollectionService } from './collections.js';
+import {
+  EMPTY_GRAPH_SIGNAL,
+  graphSignal,
+  graphValue,
+  type GraphEntityResult,
+  type GraphRelationshipResult,
+  type GraphSignal,
+} from './graph-search.js';
+
+export interface SearchFilters {
+  /** Already validated and translated (`metadata.<field>` → operator object). */
+  metadata: Record<string, unknown>;
+  createdAfter?: Date;
+  createdBefore?: Date;
+  kind?: MemoryKind;
+}
 
 export interface SearchInput {
   query: string;
   collectionIds: string[];
   limit: number;
+  signals: ReadonlySet<SignalName>;
+  /** Whether the returned memories count as used (activation). */
+  trackAccess: boolean;
+  filters: SearchFilters;
 }
 
 export interface SearchHit {
@@ -22,60 +55,220 @@ export interface SearchHit {
   text: string;
   source: ChunkSource;
   score: number;
-  scores: { vector: number };
+  scores: ScoreBreakdown;
+  raw: { cosine: number | null; bm25: number | null };
+}
+
+export type UnconfidentReason = 'no_results' | 'low_activation' | 'low_fact_confidence';
+
+export interface SearchConfidence {
+  unconfident: boolean;
+  reason: UnconfidentReason | null;
+  entity_count: number;
+  fact_count: number;
+  episode_count: number;
+  source_count: number;
+  avg_activation: number;
+  max_activation: number;
+  avg_fact_confidence: number;
 }
 
 export interface SearchOutcome {
   hits: SearchHit[];
-  timings: { embed_ms: number; index_ms: number; fetch_ms: number; total_ms: number };
+  entities: GraphEntityResult[];
+  relationships: GraphRelationshipResult[];
+  confidence: SearchConfidence;
+  /** What the fusion used about the query itself (see docs/search.md). */
+  queryStats: { lexical_rarity: number; lexical_matched_terms: number; graph_entities: number };
+  timings: { embed_ms: number; index_ms: number; graph_ms: number; fetch_ms: number; total_ms: number };
 }
 
-/** Extra candidates taken from the index to survive the visibility filter. */
-const OVERFETCH = 3;
+export interface SearchTuning {
+  /** A chunk found only by the vector signal must be at least this cosine-similar to count. */
+  minSimilarity: number;
+  /** memory_unconfident when the best activation among the results is below this. */
+  minActivation: number;
+  /** memory_unconfident when the relevant facts' mean confidence is below this. */
+  minFactConfidence: number;
+}
+
+/** Candidates each signal contributes; more with filters, which are applied after retrieval. */
+const POOL = 100;
+const FILTERED_POOL = 2000;
+
+const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
 export function createSearchService(deps: {
   store: Store;
   collections: CollectionService;
   searchIndex: SearchIndex;
   embedder: () => Promise<Embedder>;
+  extractor: StructureExtractor;
+  tuning: SearchTuning;
+  logger: Logger;
 }) {
+  const { store, tuning } = deps;
+
+  function memoryFilter(filters: SearchFilters): Filter<MemoryDoc> {
+    const filter: Record<string, unknown> = { ...filters.metadata };
+    if (filters.kind) filter.kind = filters.kind;
+    if (filters.createdAfter || filters.createdBefore) {
+      filter.created_at = {
+        ...(filters.createdAfter ? { $gte: filters.createdAfter } : {}),
+        ...(filters.createdBefore ? { $lt: filters.createdBefore } : {}),
+      };
+    }
+    return filter as Filter<MemoryDoc>;
+  }
+
+  const hasFilters = (filters: SearchFilters): boolean =>
+    Object.keys(filters.metadata).length > 0 || !!filters.kind || !!filters.createdAfter || !!filters.createdBefore;
+
+  function assess(hits: SearchHit[], graph: GraphSignal, activations: Map<string, number>): SearchConfidence {
+    const memoryIds = [...new Set(hits.map((hit) => hit.memory._id))];
+    const hitActivations = memoryIds.map((id) => activations.get(id) ?? 0);
+    const factConfidences = graph.relationships.map((fact) => fact.confidence);
+    const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
+    const stats = {
+      entity_count: graph.entities.length,
+      fact_count: graph.relationships.length,
+      episode_count: memoryIds.length,
+      source_count: hits.length,
+      avg_activation: round(mean(hitActivations), 4),
+      max_activation: round(Math.max(0, ...hitActivations), 4),
+      avg_fact_confidence: round(mean(factConfidences), 4),
+    };
+    let reason: UnconfidentReason | null = null;
+    if (hits.length === 0) reason = 'no_results';
+    else if (stats.max_activation < tuning.minActivation) reason = 'low_activation';
+    else if (factConfidences.length > 0 && stats.avg_fact_confidence < tuning.minFactConfidence) reason = 'low_fact_confidence';
+    return { unconfident: reason !== null, reason, ...stats };
+  }
+
+  async function announceUnconfident(tenantId: string, collectionIds: string[], query: string, confidence: SearchConfidence) {
+    const { unconfident: _unconfident, reason, ...counts } = confidence;
+    await Promise.all(
+      collectionIds.map((collectionId) => store.events.append('memory_unconfident', tenantId, collectionId, { query, reason, ...counts })),
+    );
+  }
+
   return {
     async search(tenantId: string, input: SearchInput): Promise<SearchOutcome> {
       const started = performance.now();
+      const { signals } = input;
       await deps.collections.assertReadable(tenantId, input.collectionIds, 'collection_ids');
-      const embedder = await deps.embedder();
-      const vector = await embedder.embedQuery(input.query);
-      const embedded = performance.now();
-      const candidates = await deps.searchIndex.search(vector, input.collectionIds, input.limit * OVERFETCH + 10);
-      const searched = performance.now();
+      const pool = hasFilters(input.filters) ? FILTERED_POOL : Math.max(POOL, input.limit * 5);
 
-      const memoryIds = [...new Set(candidates.map((hit) => hit.memoryId))];
-      const [visible, chunks] = await Promise.all([
-        deps.store.memories.completeIds(memoryIds),
-        deps.store.chunks.byIds(candidates.map((hit) => hit.chunkId)),
-      ]);
-      const chunkById = new Map(chunks.map((chunk) => [chunk._id, chunk]));
+      const prepared = deps.searchIndex.prepare(input.collectionIds);
+      const graphTask = signals.has('graph')
+        ? (async () => {
+            const graphStarted = performance.now();
+            await prepared;
+            const result = await graphSignal(deps.searchIndex, deps.extractor, input.collectionIds, input.query);
+            return { result, ms: performance.now() - graphStarted };
+          })()
+        : Promise.resolve({ result: EMPTY_GRAPH_SIGNAL, ms: 0 });
+      const queryVector = signals.has('vector') ? await (await deps.embedder()).embedQuery(input.query) : null;
+      const embedded = performance.now();
+      await prepared;
+      const vectorHits = queryVector ? deps.searchIndex.vectorSearch(queryVector, input.collectionIds, pool) : [];
+      const lexical = signals.has('lexical') ? deps.searchIndex.lexicalSearch(input.query, input.collectionIds, pool) : null;
+      const searched = performance.now();
+      const { result: graph, ms: graphMs } = await graphTask;
+
+      const candidates = new Map<string, Candidate>();
+      const candidate = (chunkId: string, memoryId: string): Candidate => {
+        let entry = candidates.get(chunkId);
+        if (!entry) candidates.set(chunkId, (entry = { chunkId, memoryId }));
+        return entry;
+      };
+      for (const hit of vectorHits) candidate(hit.chunkId, hit.memoryId).cosine = hit.score;
+      for (const hit of lexical?.hits ?? []) candidate(hit.chunkId, hit.memoryId).bm25 = hit.score;
+      // The graph retrieves its best chunks only: an entity mentioned everywhere must not flood the pool.
+      const graphBest = [...graph.chunks].sort((a, b) => b[1].value - a[1].value).slice(0, pool);
+      for (const [chunkId, { memoryId }] of graphBest) candidate(chunkId, memoryId);
+      // Episode proximity lifts the other signals' candidates; it retrieves nothing by itself.
+      for (const entry of candidates.values()) {
+        const value = graphValue(graph, entry.chunkId, entry.memoryId);
+        if (value > 0) entry.graph = value;
+      }
+      // Relevance floor: a chunk with no lexical or graph evidence must be semantically close.
+      for (const [chunkId, entry] of candidates) {
+        if (!entry.bm25 && !entry.graph && (entry.cosine ?? 0) < tuning.minSimilarity) candidates.delete(chunkId);
+      }
+
+      const memories = await store.memories.searchable([...new Set([...candidates.values()].map((entry) => entry.memoryId))], {
+        tenant_id: tenantId,
+        ...memoryFilter(input.filters),
+      });
+      const now = Date.now();
+      const activations = new Map<string, number>();
+      for (const [id, memory] of memories) activations.set(id, activationOf(memory.created_at, memory.accessed_at, now));
+      const visible = [...candidates.values()].filter((entry) => memories.has(entry.memoryId));
+      for (const entry of visible) entry.activation = activations.get(entry.memoryId);
+
+      const cosines = vectorHits.map((hit) => hit.score);
+      const fused = fuse(
+        visible,
+        {
+          signals,
+          cosineFloor: cosines.length > 0 ? Math.min(...cosines) : 0,
+          cosineMax: cosines.length > 0 ? Math.max(...cosines) : 0,
+          bm25Max: lexical?.hits[0]?.score ?? 0,
+          lexicalRarity: lexical?.stats.maxRarity ?? 0,
+        },
+        DEFAULT_FUSION_WEIGHTS,
+      );
+
+      // Fetch a little more than asked: a chunk past its memory's indexed range is skipped.
+      const top = fused.slice(0, input.limit * 2 + 5);
+      const chunks = new Map((await store.chunks.byIds(top.map((entry) => entry.chunkId))).map((chunk) => [chunk._id, chunk]));
       const hits: SearchHit[] = [];
-      for (const candidate of candidates) {
-        const memory = visible.get(candidate.memoryId);
-        const chunk = chunkById.get(candidate.chunkId);
-        if (!memory || !chunk || memory.tenant_id !== tenantId) continue;
+      for (const entry of top) {
+        const chunk = chunks.get(entry.chunkId);
+        const memory = memories.get(entry.memoryId);
+        if (!chunk || !memory) continue;
+        const indexed = memory.indexed_chunk_count ?? (memory.status === 'complete' ? memory.chunk_count : 0);
+        if (chunk.index >= indexed) continue;
         hits.push({
           memory,
           chunkIndex: chunk.index,
           text: chunk.text,
           source: chunk.source,
-          score: candidate.score,
-          scores: { vector: candidate.score },
+          score: entry.score,
+          scores: entry.breakdown,
+          raw: {
+            cosine: entry.cosine === undefined ? null : round(entry.cosine, 4),
+            bm25: entry.bm25 === undefined ? null : round(entry.bm25, 4),
+          },
         });
         if (hits.length >= input.limit) break;
       }
       const finished = performance.now();
+
+      const confidence = assess(hits, graph, activations);
+      const sideEffects: Promise<void>[] = [];
+      if (confidence.unconfident) sideEffects.push(announceUnconfident(tenantId, input.collectionIds, input.query, confidence));
+      if (input.trackAccess) sideEffects.push(store.memories.recordAccess([...new Set(hits.map((hit) => hit.memory._id))]));
+      // Neither may fail the search it describes; both are logged.
+      await Promise.all(
+        sideEffects.map((effect) => effect.catch((error: unknown) => deps.logger.warn({ err: error }, 'search side effect failed'))),
+      );
+
       return {
         hits,
+        entities: graph.entities,
+        relationships: graph.relationships,
+        confidence,
+        queryStats: {
+          lexical_rarity: round(lexical?.stats.maxRarity ?? 0, 4),
+          lexical_matched_terms: lexical?.stats.matchedTerms ?? 0,
+          graph_entities: graph.entities.length,
+        },
         timings: {
           embed_ms: round(embedded - started),
           index_ms: round(searched - embedded),
+          graph_ms: round(graphMs),
           fetch_ms: round(finished - searched),
           total_ms: round(finished - started),
         },
@@ -84,6 +277,6 @@ export function createSearchService(deps: {
   };
 }
 
-const round = (ms: number): number => Math.round(ms * 10) / 10;
+export const parseSignals = (signals: readonly SignalName[] | undefined): ReadonlySet<SignalName> => new Set(signals ?? ALL_SIGNALS);
 
 export type SearchService = ReturnType<typeof createSearchService>;

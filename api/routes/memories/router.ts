@@ -6,7 +6,16 @@ import type { ApiDeps, AppState } from '../../context.js';
 import { validate } from '../../middleware/validate.js';
 import { decodeContentParts } from './content-parts.js';
 import { presentAccepted, presentMemory, presentMemoryWithChunks } from './presenter.js';
-import { contentQuery, createMemoryBody, deleteManyBody, listMemoriesQuery, memoryIdParams, type CreateMemoryBody } from './schema.js';
+import {
+  appendMessagesBody,
+  contentQuery,
+  createMemoryBody,
+  deleteManyBody,
+  listMemoriesQuery,
+  memoryIdParams,
+  updateMemoryBody,
+  type CreateMemoryBody,
+} from './schema.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -27,6 +36,7 @@ function toCreateInput(body: CreateMemoryBody, inlinePartMaxBytes: number): Crea
 export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/memories' });
   const createBody = createMemoryBody(config);
+  const appendBody = appendMessagesBody(config);
 
   router.post('/', validate({ body: createBody }), async (ctx) => {
     const body = ctx.state.input.body as CreateMemoryBody;
@@ -80,6 +90,30 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
     ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`);
     ctx.set('Digest', `sha-256=${Buffer.from(file.sha256, 'hex').toString('base64')}`);
     ctx.body = stream;
+  });
+
+  router.patch('/:memory_id', validate({ params: memoryIdParams, body: updateMemoryBody }), async (ctx) => {
+    const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
+    const body = ctx.state.input.body as z.infer<typeof updateMemoryBody>;
+    const memory = await services.memories.update(ctx.state.principal.tenantId, memory_id, {
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+      mergeMetadata: body.merge_metadata ?? false,
+      ...(body.collection_ids !== undefined ? { collectionIds: body.collection_ids } : {}),
+    });
+    ctx.body = { results: presentMemory(memory) };
+  });
+
+  router.post('/:memory_id/messages', validate({ params: memoryIdParams, body: appendBody }), async (ctx) => {
+    const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
+    const body = ctx.state.input.body as z.infer<typeof appendBody>;
+    const memory = await services.memories.append(ctx.state.principal.tenantId, memory_id, {
+      collectionId: body.collection_id,
+      messages: body.messages,
+    });
+    ctx.status = 202;
+    ctx.set('Location', `/v1/memories/${memory._id}`);
+    ctx.body = { results: { ...presentMemory(memory), appended_messages: body.messages.length } };
   });
 
   router.delete('/:memory_id', validate({ params: memoryIdParams }), async (ctx) => {

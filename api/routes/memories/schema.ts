@@ -32,11 +32,14 @@ const nonBlank = (field: string, max: number) =>
     .max(max, `${field} must be at most ${max} characters`)
     .refine((value) => value.trim().length > 0, `${field} must not be empty`);
 
-export function createMemoryBody(limits: Limits) {
-  const message = z.strictObject({
+const messageSchema = (limits: Limits) =>
+  z.strictObject({
     role: z.enum(['user', 'assistant', 'system', 'tool'], { error: 'role must be one of user, assistant, system, tool' }),
     content: nonBlank('content', limits.MAX_TEXT_CHARS),
   });
+
+export function createMemoryBody(limits: Limits) {
+  const message = messageSchema(limits);
   return z
     .strictObject({
       collection_id: uuid.optional(),
@@ -151,7 +154,37 @@ const operatorObject = z.record(z.string(), z.unknown()).superRefine((ops, ctx) 
   }
 });
 
-/** `metadata_filters`: a JSON object of `metadata.<field>` → operator object (or a scalar for $eq). */
+/**
+ * Checks a parsed `metadata_filters` object and translates it into a MongoDB filter: keys are
+ * `metadata.<field>`, values an operator object or a bare scalar meaning `$eq`. Shared by list
+ * (a JSON string in the query) and search (an object in the body).
+ */
+export function translateMetadataFilters(parsed: unknown, ctx: z.RefinementCtx, field = 'metadata_filters'): Record<string, unknown> {
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    ctx.addIssue({ code: 'custom', message: `${field} must be a JSON object` });
+    return {};
+  }
+  const filter: Record<string, unknown> = {};
+  for (const [key, condition] of Object.entries(parsed)) {
+    if (!FILTER_KEY.test(key)) {
+      ctx.addIssue({ code: 'custom', message: `${field} key "${key}" must look like metadata.<field>` });
+      continue;
+    }
+    if (scalar.safeParse(condition).success) {
+      filter[key] = { $eq: condition };
+      continue;
+    }
+    const checked = operatorObject.safeParse(condition);
+    if (!checked.success) {
+      for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', message: `${field}.${key}: ${issue.message}` });
+      continue;
+    }
+    filter[key] = checked.data;
+  }
+  return filter;
+}
+
+/** `metadata_filters` as a query parameter: a JSON object in a string. */
 export const metadataFilters = z
   .string()
   .optional()
@@ -164,29 +197,23 @@ export const metadataFilters = z
       ctx.addIssue({ code: 'custom', message: `metadata_filters is not valid JSON: ${(error as Error).message}` });
       return z.NEVER;
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      ctx.addIssue({ code: 'custom', message: 'metadata_filters must be a JSON object' });
+    return translateMetadataFilters(parsed, ctx);
+  });
+
+/** `metadata_filters` in a JSON body: the object itself (a JSON string is accepted too). */
+export const metadataFiltersBody = z.unknown().transform((raw, ctx) => {
+  if (raw === undefined || raw === null) return {};
+  let parsed = raw;
+  if (typeof raw === 'string') {
+    try {
+      parsed = JSON.parse(raw);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `metadata_filters is not valid JSON: ${(error as Error).message}` });
       return z.NEVER;
     }
-    const filter: Record<string, unknown> = {};
-    for (const [key, condition] of Object.entries(parsed)) {
-      if (!FILTER_KEY.test(key)) {
-        ctx.addIssue({ code: 'custom', message: `metadata_filters key "${key}" must look like metadata.<field>` });
-        continue;
-      }
-      if (scalar.safeParse(condition).success) {
-        filter[key] = { $eq: condition };
-        continue;
-      }
-      const checked = operatorObject.safeParse(condition);
-      if (!checked.success) {
-        for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', message: `metadata_filters.${key}: ${issue.message}` });
-        continue;
-      }
-      filter[key] = checked.data;
-    }
-    return filter;
-  });
+  }
+  return translateMetadataFilters(parsed, ctx);
+});
 
 export const listMemoriesQuery = z.object({
   collection_ids: listParam(uuid).pipe(z.array(uuid).max(100, 'at most 100 collection_ids')),
@@ -194,3 +221,46 @@ export const listMemoriesQuery = z.object({
   offset: intParam('offset', 0, Number.MAX_SAFE_INTEGER, 0),
   metadata_filters: metadataFilters,
 });
+
+/** PATCH /v1/memories/{id}: only the fields given change; chunks are read-only. */
+export const updateMemoryBody = z
+  .strictObject({
+    name: z
+      .string({ error: 'name must be a string or null' })
+      .trim()
+      .min(1, 'name must not be empty')
+      .max(256, 'name must be at most 256 characters')
+      .nullable()
+      .optional(),
+    metadata: metadataObject.optional(),
+    merge_metadata: z.boolean({ error: 'merge_metadata must be a boolean' }).optional(),
+    collection_ids: z
+      .array(uuid, { error: 'collection_ids must be an array of UUIDs' })
+      .min(1, 'a memory must belong to at least one collection')
+      .max(100, 'at most 100 collection_ids')
+      .optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.name === undefined && body.metadata === undefined && body.collection_ids === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['name'], message: 'nothing to update: send name, metadata or collection_ids' });
+    }
+    if (body.merge_metadata !== undefined && body.metadata === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['merge_metadata'], message: 'merge_metadata needs metadata' });
+    }
+  });
+
+/** POST /v1/memories/{id}/messages: messages appended to a conversation memory. */
+export function appendMessagesBody(limits: Limits) {
+  return z.strictObject({
+    collection_id: uuid,
+    messages: z
+      .array(messageSchema(limits), { error: 'messages must be an array of {role, content}' })
+      .min(1, 'messages must not be empty')
+      .max(limits.MAX_CHUNKS_PER_MEMORY, `messages must have at most ${limits.MAX_CHUNKS_PER_MEMORY} items`)
+      .superRefine((messages, ctx) => {
+        const total = messages.reduce((sum, message) => sum + message.content.length, 0);
+        if (total > limits.MAX_TEXT_CHARS)
+          ctx.addIssue({ code: 'custom', message: `messages must be at most ${limits.MAX_TEXT_CHARS} characters in total` });
+      }),
+  });
+}

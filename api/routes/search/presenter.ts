@@ -1,6 +1,9 @@
 import type { SearchOutcome } from '../../../services/search.js';
 
-/** MemoryResponse (v1): ranked chunks with provenance and a per-signal score breakdown. */
+/**
+ * MemoryResponse (v2): ranked chunks with provenance and a per-signal score breakdown, the
+ * entities and relationships relevant to the query, and how confident the service is in them.
+ */
 export const presentSearch = (query: string, outcome: SearchOutcome) => ({
   query,
   hits: outcome.hits.map((hit) => ({
@@ -9,6 +12,7 @@ export const presentSearch = (query: string, outcome: SearchOutcome) => ({
     text: hit.text,
     score: hit.score,
     score_breakdown: hit.scores,
+    raw_scores: hit.raw,
     source: hit.source,
     memory: {
       name: hit.memory.name,
@@ -18,6 +22,10 @@ export const presentSearch = (query: string, outcome: SearchOutcome) => ({
       created_at: hit.memory.created_at.toISOString(),
     },
   })),
+  entities: outcome.entities,
+  relationships: outcome.relationships,
+  confidence: outcome.confidence,
+  query_stats: outcome.queryStats,
   total_hits: outcome.hits.length,
   timings_ms: outcome.timings,
 });

@@ -1,5 +1,7 @@
 import Router from '@koa/router';
 import { AppError } from '../../../core/errors.js';
+import type { SignalName } from '../../../search/fusion.js';
+import { parseSignals } from '../../../services/search.js';
 import type { ApiDeps, AppState } from '../../context.js';
 import { validate } from '../../middleware/validate.js';
 import { presentSearch } from './presenter.js';
@@ -17,6 +19,14 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
       query: body.query,
       collectionIds: body.collection_ids,
       limit: body.limit ?? config.SEARCH_DEFAULT_LIMIT,
+      signals: parseSignals(body.signals as SignalName[] | undefined),
+      trackAccess: body.track_access ?? true,
+      filters: {
+        metadata: body.metadata_filters ?? {},
+        ...(body.created_after ? { createdAfter: body.created_after } : {}),
+        ...(body.created_before ? { createdBefore: body.created_before } : {}),
+        ...(body.kind ? { kind: body.kind } : {}),
+      },
     });
     ctx.body = { results: presentSearch(body.query, outcome) };
   });

@@ -1,5 +1,12 @@
 import { z } from 'zod';
+import { ALL_SIGNALS } from '../../../search/fusion.js';
 import { uuid } from '../common-schema.js';
+import { metadataFiltersBody } from '../memories/schema.js';
+
+const timestamp = (field: string) =>
+  z.iso
+    .datetime({ offset: true, error: `${field} must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z` })
+    .transform((value) => new Date(value));
 
 export const searchBody = z
   .strictObject({
@@ -20,6 +27,21 @@ export const searchBody = z
       .min(1, 'limit must be at least 1')
       .max(100, 'limit must be at most 100')
       .optional(),
+    signals: z
+      .array(z.enum(ALL_SIGNALS as [string, ...string[]], { error: `each signal must be one of ${ALL_SIGNALS.join(', ')}` }), {
+        error: 'signals must be an array of signal names',
+      })
+      .min(1, 'signals must name at least one signal')
+      .refine(
+        (signals) => signals.some((signal) => signal !== 'activation'),
+        'activation only re-ranks: name at least one of vector, lexical, graph',
+      )
+      .optional(),
+    track_access: z.boolean({ error: 'track_access must be a boolean' }).optional(),
+    metadata_filters: metadataFiltersBody.optional(),
+    created_after: timestamp('created_after').optional(),
+    created_before: timestamp('created_before').optional(),
+    kind: z.enum(['document', 'conversation'], { error: 'kind must be "document" or "conversation"' }).optional(),
   })
   .superRefine((body, ctx) => {
     const modes = (['collection_ids', 'snapshot', 'snapshot_ref'] as const).filter((field) => body[field] !== undefined);
@@ -32,6 +54,9 @@ export const searchBody = z
     if (modes.length > 1) {
       for (const field of modes.slice(1))
         ctx.addIssue({ code: 'custom', path: [field], message: `${modes.join(', ')} are mutually exclusive; send only one` });
+    }
+    if (body.created_after && body.created_before && body.created_after >= body.created_before) {
+      ctx.addIssue({ code: 'custom', path: ['created_before'], message: 'created_before must be later than created_after' });
     }
   });
 

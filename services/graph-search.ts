@@ -1,0 +1,109 @@
+/**
+ * The graph signal of a search: the query's candidate entity keys, matched against this
+ * process's graph index (search/graph-index.ts, which documents the scoring), and the entities
+ * and relationships the response shows beside the hits.
+ */
+import { normalizeEntityName } from '../extractors/structure/normalize.js';
+import type { StructureExtractor } from '../extractors/structure/types.js';
+import type { GraphMatch } from '../search/graph-index.js';
+import type { SearchIndex } from '../search/search-index.js';
+
+const MAX_NGRAM = 4;
+
+/** Query words that never name anything on their own. */
+const QUERY_STOP_WORDS = new Set(
+  (
+    'a an and are as at be but by can could did do does for from had has have how i if in into is it its me my of on or our ' +
+    'she he her his him they them their the this that these those to was we were what when where which who whom whose why ' +
+    'will with would you your about tell know any some there here than then so not no yes'
+  ).split(' '),
+);
+
+export interface GraphEntityResult {
+  id: string;
+  name: string;
+  category: string;
+  description: string;
+  score: number;
+  weight: number;
+}
+
+export interface GraphRelationshipResult {
+  id: string;
+  subject_id: string;
+  object_id: string;
+  predicate: string;
+  description: string;
+  weight: number;
+  confidence: number;
+}
+
+export type GraphSignal = Pick<GraphMatch, 'chunks' | 'episodes'> & {
+  entities: GraphEntityResult[];
+  relationships: GraphRelationshipResult[];
+};
+
+export const EMPTY_GRAPH_SIGNAL: GraphSignal = { chunks: new Map(), episodes: new Map(), entities: [], relationships: [] };
+
+/** Share of a named entity's score that every chunk of a memory mentioning it receives. */
+export const EPISODE_SHARE = 0.5;
+
+/** A chunk's graph value from its own evidence and its memory's episode score. */
+export const graphValue = (signal: GraphSignal, chunkId: string, memoryId: string): number => {
+  const direct = signal.chunks.get(chunkId)?.value ?? 0;
+  const episode = signal.episodes.get(memoryId) ?? 0;
+  return 1 - (1 - direct) * Math.exp(-EPISODE_SHARE * episode);
+};
+
+/** Every 1..4-word run of the query that is not only stop words, normalised like entity keys. */
+export function queryKeys(query: string): string[] {
+  const words = query
+    .normalize('NFKC')
+    .split(/\s+/u)
+    .map((word) => word.replace(/^[^\p{L}\p{N}@$]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter((word) => word.length > 0);
+  const keys = new Set<string>();
+  for (let start = 0; start < words.length; start++) {
+    for (let length = 1; length <= MAX_NGRAM && start + length <= words.length; length++) {
+      const gram = words.slice(start, start + length);
+      if (gram.every((word) => QUERY_STOP_WORDS.has(word.toLowerCase()))) continue;
+      const key = normalizeEntityName(gram.join(' '));
+      if (key.length > 1) keys.add(key);
+    }
+  }
+  return [...keys];
+}
+
+const round = (value: number): number => Math.round(value * 10_000) / 10_000;
+
+export async function graphSignal(
+  searchIndex: SearchIndex,
+  extractor: StructureExtractor,
+  collectionIds: string[],
+  query: string,
+): Promise<GraphSignal> {
+  const extracted = await extractor.extract(query);
+  const keys = [...new Set([...queryKeys(query), ...extracted.entities.map((entity) => entity.key)])];
+  const match = searchIndex.graphMatch(collectionIds, keys);
+  return {
+    chunks: match.chunks,
+    episodes: match.episodes,
+    entities: match.entities.map((entity) => ({
+      id: entity.id,
+      name: entity.name,
+      category: entity.category,
+      description: entity.description,
+      score: round(entity.score),
+      weight: entity.weight,
+    })),
+    relationships: match.relationships.map((fact) => ({
+      id: fact.id,
+      subject_id: fact.subjectId,
+      object_id: fact.objectId,
+      predicate: fact.predicate,
+      description: fact.description,
+      weight: fact.weight,
+      confidence: fact.confidence,
+    })),
+  };
+}
