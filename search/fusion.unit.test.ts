@@ -38,8 +38,9 @@ describe('fuse', () => {
   });
 
   it('lets a rare exact match win over a slightly closer paraphrase, but not a common one', () => {
-    assert.equal(order([semantic, exact], ['vector', 'lexical'], { lexicalRarity: 1 })[0], 'exact');
-    const common = fuse([semantic, exact], context(['vector', 'lexical'], { lexicalRarity: 0 }), {
+    const close: Candidate = { ...exact, cosine: 0.85 };
+    assert.equal(order([semantic, close], ['vector', 'lexical'], { lexicalRarity: 1 })[0], 'exact');
+    const common = fuse([semantic, close], context(['vector', 'lexical'], { lexicalRarity: 0 }), {
       ...DEFAULT_FUSION_WEIGHTS,
       lexicalRarity: 1,
     });

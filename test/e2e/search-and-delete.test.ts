@@ -35,7 +35,9 @@ describe('search', () => {
     assert.equal(hits[0].text, FACTS.boat);
     assert.equal(hits[0].memory.metadata.topic, 'boat');
     assert.equal(typeof hits[0].score, 'number');
-    assert.equal(hits[0].score_breakdown.vector, hits[0].score);
+    assert.deepEqual(Object.keys(hits[0].score_breakdown).sort(), ['activation', 'graph', 'lexical', 'vector']);
+    const vectorOnly = await tenant.api.search([tenant.collectionId], 'Where is the boat kept?', { signals: ['vector'] });
+    assert.equal(vectorOnly.body.results.hits[0].score, vectorOnly.body.results.hits[0].raw_scores.cosine, 'one signal: its raw value');
     for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score, 'descending scores');
 
     const music = await tenant.api.post('/v1/memories/search', {
@@ -97,6 +99,8 @@ describe('delete', () => {
     const id = await createMemory(tenant, { raw_text: 'The secret vault code is kept in the red notebook.' });
     await waitForStatus(tenant.api, id, ['complete']);
     assert.ok((await searchIds('vault code notebook')).includes(id));
+    const db = await database();
+    assert.ok((await db.collection('graph_entities').countDocuments({ tenant_id: tenant.tenantId })) > 0, 'it had a graph');
 
     const response = await tenant.api.delete(`/v1/memories/${id}`);
     assert.equal(response.status, 200);
@@ -105,9 +109,10 @@ describe('delete', () => {
     assert.ok(!(await searchIds('vault code notebook')).includes(id));
     const list = await tenant.api.get(`/v1/memories?collection_ids=${tenant.collectionId}&limit=1000`);
     assert.ok(list.body.results.every((memory: { id: string }) => memory.id !== id));
-    const db = await database();
     assert.equal(await db.collection('chunks').countDocuments({ memory_id: id }), 0);
     assert.equal(await db.collection('memories').countDocuments({ _id: id as never }), 0);
+    assert.equal(await db.collection('graph_mentions').countDocuments({ memory_id: id }), 0, 'no graph provenance');
+    assert.equal(await db.collection('graph_entities').countDocuments({ tenant_id: tenant.tenantId }), 0, 'no orphan entity');
 
     const again = await tenant.api.delete(`/v1/memories/${id}`);
     assert.equal(again.status, 404);
@@ -149,6 +154,7 @@ describe('delete', () => {
     await sleep(8_000);
     assert.equal((await tenant.api.get(`/v1/memories/${id}`)).status, 404);
     assert.equal(await db.collection('chunks').countDocuments({ memory_id: id }), 0);
+    assert.equal(await db.collection('graph_mentions').countDocuments({ memory_id: id }), 0, 'no graph provenance came back');
     assert.ok(!(await searchIds('lighthouse keepers deletion document')).includes(id));
   });
 });

@@ -45,7 +45,12 @@ export class Api {
 
   get = (urlPath: string, headers?: Record<string, string>) => this.request('GET', urlPath, undefined, headers);
   post = (urlPath: string, body?: unknown, headers?: Record<string, string>) => this.request('POST', urlPath, body, headers);
+  patch = (urlPath: string, body?: unknown) => this.request('PATCH', urlPath, body);
   delete = (urlPath: string) => this.request('DELETE', urlPath);
+
+  /** A search with the ranking left untouched by this request (no access is recorded). */
+  search = (collectionIds: string[], query: string, extra: Record<string, unknown> = {}) =>
+    this.post('/v1/memories/search', { query, collection_ids: collectionIds, track_access: false, ...extra });
 }
 
 const execFileAsync = promisify(execFile);
