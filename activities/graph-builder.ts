@@ -5,8 +5,8 @@
  * Resolution, cheapest first:
  *   1. exact: the normalised name is the key or a known alias of an entity of the collection;
  *   2. people by name parts: "Alice" joins "Alice Smith" when exactly one person there has that part;
- *   3. similarity: an entity of the same category sharing a token whose name embedding is at least
- *      `similarityThreshold` cosine-similar ("Acme Corp" / "Acme Corporation").
+ *   3. similarity: a named entity (not a concept) of the same category sharing a token whose name
+ *      embedding is at least `similarityThreshold` cosine-similar ("Acme Corp" / "Acme Corporation").
  * Anything else becomes a new entity whose id is derived from (tenant, collection, key), so two
  * workers creating the same new entity at once converge on one node.
  */
@@ -168,9 +168,11 @@ export class GraphBuilder {
 
     const candidates = await graph.findCandidates(scope, unresolved, 300);
     // Names are embedded only when a same-category candidate shares a token: most new names have none.
-    const needVectors = unresolved.filter((key) =>
-      candidates.some((candidate) => candidate.category === merged.get(key)!.entity.category && sharesToken(candidate, key)),
-    );
+    // Concepts never merge by similarity ("Berlin office" and "Paris office" are close in embedding space).
+    const needVectors = unresolved.filter((key) => {
+      const { category } = merged.get(key)!.entity;
+      return category !== 'concept' && candidates.some((candidate) => candidate.category === category && sharesToken(candidate, key));
+    });
     if (needVectors.length > 0) {
       const embedded = await this.options.embedder.embedPassages(needVectors.map((key) => merged.get(key)!.entity.name));
       needVectors.forEach((key, index) => vectors.set(key, embedded[index]!));

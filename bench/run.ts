@@ -1,11 +1,24 @@
 /**
  * `npm run bench`: boots the stack the way `npm run dev` runs it (embedded Temporal dev server and
  * MongoDB stand-in unless MONGODB_URI / TEMPORAL_ADDRESS are set, then ONE service process with
- * ROLE=all: API + in-process worker with eager workflow start), and measures:
- *   1. POST → searchable latency of a 1 KB text, with a Temporal-history breakdown;
- *   2. ingestion throughput of 500 × 1 KB texts from 16 concurrent clients;
- *   4. search latency over 10,000 (synthetic) chunks;
- *   3. raw embedding throughput of the model alone, run last, after the whole stack is stopped.
+ * ROLE=all: API + in-process worker with eager workflow start), and measures, by scenario name:
+ *   latency      1. POST → searchable latency of a 1 KB text, with a Temporal-history breakdown;
+ *   ingest       2. ingestion throughput of 500 × 1 KB texts from 16 concurrent clients;
+ *   retrieval    7. retrieval quality (recall@5/10, MRR) of vector, lexical, vector+lexical and fused
+ *                   search on a conversational-memory corpus, in a fresh collection (bench/retrieval/);
+ *   search       4. search latency over 10,000 and 100,000 synthetic chunks (random vectors,
+ *                   Zipf-distributed synthetic text), each in its own collection;
+ *   events       6. live events: append → WebSocket receipt latency and delivery rate;
+ * then, after the whole stack is stopped:
+ *   embed        3. raw embedding throughput of the model alone (and pipeline ÷ raw, with ingest);
+ *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
+ *   vector-scan  8. the vector index's brute-force scan alone (bench/vector-scan.ts).
+ *
+ * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
+ * `BENCH_ONLY=retrieval,search` (the stack still boots, unless only stack-less scenarios are
+ * named). Other knobs: BENCH_LATENCY_RUNS, BENCH_INGEST_COUNT, BENCH_RETRIEVAL_SEED,
+ * BENCH_MONGO_BACKEND=memory, BENCH_KEEP_DB.
+ *
  * stdout carries only `name value unit` lines; progress and notes go to stderr. It only measures:
  * there are no timed assertions. Exit code 1 on any failure, after tearing everything down.
  */
@@ -24,15 +37,21 @@ import { eventScenario } from './events.js';
 import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
+import { retrievalScenario } from './retrieval/scenario.js';
 import { info, metric, percentile, sleep } from './stats.js';
-import { writeSyntheticCorpus } from './synthetic.js';
-import { makeQueries, makeTexts, type BenchText } from './texts.js';
+import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
+import { makeTexts, seededRandom, type BenchText } from './texts.js';
+import { vectorScanScenario } from './vector-scan.js';
 
 const LATENCY_WARMUPS = 5;
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 50);
 const INGEST_COUNT = Number(process.env.BENCH_INGEST_COUNT ?? 500);
 const INGEST_CONCURRENCY = 16;
-const SEARCH_MEMORIES = 100;
+/** Search latency is measured at each size, each in its own collection (100 chunks per memory). */
+const SEARCH_SIZES = [
+  { label: '10k', memories: 100 },
+  { label: '100k', memories: 1000 },
+];
 const SEARCH_CHUNKS_PER_MEMORY = 100;
 const SEARCH_WARMUPS = 5;
 const SEARCH_RUNS = 200;
@@ -40,6 +59,28 @@ const EMBED_BATCH = 32;
 const POLL_MS = 5;
 const MEMORY_TIMEOUT_MS = 120_000;
 const INGEST_TIMEOUT_MS = 420_000;
+
+const SCENARIOS = ['latency', 'ingest', 'retrieval', 'search', 'events', 'embed', 'extractors', 'vector-scan'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+/** Scenarios that need the service running. */
+const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events'];
+
+/** BENCH_ONLY=a,b: only those scenarios; unset or empty: all of them. */
+function selectedScenarios(value: string | undefined): Set<Scenario> {
+  const names = (value ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
+  if (names.length === 0) return new Set(SCENARIOS);
+  const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    process.stderr.write(`[bench] BENCH_ONLY: unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}\n`);
+    process.exit(2);
+  }
+  return new Set(names as Scenario[]);
+}
+const selected = selectedScenarios(process.env.BENCH_ONLY);
+const runs = (scenario: Scenario): boolean => selected.has(scenario);
 
 const mongoBackend = process.env.BENCH_MONGO_BACKEND === 'memory' ? 'memory' : 'h2';
 const benchStarted = performance.now();
@@ -345,32 +386,48 @@ async function searchScenario(
   db: Store,
   tenantId: string,
   collectionId: string,
+  size: { label: string; memories: number },
+  text: SyntheticText,
   embeddingModel: string,
   dimensions: number,
   servicePid: number,
 ): Promise<void> {
-  const total = SEARCH_MEMORIES * SEARCH_CHUNKS_PER_MEMORY;
-  info(`4) search at ${total} chunks: writing ${SEARCH_MEMORIES} memories × ${SEARCH_CHUNKS_PER_MEMORY} chunks directly through the store`);
+  const { label } = size;
+  const total = size.memories * SEARCH_CHUNKS_PER_MEMORY;
+  info(`4) search at ${total} chunks: writing ${size.memories} memories × ${SEARCH_CHUNKS_PER_MEMORY} chunks directly through the store`);
   info(
-    `   the ${total} vectors are SYNTHETIC (random unit vectors, ${dimensions} dims, model ${embeddingModel}): hits are meaningless, but a brute-force scan costs the same`,
+    `   the ${total} vectors are SYNTHETIC (random unit vectors, ${dimensions} dims, model ${embeddingModel}): vector hits are meaningless, but a brute-force scan costs the same;`,
+  );
+  info(
+    `   the text is synthetic too (~150 words per chunk from a ${text.words.length}-word Zipf-like vocabulary), queries 3–8 words from it: the lexical index has real work`,
   );
   const writeStarted = performance.now();
+  let lastReport = writeStarted;
   await writeSyntheticCorpus(db, {
     tenantId,
     collectionId,
     embeddingModel,
     dimensions,
-    memories: SEARCH_MEMORIES,
+    memories: size.memories,
     chunksPerMemory: SEARCH_CHUNKS_PER_MEMORY,
-    seed: 4004,
+    seed: 4004 + total,
+    text,
+    onProgress: (written) => {
+      const now = performance.now();
+      if (now - lastReport < 10_000) return;
+      lastReport = now;
+      info(`   ${written}/${total} chunks written (${(written / seconds(now - writeStarted)).toFixed(0)}/s)`);
+    },
   });
-  info(`   corpus written in ${seconds(performance.now() - writeStarted).toFixed(1)} s`);
+  const writeSeconds = seconds(performance.now() - writeStarted);
+  info(`   corpus written in ${writeSeconds.toFixed(1)} s (${(total / writeSeconds).toFixed(0)} chunks/s)`);
+  metric(`search_${label}_write_seconds`, writeSeconds, 's');
 
-  const queries = makeQueries(SEARCH_WARMUPS + SEARCH_RUNS, 5005);
+  const random = seededRandom(5005 + total);
+  const queries = Array.from({ length: SEARCH_WARMUPS + SEARCH_RUNS }, () => text.query(random));
   const client: number[] = [];
   const server: number[] = [];
-  const indexMs: number[] = [];
-  const embedMs: number[] = [];
+  const stages = new Map<string, number[]>();
   let meter: CpuMeter | null = null;
   for (const [i, query] of queries.entries()) {
     if (i === SEARCH_WARMUPS) meter = new CpuMeter(servicePid);
@@ -378,28 +435,44 @@ async function searchScenario(
     const results = await api.search(query, [collectionId], 10);
     const elapsed = performance.now() - started;
     if (i === 0) {
-      info(
-        `   first search (loads the partition): ${elapsed.toFixed(1)} ms client, index ${results.timings_ms.index_ms} ms, ${results.total_hits} hits`,
-      );
-      metric('search_index_load_10k', results.timings_ms.index_ms, 'ms');
-      metric('search_first_10k', elapsed, 'ms');
+      const breakdown = Object.entries(results.timings_ms)
+        .map(([stage, ms]) => `${stage} ${ms}`)
+        .join(', ');
+      info(`   first search (loads the partition): ${elapsed.toFixed(1)} ms client (server: ${breakdown}), ${results.total_hits} hits`);
+      metric(`search_first_${label}`, elapsed, 'ms');
+      if (results.timings_ms.index_ms !== undefined) metric(`search_index_load_${label}`, results.timings_ms.index_ms, 'ms');
       if (results.total_hits === 0)
-        throw new Error('search over the synthetic corpus returned no hits: the partition did not load its vectors');
+        throw new Error(`search over the synthetic ${label} corpus returned no hits: the partition did not load its vectors`);
     }
     if (i < SEARCH_WARMUPS) continue;
     client.push(elapsed);
     server.push(results.timings_ms.total_ms);
-    indexMs.push(results.timings_ms.index_ms);
-    embedMs.push(results.timings_ms.embed_ms);
+    for (const [stage, ms] of Object.entries(results.timings_ms)) {
+      if (stage === 'total_ms' || typeof ms !== 'number') continue;
+      stages.set(stage, [...(stages.get(stage) ?? []), ms]);
+    }
   }
-  reportCpu('search', meter?.stop() ?? null, false);
-  metric('search_p50', percentile(client, 50), 'ms');
-  metric('search_p95', percentile(client, 95), 'ms');
-  metric('search_server_p50', percentile(server, 50), 'ms');
-  metric('search_server_p95', percentile(server, 95), 'ms');
-  metric('search_index_p50', percentile(indexMs, 50), 'ms');
-  metric('search_index_p95', percentile(indexMs, 95), 'ms');
-  metric('search_embed_p50', percentile(embedMs, 50), 'ms');
+  reportCpu(`search_${label}`, meter?.stop() ?? null, false);
+  metric(`search_${label}_p50`, percentile(client, 50), 'ms');
+  metric(`search_${label}_p95`, percentile(client, 95), 'ms');
+  metric(`search_${label}_server_p50`, percentile(server, 50), 'ms');
+  metric(`search_${label}_server_p95`, percentile(server, 95), 'ms');
+  // Per-stage server timings, whatever stages this server version reports (embed_ms → search_10k_embed_p50).
+  for (const [stage, values] of stages) {
+    const name = stage.replace(/_ms$/, '');
+    metric(`search_${label}_${name}_p50`, percentile(values, 50), 'ms');
+    metric(`search_${label}_${name}_p95`, percentile(values, 95), 'ms');
+  }
+}
+
+/** For a search-only run: one small memory through the pipeline, to learn the model and its dimension. */
+async function probeEmbedding(api: ApiClient, collectionId: string): Promise<{ embeddingModel: string; sampleId: string }> {
+  const [probe] = makeTexts(1, 1001);
+  const created = await api.createMemory(collectionId, probe!.text, 'embedding-probe');
+  const record = await waitForMemory(api, created.id, performance.now());
+  if (record.status !== 'complete' || !record.embedding_model)
+    throw new Error(`embedding probe ${created.id} ended ${record.status}: ${record.status_message ?? '(no message)'}`);
+  return { embeddingModel: record.embedding_model, sampleId: created.id };
 }
 
 async function rawEmbedScenario(texts: BenchText[]): Promise<{ throughput: number; cpuMsPerItem: number }> {
@@ -470,8 +543,13 @@ function summarizeServiceLog(): void {
   for (const entry of problems.slice(0, 10)) info(`  ${entry.replace(/\s*\n\s*/g, ' ').slice(0, 600)}`);
 }
 
-async function main(): Promise<void> {
-  info(`node ${process.version}, ${os.cpus().length} CPUs, MongoDB stand-in backend ${mongoBackend}, data dir ${dataDir}`);
+interface PipelineFigures {
+  throughput: number;
+  cpuMsPerItem: number;
+}
+
+/** Boots the stack and runs the selected scenarios that need it; stops it again. */
+async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts: BenchText[]): Promise<PipelineFigures | null> {
   const bootStarted = performance.now();
   backing = await startBackingServices({ dataDir, mongoBackend, temporalUiPort: null });
   registerCleanup(teardown);
@@ -479,7 +557,6 @@ async function main(): Promise<void> {
     `backing services: MongoDB ${backing.mongoUri}${backing.embedded.mongo ? ' (embedded)' : ''}, Temporal ${backing.temporalAddress}${backing.embedded.temporal ? ' (embedded)' : ''}`,
   );
   const port = await freePort();
-  const config = loadConfig({ ...process.env, MONGODB_DB: dbName });
   const taskQueue = `memory-ingest-${dbName}`;
   service = spawnService(
     'api/main.js',
@@ -509,29 +586,49 @@ async function main(): Promise<void> {
   const admin = createAdminService(store);
   const boot = await admin.bootstrap('bench', 'latency', `bench ${new Date().toISOString()}`);
   const tenantId = boot.tenant._id;
-  const ingestCollection = await admin.createCollection(tenantId, 'ingest');
-  const searchCollection = await admin.createCollection(tenantId, 'search-10k');
   const api = new ApiClient(baseUrl, boot.apiKey);
 
-  const { embeddingModel, sampleId } = await latencyScenario(
-    api,
-    boot.collection._id,
-    backing.temporalAddress,
-    config.TEMPORAL_NAMESPACE,
-    servicePid,
-  );
-  const [sampleChunk] = await store.chunks.forMemory(sampleId, { withEmbeddings: true });
-  if (!sampleChunk?.embedding) throw new Error(`memory ${sampleId} has no stored embedding`);
-  const dimensions = sampleChunk.embedding.buffer.byteLength / Float32Array.BYTES_PER_ELEMENT;
+  let embeddingModel: string | null = null;
+  let sampleId: string | null = null;
+  if (runs('latency')) {
+    ({ embeddingModel, sampleId } = await latencyScenario(
+      api,
+      boot.collection._id,
+      backing.temporalAddress,
+      config.TEMPORAL_NAMESPACE,
+      servicePid,
+    ));
+  }
 
-  const ingestTexts = makeTexts(INGEST_COUNT, 2002);
-  const pipeline = await ingestScenario(api, store, tenantId, ingestCollection._id, ingestTexts, servicePid);
+  let pipeline: PipelineFigures | null = null;
+  if (runs('ingest')) {
+    const ingestCollection = await admin.createCollection(tenantId, 'ingest');
+    pipeline = await ingestScenario(api, store, tenantId, ingestCollection._id, ingestTexts, servicePid);
+  }
 
-  await searchScenario(api, store, tenantId, searchCollection._id, embeddingModel, dimensions, servicePid);
+  if (runs('retrieval')) {
+    // Its own fresh collection: only the conversation corpus, nothing from the other scenarios.
+    const retrievalCollection = await api.createCollection(`retrieval-${Date.now().toString(36)}`, 'retrieval-quality bench corpus');
+    await retrievalScenario(api, retrievalCollection.id);
+  }
 
-  info('6) live events: append → WebSocket receipt latency, and delivery rate of one API process');
-  const eventsCollection = await admin.createCollection(tenantId, 'events');
-  await eventScenario(baseUrl, boot.apiKey, store, tenantId, eventsCollection._id);
+  if (runs('search')) {
+    if (!embeddingModel || !sampleId) ({ embeddingModel, sampleId } = await probeEmbedding(api, boot.collection._id));
+    const [sampleChunk] = await store.chunks.forMemory(sampleId, { withEmbeddings: true });
+    if (!sampleChunk?.embedding) throw new Error(`memory ${sampleId} has no stored embedding`);
+    const dimensions = sampleChunk.embedding.buffer.byteLength / Float32Array.BYTES_PER_ELEMENT;
+    const text = new SyntheticText();
+    for (const size of SEARCH_SIZES) {
+      const collection = await admin.createCollection(tenantId, `search-${size.label}`);
+      await searchScenario(api, store, tenantId, collection._id, size, text, embeddingModel, dimensions, servicePid);
+    }
+  }
+
+  if (runs('events')) {
+    info('6) live events: append → WebSocket receipt latency, and delivery rate of one API process');
+    const eventsCollection = await admin.createCollection(tenantId, 'events');
+    await eventScenario(baseUrl, boot.apiKey, store, tenantId, eventsCollection._id);
+  }
 
   const memory = readRssMb(servicePid);
   if (memory) {
@@ -541,20 +638,42 @@ async function main(): Promise<void> {
     info(`could not read /proc/${servicePid}/status: no RSS figure`);
   }
 
-  info('stopping the service and the backing services before the raw embedding run');
+  info('stopping the service and the backing services');
   await stopStack();
   summarizeServiceLog();
+  return pipeline;
+}
 
-  const raw = await rawEmbedScenario(ingestTexts);
-  metric('pipeline_vs_raw_ratio', pipeline.throughput / raw.throughput, 'ratio');
-  // The same comparison in CPU time (raw CPU per chunk ÷ whole-stack CPU per memory): what the
-  // ratio would be on an otherwise idle machine if both were CPU-bound.
-  if (Number.isFinite(pipeline.cpuMsPerItem) && Number.isFinite(raw.cpuMsPerItem)) {
-    metric('pipeline_vs_raw_cpu_ratio', raw.cpuMsPerItem / pipeline.cpuMsPerItem, 'ratio');
+async function main(): Promise<void> {
+  info(
+    `node ${process.version}, ${os.cpus().length} CPUs, MongoDB stand-in backend ${mongoBackend}, data dir ${dataDir}; scenarios: ${[...selected].join(', ')}`,
+  );
+  const config = loadConfig({ ...process.env, MONGODB_DB: dbName });
+  const ingestTexts = runs('ingest') || runs('embed') ? makeTexts(INGEST_COUNT, 2002) : [];
+
+  const pipeline = STACK_SCENARIOS.some(runs) ? await stackScenarios(config, ingestTexts) : null;
+
+  if (runs('embed')) {
+    const raw = await rawEmbedScenario(ingestTexts);
+    if (pipeline) {
+      metric('pipeline_vs_raw_ratio', pipeline.throughput / raw.throughput, 'ratio');
+      // The same comparison in CPU time (raw CPU per chunk ÷ whole-stack CPU per memory): what the
+      // ratio would be on an otherwise idle machine if both were CPU-bound.
+      if (Number.isFinite(pipeline.cpuMsPerItem) && Number.isFinite(raw.cpuMsPerItem)) {
+        metric('pipeline_vs_raw_cpu_ratio', raw.cpuMsPerItem / pipeline.cpuMsPerItem, 'ratio');
+      }
+    }
   }
 
-  info('5) file extraction alone: OCR, PDF text layer, transcription (the stack is stopped)');
-  await extractorScenario({ modelsDir: config.MODELS_DIR });
+  if (runs('extractors')) {
+    info('5) file extraction alone: OCR, PDF text layer, transcription (the stack is stopped)');
+    await extractorScenario({ modelsDir: config.MODELS_DIR });
+  }
+
+  if (runs('vector-scan')) {
+    info('8) vector index scan alone (the stack is stopped)');
+    await vectorScanScenario();
+  }
 }
 
 let exitCode = 0;

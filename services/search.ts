@@ -197,10 +197,8 @@ export function createSearchService(deps: {
         if (!entry.bm25 && !entry.graph && (entry.cosine ?? 0) < tuning.minSimilarity) candidates.delete(chunkId);
       }
 
-      const memories = await store.memories.searchable([...new Set([...candidates.values()].map((entry) => entry.memoryId))], {
-        tenant_id: tenantId,
-        ...memoryFilter(input.filters),
-      });
+      const memoryIds = [...new Set([...candidates.values()].map((entry) => entry.memoryId))];
+      const memories = await store.memories.searchable(tenantId, memoryIds, memoryFilter(input.filters));
       const now = Date.now();
       const activations = new Map<string, number>();
       for (const [id, memory] of memories) activations.set(id, activationOf(memory.created_at, memory.accessed_at, now));

@@ -184,6 +184,10 @@ export class GraphRepository {
       );
     }
     const now = new Date();
+    await Promise.all([this.upsertEntities(scope, entities, now), this.upsertFacts(scope, facts, now)]);
+  }
+
+  private async upsertEntities(scope: GraphScope, entities: NewEntity[], now: Date): Promise<void> {
     if (entities.length > 0) {
       const operations: AnyBulkWriteOperation<EntityDoc>[] = entities.map((entity) => ({
         updateOne: {
@@ -211,6 +215,9 @@ export class GraphRepository {
       }));
       await this.entities.bulkWrite(operations, { ordered: false });
     }
+  }
+
+  private async upsertFacts(scope: GraphScope, facts: NewFact[], now: Date): Promise<void> {
     if (facts.length > 0) {
       const operations: AnyBulkWriteOperation<FactDoc>[] = facts.map((fact) => ({
         updateOne: {
