@@ -197,29 +197,36 @@ export function createSearchService(deps: {
         if (!entry.bm25 && !entry.graph && (entry.cosine ?? 0) < tuning.minSimilarity) candidates.delete(chunkId);
       }
 
-      const memoryIds = [...new Set([...candidates.values()].map((entry) => entry.memoryId))];
+      const fusionContext = {
+        signals,
+        cosineFloor: vectorHits.length > 0 ? Math.min(...vectorHits.map((hit) => hit.score)) : 0,
+        cosineMax: vectorHits.length > 0 ? Math.max(...vectorHits.map((hit) => hit.score)) : 0,
+        bm25Max: lexical?.hits[0]?.score ?? 0,
+        lexicalRarity: lexical?.stats.maxRarity ?? 0,
+      };
+      const wanted = input.limit * 2 + 5;
+      // Memory records are read only for candidates that can still reach the top: activation adds
+      // at most its weight, so anything further below the `wanted`-th score cannot. (Reading a few
+      // hundred memory records per search was most of its time at 100k chunks.) Filters need the
+      // whole pool, since they may remove any of the leaders.
+      let leaders = [...candidates.values()];
+      if (!hasFilters(input.filters) && leaders.length > wanted) {
+        const preliminary = fuse(leaders, fusionContext, DEFAULT_FUSION_WEIGHTS);
+        const headroom = signals.has('activation') && signals.size > 1 ? DEFAULT_FUSION_WEIGHTS.activation + 0.001 : 0.001;
+        const bar = preliminary[wanted - 1]!.score - headroom;
+        leaders = preliminary.filter((entry) => entry.score >= bar).map(({ score: _score, breakdown: _breakdown, ...entry }) => entry);
+      }
+      const memoryIds = [...new Set(leaders.map((entry) => entry.memoryId))];
       const memories = await store.memories.searchable(tenantId, memoryIds, memoryFilter(input.filters));
       const now = Date.now();
       const activations = new Map<string, number>();
       for (const [id, memory] of memories) activations.set(id, activationOf(memory.created_at, memory.accessed_at, now));
-      const visible = [...candidates.values()].filter((entry) => memories.has(entry.memoryId));
+      const visible = leaders.filter((entry) => memories.has(entry.memoryId));
       for (const entry of visible) entry.activation = activations.get(entry.memoryId);
-
-      const cosines = vectorHits.map((hit) => hit.score);
-      const fused = fuse(
-        visible,
-        {
-          signals,
-          cosineFloor: cosines.length > 0 ? Math.min(...cosines) : 0,
-          cosineMax: cosines.length > 0 ? Math.max(...cosines) : 0,
-          bm25Max: lexical?.hits[0]?.score ?? 0,
-          lexicalRarity: lexical?.stats.maxRarity ?? 0,
-        },
-        DEFAULT_FUSION_WEIGHTS,
-      );
+      const fused = fuse(visible, fusionContext, DEFAULT_FUSION_WEIGHTS);
 
       // Fetch a little more than asked: a chunk past its memory's indexed range is skipped.
-      const top = fused.slice(0, input.limit * 2 + 5);
+      const top = fused.slice(0, wanted);
       const chunks = new Map((await store.chunks.byIds(top.map((entry) => entry.chunkId))).map((chunk) => [chunk._id, chunk]));
       const hits: SearchHit[] = [];
       for (const entry of top) {

@@ -93,8 +93,11 @@ export class ChunkRepository {
       .toArray();
   }
 
+  /** Named fields, not `{ embedding: 0 }`: the stand-in reads whole documents for an exclusion projection. */
   byIds(ids: string[]): Promise<ChunkDoc[]> {
-    return this.collection.find({ _id: { $in: ids } }, { projection: { embedding: 0 } }).toArray();
+    return this.collection
+      .find({ _id: { $in: ids } }, { projection: { _id: 1, memory_id: 1, tenant_id: 1, collection_ids: 1, index: 1, text: 1, source: 1 } })
+      .toArray() as Promise<ChunkDoc[]>;
   }
 
   /** Streams the vectors (and texts) of one collection for one model: used to build the in-memory indexes. */

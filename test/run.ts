@@ -78,7 +78,7 @@ process.stderr.write(`stack ready in ${((Date.now() - started) / 1000).toFixed(1
 
 const dist = path.join(root, 'dist');
 const files = [
-  ...['client', 'config', 'core', 'extractors', 'models', 'search', 'store', 'api', 'services'].flatMap((dir) => {
+  ...['client', 'config', 'core', 'extractors', 'models', 'search', 'store', 'api', 'services', 'bench'].flatMap((dir) => {
     try {
       return findTests(path.join(dist, dir), '.unit.test.js');
     } catch {
