@@ -9,6 +9,7 @@
  * falls to zero leaves the index, as it leaves the store.
  */
 import { chunkId } from '../core/ids.js';
+import type { NewFact } from '../store/graph.js';
 
 export interface GraphEntityInfo {
   id: string;
@@ -18,14 +19,8 @@ export interface GraphEntityInfo {
   aliasKeys: string[];
 }
 
-export interface GraphFactInfo {
-  id: string;
-  subjectId: string;
-  objectId: string;
-  predicate: string;
-  description: string;
-  confidence: number;
-}
+/** A fact as the index holds it: the same shape the graph builder writes. */
+export type GraphFactInfo = NewFact;
 
 export interface ProvenanceRow {
   targetId: string;

@@ -66,11 +66,6 @@ export class SearchIndex {
     await this.catchUp();
   }
 
-  async search(query: Float32Array, collectionIds: string[], k: number): Promise<VectorHit[]> {
-    await this.prepare(collectionIds);
-    return this.index.search(query, collectionIds, k);
-  }
-
   /** Nearest chunks by cosine, from what `prepare` loaded. */
   vectorSearch(query: Float32Array, collectionIds: string[], k: number): VectorHit[] {
     return this.index.search(query, collectionIds, k);

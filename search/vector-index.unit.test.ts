@@ -1,23 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { seededRandom } from '../core/random.js';
 import { Partition, VectorIndex, type PartitionBackend, type VectorHit } from './vector-index.js';
 
 const unit = (...values: number[]): Float32Array => {
   const norm = Math.hypot(...values);
   return Float32Array.from(values.map((value) => value / norm));
 };
-
-/** mulberry32, so every run checks the same vectors. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomUnit(random: () => number, dims: number): Float32Array {
   return unit(...Array.from({ length: dims }, () => random() * 2 - 1));

@@ -142,17 +142,6 @@ export class GraphRepository {
       .toArray();
   }
 
-  /** Entities of the given collections matching any key: what a search query names. */
-  findByKeysIn(tenantId: string, collectionIds: string[], keys: string[], limit: number): Promise<EntityDoc[]> {
-    if (keys.length === 0) return Promise.resolve([]);
-    return this.entities
-      .find(
-        { tenant_id: tenantId, collection_id: { $in: collectionIds }, alias_keys: { $in: keys } },
-        { limit, projection: { name_vector: 0 } },
-      )
-      .toArray();
-  }
-
   /** Entities sharing a token with `keys`: candidates for fuzzy (token or embedding) resolution. */
   findCandidates(scope: GraphScope, keys: string[], limit: number): Promise<EntityDoc[]> {
     const tokens = tokensOf(keys);
@@ -282,42 +271,9 @@ export class GraphRepository {
     }
   }
 
-  /** Facts touching any of the entities, in the given collections: one hop of the graph. */
-  factsTouching(tenantId: string, collectionIds: string[], entityIds: string[], limit: number): Promise<FactDoc[]> {
-    if (entityIds.length === 0) return Promise.resolve([]);
-    return this.facts
-      .find(
-        {
-          tenant_id: tenantId,
-          collection_id: { $in: collectionIds },
-          $or: [{ subject_id: { $in: entityIds } }, { object_id: { $in: entityIds } }],
-        },
-        { limit },
-      )
-      .toArray();
-  }
-
   entitiesByIds(ids: string[]): Promise<EntityDoc[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.entities.find({ _id: { $in: ids } }, { projection: { name_vector: 0 } }).toArray();
-  }
-
-  /** Provenance of the targets: which chunks mention them (what the graph signal ranks). */
-  provenanceOf(targetIds: string[], limit: number): Promise<MentionDoc[]> {
-    if (targetIds.length === 0) return Promise.resolve([]);
-    return this.mentions.find({ target_id: { $in: targetIds } }, { limit }).toArray();
-  }
-
-  /** Weight of each target: the number of its mentions over all chunks that still exist. */
-  async weightsOf(targetIds: string[]): Promise<Map<string, number>> {
-    if (targetIds.length === 0) return new Map();
-    const rows = await this.mentions
-      .aggregate<{ _id: string; weight: number }>([
-        { $match: { target_id: { $in: targetIds } } },
-        { $group: { _id: '$target_id', weight: { $sum: '$count' } } },
-      ])
-      .toArray();
-    return new Map(rows.map((row) => [row._id, row.weight]));
   }
 
   /** A collection's whole graph, streamed: what a search process loads into its graph index. */
@@ -342,17 +298,6 @@ export class GraphRepository {
   factsByIds(ids: string[]): Promise<FactDoc[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.facts.find({ _id: { $in: ids } }).toArray();
-  }
-
-  /** Everything a collection's graph holds, for tests and operators. */
-  async countsFor(scope: GraphScope): Promise<{ entities: number; facts: number; mentions: number }> {
-    const filter = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
-    const [entities, facts, mentions] = await Promise.all([
-      this.entities.countDocuments(filter),
-      this.facts.countDocuments(filter),
-      this.mentions.countDocuments(filter),
-    ]);
-    return { entities, facts, mentions };
   }
 }
 
