@@ -87,9 +87,13 @@ export class SearchIndex {
   }
 
   private removeMemory(memoryId: string): void {
+    this.removeMemoryChunks(memoryId);
+    this.graph.removeMemory(memoryId);
+  }
+
+  private removeMemoryChunks(memoryId: string): void {
     this.index.removeMemory(memoryId);
     this.lexical.removeMemory(memoryId);
-    this.graph.removeMemory(memoryId);
   }
 
   private dropPartition(collectionId: string): void {
@@ -206,8 +210,11 @@ export class SearchIndex {
     if (memoryIds.length === 0 || this.index.loadedCollections().length === 0) return;
     await this.applyGraphUpserts(memoryIds);
     const chunks = await this.store.chunks.vectorsForMemories(memoryIds, this.modelId);
-    // Replace, not merge: the memory's chunk set or collections may have changed.
-    for (const memoryId of memoryIds) this.removeMemory(memoryId);
+    // Replace, not merge: the memory's chunk set or collections may have changed. Only the chunk
+    // indexes: the graph partitions were just replaced by applyGraphUpserts, and removing the
+    // memory there too would drop the provenance it just read (every memory completed after a
+    // collection's first search then lost its graph signal in this process).
+    for (const memoryId of memoryIds) this.removeMemoryChunks(memoryId);
     for (const chunk of chunks) {
       if (!chunk.embedding) continue;
       const vector = binaryToVector(chunk.embedding);
