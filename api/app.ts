@@ -3,6 +3,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import type { ApiDeps, AppState } from './context.js';
 import { authenticate } from './middleware/auth.js';
+import { deadline } from './middleware/deadline.js';
 import { errorHandler } from './middleware/errors.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
@@ -24,6 +25,9 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   const signedUploads = signedUploadRouter(deps);
   app.use(signedUploads.routes());
   app.use(websocketPathRouter().routes());
+
+  // Uploads stream up to 100 MB and are bounded by their own size limit; everything below has a deadline.
+  app.use(deadline(deps.config.REQUEST_TIMEOUT_MS, deps.logger));
 
   app.use(authenticate(deps.services.auth));
   app.use(rateLimit(deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST));

@@ -104,6 +104,14 @@ const configSchema = z.object({
     .min(60)
     .default(24 * 3600),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).default(30_000),
+
+  /** Server-side deadline of every API request except presigned upload PUTs (503 request_timeout past it). */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  /**
+   * Index-change feed retention (entries). An API process that falls further behind than this
+   * (paused, partitioned) reloads its loaded search partitions from the store.
+   */
+  INDEX_FEED_MAX_ENTRIES: z.coerce.number().int().min(10).default(200_000),
 });
 
 export type Config = z.infer<typeof configSchema> & { MODELS_DIR: string | undefined };

@@ -106,22 +106,32 @@ export class SearchIndex {
     return this.index.loadedCollections().reduce((sum, id) => sum + (this.index.partition(id)?.size ?? 0), 0);
   }
 
+  /** Resolves once the collection's partitions are complete (a partition being filled is not). */
   ensureLoaded(collectionId: string): Promise<void> {
+    const loading = this.loading.get(collectionId);
+    if (loading) return loading;
     if (this.index.partition(collectionId)) return Promise.resolve();
-    let loading = this.loading.get(collectionId);
-    if (!loading) {
-      loading = this.loadPartition(collectionId).finally(() => this.loading.delete(collectionId));
-      this.loading.set(collectionId, loading);
-    }
-    return loading;
+    return this.trackLoad(
+      collectionId,
+      this.catchUp().then(() => this.fillPartition(collectionId)),
+    );
+  }
+
+  private trackLoad(collectionId: string, load: Promise<void>): Promise<void> {
+    const tracked = load.finally(() => {
+      if (this.loading.get(collectionId) === tracked) this.loading.delete(collectionId);
+    });
+    this.loading.set(collectionId, tracked);
+    return tracked;
   }
 
   /**
-   * Catch up first, then snapshot the chunks: anything published after the catch-up is applied
-   * again by later pulls, and applying a change twice is harmless.
+   * Snapshots the collection's chunks and graph into fresh partitions. The caller has applied the
+   * feed up to some seq first (a catch-up, or the gap path setting lastSeq to the newest seq):
+   * anything published after it is applied again by later pulls, and applying a change twice is
+   * harmless. It never waits for a catch-up itself, since the gap path runs inside one.
    */
-  private async loadPartition(collectionId: string): Promise<void> {
-    await this.catchUp();
+  private async fillPartition(collectionId: string): Promise<void> {
     const started = Date.now();
     const partition = this.index.createPartition(collectionId);
     const lexicalPartition = this.lexical.createPartition(collectionId);
@@ -183,12 +193,19 @@ export class SearchIndex {
       const changes = await this.store.indexChanges.log.readAfter(this.lastSeq, CHANGES_PER_PULL);
       if (changes.length === 0) return;
       if (changes[0]!.seq > this.lastSeq + 1 && this.lastSeq > 0) {
-        // We fell behind the feed's retention: our partitions may have missed changes.
-        this.logger.warn({ lastSeq: this.lastSeq, oldest: changes[0]!.seq }, 'index feed gap: reloading partitions');
+        // We fell behind the feed's retention: our partitions may have missed changes, so they
+        // are read again from the store. The newest seq is taken before the reads, so what is
+        // published meanwhile is applied afterwards. The reloads must not wait for a catch-up:
+        // this is one (waiting for it here hung this and every later search).
+        const newest = await this.store.indexChanges.log.latestSeq();
         const collections = this.index.loadedCollections();
+        this.logger.warn(
+          { lastSeq: this.lastSeq, oldest: changes[0]!.seq, newest, collections: collections.length },
+          'index feed gap: reloading partitions',
+        );
         for (const collectionId of collections) this.dropPartition(collectionId);
-        this.lastSeq = changes[changes.length - 1]!.seq;
-        await Promise.all(collections.map((collectionId) => this.ensureLoaded(collectionId)));
+        this.lastSeq = newest;
+        await Promise.all(collections.map((collectionId) => this.trackLoad(collectionId, this.fillPartition(collectionId))));
         continue;
       }
       const upserts = new Set<string>();

@@ -18,11 +18,12 @@ export interface IndexChange extends LogEntry {
 export class IndexChangeFeed {
   private constructor(readonly log: SequencedLog<IndexChange>) {}
 
-  static async open(db: Db, capabilities: ServerCapabilities): Promise<IndexChangeFeed> {
-    // Followers that fall further behind than this reload their index from the chunks.
+  /** Followers that fall further behind than `maxEntries` reload their index from the chunks. */
+  static async open(db: Db, capabilities: ServerCapabilities, maxEntries: number): Promise<IndexChangeFeed> {
+    // About 200 bytes an entry; the byte cap only matters for a capped collection.
     const log = await SequencedLog.open<IndexChange>(db, 'index_changes', capabilities, {
-      maxEntries: 200_000,
-      maxBytes: 64 * 1024 * 1024,
+      maxEntries,
+      maxBytes: Math.max(1024 * 1024, maxEntries * 320),
     });
     return new IndexChangeFeed(log);
   }

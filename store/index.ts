@@ -33,7 +33,10 @@ export interface Store {
 }
 
 export async function openStore(
-  config: Pick<Config, 'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS' | 'EVENT_LOG_MAX_BYTES' | 'IDEMPOTENCY_TTL_SECONDS'>,
+  config: Pick<
+    Config,
+    'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS' | 'EVENT_LOG_MAX_BYTES' | 'IDEMPOTENCY_TTL_SECONDS' | 'INDEX_FEED_MAX_ENTRIES'
+  >,
   uri: string,
 ): Promise<Store> {
   const database = await connectDatabase(uri, config.MONGODB_DB);
@@ -50,7 +53,7 @@ export async function openStore(
     tickets: new TicketRepository(db),
     eventAcks: new EventAckRepository(db),
     events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS, config.EVENT_LOG_MAX_BYTES),
-    indexChanges: await IndexChangeFeed.open(db, capabilities),
+    indexChanges: await IndexChangeFeed.open(db, capabilities, config.INDEX_FEED_MAX_ENTRIES),
     idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
     ping: () => ping(db),
     close: () => database.close(),
