@@ -129,7 +129,9 @@ export class GraphBuilder {
           nameVector: vectors.get(key) ?? null,
         });
       }
-      for (const [chunkIndex, count] of chunks) mentions.push({ memoryId, chunkIndex, kind: 'entity', targetId: id, count, confidence: 1 });
+      for (const [chunkIndex, count] of chunks) {
+        mentions.push({ memoryId, chunkIndex, kind: 'entity', targetId: id, count, confidence: 1, description: entity.description });
+      }
     }
 
     const facts = new Map<string, NewFact>();
@@ -143,7 +145,15 @@ export class GraphBuilder {
         if (!known || known.confidence < fact.confidence) {
           facts.set(id, { id, subjectId, objectId, predicate: fact.predicate, description: fact.description, confidence: fact.confidence });
         }
-        mentions.push({ memoryId, chunkIndex, kind: 'fact', targetId: id, count: 1, confidence: fact.confidence });
+        mentions.push({
+          memoryId,
+          chunkIndex,
+          kind: 'fact',
+          targetId: id,
+          count: 1,
+          confidence: fact.confidence,
+          description: fact.description,
+        });
       }
     }
     await this.options.graph.write(scope, [...entities.values()], [...facts.values()], dedupeMentions(mentions));

@@ -231,7 +231,16 @@ export async function writeSyntheticCorpus(store: Store, options: SyntheticCorpu
     texts.forEach((chunkText, index) => {
       const words = chunkText.split(' ').filter((word) => word.length > 5);
       const subject = words.length > 0 ? entityOf(words[Math.floor(random() * words.length)]!.replace(/\.$/, '')) : null;
-      if (subject) mentions.push({ memoryId, chunkIndex: index, kind: 'entity', targetId: subject.id, count: 1, confidence: 1 });
+      if (subject)
+        mentions.push({
+          memoryId,
+          chunkIndex: index,
+          kind: 'entity',
+          targetId: subject.id,
+          count: 1,
+          confidence: 1,
+          description: chunkText,
+        });
       if (subject && index % 5 === 0 && words.length > 1) {
         const object = entityOf(words[Math.floor(random() * words.length)]!.replace(/\.$/, ''));
         if (object.id !== subject.id) {
@@ -244,8 +253,24 @@ export async function writeSyntheticCorpus(store: Store, options: SyntheticCorpu
             description: 'synthetic fact',
             confidence: 0.7,
           });
-          mentions.push({ memoryId, chunkIndex: index, kind: 'entity', targetId: object.id, count: 1, confidence: 1 });
-          mentions.push({ memoryId, chunkIndex: index, kind: 'fact', targetId: id, count: 1, confidence: 0.7 });
+          mentions.push({
+            memoryId,
+            chunkIndex: index,
+            kind: 'entity',
+            targetId: object.id,
+            count: 1,
+            confidence: 1,
+            description: chunkText,
+          });
+          mentions.push({
+            memoryId,
+            chunkIndex: index,
+            kind: 'fact',
+            targetId: id,
+            count: 1,
+            confidence: 0.7,
+            description: 'synthetic fact',
+          });
         }
       }
       chunks.push({

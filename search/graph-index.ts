@@ -26,6 +26,14 @@ export interface ProvenanceRow {
   targetId: string;
   chunkIndex: number;
   count: number;
+  /** What the row's memory says about the target ('' for rows stored before descriptions were kept). */
+  description: string;
+}
+
+/** A memory that backs a target, with what it says about it. */
+export interface Support {
+  memoryId: string;
+  description: string;
 }
 
 export interface GraphMatch {
@@ -35,11 +43,18 @@ export interface GraphMatch {
   episodes: Map<string, number>;
   entities: (GraphEntityInfo & { score: number; weight: number })[];
   relationships: (GraphFactInfo & { score: number; weight: number })[];
+  /**
+   * Target id (entity or fact shown) → the memories backing it, up to SUPPORT_CAP: the caller keeps
+   * only targets a visible memory backs, and describes them with that memory's words.
+   */
+  support: Map<string, Support[]>;
 }
 
 /** Share of a matched entity's score that a neighbour reached through a fact gets. */
 const NEIGHBOUR_SHARE = 0.5;
 const MAX_MATCHED = 50;
+/** Backing memories reported per shown target; a target backed only by memories past these is not shown under filters. */
+export const SUPPORT_CAP = 200;
 
 const categoryWeight = (category: string): number => (category === 'concept' ? 0.5 : 1);
 
@@ -49,8 +64,8 @@ export class GraphPartition {
   private readonly facts = new Map<string, GraphFactInfo>();
   private readonly factsOf = new Map<string, Set<string>>();
   private readonly weights = new Map<string, number>();
-  /** Target id → chunk id → mentions in that chunk. */
-  private readonly provenance = new Map<string, Map<string, number>>();
+  /** Target id → chunk id → mentions in that chunk and what its memory says about the target. */
+  private readonly provenance = new Map<string, Map<string, { count: number; description: string }>>();
   private readonly byMemory = new Map<string, ProvenanceRow[]>();
 
   get entityCount(): number {
@@ -88,7 +103,8 @@ export class GraphPartition {
       const id = chunkId(memoryId, row.chunkIndex);
       let chunks = this.provenance.get(row.targetId);
       if (!chunks) this.provenance.set(row.targetId, (chunks = new Map()));
-      chunks.set(id, (chunks.get(id) ?? 0) + row.count);
+      const known = chunks.get(id);
+      chunks.set(id, { count: (known?.count ?? 0) + row.count, description: known?.description || row.description });
       this.weights.set(row.targetId, (this.weights.get(row.targetId) ?? 0) + row.count);
     }
     this.byMemory.set(memoryId, kept);
@@ -179,8 +195,19 @@ export class GraphPartition {
     return this.weights.get(id) ?? 0;
   }
 
-  chunksMentioning(id: string): Map<string, number> | undefined {
+  chunksMentioning(id: string): ReadonlyMap<string, unknown> | undefined {
     return this.provenance.get(id);
+  }
+
+  /** The memories backing a target (one entry per memory, up to `cap`), with their descriptions of it. */
+  support(id: string, cap: number): Support[] {
+    const byMemory = new Map<string, string>();
+    for (const [chunk, { description }] of this.provenance.get(id) ?? []) {
+      const memoryId = memoryOfChunk(chunk);
+      if (!byMemory.get(memoryId)) byMemory.set(memoryId, description);
+      if (byMemory.size >= cap) break;
+    }
+    return [...byMemory].map(([memoryId, description]) => ({ memoryId, description }));
   }
 }
 
@@ -202,7 +229,7 @@ const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(':'));
 export function matchGraph(partitions: GraphPartition[], keys: string[]): GraphMatch {
   const builder: MatchBuilder = { matched: new Map() };
   for (const partition of partitions) partition.collect(keys, builder);
-  const empty: GraphMatch = { chunks: new Map(), episodes: new Map(), entities: [], relationships: [] };
+  const empty: GraphMatch = { chunks: new Map(), episodes: new Map(), entities: [], relationships: [], support: new Map() };
   if (builder.matched.size === 0) return empty;
 
   const targetScore = new Map<string, { score: number; partition: GraphPartition }>();
@@ -250,12 +277,13 @@ export function matchGraph(partitions: GraphPartition[], keys: string[]): GraphM
   ]
     .sort((a, b) => b.score - a.score || b.weight - a.weight)
     .slice(0, 20);
-  return {
-    chunks,
-    episodes,
-    entities,
-    relationships: [...relationships.values()].sort((a, b) => b.score - a.score).slice(0, 20),
-  };
+  const shownRelationships = [...relationships.values()].sort((a, b) => b.score - a.score).slice(0, 20);
+  const support = new Map<string, Support[]>();
+  for (const { id } of [...entities, ...shownRelationships]) {
+    const backing = partitions.flatMap((partition) => partition.support(id, SUPPORT_CAP));
+    support.set(id, backing.slice(0, SUPPORT_CAP));
+  }
+  return { chunks, episodes, entities, relationships: shownRelationships, support };
 }
 
 export class GraphIndex {

@@ -159,7 +159,7 @@ export class SearchIndex {
     for await (const row of this.store.graph.mentionsOfCollection(collectionId)) {
       let rows = rowsByMemory.get(row.memory_id);
       if (!rows) rowsByMemory.set(row.memory_id, (rows = []));
-      rows.push({ targetId: row.target_id, chunkIndex: row.chunk_index, count: row.count });
+      rows.push({ targetId: row.target_id, chunkIndex: row.chunk_index, count: row.count, description: row.description ?? '' });
     }
     for (const [memoryId, rows] of rowsByMemory) partition.setMemory(memoryId, rows, entities, facts);
   }
@@ -178,7 +178,7 @@ export class SearchIndex {
       const key = `${row.collection_id}\n${row.memory_id}`;
       let own = grouped.get(key);
       if (!own) grouped.set(key, (own = []));
-      own.push({ targetId: row.target_id, chunkIndex: row.chunk_index, count: row.count });
+      own.push({ targetId: row.target_id, chunkIndex: row.chunk_index, count: row.count, description: row.description ?? '' });
     }
     // Every loaded partition is told, so one the memory left (or that lost its graph) drops it.
     for (const memoryId of memoryIds) {

@@ -5,7 +5,7 @@
  */
 import { normalizeEntityName } from '../extractors/structure/normalize.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
-import type { GraphMatch } from '../search/graph-index.js';
+import type { GraphMatch, Support } from '../search/graph-index.js';
 import type { SearchIndex } from '../search/search-index.js';
 
 const MAX_NGRAM = 4;
@@ -38,12 +38,64 @@ export interface GraphRelationshipResult {
   confidence: number;
 }
 
-export type GraphSignal = Pick<GraphMatch, 'chunks' | 'episodes'> & {
+export type GraphSignal = Pick<GraphMatch, 'chunks' | 'episodes' | 'support'> & {
   entities: GraphEntityResult[];
   relationships: GraphRelationshipResult[];
 };
 
-export const EMPTY_GRAPH_SIGNAL: GraphSignal = { chunks: new Map(), episodes: new Map(), entities: [], relationships: [] };
+export const EMPTY_GRAPH_SIGNAL: GraphSignal = {
+  chunks: new Map(),
+  episodes: new Map(),
+  entities: [],
+  relationships: [],
+  support: new Map(),
+};
+
+/** Backing memories checked per shown target when none of those already known is visible. */
+const CHECKED_PER_TARGET = 20;
+
+/**
+ * Memory ids whose visibility decides what the graph part of a response may show: for each shown
+ * target that no memory known to be visible backs, up to CHECKED_PER_TARGET of its backers whose
+ * visibility is not known yet.
+ */
+export function backersToCheck(signal: GraphSignal, known: (memoryId: string) => boolean | undefined): string[] {
+  const wanted = new Set<string>();
+  for (const { id } of [...signal.entities, ...signal.relationships]) {
+    const backers = signal.support.get(id) ?? [];
+    if (backers.some((backer) => known(backer.memoryId) === true)) continue;
+    backers
+      .filter((backer) => known(backer.memoryId) === undefined)
+      .slice(0, CHECKED_PER_TARGET)
+      .forEach((backer) => wanted.add(backer.memoryId));
+  }
+  return [...wanted];
+}
+
+/**
+ * The entities and relationships a response may show: those backed by at least one visible memory
+ * (searchable, the tenant's, matching the request's filters), described in that memory's words.
+ * A target known only from deleted, unfinished or filtered-out memories is left out, so no text
+ * of such a memory reaches the response.
+ */
+export function visibleGraph(signal: GraphSignal, visible: (memoryId: string) => boolean): GraphSignal {
+  const describe = (id: string): string | null => {
+    const backers = (signal.support.get(id) ?? []).filter((backer: Support) => visible(backer.memoryId));
+    if (backers.length === 0) return null;
+    return backers.find((backer) => backer.description)?.description ?? '';
+  };
+  const entities: GraphEntityResult[] = [];
+  for (const entity of signal.entities) {
+    const description = describe(entity.id);
+    if (description !== null) entities.push({ ...entity, description: description || entity.description });
+  }
+  const relationships: GraphRelationshipResult[] = [];
+  for (const fact of signal.relationships) {
+    const description = describe(fact.id);
+    if (description !== null) relationships.push({ ...fact, description: description || fact.description });
+  }
+  return { ...signal, entities, relationships };
+}
 
 /** Share of a named entity's score that every chunk of a memory mentioning it receives. */
 export const EPISODE_SHARE = 0.5;
@@ -88,6 +140,7 @@ export async function graphSignal(
   return {
     chunks: match.chunks,
     episodes: match.episodes,
+    support: match.support,
     entities: match.entities.map((entity) => ({
       id: entity.id,
       name: entity.name,

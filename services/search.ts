@@ -23,8 +23,10 @@ import type { Store } from '../store/index.js';
 import type { MemoryDoc, MemoryKind, MemorySummaryDoc } from '../store/memories.js';
 import type { CollectionService } from './collections.js';
 import {
+  backersToCheck,
   EMPTY_GRAPH_SIGNAL,
   graphSignal,
+  visibleGraph,
   graphValue,
   type GraphEntityResult,
   type GraphRelationshipResult,
@@ -174,7 +176,7 @@ export function createSearchService(deps: {
       const vectorHits = queryVector ? deps.searchIndex.vectorSearch(queryVector, input.collectionIds, pool) : [];
       const lexical = signals.has('lexical') ? deps.searchIndex.lexicalSearch(input.query, input.collectionIds, pool) : null;
       const searched = performance.now();
-      const { result: graph, ms: graphMs } = await graphTask;
+      const { result: rawGraph, ms: graphMs } = await graphTask;
 
       const candidates = new Map<string, Candidate>();
       const candidate = (chunkId: string, memoryId: string): Candidate => {
@@ -185,11 +187,11 @@ export function createSearchService(deps: {
       for (const hit of vectorHits) candidate(hit.chunkId, hit.memoryId).cosine = hit.score;
       for (const hit of lexical?.hits ?? []) candidate(hit.chunkId, hit.memoryId).bm25 = hit.score;
       // The graph retrieves its best chunks only: an entity mentioned everywhere must not flood the pool.
-      const graphBest = [...graph.chunks].sort((a, b) => b[1].value - a[1].value).slice(0, pool);
+      const graphBest = [...rawGraph.chunks].sort((a, b) => b[1].value - a[1].value).slice(0, pool);
       for (const [chunkId, { memoryId }] of graphBest) candidate(chunkId, memoryId);
       // Episode proximity lifts the other signals' candidates; it retrieves nothing by itself.
       for (const entry of candidates.values()) {
-        const value = graphValue(graph, entry.chunkId, entry.memoryId);
+        const value = graphValue(rawGraph, entry.chunkId, entry.memoryId);
         if (value > 0) entry.graph = value;
       }
       // Relevance floor: a chunk with no lexical or graph evidence must be semantically close.
@@ -222,6 +224,12 @@ export function createSearchService(deps: {
       const activations = new Map<string, number>();
       for (const [id, memory] of memories) activations.set(id, activationOf(memory.created_at, memory.accessed_at, now));
       const visible = leaders.filter((entry) => memories.has(entry.memoryId));
+      // The graph shown beside the hits follows the same rule: only what visible memories say.
+      const checked = new Set(memoryIds);
+      const known = (id: string): boolean | undefined => (memories.has(id) ? true : checked.has(id) ? false : undefined);
+      const toCheck = backersToCheck(rawGraph, known);
+      const moreVisible = toCheck.length > 0 ? await store.memories.searchable(tenantId, toCheck, memoryFilter(input.filters)) : new Map();
+      const graph = visibleGraph(rawGraph, (id) => memories.has(id) || moreVisible.has(id));
       for (const entry of visible) entry.activation = activations.get(entry.memoryId);
       const fused = fuse(visible, fusionContext, DEFAULT_FUSION_WEIGHTS);
 

@@ -9,11 +9,15 @@
  * and a derived weight can never drift after deletes). A target whose last provenance row goes is
  * removed, so the graph has no orphans.
  *
+ * Descriptions are text of the memories that mention a target, so they follow provenance too: each
+ * row keeps the description its memory gives, and when rows go, every target that keeps some takes
+ * its description from a surviving row. No sentence of a deleted memory stays in the graph.
+ *
  * Write order matters without transactions: the provenance row is written before the entity or
  * fact it points at is upserted. An orphan sweep that runs concurrently either sees the new row
  * (and keeps the target) or deletes the target before the upsert, which then re-creates it.
  */
-import { type Binary, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
+import { type Binary, type AnyBulkWriteOperation, type Collection, type Db, type Filter } from 'mongodb';
 import { sha256Hex } from '../core/hash.js';
 import { binaryToVector, vectorToBinary } from './chunks.js';
 
@@ -63,6 +67,8 @@ export interface MentionDoc {
   /** Mentions of the target in that chunk (facts: 1). */
   count: number;
   confidence: number;
+  /** What this memory says about the target (rows written before descriptions were kept: absent). */
+  description?: string;
 }
 
 export interface NewEntity {
@@ -92,6 +98,7 @@ export interface NewMention {
   targetId: string;
   count: number;
   confidence: number;
+  description: string;
 }
 
 export interface GraphScope {
@@ -166,6 +173,7 @@ export class GraphRepository {
             target_id: mention.targetId,
             count: mention.count,
             confidence: mention.confidence,
+            description: mention.description,
           };
           return { replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } };
         }),
@@ -255,19 +263,35 @@ export class GraphRepository {
     await this.dropRows(rows);
   }
 
+  /**
+   * Drops provenance rows, then every target left without any, and gives every target that keeps
+   * some a description from a surviving row (the dropped rows' memory may have written it).
+   */
   private async dropRows(rows: Pick<MentionDoc, '_id' | 'target_id'>[]): Promise<void> {
     if (rows.length === 0) return;
     await this.mentions.deleteMany({ _id: { $in: rows.map((row) => row._id) } });
     const targets = [...new Set(rows.map((row) => row.target_id))];
     for (let offset = 0; offset < targets.length; offset += 1000) {
       const batch = targets.slice(offset, offset + 1000);
-      const stillReferenced = new Set(
-        (await this.mentions.find({ target_id: { $in: batch } }, { projection: { target_id: 1 } }).toArray()).map((row) => row.target_id),
-      );
-      const orphans = batch.filter((id) => !stillReferenced.has(id));
-      if (orphans.length === 0) continue;
-      await this.facts.deleteMany({ _id: { $in: orphans } });
-      await this.entities.deleteMany({ _id: { $in: orphans } });
+      const surviving = new Map<string, string>();
+      const cursor = this.mentions.find({ target_id: { $in: batch } }, { projection: { target_id: 1, description: 1 } });
+      for await (const row of cursor) {
+        if (!surviving.has(row.target_id) || (!surviving.get(row.target_id) && row.description)) {
+          surviving.set(row.target_id, row.description ?? '');
+        }
+      }
+      const orphans = batch.filter((id) => !surviving.has(id));
+      if (orphans.length > 0) {
+        await this.facts.deleteMany({ _id: { $in: orphans } });
+        await this.entities.deleteMany({ _id: { $in: orphans } });
+      }
+      if (surviving.size === 0) continue;
+      const redescribe = <T extends EntityDoc | FactDoc>(): AnyBulkWriteOperation<T>[] =>
+        [...surviving].map(([id, description]) => ({
+          updateOne: { filter: { _id: id } as Filter<T>, update: { $set: { description } as Partial<T> } },
+        }));
+      await this.entities.bulkWrite(redescribe<EntityDoc>(), { ordered: false });
+      await this.facts.bulkWrite(redescribe<FactDoc>(), { ordered: false });
     }
   }
 
@@ -286,7 +310,10 @@ export class GraphRepository {
   }
 
   mentionsOfCollection(collectionId: string) {
-    return this.mentions.find({ collection_id: collectionId }, { projection: { memory_id: 1, chunk_index: 1, target_id: 1, count: 1 } });
+    return this.mentions.find(
+      { collection_id: collectionId },
+      { projection: { memory_id: 1, chunk_index: 1, target_id: 1, count: 1, description: 1 } },
+    );
   }
 
   /** The provenance of some memories in every collection: what an index follower applies. */
