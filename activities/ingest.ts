@@ -75,11 +75,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     return memory;
   }
 
-  /** Removes everything derived from a memory that has been deleted under us. */
+  /** Removes everything derived from a memory deleted under us: the same steps as its delete. */
   async function purge(memory: Pick<MemoryDoc, '_id' | 'tenant_id'>): Promise<void> {
-    await store.chunks.deleteForMemories([memory._id]);
-    await store.graph.removeMemories([memory._id]);
-    await store.indexChanges.publish('remove', memory.tenant_id, [memory._id]);
+    await store.purge.removeDerived([{ memoryId: memory._id, tenantId: memory.tenant_id }]);
   }
 
   const targetOf = (input: StageInput) => ({ memoryId: input.memoryId, tenantId: input.tenantId, collectionIds: input.collectionIds });
@@ -292,7 +290,10 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       deps.logger.info({ memoryId: memory._id, reason: input.message }, 'append failed');
       return;
     }
-    await purge(memory);
+    // Nothing partial stays searchable; the record (with its reason) and its files stay.
+    await store.chunks.deleteForMemories([memory._id]);
+    await store.graph.removeMemories([memory._id]);
+    await store.indexChanges.publish('remove', memory.tenant_id, [memory._id]);
     await store.memories.setStatus(memory._id, 'failed', { status_message: input.message, chunk_count: 0 });
     await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, input.message);
     deps.logger.info({ memoryId: memory._id, reason: input.message }, 'ingestion failed');

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { PURGE_STEPS } from '../core/purge-steps.js';
 
 /** Repository root, whether running from source (config/) or from the build (dist/config/). */
 export function projectRoot(): string {
@@ -112,6 +113,15 @@ const configSchema = z.object({
    * (paused, partitioned) reloads its loaded search partitions from the store.
    */
   INDEX_FEED_MAX_ENTRIES: z.coerce.number().int().min(10).default(200_000),
+  /** How often each API process finishes deletes a crash interrupted (those older than this). */
+  DELETE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(10_000),
+
+  /**
+   * Test-only fault injection: the process kills itself (SIGKILL) right after this step of a
+   * memory delete (store/memory-purge.ts). Refused unless ALLOW_FAULT_INJECTION is true.
+   */
+  ALLOW_FAULT_INJECTION: booleanFromEnv.default(false),
+  FAULT_INJECT_CRASH_AT: z.enum(PURGE_STEPS).optional(),
 });
 
 export type Config = z.infer<typeof configSchema> & { MODELS_DIR: string | undefined };
@@ -121,7 +131,12 @@ export class ConfigError extends Error {}
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // `VAR=` in a shell means "unset", not "set to nothing".
   const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
-  const parsed = configSchema.safeParse(given);
+  const parsed = configSchema
+    .refine((config) => !config.FAULT_INJECT_CRASH_AT || config.ALLOW_FAULT_INJECTION, {
+      path: ['FAULT_INJECT_CRASH_AT'],
+      message: 'fault injection is for tests only: set ALLOW_FAULT_INJECTION=true to use it',
+    })
+    .safeParse(given);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

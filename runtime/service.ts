@@ -97,6 +97,13 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   const logger = createLogger(config.ROLE === 'worker' ? 'worker' : 'api', config.LOG_LEVEL);
   installTemporalLogging(logger, config.LOG_LEVEL);
   const store = await openStore(config, endpoints.mongoUri);
+  const crashAt = config.FAULT_INJECT_CRASH_AT;
+  if (crashAt) {
+    logger.warn({ crashAt }, 'FAULT INJECTION: this process kills itself at that delete step (tests only)');
+    store.purge.onStep = (step) => {
+      if (step === crashAt) process.kill(process.pid, 'SIGKILL');
+    };
+  }
   const connection = await NativeConnection.connect({ address: endpoints.temporalAddress });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE).catch((error: unknown) =>
     logger.warn({ err: error }, 'could not verify custom search attributes (MemoryId, CollectionId, TenantId)'),
@@ -219,8 +226,20 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         .reconcileQueued(config.RECONCILE_INTERVAL_MS)
         .then((count) => count > 0 && logger.warn({ count }, 'started workflows for accepted memories that had none'))
         .catch((error: unknown) => logger.warn({ err: error }, 'reconcile failed'));
+      memories
+        .reconcileCollectionChanges(config.RECONCILE_INTERVAL_MS)
+        .then((count) => count > 0 && logger.warn({ count }, 'carried through unfinished collection changes'))
+        .catch((error: unknown) => logger.warn({ err: error }, 'reconcile of collection changes failed'));
     }, config.RECONCILE_INTERVAL_MS);
     reconciler.unref();
+    // Deletes a crashed process left unfinished are finished by whichever API process sees them.
+    const deletionSweeper = setInterval(() => {
+      memories
+        .sweepDeletions(config.DELETE_SWEEP_INTERVAL_MS)
+        .then((count) => count > 0 && logger.warn({ count }, 'finished interrupted deletes'))
+        .catch((error: unknown) => logger.warn({ err: error }, 'delete sweep failed'));
+    }, config.DELETE_SWEEP_INTERVAL_MS);
+    deletionSweeper.unref();
     // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
     const sweeper = setInterval(() => {
       uploads.sweep(3_600_000).catch((error: unknown) => logger.warn({ err: error }, 'upload sweep failed'));
@@ -229,6 +248,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
 
     stoppers.unshift(async () => {
       clearInterval(reconciler);
+      clearInterval(deletionSweeper);
       clearInterval(sweeper);
       searchIndex.stop();
       await detachWebSocket();

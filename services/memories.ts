@@ -14,6 +14,7 @@ import type { ChunkDoc } from '../store/chunks.js';
 import { isDuplicateKeyError } from '../store/db.js';
 import type { Store } from '../store/index.js';
 import type { MemoryContent, MemoryDoc, MemoryFile, MemoryKind, MemorySummaryDoc, MessageInput } from '../store/memories.js';
+import type { Purge } from '../store/memory-purge.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { CollectionService } from './collections.js';
 import type { Orchestrator } from './orchestrator.js';
@@ -197,6 +198,25 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     return !started.alreadyStarted;
   }
 
+  /**
+   * The rest of a delete once the records are gone: the workflows are stopped, then the data
+   * purged. A workflow that cannot be stopped now (Temporal unreachable) stops itself: every
+   * stage checks that its memory exists and cleans up what it wrote.
+   */
+  async function completePurges(purges: Purge[], resumed = false): Promise<void> {
+    if (purges.length === 0) return;
+    await Promise.all(
+      purges.map((purge) =>
+        orchestrator
+          .stopIngestion(purge.workflowId, 'memory deleted')
+          .catch((error: unknown) =>
+            logger.warn({ err: error, memoryId: purge.memoryId }, 'could not stop the workflow of a deleted memory'),
+          ),
+      ),
+    );
+    await (resumed ? store.purge.resume(purges) : store.purge.finish(purges));
+  }
+
   /** Name, metadata (merged or replaced) and collections; only what is given changes. */
   async function update(tenantId: string, memoryId: string, input: UpdateMemoryInput): Promise<MemoryDoc> {
     const memory = await store.memories.find(tenantId, memoryId);
@@ -225,17 +245,39 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         set.collection_ids = wanted;
       }
     }
-    const updated = await store.memories.update(tenantId, memoryId, set);
+    const changesCollections = added.length > 0 || removed.length > 0;
+    const updated = changesCollections
+      ? await store.memories.changeCollections(tenantId, memoryId, set, { added, removed })
+      : await store.memories.update(tenantId, memoryId, set);
     if (!updated) throw notFound('memory', memoryId);
-    if (added.length > 0 || removed.length > 0) {
-      await store.chunks.setCollections(memoryId, updated.collection_ids);
-      if (removed.length > 0) await store.graph.removeMemories([memoryId], removed);
-      await store.indexChanges.publish('upsert', tenantId, [memoryId]);
-      if (added.length > 0 && updated.status === 'complete') {
-        await orchestrator.startGraphProjection({ memoryId, tenantId, collectionIds: added });
+    if (changesCollections) {
+      try {
+        await carryCollectionChange(updated);
+      } catch (error) {
+        // The change is recorded with what is left to do, so the reconciler finishes it.
+        logger.warn({ err: error, memoryId }, 'collection change not carried through yet; the reconciler will');
       }
     }
     return updated;
+  }
+
+  /**
+   * Carries a recorded collection change through: chunks follow the memory's collections, the
+   * graph leaves the collections it left, every search process reloads the memory, and the graph
+   * is projected into the collections it joined. Idempotent; the record is cleared last.
+   */
+  async function carryCollectionChange(memory: MemorySummaryDoc): Promise<void> {
+    const sync = memory.collections_sync;
+    if (!sync) return;
+    await store.chunks.setCollections(memory._id, memory.collection_ids);
+    const left = sync.removed.filter((id) => !memory.collection_ids.includes(id));
+    if (left.length > 0) await store.graph.removeMemories([memory._id], left);
+    await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
+    const joined = sync.added.filter((id) => memory.collection_ids.includes(id));
+    if (joined.length > 0 && memory.status === 'complete') {
+      await orchestrator.startGraphProjection({ memoryId: memory._id, tenantId: memory.tenant_id, collectionIds: joined });
+    }
+    await store.memories.clearCollectionSync(memory._id, sync.since);
   }
 
   /** Adds messages to a conversation memory; only they are read, structured and indexed. */
@@ -375,21 +417,25 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       return store.memories.list({ tenantId, ...input });
     },
 
+    /**
+     * Deletes permanently. Durable once the memories are reported deleted: a crash after that
+     * leaves an intent that `sweepDeletions` finishes (store/memory-purge.ts).
+     */
     async delete(tenantId: string, memoryIds: string[]): Promise<{ deleted: string[]; notFound: string[] }> {
       const unique = [...new Set(memoryIds)];
-      const removed = await store.memories.deleteMany(tenantId, unique);
-      const deleted = removed.map((memory) => memory._id);
-      if (deleted.length > 0) {
-        deps.searchIndex?.forget(deleted);
-        await store.chunks.deleteForMemories(deleted);
-        await store.graph.removeMemories(deleted);
-        await store.files.deleteForMemories(deleted);
-        await store.idempotency.forgetMemories(deleted);
-        await store.indexChanges.publish('remove', tenantId, deleted);
-        await Promise.all(removed.map((memory) => orchestrator.stopIngestion(memory.workflow_id, 'memory deleted')));
-      }
+      const purges = await store.purge.begin(tenantId, unique);
+      const deleted = purges.map((purge) => purge.memoryId);
+      deps.searchIndex?.forget(deleted);
+      await completePurges(purges);
       const deletedSet = new Set(deleted);
       return { deleted, notFound: unique.filter((id) => !deletedSet.has(id)) };
+    },
+
+    /** Finishes deletes that a crash interrupted (requested more than `olderThanMs` ago). */
+    async sweepDeletions(olderThanMs: number): Promise<number> {
+      const pending = await store.purge.pending(new Date(Date.now() - olderThanMs), 100);
+      await completePurges(pending, true);
+      return pending.length;
     },
 
     /**
@@ -402,6 +448,13 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       // Most of these already have a running workflow whose first activity waits in a backlog.
       for (const memory of stale) if (await start(memory)) started++;
       return started;
+    },
+
+    /** Carries through collection changes that a crash or an unreachable Temporal left unfinished. */
+    async reconcileCollectionChanges(olderThanMs: number): Promise<number> {
+      const stale = await store.memories.findStaleCollectionSyncs(new Date(Date.now() - olderThanMs), 100);
+      for (const memory of stale) await carryCollectionChange(memory);
+      return stale.length;
     },
   };
 }

@@ -15,6 +15,19 @@ export interface ServerCapabilities {
    * about 1,500 getMores a second on an idle stream), and followers must poll instead.
    */
   awaitingChangeStreams: boolean;
+  /**
+   * Retryable writes: a write interrupted by a failover or a dropped connection is retried once by
+   * the driver, exactly once in effect. Real replica sets and sharded clusters have them; the
+   * stand-in has no sessions, so the driver refuses every write when they are on.
+   */
+  retryableWrites: boolean;
+}
+
+/** What `hello` says about retryable writes: sessions plus a replica set or a mongos. */
+export function supportsRetryableWrites(hello: Record<string, unknown>): boolean {
+  const sessions = typeof hello.logicalSessionTimeoutMinutes === 'number';
+  const replicated = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
+  return sessions && replicated;
 }
 
 export interface Database {
@@ -25,19 +38,29 @@ export interface Database {
 }
 
 export async function connectDatabase(uri: string, dbName: string): Promise<Database> {
-  const client = new MongoClient(uri, {
-    // The stand-in speaks wire version 8 and no sessions; retryable writes need sessions.
-    retryWrites: false,
-    serverSelectionTimeoutMS: 15_000,
-    maxPoolSize: 50,
-  });
+  const options = { serverSelectionTimeoutMS: 15_000, maxPoolSize: 50 };
+  // Asked first with retryable writes off (the stand-in refuses writes otherwise); on where the
+  // server has them, unless the URI says otherwise.
+  const probe = new MongoClient(uri, { ...options, retryWrites: false, maxPoolSize: 1 });
+  let retryableWrites: boolean;
+  try {
+    await probe.connect();
+    // `hello` (MongoDB 4.4.2+); the stand-in knows only its older name, `isMaster`.
+    const admin = probe.db('admin');
+    const hello = await admin.command({ hello: 1 }).catch(() => admin.command({ isMaster: 1 }));
+    retryableWrites = supportsRetryableWrites(hello);
+  } finally {
+    await probe.close();
+  }
+  const explicit = /[?&]retryWrites=/i.test(uri);
+  const client = new MongoClient(uri, explicit ? options : { ...options, retryWrites: retryableWrites });
   await client.connect();
   const db = client.db(dbName);
-  const capabilities = await probeCapabilities(db);
+  const capabilities = await probeCapabilities(db, retryableWrites);
   return { client, db, capabilities, close: () => client.close() };
 }
 
-async function probeCapabilities(db: Db): Promise<ServerCapabilities> {
+async function probeCapabilities(db: Db, retryableWrites: boolean): Promise<ServerCapabilities> {
   const probeName = `_capability_probe_${process.pid}_${Date.now()}`;
   let cappedCollections: boolean;
   try {
@@ -49,7 +72,7 @@ async function probeCapabilities(db: Db): Promise<ServerCapabilities> {
   } finally {
     await db.dropCollection(probeName).catch(() => undefined);
   }
-  return { cappedCollections, awaitingChangeStreams: await probeAwaitingChangeStreams(db, probeName) };
+  return { cappedCollections, awaitingChangeStreams: await probeAwaitingChangeStreams(db, probeName), retryableWrites };
 }
 
 async function probeAwaitingChangeStreams(db: Db, probeName: string): Promise<boolean> {

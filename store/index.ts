@@ -10,6 +10,7 @@ import { GraphRepository } from './graph.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { IndexChangeFeed } from './index-changes.js';
 import { MemoryRepository } from './memories.js';
+import { MemoryPurge } from './memory-purge.js';
 import { TenantRepository } from './tenants.js';
 import { TicketRepository } from './tickets.js';
 import { UploadRepository } from './uploads.js';
@@ -28,6 +29,8 @@ export interface Store {
   events: EventLog;
   indexChanges: IndexChangeFeed;
   idempotency: IdempotencyRepository;
+  /** Deleting memories: the one cascade (store/memory-purge.ts). */
+  purge: MemoryPurge;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -41,24 +44,29 @@ export async function openStore(
 ): Promise<Store> {
   const database = await connectDatabase(uri, config.MONGODB_DB);
   const { db, capabilities } = database;
-  const store: Store = {
-    database,
-    tenants: new TenantRepository(db),
-    collections: new CollectionRepository(db),
+  const repositories = {
     memories: new MemoryRepository(db),
     chunks: new ChunkRepository(db),
     files: new FileRepository(db),
     graph: new GraphRepository(db),
     uploads: new UploadRepository(db),
+    indexChanges: await IndexChangeFeed.open(db, capabilities, config.INDEX_FEED_MAX_ENTRIES),
+    idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
+  };
+  const store: Store = {
+    database,
+    ...repositories,
+    tenants: new TenantRepository(db),
+    collections: new CollectionRepository(db),
     tickets: new TicketRepository(db),
     eventAcks: new EventAckRepository(db),
     events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS, config.EVENT_LOG_MAX_BYTES),
-    indexChanges: await IndexChangeFeed.open(db, capabilities, config.INDEX_FEED_MAX_ENTRIES),
-    idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
+    purge: new MemoryPurge(db, repositories),
     ping: () => ping(db),
     close: () => database.close(),
   };
   await Promise.all([
+    store.purge.ensureIndexes(),
     store.tenants.ensureIndexes(),
     store.collections.ensureIndexes(),
     store.memories.ensureIndexes(),

@@ -52,6 +52,18 @@ export interface MemoryDoc {
   append?: AppendRun | null;
   /** Most recent uses (retrieval by id, appearing in search results), newest last; feeds activation. */
   accessed_at?: Date[];
+  /**
+   * A collection change not yet carried through to chunks, graph and the index feed (written with
+   * the change itself, cleared once the graph projection has started): a crash or an unreachable
+   * Temporal after the change leaves it for the reconciler.
+   */
+  collections_sync?: CollectionSync | null;
+}
+
+export interface CollectionSync {
+  added: string[];
+  removed: string[];
+  since: Date;
 }
 
 export interface AppendRun {
@@ -108,6 +120,7 @@ export class MemoryRepository {
     await this.collection.createIndex({ tenant_id: 1, collection_ids: 1, created_at: -1, _id: 1 });
     await this.collection.createIndex({ tenant_id: 1, created_at: -1, _id: 1 });
     await this.collection.createIndex({ status: 1, created_at: 1 });
+    await this.collection.createIndex({ 'collections_sync.since': 1 });
   }
 
   async insert(doc: MemoryDoc): Promise<void> {
@@ -239,18 +252,52 @@ export class MemoryRepository {
   }
 
   /** Memories accepted but never handed to Temporal (e.g. the API died between insert and start). */
+  /**
+   * Changes the collections (and whatever else is in `set`) and records what is left to carry
+   * through, merged with anything an earlier change left unfinished.
+   */
+  changeCollections(
+    tenantId: string,
+    id: string,
+    set: Record<string, unknown>,
+    change: { added: string[]; removed: string[] },
+  ): Promise<MemoryDoc | null> {
+    const now = new Date();
+    return this.collection.findOneAndUpdate(
+      { _id: id, tenant_id: tenantId },
+      {
+        $set: { ...set, updated_at: now, 'collections_sync.since': now },
+        $addToSet: { 'collections_sync.added': { $each: change.added }, 'collections_sync.removed': { $each: change.removed } },
+      },
+      { returnDocument: 'after' },
+    );
+  }
+
+  /** Clears a carried-through change, unless another change arrived meanwhile. */
+  async clearCollectionSync(id: string, since: Date): Promise<void> {
+    await this.collection.updateOne({ _id: id, 'collections_sync.since': since }, { $unset: { collections_sync: '' } });
+  }
+
+  findStaleCollectionSyncs(olderThan: Date, limit: number): Promise<MemorySummaryDoc[]> {
+    return this.collection
+      .find({ 'collections_sync.since': { $lt: olderThan } }, { projection: WITHOUT_CONTENT, limit })
+      .toArray() as Promise<MemorySummaryDoc[]>;
+  }
+
   findStaleQueued(olderThan: Date, limit: number): Promise<MemorySummaryDoc[]> {
     return this.collection
       .find({ status: 'queued', created_at: { $lt: olderThan } }, { projection: WITHOUT_CONTENT, limit, sort: { created_at: 1 } })
       .toArray() as Promise<MemorySummaryDoc[]>;
   }
 
-  /** Deletes those of `ids` that belong to the tenant; returns them with the workflow each had running. */
-  async deleteMany(tenantId: string, ids: string[]): Promise<{ _id: string; workflow_id: string }[]> {
-    const found = await this.collection
-      .find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1, workflow_id: 1 } })
-      .toArray();
-    if (found.length > 0) await this.collection.deleteMany({ tenant_id: tenantId, _id: { $in: found.map((doc) => doc._id) } });
-    return found;
+  /** Those of `ids` that belong to the tenant, with the workflow each had running. */
+  ownedBy(tenantId: string, ids: string[]): Promise<{ _id: string; workflow_id: string }[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.collection.find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1, workflow_id: 1 } }).toArray();
+  }
+
+  /** Deletes the records only: a memory's delete is MemoryPurge's (store/memory-purge.ts). */
+  async deleteMany(tenantId: string, ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.collection.deleteMany({ tenant_id: tenantId, _id: { $in: ids } });
   }
 }

@@ -33,6 +33,7 @@ export class UploadRepository {
 
   async ensureIndexes(): Promise<void> {
     await this.uploads.createIndex({ expires_at: 1 });
+    await this.uploads.createIndex({ memory_id: 1 });
     await this.claims.createIndex({ at: 1 });
   }
 
@@ -70,6 +71,13 @@ export class UploadRepository {
   /** Uploads whose URL expired without a memory taking them: their bytes are to be removed. */
   findAbandoned(before: Date, limit: number): Promise<UploadDoc[]> {
     return this.uploads.find({ expires_at: { $lt: before }, memory_id: null }, { limit }).toArray();
+  }
+
+  /** The upload records (filenames included) of deleted memories. */
+  async forgetMemories(memoryIds: string[]): Promise<void> {
+    if (memoryIds.length === 0) return;
+    const attached = await this.uploads.find({ memory_id: { $in: memoryIds } }, { projection: { _id: 1 } }).toArray();
+    await this.remove(attached.map((upload) => upload._id));
   }
 
   async remove(ids: string[]): Promise<void> {

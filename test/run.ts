@@ -51,6 +51,10 @@ const serviceEnv: Record<string, string> = {
   INLINE_PART_MAX_BYTES: String(128 * 1024),
   UPLOAD_MAX_BYTES: String(2 * 1024 * 1024),
   UPLOAD_URL_TTL_SECONDS: '15',
+  // Deletes interrupted by the fault-injection suite are finished within a second or two.
+  DELETE_SWEEP_INTERVAL_MS: '1000',
+  // Collection changes left unfinished (Temporal unreachable) are reconciled within seconds.
+  RECONCILE_INTERVAL_MS: '2000',
 };
 const api = spawnService('api/main.js', { ...serviceEnv, ROLE: 'api' }, path.join(logDir, 'api.log'));
 const worker = spawnService('workers/main.js', { ...serviceEnv, ROLE: 'worker' }, path.join(logDir, 'worker.log'));

@@ -1,0 +1,145 @@
+/**
+ * Deleting a memory: one operation, written once, that always runs to completion.
+ *
+ * There are no multi-document transactions (the stand-in has none, and a memory's data spans many
+ * collections anyway), so a delete is a durable intent followed by idempotent steps:
+ *
+ *   1. `intent`   a row in `memory_purges` naming the memory, its tenant and its workflow;
+ *   2. `record`   the memory record is deleted: from here on nothing reads the memory (get, list
+ *                 and search all start from the record);
+ *   3. the derived data, in order: chunks (vectors, text), graph provenance (re-describing or
+ *      removing what it backed), stored files, upload records, idempotency keys, and a `remove`
+ *      notice on the index-change feed for every API process's in-memory indexes;
+ *   4. the intent row goes last.
+ *
+ * A crash anywhere after step 1 leaves the intent row, and `pending()` hands it to a sweeper
+ * (services/memories.ts, every API process) that runs the same steps again: each is idempotent,
+ * so running one twice, or two processes running one at once, is harmless. Stopping the memory's
+ * workflow is the service's part (it knows Temporal); it happens between steps 2 and 3.
+ */
+import type { Collection, Db } from 'mongodb';
+import type { PurgeStep } from '../core/purge-steps.js';
+import type { ChunkRepository } from './chunks.js';
+import type { FileRepository } from './files.js';
+import type { GraphRepository } from './graph.js';
+import type { IdempotencyRepository } from './idempotency.js';
+import type { IndexChangeFeed } from './index-changes.js';
+import type { MemoryRepository } from './memories.js';
+import type { UploadRepository } from './uploads.js';
+
+export interface PurgeDoc {
+  _id: string;
+  tenant_id: string;
+  workflow_id: string;
+  requested_at: Date;
+}
+
+/** A memory being deleted, as the steps need it. */
+export interface Purge {
+  memoryId: string;
+  tenantId: string;
+  workflowId: string;
+}
+
+export interface PurgeRepositories {
+  memories: MemoryRepository;
+  chunks: ChunkRepository;
+  graph: GraphRepository;
+  files: FileRepository;
+  uploads: UploadRepository;
+  idempotency: IdempotencyRepository;
+  indexChanges: IndexChangeFeed;
+}
+
+const toPurge = (doc: PurgeDoc): Purge => ({ memoryId: doc._id, tenantId: doc.tenant_id, workflowId: doc.workflow_id });
+
+export class MemoryPurge {
+  private readonly intents: Collection<PurgeDoc>;
+  /** Called after each step; the fault-injection tests crash the process there. */
+  onStep: (step: PurgeStep) => void = () => undefined;
+
+  constructor(
+    db: Db,
+    private readonly repos: PurgeRepositories,
+  ) {
+    this.intents = db.collection<PurgeDoc>('memory_purges');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.intents.createIndex({ requested_at: 1 });
+  }
+
+  /**
+   * Steps 1 and 2 for those of `ids` that are the tenant's: the delete is durable once this
+   * returns, and the memories are invisible. Returns them (the others did not exist).
+   */
+  async begin(tenantId: string, ids: string[]): Promise<Purge[]> {
+    const found = await this.repos.memories.ownedBy(tenantId, ids);
+    if (found.length === 0) return [];
+    const now = new Date();
+    await this.intents.bulkWrite(
+      found.map((memory) => ({
+        updateOne: {
+          filter: { _id: memory._id },
+          update: { $setOnInsert: { tenant_id: tenantId, workflow_id: memory.workflow_id, requested_at: now } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+    this.onStep('intent');
+    await this.repos.memories.deleteMany(
+      tenantId,
+      found.map((memory) => memory._id),
+    );
+    this.onStep('record');
+    return found.map((memory) => ({ memoryId: memory._id, tenantId, workflowId: memory.workflow_id }));
+  }
+
+  /** Steps 3 and 4, once the records are gone. */
+  async finish(purges: Purge[]): Promise<void> {
+    if (purges.length === 0) return;
+    await this.removeDerived(purges);
+    await this.intents.deleteMany({ _id: { $in: purges.map((purge) => purge.memoryId) } });
+    this.onStep('done');
+  }
+
+  /** A delete interrupted at any step: the records go (if step 2 did not run), then the rest. */
+  async resume(purges: Purge[]): Promise<void> {
+    for (const tenantId of new Set(purges.map((purge) => purge.tenantId))) {
+      const own = purges.filter((purge) => purge.tenantId === tenantId).map((purge) => purge.memoryId);
+      await this.repos.memories.deleteMany(tenantId, own);
+    }
+    await this.finish(purges);
+  }
+
+  /**
+   * Step 3: everything derived from deleted memories. Idempotent; an activity that finds its
+   * memory deleted under it calls this too, for what it wrote after the delete's own pass.
+   */
+  async removeDerived(purges: Pick<Purge, 'memoryId' | 'tenantId'>[]): Promise<void> {
+    if (purges.length === 0) return;
+    const ids = purges.map((purge) => purge.memoryId);
+    await this.repos.chunks.deleteForMemories(ids);
+    this.onStep('chunks');
+    await this.repos.graph.removeMemories(ids);
+    this.onStep('graph');
+    await this.repos.files.deleteForMemories(ids);
+    this.onStep('files');
+    await this.repos.uploads.forgetMemories(ids);
+    this.onStep('uploads');
+    await this.repos.idempotency.forgetMemories(ids);
+    this.onStep('idempotency');
+    for (const tenantId of new Set(purges.map((purge) => purge.tenantId))) {
+      const own = purges.filter((purge) => purge.tenantId === tenantId).map((purge) => purge.memoryId);
+      await this.repos.indexChanges.publish('remove', tenantId, own);
+    }
+    this.onStep('index_feed');
+  }
+
+  /** Deletes left unfinished (a crash after `begin`) and requested before `olderThan`. */
+  async pending(olderThan: Date, limit: number): Promise<Purge[]> {
+    const docs = await this.intents.find({ requested_at: { $lt: olderThan } }, { sort: { requested_at: 1 }, limit }).toArray();
+    return docs.map(toPurge);
+  }
+}
