@@ -609,7 +609,11 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   if (runs('retrieval')) {
     // Its own fresh collection: only the conversation corpus, nothing from the other scenarios.
     const retrievalCollection = await api.createCollection(`retrieval-${Date.now().toString(36)}`, 'retrieval-quality bench corpus');
-    await retrievalScenario(api, retrievalCollection.id);
+    const interleavedCollection = await api.createCollection(
+      `retrieval-interleaved-${Date.now().toString(36)}`,
+      'retrieval-quality bench corpus, searched while ingested',
+    );
+    await retrievalScenario(api, retrievalCollection.id, interleavedCollection.id);
   }
 
   if (runs('search')) {

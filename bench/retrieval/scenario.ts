@@ -11,6 +11,13 @@
  * the `tune` half, from the per-question log written to data/bench-logs/retrieval.json (ranks of
  * the evidence per variant, and each variant's top hits with their score breakdowns).
  *
+ * Interleaved variant: the same corpus goes into a second collection while a search of that
+ * collection follows every completed conversation (users search while they ingest, so each
+ * process's index of the collection is loaded early and must follow every later write); then the
+ * fused ranking is asked every question there. Its figures (`retrieval_interleaved_fused_…`) must
+ * equal the ingest-then-search ones; `retrieval_interleaved_rank_changes` counts the questions
+ * whose first evidence rank differs between the two collections.
+ *
  * Every search passes track_access: false, so asking the same question four times does not change
  * the memories' activation. A hit is mapped to its turn (`memory_id:message_index`); several chunks
  * of one turn count once, at the best rank.
@@ -75,6 +82,8 @@ async function ingestCorpus(
   api: ApiClient,
   collectionId: string,
   conversations: ReturnType<typeof generateCorpus>['conversations'],
+  /** Runs after each conversation completes (the interleaved variant searches here). */
+  afterEach: (index: number) => Promise<void> = () => Promise.resolve(),
 ): Promise<string[]> {
   const memoryIds: string[] = new Array<string>(conversations.length);
   const started = performance.now();
@@ -101,6 +110,7 @@ async function ingestCorpus(
           await sleep(POLL_MS);
         }
         memoryIds[conversation.index] = created.id;
+        await afterEach(conversation.index);
         done += 1;
         const now = performance.now();
         if (now - lastReport > 10_000) {
@@ -150,7 +160,7 @@ function summarize(results: QuestionResult[], variant: string, filter: (q: Quest
   return aggregate(results.filter((r) => filter(r.question)).map((r) => r.variants.get(variant)!.score));
 }
 
-export async function retrievalScenario(api: ApiClient, collectionId: string): Promise<void> {
+export async function retrievalScenario(api: ApiClient, collectionId: string, interleavedCollectionId: string): Promise<void> {
   const seed = Number(process.env.BENCH_RETRIEVAL_SEED ?? DEFAULT_SEED);
   const corpus = generateCorpus({ seed });
   const stats = corpusStats(corpus);
@@ -257,6 +267,8 @@ export async function retrievalScenario(api: ApiClient, collectionId: string): P
     ).join(', ')}`,
   );
 
+  await interleavedScenario(api, interleavedCollectionId, corpus, results);
+
   const fusedMs = results.map((r) => r.variants.get('fused')!.clientMs);
   metric('retrieval_search_p50', percentile(fusedMs, 50), 'ms');
   metric('retrieval_search_p95', percentile(fusedMs, 95), 'ms');
@@ -313,6 +325,46 @@ export async function retrievalScenario(api: ApiClient, collectionId: string): P
   };
   writeFileSync(logFile, `${JSON.stringify(log, null, 1)}\n`);
   info(`   per-question results (evidence ranks and top hits per ranking): ${logFile}`);
+}
+
+/** The same corpus ingested with a search after every completed conversation, then the fused ranking. */
+async function interleavedScenario(
+  api: ApiClient,
+  collectionId: string,
+  corpus: ReturnType<typeof generateCorpus>,
+  baseline: QuestionResult[],
+): Promise<void> {
+  const fused = VARIANTS.find((variant) => variant.name === 'fused')!;
+  info(`   interleaved: ingesting the corpus again, searching after each of its ${corpus.conversations.length} conversations`);
+  let searchesBetween = 0;
+  const memoryIds = await ingestCorpus(api, collectionId, corpus.conversations, async (index) => {
+    const question = corpus.questions[index % corpus.questions.length]!;
+    await search(api, collectionId, question.text, fused);
+    searchesBetween += 1;
+  });
+  const scores: { question: Question; score: QuestionScore; firstRank: number | null }[] = [];
+  for (const question of corpus.questions) {
+    const evidenceKeys = question.evidence.map((e) => turnKey(memoryIds[e.conversation]!, e.message));
+    const ranked = rankedTurns((await search(api, collectionId, question.text, fused)).results.hits);
+    scores.push({ question, score: scoreQuestion(ranked, evidenceKeys), firstRank: firstEvidenceRank(ranked, evidenceKeys) });
+  }
+  metric('retrieval_interleaved_searches_between', searchesBetween, 'count');
+  for (const scope of [
+    { prefix: 'retrieval_interleaved_', filter: (q: Question) => q.split === 'test' },
+    { prefix: 'retrieval_interleaved_all_', filter: () => true },
+  ]) {
+    const figures = aggregate(scores.filter((s) => scope.filter(s.question)).map((s) => s.score));
+    const before = summarize(baseline, 'fused', scope.filter);
+    metric(`${scope.prefix}fused_recall_at_5`, figures.recallAt5, 'ratio');
+    metric(`${scope.prefix}fused_recall_at_10`, figures.recallAt10, 'ratio');
+    metric(`${scope.prefix}fused_mrr`, figures.mrr, 'ratio');
+    info(
+      `   ${scope.prefix}: fused R@5 ${figures.recallAt5.toFixed(3)} R@10 ${figures.recallAt10.toFixed(3)} MRR ${figures.mrr.toFixed(3)}` +
+        ` | ingest-then-search R@5 ${before.recallAt5.toFixed(3)} R@10 ${before.recallAt10.toFixed(3)} MRR ${before.mrr.toFixed(3)}`,
+    );
+  }
+  const changed = scores.filter((s, i) => s.firstRank !== baseline[i]!.variants.get('fused')!.firstRank).length;
+  metric('retrieval_interleaved_rank_changes', changed, 'count');
 }
 
 /**
