@@ -221,35 +221,42 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     url = config.PUBLIC_URL ?? `http://${config.HOST}:${port}`;
 
-    const reconciler = setInterval(() => {
-      memories
-        .reconcileQueued(config.RECONCILE_INTERVAL_MS)
-        .then((count) => count > 0 && logger.warn({ count }, 'started workflows for accepted memories that had none'))
-        .catch((error: unknown) => logger.warn({ err: error }, 'reconcile failed'));
-      memories
-        .reconcileCollectionChanges(config.RECONCILE_INTERVAL_MS)
-        .then((count) => count > 0 && logger.warn({ count }, 'carried through unfinished collection changes'))
-        .catch((error: unknown) => logger.warn({ err: error }, 'reconcile of collection changes failed'));
-    }, config.RECONCILE_INTERVAL_MS);
-    reconciler.unref();
-    // Deletes a crashed process left unfinished are finished by whichever API process sees them.
-    const deletionSweeper = setInterval(() => {
-      memories
-        .sweepDeletions(config.DELETE_SWEEP_INTERVAL_MS)
-        .then((count) => count > 0 && logger.warn({ count }, 'finished interrupted deletes'))
-        .catch((error: unknown) => logger.warn({ err: error }, 'delete sweep failed'));
-    }, config.DELETE_SWEEP_INTERVAL_MS);
-    deletionSweeper.unref();
-    // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
-    const sweeper = setInterval(() => {
-      uploads.sweep(3_600_000).catch((error: unknown) => logger.warn({ err: error }, 'upload sweep failed'));
-    }, 300_000);
-    sweeper.unref();
+    /** A background repair task: runs every `ms`, logs what it did (a count) and never throws. */
+    const repair = (ms: number, task: () => Promise<number | void>, done: string, failed: string): NodeJS.Timeout => {
+      const timer = setInterval(() => {
+        task()
+          .then((count) => typeof count === 'number' && count > 0 && logger.warn({ count }, done))
+          .catch((error: unknown) => logger.warn({ err: error }, failed));
+      }, ms);
+      timer.unref();
+      return timer;
+    };
+    const repairs = [
+      repair(
+        config.RECONCILE_INTERVAL_MS,
+        () => memories.reconcileQueued(config.RECONCILE_INTERVAL_MS),
+        'started workflows for accepted memories that had none',
+        'reconcile failed',
+      ),
+      repair(
+        config.RECONCILE_INTERVAL_MS,
+        () => memories.reconcileCollectionChanges(config.RECONCILE_INTERVAL_MS),
+        'carried through unfinished collection changes',
+        'reconcile of collection changes failed',
+      ),
+      // Deletes a crashed process left unfinished are finished by whichever API process sees them.
+      repair(
+        config.DELETE_SWEEP_INTERVAL_MS,
+        () => memories.sweepDeletions(config.DELETE_SWEEP_INTERVAL_MS),
+        'finished interrupted deletes',
+        'delete sweep failed',
+      ),
+      // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
+      repair(300_000, () => uploads.sweep(3_600_000), 'removed abandoned uploads', 'upload sweep failed'),
+    ];
 
     stoppers.unshift(async () => {
-      clearInterval(reconciler);
-      clearInterval(deletionSweeper);
-      clearInterval(sweeper);
+      for (const timer of repairs) clearInterval(timer);
       searchIndex.stop();
       await detachWebSocket();
       server.closeIdleConnections();

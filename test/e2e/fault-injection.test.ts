@@ -11,9 +11,10 @@ import { PURGE_STEPS } from '../../core/purge-steps.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { freePort, startTemporal } from '../../dev/embedded.js';
-import { spawnService, stopChild, waitForReady } from '../../dev/stack.js';
-import { Api, createMemory, newTenant, sleep, stack, waitForStatus, type TenantFixture } from '../support/client.js';
+import { stopChild } from '../../dev/stack.js';
+import { Api, createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
+import { startApiProcess } from '../support/processes.js';
 
 after(closeDatabase);
 
@@ -66,19 +67,13 @@ describe('a delete interrupted by a crash', () => {
       assert.equal(fileIds.length, 1);
       assert.ok((await leftoversOf(memoryId, fileIds)).length > 0, 'the memory has data to delete');
 
-      const info = stack();
-      const port = await freePort();
-      const doomed = spawnService(
-        'api/main.js',
-        { ...info.serviceEnv, ROLE: 'api', PORT: String(port), ALLOW_FAULT_INJECTION: 'true', FAULT_INJECT_CRASH_AT: step },
-        path.join(info.logDir, `api-crash-${step}.log`),
-      );
+      const { child: doomed, baseUrl } = await startApiProcess(`api-crash-${step}`, {
+        ALLOW_FAULT_INJECTION: 'true',
+        FAULT_INJECT_CRASH_AT: step,
+      });
       try {
-        await waitForReady(`http://127.0.0.1:${port}`, 120_000, doomed);
         const exited = new Promise<NodeJS.Signals | null>((resolve) => doomed.once('exit', (_code, signal) => resolve(signal)));
-        const answer = await new Api(`http://127.0.0.1:${port}`, tenant.apiKey)
-          .delete(`/v1/memories/${memoryId}`)
-          .catch((error: Error) => error);
+        const answer = await new Api(baseUrl, tenant.apiKey).delete(`/v1/memories/${memoryId}`).catch((error: Error) => error);
         assert.ok(answer instanceof Error, `the process died before answering (got ${JSON.stringify(answer)})`);
         assert.equal(await exited, 'SIGKILL');
       } finally {
@@ -117,25 +112,18 @@ describe('a PATCH that adds a collection while Temporal is unreachable', () => {
     const joined = (await tenant.api.post('/v1/collections', { name: 'joined' })).body.results.id as string;
 
     // An API process whose Temporal goes away: the projection workflow cannot be started.
-    const info = stack();
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-temporal-down-'));
     const temporal = await startTemporal({ dataDir, port: await freePort(), uiPort: null });
-    const port = await freePort();
-    const api = spawnService(
-      'api/main.js',
-      { ...info.serviceEnv, ROLE: 'api', PORT: String(port), TEMPORAL_ADDRESS: temporal.address },
-      path.join(info.logDir, 'api-temporal-down.log'),
-    );
+    const api = await startApiProcess('api-temporal-down', { TEMPORAL_ADDRESS: temporal.address });
     try {
-      await waitForReady(`http://127.0.0.1:${port}`, 120_000, api);
       await temporal.stop();
-      const patched = await new Api(`http://127.0.0.1:${port}`, tenant.apiKey).patch(`/v1/memories/${memoryId}`, {
+      const patched = await new Api(api.baseUrl, tenant.apiKey).patch(`/v1/memories/${memoryId}`, {
         collection_ids: [tenant.collectionId, joined],
       });
       assert.equal(patched.status, 200, JSON.stringify(patched.body));
       assert.deepEqual(patched.body.results.collection_ids, [tenant.collectionId, joined]);
     } finally {
-      await stopChild(api);
+      await stopChild(api.child);
       await temporal.stop().catch(() => undefined);
       rmSync(dataDir, { recursive: true, force: true });
     }

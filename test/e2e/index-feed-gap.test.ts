@@ -6,14 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../../core/ids.js';
-import { freePort } from '../../dev/embedded.js';
-import { spawnService, stopChild, waitForReady } from '../../dev/stack.js';
+import { stopChild } from '../../dev/stack.js';
 import { connectDatabase } from '../../store/db.js';
 import { IndexChangeFeed } from '../../store/index-changes.js';
 import { Api, createMemory, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
+import { startApiProcess } from '../support/processes.js';
 
 const FEED_RETENTION = 10;
 
@@ -34,16 +33,10 @@ describe('an API process behind the index-change feed', () => {
   let tenant: TenantFixture;
 
   before(async () => {
-    const info = stack();
-    const port = await freePort();
-    lagging = spawnService(
-      'api/main.js',
-      { ...info.serviceEnv, ROLE: 'api', PORT: String(port), INDEX_FEED_MAX_ENTRIES: String(FEED_RETENTION) },
-      path.join(info.logDir, 'api-lagging.log'),
-    );
-    await waitForReady(`http://127.0.0.1:${port}`, 120_000, lagging);
+    const started = await startApiProcess('api-lagging', { INDEX_FEED_MAX_ENTRIES: String(FEED_RETENTION) });
+    lagging = started.child;
     tenant = await newTenant('feed-gap');
-    laggingApi = new Api(`http://127.0.0.1:${port}`, tenant.apiKey);
+    laggingApi = new Api(started.baseUrl, tenant.apiKey);
   });
   after(async () => {
     lagging.kill('SIGCONT');
@@ -104,24 +97,17 @@ describe('an API process behind the index-change feed', () => {
 
 describe('the request deadline', () => {
   it('answers 503 request_timeout instead of waiting past REQUEST_TIMEOUT_MS', async () => {
-    const info = stack();
-    const port = await freePort();
-    const child = spawnService(
-      'api/main.js',
-      { ...info.serviceEnv, ROLE: 'api', PORT: String(port), REQUEST_TIMEOUT_MS: '1' },
-      path.join(info.logDir, 'api-deadline.log'),
-    );
+    const { child, baseUrl } = await startApiProcess('api-deadline', { REQUEST_TIMEOUT_MS: '1' });
     try {
-      await waitForReady(`http://127.0.0.1:${port}`, 120_000, child);
       const tenant = await newTenant('deadline');
-      const api = new Api(`http://127.0.0.1:${port}`, tenant.apiKey);
+      const api = new Api(baseUrl, tenant.apiKey);
       const response = await api.search([tenant.collectionId], 'anything at all about pianos');
       assert.equal(response.status, 503, JSON.stringify(response.body));
       assert.equal(response.body.error.code, 'request_timeout');
       assert.equal(response.headers.get('retry-after'), '1');
       assert.match(response.body.error.message, /1 ms/);
       // Health stays outside the deadline: operators can still see the process.
-      assert.equal((await fetch(`http://127.0.0.1:${port}/v1/ready`)).status, 200);
+      assert.equal((await fetch(`${baseUrl}/v1/ready`)).status, 200);
     } finally {
       await stopChild(child);
     }

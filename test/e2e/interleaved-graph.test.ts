@@ -5,11 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../../dev/embedded.js';
-import { spawnService, stopChild, waitForReady } from '../../dev/stack.js';
-import { Api, createMemory, newTenant, sleep, stack, waitForStatus, type TenantFixture } from '../support/client.js';
+import { stopChild } from '../../dev/stack.js';
+import { Api, createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
+import { startApiProcess } from '../support/processes.js';
 
 interface SearchView {
   entities: string[];
@@ -42,16 +41,10 @@ describe('search interleaved with ingestion, across two API processes', () => {
   let tenant: TenantFixture;
 
   before(async () => {
-    const info = stack();
-    const port = await freePort();
-    second = spawnService(
-      'api/main.js',
-      { ...info.serviceEnv, ROLE: 'api', PORT: String(port) },
-      path.join(info.logDir, 'api-interleaved.log'),
-    );
-    await waitForReady(`http://127.0.0.1:${port}`, 120_000, second);
+    const started = await startApiProcess('api-interleaved');
+    second = started.child;
     tenant = await newTenant('interleaved');
-    apis = [tenant.api, new Api(`http://127.0.0.1:${port}`, tenant.apiKey)];
+    apis = [tenant.api, new Api(started.baseUrl, tenant.apiKey)];
   });
   after(() => stopChild(second));
 

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../../dev/embedded.js';
-import { spawnService, stopChild, waitForReady } from '../../dev/stack.js';
-import { Api, createMemory, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
+import { stopChild } from '../../dev/stack.js';
+import { Api, createMemory, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
+import { startApiProcess } from '../support/processes.js';
 
 describe('a second API process', () => {
   let second: ChildProcess;
@@ -12,16 +11,10 @@ describe('a second API process', () => {
   let tenant: TenantFixture;
 
   before(async () => {
-    const info = stack();
-    const port = await freePort();
-    second = spawnService(
-      'api/main.js',
-      { ...info.serviceEnv, ROLE: 'api', PORT: String(port), RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '40' },
-      path.join(info.logDir, 'api-2.log'),
-    );
-    await waitForReady(`http://127.0.0.1:${port}`, 120_000, second);
+    const started = await startApiProcess('api-2', { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '40' });
+    second = started.child;
     tenant = await newTenant('multi');
-    secondApi = new Api(`http://127.0.0.1:${port}`, tenant.apiKey);
+    secondApi = new Api(started.baseUrl, tenant.apiKey);
   });
   after(() => stopChild(second));
 
