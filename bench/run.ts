@@ -12,7 +12,8 @@
  * then, after the whole stack is stopped:
  *   embed        3. raw embedding throughput of the model alone (and pipeline ÷ raw, with ingest);
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
- *   vector-scan  8. the vector index's brute-force scan alone (bench/vector-scan.ts).
+ *   vector-scan  8. the vector index's brute-force scan alone (bench/vector-scan.ts);
+ *   soak         9. the H2 stand-in's durability: acknowledged writes after a clean restart and a SIGKILL (bench/soak.ts).
  *
  * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
  * `BENCH_ONLY=retrieval,search` (the stack still boots, unless only stack-less scenarios are
@@ -41,6 +42,7 @@ import { retrievalScenario } from './retrieval/scenario.js';
 import { info, metric, percentile, sleep } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { makeTexts, seededRandom, type BenchText } from './texts.js';
+import { soakScenario } from './soak.js';
 import { vectorScanScenario } from './vector-scan.js';
 
 const LATENCY_WARMUPS = 5;
@@ -60,7 +62,7 @@ const POLL_MS = 5;
 const MEMORY_TIMEOUT_MS = 120_000;
 const INGEST_TIMEOUT_MS = 420_000;
 
-const SCENARIOS = ['latency', 'ingest', 'retrieval', 'search', 'events', 'embed', 'extractors', 'vector-scan'] as const;
+const SCENARIOS = ['latency', 'ingest', 'retrieval', 'search', 'events', 'embed', 'extractors', 'vector-scan', 'soak'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
 const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events'];
@@ -678,6 +680,8 @@ async function main(): Promise<void> {
     info('8) vector index scan alone (the stack is stopped)');
     await vectorScanScenario();
   }
+
+  if (runs('soak')) await soakScenario();
 }
 
 let exitCode = 0;

@@ -26,7 +26,10 @@ export interface EmbeddedTemporal {
 
 export interface EmbeddedMongo {
   uri: string;
+  /** Clean shutdown: the server closes (and flushes) its store. */
   stop(): Promise<void>;
+  /** SIGKILL, as a crash or a power cut would end it (fault tests and the soak bench). */
+  kill(): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -464,5 +467,12 @@ export async function startMongoStandin(opts: {
   await waitUntilReady(child, `MongoDB stand-in (127.0.0.1:${opts.port})`, 30_000, 50, async () =>
     marker.test(readFrom(child.logFile, child.logStart)),
   );
-  return { uri: `mongodb://127.0.0.1:${opts.port}`, stop: () => child.stop() };
+  return {
+    uri: `mongodb://127.0.0.1:${opts.port}`,
+    stop: () => child.stop(),
+    kill: async () => {
+      killGroup(child.pgid, 'SIGKILL');
+      await child.exited;
+    },
+  };
 }
