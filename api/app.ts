@@ -6,6 +6,7 @@ import { authenticate } from './middleware/auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
+import { openApiRouter } from './openapi/router.js';
 import { collectionsRouter } from './routes/collections/router.js';
 import { eventsRouter, websocketPathRouter } from './routes/events/router.js';
 import { healthRouter } from './routes/health/router.js';
@@ -20,6 +21,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
 
   const health = healthRouter(deps);
   app.use(health.routes());
+  app.use(openApiRouter(deps).routes());
   // Presigned PUTs: authenticated by their signature, and their body must stay a raw stream.
   const signedUploads = signedUploadRouter(deps);
   app.use(signedUploads.routes());
