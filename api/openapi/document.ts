@@ -158,7 +158,7 @@ export function buildOpenApiDocument({ limits, version }: OpenApiOptions): Recor
       description:
         'Memories, collections, search and presigned uploads. Generated from the zod schemas the routes validate with ' +
         '(npm run openapi). Workflow reads, the WebSocket event endpoint and the signing keys are not part of this export; ' +
-        'event frames are described in docs/events.md.',
+        'event frames are described by the JSON Schema at /v1/events.schema.json.',
     },
     servers: [{ url: '/' }],
     tags: [

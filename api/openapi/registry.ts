@@ -53,7 +53,7 @@ export const SCHEMA_EXCLUDED: { pattern: RegExp; reason: string }[] = [
   { pattern: /^\/v1\/workflow-patterns(\/|$)/, reason: 'workflow reads (spec Versioning 5)' },
   { pattern: /^\/v1\/ws\/memory-events$/, reason: 'the WebSocket event endpoint (spec Versioning 5)' },
   { pattern: /^\/v1\/memory-events\/signing-keys$/, reason: 'the signing-keys endpoint (spec Versioning 5)' },
-  { pattern: /^\/v1\/openapi\.json$|^\/docs(\/|$)/, reason: 'the schema export and the docs page themselves' },
+  { pattern: /^\/v1\/openapi\.json$|^\/v1\/events\.schema\.json$|^\/docs(\/|$)/, reason: 'the schema export and the docs page themselves' },
 ];
 
 export const isExcluded = (path: string): boolean => SCHEMA_EXCLUDED.some(({ pattern }) => pattern.test(path));

@@ -1,6 +1,6 @@
 /**
  * The schema export and the human docs page, served without an API key (they describe the API,
- * they reveal no data): GET /v1/openapi.json and GET /docs. The page is Swagger UI from the
+ * they reveal no data): GET /v1/openapi.json, GET /v1/events.schema.json and GET /docs. The page is Swagger UI from the
  * swagger-ui-dist npm package, served from node_modules: no CDN, works offline.
  */
 import { readFile } from 'node:fs/promises';
@@ -9,6 +9,7 @@ import path from 'node:path';
 import Router from '@koa/router';
 import type { ApiDeps, AppState } from '../context.js';
 import { buildOpenApiDocument } from './document.js';
+import { buildEventsSchema } from './events-schema.js';
 import { packageVersion } from './export.js';
 
 const require = createRequire(import.meta.url);
@@ -44,12 +45,18 @@ export function openApiRouter({ config }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
   // Built once per process, with this deployment's limits.
   const document = JSON.stringify(buildOpenApiDocument({ limits: config, version: packageVersion() }));
+  const eventsSchema = JSON.stringify(buildEventsSchema(packageVersion()));
   const assets = new Map<string, Promise<Buffer>>();
 
   router.get('/v1/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = document;
+  });
+  router.get('/v1/events.schema.json', (ctx) => {
+    ctx.type = 'application/schema+json';
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = eventsSchema;
   });
   router.get('/docs', (ctx) => {
     ctx.type = 'text/html; charset=utf-8';

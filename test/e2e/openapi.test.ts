@@ -4,7 +4,10 @@
  * documented operation whose real responses test/support/client.ts checks against the document.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { projectRoot } from '../../config/index.js';
 import { Api, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase } from '../support/db.js';
 import { checkResponse, openApiDocument } from '../support/openapi.js';
@@ -24,6 +27,14 @@ describe('OpenAPI export and docs page', () => {
     const served = (await response.json()) as { openapi: string; paths: object };
     assert.equal(served.openapi, '3.1.0');
     assert.deepEqual(Object.keys(served.paths).sort(), Object.keys(openApiDocument().paths as object).sort());
+  });
+
+  it('serves the events JSON Schema without an API key, as committed', async () => {
+    const response = await fetch(`${stack().apiUrl}/v1/events.schema.json`);
+    assert.equal(response.status, 200);
+    const served = (await response.json()) as { $defs: object };
+    const committed = JSON.parse(readFileSync(path.join(projectRoot(), 'docs', 'events.schema.json'), 'utf8')) as { $defs: object };
+    assert.deepEqual(served, committed);
   });
 
   it('serves a docs page whose scripts and styles are all local', async () => {
