@@ -151,6 +151,8 @@ missing_debs=()
 command -v pdftoppm >/dev/null 2>&1 || missing_debs+=(poppler-utils)
 command -v ffmpeg >/dev/null 2>&1 || missing_debs+=(ffmpeg)
 command -v espeak-ng >/dev/null 2>&1 || missing_debs+=(espeak-ng)
+# tmux: the CLI suite runs the CLI in a real terminal and reads the screen back.
+command -v tmux >/dev/null 2>&1 || missing_debs+=(tmux)
 if [ "${#missing_debs[@]}" -gt 0 ]; then
   apt_install "${missing_debs[@]}"
 fi
