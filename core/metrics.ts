@@ -47,6 +47,14 @@ export const progressReported = new Counter({
   registers,
 });
 
+export const activityDuration = new Histogram({
+  name: 'engram_activity_duration_seconds',
+  help: 'Temporal activity (ingestion stage) durations by activity type and outcome (completed, failed: a failed attempt that Temporal may retry)',
+  labelNames: ['activity', 'outcome'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers,
+});
+
 export const embeddingBatchSize = new Histogram({
   name: 'engram_embedding_batch_size',
   help: 'Texts per embedding model call (after micro-batching concurrent requests)',

@@ -19,6 +19,7 @@ import { createFileExtractors } from '../extractors/files.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { SearchIndex } from '../search/search-index.js';
+import { activityMetrics } from './activity-metrics.js';
 import { installTemporalLogging } from './temporal-logging.js';
 import { serveWorkerMetrics } from './worker-metrics.js';
 import { createAuthService } from '../services/auth.js';
@@ -141,6 +142,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       maxConcurrentActivityTaskExecutions: 8,
       maxConcurrentWorkflowTaskExecutions: 40,
       stickyQueueScheduleToStartTimeout: '3 seconds',
+      interceptors: { activity: [activityMetrics] },
     });
     workerRun = worker.run();
     workerRun.catch((error: unknown) => logger.error({ err: error }, 'worker stopped with an error'));

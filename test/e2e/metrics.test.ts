@@ -63,6 +63,8 @@ describe('Prometheus metrics', () => {
     assert.ok((sample(text, 'engram_ingestion_progress_total{user_stage="complete"}') ?? 0) >= 1);
     assert.ok((sample(text, 'engram_ingestion_progress_total{user_stage="reading"}') ?? 0) >= 1);
     assert.ok((sample(text, 'engram_embedding_batch_size_count') ?? 0) >= 1);
+    const stages = [...text.matchAll(/^engram_activity_duration_seconds_count\{activity="([^"]+)",outcome="completed"\} (\d+)/gm)];
+    assert.ok(stages.length >= 2, `ingestion stages are timed per activity:\n${stages.map((match) => match[0]).join('\n')}`);
     assert.ok((sample(text, 'engram_embedding_batch_duration_seconds_count') ?? 0) >= 1);
     assert.equal((await fetch(url.replace('/metrics', '/other'))).status, 404);
   });
