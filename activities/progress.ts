@@ -2,6 +2,7 @@
  * Turns pipeline progress into ingestion_progress events and Temporal heartbeats, in one place,
  * so the event stream, the memory's status and the Temporal UI always tell the same story.
  */
+import { progressReported } from '../core/metrics.js';
 import { Context } from '@temporalio/activity';
 import type { UserStage } from '../store/events.js';
 import type { Store } from '../store/index.js';
@@ -29,6 +30,7 @@ export async function reportProgress(
   message: string | null = null,
 ): Promise<void> {
   heartbeat({ stage, current, total });
+  progressReported.inc({ user_stage: userStage });
   await store.events.appendProgress(target.tenantId, target.collectionIds, {
     engram_id: target.memoryId,
     stage,

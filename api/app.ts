@@ -5,22 +5,28 @@ import type { ApiDeps, AppState } from './context.js';
 import { authenticate } from './middleware/auth.js';
 import { deadline } from './middleware/deadline.js';
 import { errorHandler } from './middleware/errors.js';
+import { httpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
+import { openApiRouter } from './openapi/router.js';
 import { collectionsRouter } from './routes/collections/router.js';
 import { eventsRouter, websocketPathRouter } from './routes/events/router.js';
 import { healthRouter } from './routes/health/router.js';
 import { memoriesRouter } from './routes/memories/router.js';
+import { metricsRouter } from './routes/metrics/router.js';
 import { searchRouter } from './routes/search/router.js';
 import { signedUploadRouter, uploadsRouter } from './routes/uploads/router.js';
 
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: true });
   app.use(requestContext(deps.logger));
+  app.use(httpMetrics());
   app.use(errorHandler(deps.logger, deps.config.BODY_LIMIT_BYTES));
 
   const health = healthRouter(deps);
   app.use(health.routes());
+  app.use(openApiRouter(deps).routes());
+  app.use(metricsRouter(deps).routes());
   // Presigned PUTs: authenticated by their signature, and their body must stay a raw stream.
   const signedUploads = signedUploadRouter(deps);
   app.use(signedUploads.routes());

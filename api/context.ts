@@ -30,6 +30,8 @@ export interface ApiDeps {
 export interface AppState {
   principal: Principal;
   requestId: string;
+  /** Set by routes that start or touch an ingestion workflow; the access log carries it. */
+  workflowId?: string | null;
   /** Validated inputs, set by the validate middleware. */
   input: { body?: unknown; query?: unknown; params?: unknown };
 }

@@ -122,6 +122,12 @@ const configSchema = z.object({
    */
   ALLOW_FAULT_INJECTION: booleanFromEnv.default(false),
   FAULT_INJECT_CRASH_AT: z.enum(PURGE_STEPS).optional(),
+
+  // ---- Metrics (docs/operations.md) ----
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`; unset, it answers loopback peers only. */
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  /** A worker-only process (ROLE=worker) serves GET /metrics on this port (on HOST) when set; API processes use PORT. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
 export type Config = z.infer<typeof configSchema> & { MODELS_DIR: string | undefined };

@@ -4,6 +4,7 @@
  * folders, about 1.5x the throughput. Weights come from MODELS_DIR; remote loading is off unless
  * explicitly allowed, so nothing is downloaded when a local copy is configured.
  */
+import { embeddingBatchDuration, embeddingBatchSize } from '../core/metrics.js';
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 
 export interface Embedder {
@@ -39,7 +40,10 @@ export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> 
 
   async function run(texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
+    const stopTimer = embeddingBatchDuration.startTimer();
     const output = await extractor(texts, { pooling: 'mean', normalize: true });
+    stopTimer();
+    embeddingBatchSize.observe(texts.length);
     const [rows, dims] = output.dims as [number, number];
     const data = output.data as Float32Array;
     const vectors: Float32Array[] = [];

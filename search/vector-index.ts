@@ -391,6 +391,11 @@ export class Partition {
   }
 
   /** The kernel actually in use (the wasm one can fall back to JS, see createRowStore). */
+  /** Bytes held by this partition's row store (allocated capacity, not only live rows). */
+  get bytes(): number {
+    return this.store.rows.byteLength;
+  }
+
   get backend(): ScanBackend {
     return this.store.backend;
   }

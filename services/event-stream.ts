@@ -5,6 +5,7 @@
  * own cursor, in seq order, so replay and live delivery are one loop: no gap and no duplicate
  * at the seam, and several API processes each deliver independently.
  */
+import { eventsDelivered, websocketSlowConsumers } from '../core/metrics.js';
 import type { EventFrameWithoutSignature, SignatureObject } from '../core/event-signature.js';
 import type { Logger } from '../core/logger.js';
 import { isUuid } from '../core/ids.js';
@@ -191,7 +192,10 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
         if (!subscription || this.closed) return;
         if (this.transport.bufferedAmount() > options.softBufferBytes) {
           // Let the socket drain; the next wake (or the safety poll) resumes from the cursor.
-          if (this.transport.bufferedAmount() > options.hardBufferBytes) this.close(1013, 'slow_consumer');
+          if (this.transport.bufferedAmount() > options.hardBufferBytes) {
+            websocketSlowConsumers.inc();
+            this.close(1013, 'slow_consumer');
+          }
           return;
         }
         const entries = await store.events.readFor({ tenantId: this.tenantId, ...subscription }, this.cursor, BATCH);
@@ -199,10 +203,15 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
         for (const entry of entries) {
           const frame = frameOf(entry);
           this.send(deps.signer ? { ...frame, signature: await deps.signer(frame) } : frame);
+          eventsDelivered.inc();
           this.cursor = entry.seq;
         }
         if (entries.length < BATCH) return;
       }
+    }
+
+    get position(): number | null {
+      return this.subscription && !this.closed ? this.cursor : null;
     }
 
     close(code: number, reason: string): void {
@@ -227,6 +236,11 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
       return session;
     },
     sessionCount: () => sessions.size,
+    /** The lowest delivery cursor among subscribed sessions (null when none): follower lag is head minus this. */
+    slowestCursor: (): number | null => {
+      const cursors = [...sessions].map((session) => session.position).filter((position): position is number => position !== null);
+      return cursors.length > 0 ? Math.min(...cursors) : null;
+    },
     async stop(): Promise<void> {
       await stopFollowing?.();
       stopFollowing = null;

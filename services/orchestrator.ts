@@ -2,6 +2,7 @@
  * The only Temporal client in the service: starts, terminates and describes the one workflow
  * each memory gets. No Temporal type leaks above this module.
  */
+import { workflowsStarted } from '../core/metrics.js';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { graphWorkflowId, ingestWorkflowId } from '../core/ids.js';
@@ -57,6 +58,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
           ],
           requestEagerStart: options.eagerStart,
         });
+        workflowsStarted.inc({ workflow: 'ingestMemory' });
         return { workflowId, alreadyStarted: false };
       } catch (error) {
         if (error instanceof WorkflowExecutionAlreadyStartedError) return { workflowId, alreadyStarted: true };

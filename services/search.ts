@@ -11,6 +11,7 @@
  * chunks), fused, and cut to `limit`. Weak results are flagged in the response and, as a
  * `memory_unconfident` event, on the event stream.
  */
+import { observeSearch } from '../core/metrics.js';
 import type { Filter } from 'mongodb';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import type { Logger } from '../core/logger.js';
@@ -268,6 +269,13 @@ export function createSearchService(deps: {
         sideEffects.map((effect) => effect.catch((error: unknown) => deps.logger.warn({ err: error }, 'search side effect failed'))),
       );
 
+      observeSearch({
+        embed: embedded - started,
+        index: searched - embedded,
+        graph: graphMs,
+        fetch: finished - searched,
+        total: finished - started,
+      });
       return {
         hits,
         entities: graph.entities,

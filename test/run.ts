@@ -57,10 +57,16 @@ const serviceEnv: Record<string, string> = {
   RECONCILE_INTERVAL_MS: '2000',
 };
 const api = spawnService('api/main.js', { ...serviceEnv, ROLE: 'api' }, path.join(logDir, 'api.log'));
-const worker = spawnService('workers/main.js', { ...serviceEnv, ROLE: 'worker' }, path.join(logDir, 'worker.log'));
+const workerMetricsPort = await freePort();
+const worker = spawnService(
+  'workers/main.js',
+  { ...serviceEnv, ROLE: 'worker', WORKER_METRICS_PORT: String(workerMetricsPort) },
+  path.join(logDir, 'worker.log'),
+);
 const stackFile = path.join(dataDir, 'stack.json');
 const apiUrl = `http://127.0.0.1:${apiPort}`;
-const info: StackInfo = { apiUrl, serviceEnv, workerPid: worker.pid ?? 0, logDir, stackFile };
+const workerMetricsUrl = `http://127.0.0.1:${workerMetricsPort}/metrics`;
+const info: StackInfo = { apiUrl, serviceEnv, workerPid: worker.pid ?? 0, logDir, stackFile, workerMetricsUrl };
 writeFileSync(stackFile, JSON.stringify(info, null, 2));
 
 registerCleanup(async () => {

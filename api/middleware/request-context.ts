@@ -22,6 +22,7 @@ export function requestContext(logger: Logger): Middleware<AppState> {
           status: ctx.status,
           ms: Math.round((performance.now() - started) * 10) / 10,
           tenantId: ctx.state.principal?.tenantId,
+          workflowId: ctx.state.workflowId ?? undefined,
         },
         'request',
       );

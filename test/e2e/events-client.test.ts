@@ -14,6 +14,7 @@ import { spawnService, stopChild, waitForReady } from '../../dev/stack.js';
 import { connectDatabase, type Database } from '../../store/db.js';
 import { EventLog } from '../../store/events.js';
 import { newTenant, stack, type TenantFixture } from '../support/client.js';
+import { checkFrame } from '../support/events-schema.js';
 
 describe('events client against the stack', () => {
   let tenant: TenantFixture;
@@ -54,6 +55,8 @@ describe('events client against the stack', () => {
       verify: { jwks },
       reconnect: { minDelayMs: 100, maxDelayMs: 1000 },
       onEvent: (frame) => {
+        const mismatch = checkFrame(frame);
+        if (mismatch) errors.push(mismatch);
         received.push(frame);
       },
       onError: (error) => errors.push(error.code ?? error.message),
@@ -94,5 +97,9 @@ describe('events client against the stack', () => {
       'all signed',
     );
     assert.equal(client.stats.rejected, 0, `no rejected events (errors: ${errors.join(', ')})`);
+    assert.deepEqual(
+      errors.filter((error) => error.includes('events.schema.json')),
+      [],
+    );
   });
 });

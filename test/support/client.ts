@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../config/index.js';
+import { checkResponse } from './openapi.js';
 import type { StackInfo } from './stack-info.js';
 
 export function stack(): StackInfo {
@@ -39,6 +40,11 @@ export class Api {
       parsed = text ? JSON.parse(text) : null;
     } catch {
       // leave as text
+    }
+    // Every response the suites see is also a check of the OpenAPI document against real traffic.
+    if (response.headers.get('content-type')?.startsWith('application/json')) {
+      const mismatch = checkResponse(method, urlPath, response.status, parsed);
+      if (mismatch) throw new Error(mismatch);
     }
     return { status: response.status, headers: response.headers, body: parsed };
   }

@@ -5,4 +5,6 @@ export interface StackInfo {
   workerPid: number;
   logDir: string;
   stackFile: string;
+  /** GET /metrics of the first worker process (WORKER_METRICS_PORT). */
+  workerMetricsUrl?: string;
 }

@@ -1,6 +1,7 @@
 /** A raw WebSocket test client: frames collected in order, with waiting helpers. */
 import WebSocket from 'ws';
 import type { Api } from './client.js';
+import { checkFrame } from './events-schema.js';
 
 export interface Frame {
   action: string;
@@ -16,7 +17,12 @@ export class RawSocket {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      this.frames.push(JSON.parse(String(data)) as Frame);
+      const frame = JSON.parse(String(data)) as Frame;
+      // Every frame a suite receives is a check of the events schema against real traffic; the
+      // test runner reports the throw as a failure of the running test.
+      const mismatch = checkFrame(frame);
+      if (mismatch) throw new Error(mismatch);
+      this.frames.push(frame);
       this.notify();
     });
     ws.on('close', (code, reason) => {

@@ -52,6 +52,7 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
       toCreateInput(body, config.INLINE_PART_MAX_BYTES),
       idempotencyKey,
     );
+    ctx.state.workflowId = memory.workflow_id;
     ctx.status = 202;
     ctx.set('Location', `/v1/memories/${memory._id}`);
     if (replayed) ctx.set('Idempotent-Replayed', 'true');
@@ -111,6 +112,7 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
       collectionId: body.collection_id,
       messages: body.messages,
     });
+    ctx.state.workflowId = memory.workflow_id;
     ctx.status = 202;
     ctx.set('Location', `/v1/memories/${memory._id}`);
     ctx.body = { results: { ...presentMemory(memory), appended_messages: body.messages.length } };

@@ -1,0 +1,126 @@
+/**
+ * The JSON Schema (draft 2020-12) of the live-event WebSocket frames: client frames, server
+ * control frames, event frames with their signature object, and the payloads of the known event
+ * types. Pieces are zod schemas converted with `z.toJSONSchema`; the event frame ties each known
+ * `type` to its payload with if/then, so an unknown type (a forward-compatible extension) still
+ * validates while a known type with a wrong payload does not. Written to docs/events.schema.json
+ * by `npm run openapi`, served at GET /v1/events.schema.json, and checked against every frame the
+ * suites receive (test/support/ws.ts).
+ */
+import { z } from 'zod';
+import { CANONICALIZATION, SIGNATURE_ENCODING, SIGNATURE_SCHEME, SIGNING_ALGORITHMS } from '../../core/event-signature.js';
+
+type JsonSchema = Record<string, unknown>;
+
+const uuid = z.string().uuid();
+const count = z.number().int().min(0);
+const timestamp = z.string().meta({ format: 'date-time' });
+
+const SignatureObject = z
+  .looseObject({
+    scheme: z.literal(SIGNATURE_SCHEME),
+    algorithm: z.enum(SIGNING_ALGORITHMS as [string, ...string[]]),
+    canonicalization: z.literal(CANONICALIZATION),
+    key_id: z.string().min(1),
+    signed_fields: z.array(z.string()).min(1),
+    encoding: z.literal(SIGNATURE_ENCODING),
+    value: z.string().regex(/^[A-Za-z0-9_-]+$/),
+  })
+  .meta({ description: 'Detached signature over the frame without `signature`, keys sorted, compact JSON' });
+
+const IngestionProgress = z
+  .looseObject({
+    engram_id: z.string(),
+    stage: z.string(),
+    user_stage: z.string().meta({ description: 'reading, structuring, indexing, complete or failed (newer servers may add values)' }),
+    current: count,
+    total: count,
+    message: z.string().nullable(),
+  })
+  .meta({ description: 'Payload of ingestion_progress' });
+
+const MemoryUnconfident = z
+  .looseObject({
+    query: z.string(),
+    reason: z.string().meta({ description: 'no_results, low_activation or low_fact_confidence' }),
+    entity_count: count,
+    fact_count: count,
+    episode_count: count,
+    source_count: count,
+    avg_activation: z.number(),
+    max_activation: z.number(),
+    avg_fact_confidence: z.number(),
+  })
+  .meta({ description: 'Payload of memory_unconfident' });
+
+const EventFrame = z.looseObject({
+  action: z.literal('event'),
+  seq: count,
+  event_id: uuid,
+  type: z.string().min(1),
+  collection_id: uuid,
+  payload: z.record(z.string(), z.unknown()),
+  ts: timestamp,
+  signature: SignatureObject.optional(),
+});
+
+const reasonFrame = (action: string) => z.looseObject({ action: z.literal(action), reason: z.string(), message: z.string().optional() });
+
+const serverControlFrames = {
+  SubscribedFrame: z.looseObject({ action: z.literal('subscribed'), collections: z.array(uuid), event_types: z.array(z.string()) }),
+  HeartbeatAckFrame: z.looseObject({ action: z.literal('heartbeat_ack') }),
+  UnsubscribedFrame: z.looseObject({ action: z.literal('unsubscribed') }),
+  ErrorFrame: reasonFrame('error'),
+  SubscribeErrorFrame: reasonFrame('subscribe_error'),
+};
+
+const clientFrames = {
+  SubscribeFrame: z.strictObject({
+    action: z.literal('subscribe'),
+    collections: z.array(uuid),
+    event_types: z.array(z.string()),
+    last_ack_seq: count.optional(),
+  }),
+  AckFrame: z.strictObject({ action: z.literal('ack'), seq: count }),
+  HeartbeatFrame: z.strictObject({ action: z.literal('heartbeat') }),
+  UnsubscribeFrame: z.strictObject({ action: z.literal('unsubscribe') }),
+};
+
+/** Known event types and their payloads; unknown types pass with any object payload. */
+const PAYLOADS: Record<string, string> = { ingestion_progress: 'IngestionProgressPayload', memory_unconfident: 'MemoryUnconfidentPayload' };
+
+const json = (schema: z.ZodType): JsonSchema => {
+  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
+  delete out.$schema;
+  return out;
+};
+
+const DEF = (name: string) => `#/$defs/${name}`;
+
+export function buildEventsSchema(version: string): JsonSchema {
+  const eventFrame = json(EventFrame);
+  (eventFrame.properties as JsonSchema).signature = { $ref: DEF('SignatureObject') };
+  eventFrame.allOf = Object.entries(PAYLOADS).map(([type, payload]) => ({
+    if: { properties: { type: { const: type } }, required: ['type'] },
+    then: { properties: { payload: { $ref: DEF(payload) } } },
+  }));
+  const defs: Record<string, JsonSchema> = {
+    EventFrame: eventFrame,
+    SignatureObject: json(SignatureObject),
+    IngestionProgressPayload: json(IngestionProgress),
+    MemoryUnconfidentPayload: json(MemoryUnconfident),
+    ...Object.fromEntries(Object.entries({ ...serverControlFrames, ...clientFrames }).map(([name, schema]) => [name, json(schema)])),
+    ServerFrame: { oneOf: ['EventFrame', ...Object.keys(serverControlFrames)].map((name) => ({ $ref: DEF(name) })) },
+    ClientFrame: { oneOf: Object.keys(clientFrames).map((name) => ({ $ref: DEF(name) })) },
+  };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://engram.local/events.schema.json',
+    title: `Engram live-event frames ${version}`,
+    description:
+      'Frames of GET /v1/ws/memory-events (see docs/events.md). Validate a received frame against #/$defs/ServerFrame, ' +
+      'a frame you send against #/$defs/ClientFrame. Unknown fields and unknown event types are forward-compatible extensions.',
+    oneOf: [{ $ref: DEF('ServerFrame') }, { $ref: DEF('ClientFrame') }],
+    $defs: defs,
+  };
+}

@@ -1,0 +1,450 @@
+/**
+ * The one registry of public HTTP routes for the OpenAPI export. Request schemas are the very zod
+ * schemas the routes validate with; response schemas are written here and checked against real
+ * responses by test/e2e/openapi.test.ts, and api/openapi/routes.unit.test.ts fails when a route
+ * the Koa routers register is neither described here nor listed in SCHEMA_EXCLUDED (or the reverse).
+ *
+ * Adding a route: append one entry to `describeRoutes` (or a pattern to SCHEMA_EXCLUDED when the
+ * spec keeps it out of the export), then `npm run openapi`.
+ */
+import { z } from 'zod';
+import type { Config } from '../../config/index.js';
+import { collectionIdParams, collectionNameParams, createCollectionBody, listCollectionsQuery } from '../routes/collections/schema.js';
+import {
+  appendMessagesBody,
+  contentQuery,
+  createMemoryBody,
+  deleteManyBody,
+  listMemoriesQuery,
+  memoryIdParams,
+  updateMemoryBody,
+} from '../routes/memories/schema.js';
+import { searchBody } from '../routes/search/schema.js';
+import { createUploadBody, signedUrlQuery, uploadIdParams } from '../routes/uploads/schema.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export type Limits = Pick<Config, 'MAX_TEXT_CHARS' | 'MAX_CHUNKS_PER_MEMORY' | 'MAX_CONTENT_PARTS'>;
+
+export interface RouteDoc {
+  method: HttpMethod;
+  /** Koa-style path, e.g. /v1/memories/:memory_id. */
+  path: string;
+  operationId: string;
+  tag: 'collections' | 'memories' | 'search' | 'uploads' | 'events' | 'operations';
+  summary: string;
+  description?: string;
+  /** bearer: API key; none: probes; signed_url: the query signature is the credential. */
+  auth: 'bearer' | 'none' | 'signed_url';
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** A raw (non-JSON) request body, e.g. the presigned PUT. */
+  rawBody?: string;
+  idempotencyKey?: boolean;
+  success: { status: number; description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> };
+  /** Error statuses this route answers with besides the ones every authenticated route has. */
+  errors: number[];
+}
+
+/** Routes the spec keeps out of the generated export ("Versioning" 5), and the export itself. */
+export const SCHEMA_EXCLUDED: { pattern: RegExp; reason: string }[] = [
+  { pattern: /^\/v1\/workflows(\/|$)/, reason: 'workflow reads (spec Versioning 5)' },
+  { pattern: /^\/v1\/workflow-patterns(\/|$)/, reason: 'workflow reads (spec Versioning 5)' },
+  { pattern: /^\/v1\/ws\/memory-events$/, reason: 'the WebSocket event endpoint (spec Versioning 5)' },
+  { pattern: /^\/v1\/memory-events\/signing-keys$/, reason: 'the signing-keys endpoint (spec Versioning 5)' },
+  { pattern: /^\/metrics$/, reason: 'the operator metrics endpoint (docs/operations.md)' },
+  { pattern: /^\/v1\/openapi\.json$|^\/v1\/events\.schema\.json$|^\/docs(\/|$)/, reason: 'the schema export and the docs page themselves' },
+];
+
+export const isExcluded = (path: string): boolean => SCHEMA_EXCLUDED.some(({ pattern }) => pattern.test(path));
+
+/** Every error code the API answers with, and its status (the `code` of the error body). */
+export const ERROR_CODES: Record<string, number> = {
+  validation_failed: 400,
+  invalid_json: 400,
+  upload_size_mismatch: 400,
+  unauthenticated: 401,
+  invalid_upload_signature: 403,
+  upload_url_expired: 403,
+  memory_not_found: 404,
+  collection_not_found: 404,
+  upload_not_found: 404,
+  route_not_found: 404,
+  collection_name_taken: 409,
+  memory_not_conversation: 409,
+  upload_already_used: 409,
+  upload_incomplete: 409,
+  payload_too_large: 413,
+  upload_too_large: 413,
+  unsupported_media_type: 415,
+  upload_collection_mismatch: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  device_mode_unavailable: 501,
+  orchestrator_unavailable: 503,
+  request_timeout: 503,
+};
+
+// ---- response bodies (checked against real traffic in test/e2e/openapi.test.ts) ----------------
+const isoTime = z.string().meta({ format: 'date-time' });
+const nullableTime = isoTime.nullable();
+const metadata = z.record(z.string(), z.unknown());
+const memoryStatus = z.enum(['queued', 'reading', 'structuring', 'indexing', 'complete', 'failed']);
+
+export const MemorySummary = z
+  .looseObject({
+    id: z.string(),
+    collection_id: z.string().nullable(),
+    collection_ids: z.array(z.string()),
+    kind: z.enum(['document', 'conversation']),
+    name: z.string().nullable(),
+    metadata,
+    status: memoryStatus,
+    status_message: z.string().nullable(),
+    chunk_count: z.number().int().nullable(),
+    embedding_model: z.string().nullable(),
+    workflow_id: z.string().nullable(),
+    created_at: isoTime,
+    updated_at: nullableTime,
+    completed_at: nullableTime,
+  })
+  .meta({ id: 'MemorySummary' });
+
+export const MemoryRecord = MemorySummary.extend({
+  files: z
+    .array(
+      z.looseObject({
+        part: z.number().int(),
+        filename: z.string(),
+        media_type: z.string(),
+        size: z.number().int(),
+        sha256: z.string(),
+        download_path: z.string(),
+      }),
+    )
+    .optional(),
+  chunks: z.array(z.string()),
+  chunk_sources: z.array(z.unknown()),
+}).meta({ id: 'MemoryRecord' });
+
+export const MemoryAccepted = z
+  .looseObject({
+    id: z.string(),
+    status: memoryStatus,
+    collection_id: z.string().nullable(),
+    kind: z.enum(['document', 'conversation']),
+    workflow_id: z.string().nullable(),
+    created_at: isoTime,
+  })
+  .meta({ id: 'MemoryAccepted' });
+
+export const Collection = z
+  .looseObject({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    metadata,
+    created_at: isoTime,
+  })
+  .meta({ id: 'Collection' });
+
+export const MemoryResponse = z
+  .looseObject({
+    query: z.string(),
+    hits: z.array(
+      z.looseObject({
+        memory_id: z.string(),
+        chunk_index: z.number().int(),
+        text: z.string(),
+        score: z.number(),
+        score_breakdown: z.record(z.string(), z.number()),
+        raw_scores: z.record(z.string(), z.unknown()),
+        source: z.unknown(),
+        memory: z.looseObject({
+          name: z.string().nullable(),
+          kind: z.string(),
+          metadata,
+          collection_ids: z.array(z.string()),
+          created_at: isoTime,
+        }),
+      }),
+    ),
+    entities: z.array(z.unknown()),
+    relationships: z.array(z.unknown()),
+    confidence: z.unknown(),
+    query_stats: z.unknown(),
+    total_hits: z.number().int(),
+    timings_ms: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'MemoryResponse', description: 'Collection search result: ranked chunks with a per-signal score breakdown.' });
+
+export const ErrorBody = z
+  .strictObject({
+    error: z.strictObject({
+      status: z.number().int(),
+      code: z.string().meta({ description: `Stable machine-readable code: ${Object.keys(ERROR_CODES).join(', ')}` }),
+      message: z.string(),
+      details: z.array(z.strictObject({ field: z.string(), issue: z.string() })).optional(),
+      request_id: z.string(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+const results = <T extends z.ZodType>(schema: T) => z.strictObject({ results: schema });
+const listEnvelope = <T extends z.ZodType>(schema: T) => z.strictObject({ results: z.array(schema), total_entries: z.number().int() });
+
+/** The public routes, with the request schemas built from the running limits. */
+export function describeRoutes(limits: Limits): RouteDoc[] {
+  return [
+    {
+      method: 'get',
+      path: '/v1/health',
+      operationId: 'health',
+      tag: 'operations',
+      summary: 'Liveness probe',
+      auth: 'none',
+      success: { status: 200, description: 'The process is up', schema: results(z.strictObject({ status: z.literal('ok') })) },
+      errors: [],
+    },
+    {
+      method: 'get',
+      path: '/v1/ready',
+      operationId: 'ready',
+      tag: 'operations',
+      summary: 'Readiness probe (MongoDB and Temporal reachable); 503 with the same body when not ready',
+      auth: 'none',
+      success: {
+        status: 200,
+        description: 'Ready',
+        schema: results(z.strictObject({ status: z.enum(['ready', 'not_ready']), checks: z.record(z.string(), z.boolean()) })),
+      },
+      errors: [],
+    },
+    {
+      method: 'post',
+      path: '/v1/collections',
+      operationId: 'createCollection',
+      tag: 'collections',
+      summary: 'Create a collection',
+      auth: 'bearer',
+      body: createCollectionBody,
+      success: { status: 201, description: 'Created', schema: results(Collection) },
+      errors: [400, 409],
+    },
+    {
+      method: 'get',
+      path: '/v1/collections',
+      operationId: 'listCollections',
+      tag: 'collections',
+      summary: 'List collections',
+      auth: 'bearer',
+      query: listCollectionsQuery,
+      success: { status: 200, description: 'List envelope', schema: listEnvelope(Collection) },
+      errors: [400],
+    },
+    {
+      method: 'get',
+      path: '/v1/collections/by-name/:name',
+      operationId: 'getCollectionByName',
+      tag: 'collections',
+      summary: 'Retrieve a collection by name',
+      auth: 'bearer',
+      params: collectionNameParams,
+      success: { status: 200, description: 'The collection', schema: results(Collection) },
+      errors: [400, 404],
+    },
+    {
+      method: 'get',
+      path: '/v1/collections/:collection_id',
+      operationId: 'getCollection',
+      tag: 'collections',
+      summary: 'Retrieve a collection',
+      auth: 'bearer',
+      params: collectionIdParams,
+      success: { status: 200, description: 'The collection', schema: results(Collection) },
+      errors: [400, 404],
+    },
+    {
+      method: 'post',
+      path: '/v1/memories',
+      operationId: 'createMemory',
+      tag: 'memories',
+      summary: 'Create a memory (202: accepted, ingestion runs as a workflow)',
+      description:
+        'Accepted memories are processed asynchronously; follow `ingestion_progress` events or poll GET /v1/memories/{memory_id}. ' +
+        'An Idempotency-Key replays the first answer (header Idempotent-Replayed: true). Inline file parts above the inline limit are a 413.',
+      auth: 'bearer',
+      idempotencyKey: true,
+      body: createMemoryBody(limits),
+      success: {
+        status: 202,
+        description: 'Accepted; ingestion continues in the background',
+        schema: results(MemoryAccepted),
+        headers: { Location: 'The memory URL', 'Idempotent-Replayed': '"true" when an Idempotency-Key replayed an earlier answer' },
+      },
+      errors: [400, 404, 409, 413, 415, 422, 501, 503],
+    },
+    {
+      method: 'get',
+      path: '/v1/memories',
+      operationId: 'listMemories',
+      tag: 'memories',
+      summary: 'List memories',
+      auth: 'bearer',
+      query: listMemoriesQuery,
+      success: { status: 200, description: 'List envelope', schema: listEnvelope(MemorySummary) },
+      errors: [400, 404],
+    },
+    {
+      method: 'post',
+      path: '/v1/memories/search',
+      operationId: 'searchMemories',
+      tag: 'search',
+      summary: 'Search memories (collection mode answers a MemoryResponse)',
+      auth: 'bearer',
+      body: searchBody,
+      success: { status: 200, description: 'MemoryResponse', schema: results(MemoryResponse) },
+      errors: [400, 404, 501],
+    },
+    {
+      method: 'post',
+      path: '/v1/memories/delete',
+      operationId: 'deleteMemories',
+      tag: 'memories',
+      summary: 'Delete many memories permanently',
+      auth: 'bearer',
+      body: deleteManyBody,
+      success: {
+        status: 200,
+        description: 'Which ids were deleted and which were not found',
+        schema: results(z.strictObject({ deleted: z.array(z.string()), not_found: z.array(z.string()), deleted_count: z.number().int() })),
+      },
+      errors: [400],
+    },
+    {
+      method: 'get',
+      path: '/v1/memories/:memory_id',
+      operationId: 'getMemory',
+      tag: 'memories',
+      summary: 'Retrieve a memory with its chunks',
+      auth: 'bearer',
+      params: memoryIdParams,
+      success: { status: 200, description: 'The memory record', schema: results(MemoryRecord) },
+      errors: [400, 404],
+    },
+    {
+      method: 'get',
+      path: '/v1/memories/:memory_id/content',
+      operationId: 'getMemoryContent',
+      tag: 'memories',
+      summary: 'Download an original file of a memory',
+      auth: 'bearer',
+      params: memoryIdParams,
+      query: contentQuery,
+      success: { status: 200, description: 'The file bytes, with its media type', contentType: 'application/octet-stream' },
+      errors: [400, 404],
+    },
+    {
+      method: 'patch',
+      path: '/v1/memories/:memory_id',
+      operationId: 'updateMemory',
+      tag: 'memories',
+      summary: 'Update name, metadata (merge_metadata) or collection associations',
+      auth: 'bearer',
+      params: memoryIdParams,
+      body: updateMemoryBody,
+      success: { status: 200, description: 'The updated memory', schema: results(MemorySummary) },
+      errors: [400, 404],
+    },
+    {
+      method: 'post',
+      path: '/v1/memories/:memory_id/messages',
+      operationId: 'appendMessages',
+      tag: 'memories',
+      summary: 'Append messages to a conversation memory (202: re-ingested in the background)',
+      auth: 'bearer',
+      params: memoryIdParams,
+      body: appendMessagesBody(limits),
+      success: {
+        status: 202,
+        description: 'Accepted',
+        schema: results(MemorySummary.extend({ appended_messages: z.number().int() })),
+        headers: { Location: 'The memory URL' },
+      },
+      errors: [400, 404, 409, 503],
+    },
+    {
+      method: 'delete',
+      path: '/v1/memories/:memory_id',
+      operationId: 'deleteMemory',
+      tag: 'memories',
+      summary: 'Delete one memory permanently',
+      auth: 'bearer',
+      params: memoryIdParams,
+      success: {
+        status: 200,
+        description: 'Deleted',
+        schema: results(z.strictObject({ id: z.string(), deleted: z.literal(true) })),
+      },
+      errors: [400, 404],
+    },
+    {
+      method: 'post',
+      path: '/v1/uploads',
+      operationId: 'createUpload',
+      tag: 'uploads',
+      summary: 'Start a presigned upload for a file above the inline limit',
+      auth: 'bearer',
+      body: createUploadBody,
+      success: {
+        status: 201,
+        description: 'PUT the bytes to upload_url, then create the memory with content_parts: [{type: "document", upload_id}]',
+        schema: results(
+          z.strictObject({
+            upload_id: z.string(),
+            upload_url: z.string(),
+            method: z.literal('PUT'),
+            headers: z.record(z.string(), z.string()),
+            expires_at: isoTime,
+            size: z.number().int(),
+          }),
+        ),
+      },
+      errors: [400, 404, 413],
+    },
+    {
+      method: 'put',
+      path: '/v1/uploads/:upload_id',
+      operationId: 'putUpload',
+      tag: 'uploads',
+      summary: 'Upload the bytes to a presigned URL (no API key: the signature is the credential)',
+      auth: 'signed_url',
+      params: uploadIdParams,
+      query: signedUrlQuery,
+      rawBody: 'application/octet-stream',
+      success: {
+        status: 200,
+        description: 'Stored',
+        schema: results(
+          z.strictObject({ upload_id: z.string(), size: z.number().int(), sha256: z.string(), status: z.literal('uploaded') }),
+        ),
+      },
+      errors: [400, 403, 404, 409, 413],
+    },
+    {
+      method: 'post',
+      path: '/v1/users/ws-ticket',
+      operationId: 'createWsTicket',
+      tag: 'events',
+      summary: 'Mint a single-use ticket for the live-event WebSocket',
+      auth: 'bearer',
+      success: {
+        status: 201,
+        description: 'The ticket and the WebSocket URL to connect to',
+        schema: results(z.strictObject({ ticket: z.string(), expires_at: isoTime, ws_url: z.string() })),
+      },
+      errors: [],
+    },
+  ];
+}

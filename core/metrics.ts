@@ -1,0 +1,147 @@
+/**
+ * Prometheus metrics (prom-client): one registry per process, the metric definitions in one place,
+ * and small hooks where things happen. docs/operations.md documents each metric; the API serves
+ * them at GET /metrics (api/routes/metrics).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry, prefix: 'engram_' });
+
+const registers = [metricsRegistry];
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export const httpRequestDuration = new Histogram({
+  name: 'engram_http_request_duration_seconds',
+  help: 'HTTP requests by method, route template and status (count is the request rate)',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: SECONDS,
+  registers,
+});
+
+export const workflowsStarted = new Counter({
+  name: 'engram_workflows_started_total',
+  help: 'Workflows started by this process, by workflow type',
+  labelNames: ['workflow'] as const,
+  registers,
+});
+
+export const searchDuration = new Histogram({
+  name: 'engram_search_duration_seconds',
+  help: 'Collection search time by phase: embed (vector signal), index (lexical and vector scans), graph, fetch, total',
+  labelNames: ['phase'] as const,
+  buckets: SECONDS,
+  registers,
+});
+
+/** Milliseconds per phase, as the search service measures them. */
+export function observeSearch(phasesMs: Record<'embed' | 'index' | 'graph' | 'fetch' | 'total', number>): void {
+  for (const [phase, ms] of Object.entries(phasesMs)) searchDuration.observe({ phase }, ms / 1000);
+}
+
+export const progressReported = new Counter({
+  name: 'engram_ingestion_progress_total',
+  help: 'ingestion_progress events appended by this process, by user_stage; complete and failed count finished and failed ingestion workflows',
+  labelNames: ['user_stage'] as const,
+  registers,
+});
+
+export const activityDuration = new Histogram({
+  name: 'engram_activity_duration_seconds',
+  help: 'Temporal activity (ingestion stage) durations by activity type and outcome (completed, failed: a failed attempt that Temporal may retry)',
+  labelNames: ['activity', 'outcome'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers,
+});
+
+export const embeddingBatchSize = new Histogram({
+  name: 'engram_embedding_batch_size',
+  help: 'Texts per embedding model call (after micro-batching concurrent requests)',
+  buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+  registers,
+});
+
+export const embeddingBatchDuration = new Histogram({
+  name: 'engram_embedding_batch_duration_seconds',
+  help: 'Time of one embedding model call',
+  buckets: SECONDS,
+  registers,
+});
+
+export const websocketSessions = new Gauge({
+  name: 'engram_websocket_sessions',
+  help: 'Open live-event WebSocket sessions',
+  registers,
+});
+
+export const websocketSlowConsumers = new Counter({
+  name: 'engram_websocket_slow_consumers_total',
+  help: 'Sessions closed with 1013 slow_consumer because the client fell too far behind',
+  registers,
+});
+
+export const eventsDelivered = new Counter({
+  name: 'engram_events_delivered_total',
+  help: 'Event frames sent to WebSocket sessions',
+  registers,
+});
+
+export const indexEntries = new Gauge({
+  name: 'engram_index_entries',
+  help: 'Entries in the in-process search indexes: vector rows, lexical postings, graph entities and facts',
+  labelNames: ['index'] as const,
+  registers,
+});
+
+export const indexBytes = new Gauge({
+  name: 'engram_index_bytes',
+  help: 'Bytes allocated by the in-process vector index rows',
+  labelNames: ['index'] as const,
+  registers,
+});
+
+export const eventLogSeq = new Gauge({
+  name: 'engram_event_log_head_seq',
+  help: 'Newest seq of the durable event log seen by this process (its rate is the append rate)',
+  registers,
+});
+
+export const eventFollowerLag = new Gauge({
+  name: 'engram_event_follower_lag_events',
+  help: 'Events between the log head and the slowest live WebSocket session',
+  registers,
+});
+
+let collector: (() => Promise<void>) | null = null;
+
+/** The composition root registers how to read the gauges that are sampled at scrape time. */
+export function setScrapeCollector(collect: () => Promise<void>): void {
+  collector = collect;
+}
+
+/** The exposition text, after refreshing the sampled gauges. */
+export async function scrapeMetrics(): Promise<string> {
+  await collector?.();
+  return metricsRegistry.metrics();
+}
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
+}
+
+export function tokenMatches(header: string, token: string): boolean {
+  const given = Buffer.from(header.replace(/^Bearer\s+/i, ''));
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * Who may scrape: with a token configured, whoever presents it; without, loopback peers only. The
+ * peer is the socket's address, never X-Forwarded-For, which a client can write.
+ */
+export function metricsAccessAllowed(token: string | undefined, authorization: string, remoteAddress: string | undefined): boolean {
+  return token ? tokenMatches(authorization, token) : isLoopback(remoteAddress);
+}
