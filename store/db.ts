@@ -57,7 +57,63 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
   await client.connect();
   const db = client.db(dbName);
   const capabilities = await probeCapabilities(db, retryableWrites);
-  return { client, db, capabilities, close: () => client.close() };
+  const watchdog = watchForStuckClient(client, uri);
+  return {
+    client,
+    db,
+    capabilities,
+    close: async () => {
+      clearInterval(watchdog);
+      await client.close();
+    },
+  };
+}
+
+const WATCH_EVERY_MS = 5_000;
+const STUCK_AFTER_MS = 20_000;
+
+/**
+ * A safety net, measured on the stand-in: restarted under load while a worker was busy, the
+ * worker's driver (on Node 20, with other jobs loading both cores) kept the server "unknown" for
+ * minutes in 4 of 8 runs, every operation failing server selection, while new connections to the
+ * same server worked. (On Node 24 on a quiet machine, 8 of 8 runs recovered by themselves.) When
+ * pings have failed for STUCK_AFTER_MS and a fresh client reaches the server, the client is
+ * closed and connected again; the driver allows that, and every Db and Collection of it keeps
+ * working. A server that is really down is left alone: the fresh client fails too.
+ */
+function watchForStuckClient(client: MongoClient, uri: string): NodeJS.Timeout {
+  let failingSince: number | null = null;
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    void (async () => {
+      try {
+        await client.db('admin').command({ ping: 1 }, { timeoutMS: WATCH_EVERY_MS });
+        failingSince = null;
+      } catch {
+        failingSince ??= Date.now();
+        if (Date.now() - failingSince < STUCK_AFTER_MS) return;
+        const fresh = new MongoClient(uri, { retryWrites: false, serverSelectionTimeoutMS: 3_000, maxPoolSize: 1 });
+        try {
+          await fresh.connect();
+          await fresh.db('admin').command({ ping: 1 });
+        } catch {
+          return; // the server is down: nothing to repair here
+        } finally {
+          await fresh.close().catch(() => undefined);
+        }
+        process.emitWarning('MongoDB client stuck while the server answers: reconnecting it', { code: 'ENGRAM_MONGO_RECONNECT' });
+        await client.close(true).catch(() => undefined);
+        await client.connect();
+        failingSince = null;
+      } finally {
+        checking = false;
+      }
+    })().catch(() => undefined);
+  }, WATCH_EVERY_MS);
+  timer.unref();
+  return timer;
 }
 
 async function probeCapabilities(db: Db, retryableWrites: boolean): Promise<ServerCapabilities> {

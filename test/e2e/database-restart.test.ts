@@ -1,0 +1,134 @@
+/**
+ * Fault injection: the database goes away in the middle of ingestion and comes back. A stack of
+ * its own (the stand-in with its durable H2 backend, an API process and a worker, sharing only the
+ * suite's Temporal) accepts memories, loses its database for a few seconds while they are being
+ * processed, and must then complete every accepted memory exactly once.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { MongoClient } from 'mongodb';
+import { freePort, startMongoStandin, type EmbeddedMongo } from '../../dev/embedded.js';
+import { spawnService, stopChild, waitForReady } from '../../dev/stack.js';
+import { adminWith, Api, sleep, stack } from '../support/client.js';
+
+const MEMORIES = 16;
+
+/** A few paragraphs with names in them: several chunks each, so ingestion takes a while. */
+const textOf = (n: number) =>
+  Array.from(
+    { length: 6 },
+    (_, p) =>
+      `Report ${n}.${p}: Astrid Nyberg${n} inspected the Bodø harbour crane number ${p} on behalf of the port authority. ` +
+      'The crane passed its load test after the hydraulic seals were replaced, and the operators signed the log book. '.repeat(4),
+  ).join('\n\n');
+
+describe('the database restarting during ingestion', () => {
+  let dataDir: string;
+  let mongoPort: number;
+  let mongo: EmbeddedMongo | null = null;
+  let api: ChildProcess;
+  let worker: ChildProcess;
+  let client: Api;
+  let collectionId: string;
+  let env: Record<string, string>;
+
+  before(async () => {
+    const info = stack();
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-db-restart-'));
+    mongoPort = await freePort();
+    mongo = await startMongoStandin({ dataDir, port: mongoPort, backend: 'h2' });
+    const suffix = Date.now().toString(36);
+    env = {
+      ...info.serviceEnv,
+      MONGODB_URI: mongo.uri,
+      MONGODB_DB: `restart_${suffix}`,
+      TEMPORAL_TASK_QUEUE: `restart-${suffix}`,
+      DATA_DIR: dataDir,
+    };
+    const port = await freePort();
+    api = spawnService('api/main.js', { ...env, ROLE: 'api', PORT: String(port) }, path.join(info.logDir, 'api-db-restart.log'));
+    worker = spawnService('workers/main.js', { ...env, ROLE: 'worker' }, path.join(info.logDir, 'worker-db-restart.log'));
+    await waitForReady(`http://127.0.0.1:${port}`, 120_000, api);
+    const created = JSON.parse(await adminWith(env, 'bootstrap', '--tenant', 'restart', '--collection', 'main', '--json')) as {
+      api_key: string;
+      collection_id: string;
+    };
+    client = new Api(`http://127.0.0.1:${port}`, created.api_key);
+    collectionId = created.collection_id;
+  });
+
+  after(async () => {
+    await stopChild(api);
+    await stopChild(worker);
+    await mongo?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('completes every accepted memory exactly once', async () => {
+    const ids: string[] = [];
+    for (let n = 0; n < MEMORIES; n++) {
+      const response = await client.post('/v1/memories', { collection_id: collectionId, raw_text: textOf(n) });
+      assert.equal(response.status, 202, JSON.stringify(response.body));
+      ids.push(response.body.results.id as string);
+    }
+    const listed = await client.get(`/v1/memories?collection_ids=${collectionId}&limit=100`);
+    const unfinished = (listed.body.results as { status: string }[]).filter((memory) => memory.status !== 'complete').length;
+    assert.ok(unfinished > 0, 'some memories are still being processed when the database goes');
+
+    await mongo!.stop();
+    mongo = null;
+    await sleep(3000);
+    mongo = await startMongoStandin({ dataDir, port: mongoPort, backend: 'h2' });
+
+    const deadline = Date.now() + 120_000;
+    let statuses: string[] = [];
+    while (Date.now() < deadline) {
+      statuses = await Promise.all(
+        ids.map(async (id) => {
+          const response = await client.get(`/v1/memories/${id}`);
+          return response.status === 200 ? (response.body.results.status as string) : `http ${response.status}`;
+        }),
+      );
+      if (statuses.every((status) => status === 'complete' || status === 'failed')) break;
+      await sleep(500);
+    }
+    assert.deepEqual(
+      statuses,
+      ids.map(() => 'complete'),
+      'every accepted memory completed',
+    );
+
+    // Exactly once: one chunk per index, one complete event, and the chunk counts agree.
+    const db = new MongoClient(mongo.uri, { retryWrites: false });
+    await db.connect();
+    try {
+      const database = db.db(env.MONGODB_DB);
+      for (const id of ids) {
+        const record = await database.collection<{ _id: string; chunk_count: number }>('memories').findOne({ _id: id });
+        const chunks = await database
+          .collection('chunks')
+          .find({ memory_id: id }, { projection: { index: 1 } })
+          .toArray();
+        const indexes = chunks.map((chunk) => chunk.index as number).sort((a, b) => a - b);
+        assert.deepEqual(
+          indexes,
+          Array.from({ length: record!.chunk_count }, (_, i) => i),
+          `chunks of ${id}`,
+        );
+        const completes = await database
+          .collection('memory_events')
+          .countDocuments({ 'payload.engram_id': id, 'payload.user_stage': 'complete' });
+        assert.equal(completes, 1, `one complete event for ${id}`);
+      }
+    } finally {
+      await db.close();
+    }
+    const search = await client.search([collectionId], 'Astrid Nyberg3 harbour crane');
+    assert.equal(search.status, 200);
+    assert.ok(search.body.results.hits.some((hit: { memory_id: string }) => hit.memory_id === ids[3]));
+  });
+});
