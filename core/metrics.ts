@@ -96,7 +96,7 @@ export const indexEntries = new Gauge({
 
 export const indexBytes = new Gauge({
   name: 'engram_index_bytes',
-  help: 'Bytes allocated by the in-process vector index rows',
+  help: 'Bytes allocated by the in-process indexes: vector rows, lexical typed arrays (graph: entries only)',
   labelNames: ['index'] as const,
   registers,
 });

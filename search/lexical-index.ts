@@ -45,6 +45,8 @@ export interface LexicalStorageStats {
   postings: number;
   deadPostings: number;
   arenaCapacity: number;
+  /** Bytes of the typed arrays (postings arena, per-term and per-document arrays); maps and id strings are not counted. */
+  typedArrayBytes: number;
 }
 
 const K1 = 1.2;
@@ -205,6 +207,17 @@ export class LexicalPartition {
       postings: postings - this.deadPostings,
       deadPostings: this.deadPostings,
       arenaCapacity: this.postingSlots.length,
+      typedArrayBytes: [
+        this.termStart,
+        this.termLength,
+        this.termCapacity,
+        this.frequencyOfTerm,
+        this.postingSlots,
+        this.postingFrequencies,
+        this.docLength,
+        this.docTermCount,
+        this.deadSlot,
+      ].reduce((sum, array) => sum + array.byteLength, 0),
     };
   }
 

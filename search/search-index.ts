@@ -112,7 +112,12 @@ export class SearchIndex {
       vectorBytes += partition?.bytes ?? 0;
     }
     let postings = 0;
-    for (const id of this.lexical.loadedCollections()) postings += this.lexical.partition(id)?.storageStats().postings ?? 0;
+    let lexicalBytes = 0;
+    for (const id of this.lexical.loadedCollections()) {
+      const stats = this.lexical.partition(id)?.storageStats();
+      postings += stats?.postings ?? 0;
+      lexicalBytes += stats?.typedArrayBytes ?? 0;
+    }
     let graphEntries = 0;
     for (const id of this.graph.loadedCollections()) {
       const partition = this.graph.partition(id);
@@ -120,7 +125,7 @@ export class SearchIndex {
     }
     return [
       { index: 'vector', entries: vectorEntries, bytes: vectorBytes },
-      { index: 'lexical', entries: postings, bytes: null },
+      { index: 'lexical', entries: postings, bytes: lexicalBytes },
       { index: 'graph', entries: graphEntries, bytes: null },
     ];
   }

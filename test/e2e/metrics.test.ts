@@ -49,6 +49,7 @@ describe('Prometheus metrics', () => {
     assert.notEqual(sample(text, 'engram_event_follower_lag_events'), null);
     assert.ok((sample(text, 'engram_index_entries{index="vector"}') ?? 0) >= 1);
     assert.ok((sample(text, 'engram_index_bytes{index="vector"}') ?? 0) > 0);
+    assert.ok((sample(text, 'engram_index_bytes{index="lexical"}') ?? 0) > 0);
     assert.ok((sample(text, 'engram_process_resident_memory_bytes') ?? 0) > 0);
   });
 
