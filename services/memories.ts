@@ -9,6 +9,7 @@ import { AppError, conflict, notFound, serviceUnavailable, unprocessable, valida
 import { sniffMediaType } from '../extractors/sniff.js';
 import { UnreadableContentError } from '../extractors/types.js';
 import { appendWorkflowId, ingestWorkflowId, newId } from '../core/ids.js';
+import { METADATA_MAX_BYTES, metadataBytes } from '../core/limits.js';
 import type { Logger } from '../core/logger.js';
 import type { ChunkDoc } from '../store/chunks.js';
 import { isDuplicateKeyError } from '../store/db.js';
@@ -224,8 +225,20 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     const set: Record<string, unknown> = {};
     if (input.name !== undefined) set.name = input.name;
     if (input.metadata !== undefined) {
-      if (input.mergeMetadata) for (const [key, value] of Object.entries(input.metadata)) set[`metadata.${key}`] = value;
-      else set.metadata = input.metadata;
+      if (input.mergeMetadata) {
+        // Each PATCH is within the limit; what they merge into must be too, or a record grows
+        // towards MongoDB's 16 MB document limit one merge at a time.
+        const merged = metadataBytes({ ...memory.metadata, ...input.metadata });
+        if (merged > METADATA_MAX_BYTES) {
+          throw validationError([
+            {
+              field: 'metadata',
+              issue: `merged with the stored metadata it would be ${merged} bytes of JSON; at most ${METADATA_MAX_BYTES}`,
+            },
+          ]);
+        }
+        for (const [key, value] of Object.entries(input.metadata)) set[`metadata.${key}`] = value;
+      } else set.metadata = input.metadata;
     }
     let added: string[] = [];
     let removed: string[] = [];

@@ -1,4 +1,5 @@
 /** Schema pieces shared by several resources. */
+import { MAX_OFFSET, METADATA_MAX_BYTES, metadataBytes } from '../../core/limits.js';
 import { z } from 'zod';
 
 export const uuid = z.string().uuid('must be a UUID');
@@ -35,7 +36,6 @@ export const intParam = (name: string, min: number, max: number, fallback: numbe
       .max(max, `${name} must be at most ${max}`),
   );
 
-const METADATA_MAX_BYTES = 16 * 1024;
 // Mongo forbids NUL in keys; `$` and `.` would turn metadata keys into operators or paths.
 // eslint-disable-next-line no-control-regex -- matching NUL is the point.
 const SAFE_KEY = /^[^$.\u0000][^.\u0000]*$/;
@@ -53,12 +53,9 @@ function keysAreSafe(value: unknown, depth = 0): boolean {
 export const metadataObject = z
   .record(z.string(), z.unknown())
   .refine((value) => keysAreSafe(value), 'metadata keys must not start with "$" or contain "." (nesting up to 8 levels)')
-  .refine(
-    (value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES,
-    `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`,
-  );
+  .refine((value) => metadataBytes(value) <= METADATA_MAX_BYTES, `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`);
 
 export const pagination = (maxLimit: number, defaultLimit: number) => ({
   limit: intParam('limit', 1, maxLimit, defaultLimit),
-  offset: intParam('offset', 0, Number.MAX_SAFE_INTEGER, 0),
+  offset: intParam('offset', 0, MAX_OFFSET, 0),
 });

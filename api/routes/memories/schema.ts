@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../../config/index.js';
+import { MAX_OFFSET } from '../../../core/limits.js';
 import { intParam, listParam, metadataObject, uuid } from '../common-schema.js';
 
 type Limits = Pick<Config, 'MAX_TEXT_CHARS' | 'MAX_CHUNKS_PER_MEMORY' | 'MAX_CONTENT_PARTS'>;
@@ -218,7 +219,7 @@ export const metadataFiltersBody = z.unknown().transform((raw, ctx) => {
 export const listMemoriesQuery = z.object({
   collection_ids: listParam(uuid).pipe(z.array(uuid).max(100, 'at most 100 collection_ids')),
   limit: intParam('limit', 1, 1000, 100),
-  offset: intParam('offset', 0, Number.MAX_SAFE_INTEGER, 0),
+  offset: intParam('offset', 0, MAX_OFFSET, 0),
   metadata_filters: metadataFilters,
 });
 
