@@ -12,21 +12,12 @@
  */
 import type { ChunkStructure, ExtractedEntity, StructureExtractor } from '../extractors/structure/types.js';
 import type { Embedder } from '../models/embedder.js';
-import type { ChunkDoc } from '../store/chunks.js';
-import {
-  entityIdFor,
-  factIdFor,
-  nameVectorOf,
-  type EntityDoc,
-  type GraphRepository,
-  type GraphScope,
-  type NewEntity,
-  type NewFact,
-  type NewMention,
-} from '../store/graph.js';
+import type { ChunkSource } from '../store/chunks.js';
+import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
+import { entityIdFor, factIdFor, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
 
 export interface GraphBuilderOptions {
-  graph: GraphRepository;
+  graph: GraphStore;
   extractor: StructureExtractor;
   embedder: Embedder;
   similarityThreshold: number;
@@ -52,7 +43,7 @@ const priorityOf = (category: string): number => {
 /** Runs the extractor over the chunks; the speaker of a conversation turn is its role. */
 export async function extractChunks(
   extractor: StructureExtractor,
-  chunks: Pick<ChunkDoc, 'index' | 'text' | 'source'>[],
+  chunks: { index: number; text: string; source: ChunkSource }[],
   onProgress: (done: number) => void,
 ): Promise<ChunkExtraction[]> {
   const extractions: ChunkExtraction[] = [];
@@ -171,7 +162,7 @@ export class GraphBuilder {
     const vectors = new Map<string, Float32Array>();
 
     for (const entity of await graph.findByKeys(scope, keys)) {
-      for (const alias of entity.alias_keys) if (merged.has(alias) && !idOfKey.has(alias)) idOfKey.set(alias, entity._id);
+      for (const alias of entity.aliasKeys) if (merged.has(alias) && !idOfKey.has(alias)) idOfKey.set(alias, entity.id);
     }
     const unresolved = keys.filter((key) => !idOfKey.has(key));
     if (unresolved.length === 0) return { idOfKey, vectors };
@@ -189,7 +180,7 @@ export class GraphBuilder {
     }
 
     // Longer names first, so "Alice Smith" exists before "Alice" looks for a person to join.
-    const created: EntityDoc[] = [];
+    const created: EntityCandidate[] = [];
     for (const key of unresolved.sort((a, b) => tokens(b).length - tokens(a).length)) {
       const { entity } = merged.get(key)!;
       const match =
@@ -205,7 +196,7 @@ export class GraphBuilder {
     return { idOfKey, vectors };
   }
 
-  private matchPerson(key: string, entity: ExtractedEntity, candidates: EntityDoc[]): string | null {
+  private matchPerson(key: string, entity: ExtractedEntity, candidates: EntityCandidate[]): string | null {
     if (entity.category !== 'person') return null;
     const parts = tokens(key);
     const matches = candidates.filter((candidate) => {
@@ -213,47 +204,37 @@ export class GraphBuilder {
       const theirs = new Set(tokens(candidate.key));
       return parts.length < theirs.size && parts.every((part) => theirs.has(part));
     });
-    const ids = new Set(matches.map((candidate) => candidate._id));
-    return ids.size === 1 ? matches[0]!._id : null;
+    const ids = new Set(matches.map((candidate) => candidate.id));
+    return ids.size === 1 ? matches[0]!.id : null;
   }
 
-  private matchSimilar(vector: Float32Array | undefined, entity: ExtractedEntity, key: string, candidates: EntityDoc[]): string | null {
+  private matchSimilar(
+    vector: Float32Array | undefined,
+    entity: ExtractedEntity,
+    key: string,
+    candidates: EntityCandidate[],
+  ): string | null {
     if (!vector) return null;
     let best: { id: string; similarity: number } | null = null;
     for (const candidate of candidates) {
       if (candidate.category !== entity.category || !sharesToken(candidate, key)) continue;
-      const theirs = nameVectorOf(candidate);
+      const theirs = candidate.nameVector;
       if (!theirs || theirs.length !== vector.length) continue;
       const similarity = cosine(vector, theirs);
       if (similarity >= this.options.similarityThreshold && (!best || similarity > best.similarity))
-        best = { id: candidate._id, similarity };
+        best = { id: candidate.id, similarity };
     }
     return best?.id ?? null;
   }
 }
 
-function sharesToken(candidate: Pick<EntityDoc, 'tokens'>, key: string): boolean {
+function sharesToken(candidate: Pick<EntityCandidate, 'tokens'>, key: string): boolean {
   const theirs = new Set(candidate.tokens);
   return tokens(key).some((token) => theirs.has(token));
 }
 
-function pseudoEntity(id: string, key: string, entity: ExtractedEntity): EntityDoc {
-  const now = new Date(0);
-  return {
-    _id: id,
-    tenant_id: '',
-    collection_id: '',
-    key,
-    name: entity.name,
-    category: entity.category,
-    aliases: [],
-    alias_keys: [key],
-    tokens: tokens(key),
-    description: '',
-    name_vector: null,
-    created_at: now,
-    updated_at: now,
-  };
+function pseudoEntity(id: string, key: string, entity: ExtractedEntity): EntityCandidate {
+  return { id, key, category: entity.category, aliasKeys: [key], tokens: tokens(key), nameVector: null };
 }
 
 /** Two keys of one memory resolved to the same entity: one provenance row per chunk, counts summed. */

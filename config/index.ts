@@ -24,6 +24,16 @@ const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
+const commaList = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
+
 const configSchema = z.object({
   ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   HOST: z.string().default('127.0.0.1'),
@@ -123,6 +133,55 @@ const configSchema = z.object({
   ALLOW_FAULT_INJECTION: booleanFromEnv.default(false),
   FAULT_INJECT_CRASH_AT: z.enum(PURGE_STEPS).optional(),
 
+  // ---- Device memory (docs/device-memory.md) ----
+  /** Largest snapshot accepted or produced, in bytes (inline bodies, downloads, exports). */
+  SNAPSHOT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(32 * 1024 * 1024),
+  SNAPSHOT_MAX_EPISODES: z.coerce.number().int().min(1).default(20_000),
+  SNAPSHOT_MAX_ENTITIES: z.coerce.number().int().min(1).default(200_000),
+  SNAPSHOT_MAX_FACTS: z.coerce.number().int().min(1).default(400_000),
+  SNAPSHOT_MAX_MENTIONS: z.coerce.number().int().min(1).default(2_000_000),
+  /** The keyset that signs snapshots (JSON, like EVENT_SIGNING_KEYSET); otherwise a file under DATA_DIR. */
+  SNAPSHOT_SIGNING_KEYSET: z.string().min(2).optional(),
+  SNAPSHOT_SIGNING_KEYSET_PATH: z.string().optional(),
+  /** How long an imported (ephemeral) collection lives. */
+  EPHEMERAL_COLLECTION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .default(3600),
+  EPHEMERAL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(30_000),
+  /** Device-mode calls (create, search, export, import) running at once per API process; more get 503. */
+  DEVICE_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  /** Comma-separated host patterns (`*.s3.amazonaws.com`) signed URLs may name; empty: any public host. */
+  OUTBOUND_ALLOWED_HOSTS: commaList,
+  /** Ports besides 443 that signed URLs may use. */
+  OUTBOUND_ALLOWED_PORTS: commaList.pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^\d{1,5}$/, 'ports are numbers')
+        .transform(Number),
+    ),
+  ),
+  /** DNS servers for signed-URL hosts (`ip` or `ip:port`); empty: the system's. */
+  OUTBOUND_DNS_SERVERS: commaList,
+  OUTBOUND_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  OUTBOUND_TOTAL_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /**
+   * UNSAFE, test-only: one `host:port` signed URLs may reach whatever it resolves to (the test
+   * suite's loopback HTTPS server). Refused unless ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN is true.
+   */
+  ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN: booleanFromEnv.default(false),
+  OUTBOUND_UNSAFE_TEST_ORIGIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+:\d{1,5}$/i, 'must be host:port')
+    .optional(),
+
   // ---- Metrics (docs/operations.md) ----
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; unset, it answers loopback peers only. */
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
@@ -141,6 +200,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .refine((config) => !config.FAULT_INJECT_CRASH_AT || config.ALLOW_FAULT_INJECTION, {
       path: ['FAULT_INJECT_CRASH_AT'],
       message: 'fault injection is for tests only: set ALLOW_FAULT_INJECTION=true to use it',
+    })
+    .refine((config) => !config.OUTBOUND_UNSAFE_TEST_ORIGIN || config.ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN, {
+      path: ['OUTBOUND_UNSAFE_TEST_ORIGIN'],
+      message: 'admits one host whatever it resolves to (tests only): set ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN=true to use it',
     })
     .safeParse(given);
   if (!parsed.success) {

@@ -10,6 +10,14 @@ export interface CreateCollectionInput {
 }
 
 export function createCollectionService(store: Store) {
+  async function readable(tenantId: string, ids: string[], field: string) {
+    const unique = [...new Set(ids)];
+    const found = await store.collections.existing(tenantId, unique);
+    const missing = unique.find((id) => !found.has(id));
+    if (missing !== undefined) throw notFound('collection', missing, field);
+    return found;
+  }
+
   return {
     async create(tenantId: string, input: CreateCollectionInput): Promise<CollectionDoc> {
       try {
@@ -47,10 +55,31 @@ export function createCollectionService(store: Store) {
 
     /** Throws 404 naming the first id the tenant cannot read; existence never leaks. */
     async assertReadable(tenantId: string, ids: string[], field: string): Promise<void> {
-      const unique = [...new Set(ids)];
-      const found = await store.collections.existingIds(tenantId, unique);
-      const missing = unique.find((id) => !found.has(id));
-      if (missing !== undefined) throw notFound('collection', missing, field);
+      await readable(tenantId, ids, field);
+    },
+
+    /** Readable, and not an imported snapshot (ephemeral collections are read-only copies): 409 otherwise. */
+    async assertWritable(tenantId: string, ids: string[], field: string): Promise<void> {
+      const found = await readable(tenantId, ids, field);
+      const ephemeral = [...found].find(([, info]) => info.ephemeral);
+      if (ephemeral) {
+        throw conflict('collection_read_only', `Collection ${ephemeral[0]} is an imported snapshot (ephemeral) and is read-only`, field);
+      }
+    },
+
+    /** A new ephemeral collection for an imported snapshot; the caller fills it, the sweeper removes it after `ttlSeconds`. */
+    createEphemeral(tenantId: string, ttlSeconds: number): Promise<CollectionDoc> {
+      const id = newId();
+      const now = new Date();
+      return store.collections.create({
+        _id: id,
+        tenant_id: tenantId,
+        name: `snapshot-import-${id}`,
+        description: 'Imported device snapshot (ephemeral, read-only)',
+        metadata: {},
+        created_at: now,
+        expires_at: new Date(now.getTime() + ttlSeconds * 1000),
+      });
     },
   };
 }

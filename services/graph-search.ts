@@ -128,20 +128,24 @@ export function queryKeys(query: string): string[] {
 
 const round = (value: number): number => Math.round(value * 10_000) / 10_000;
 
-export async function graphSignal(
-  searchIndex: SearchIndex,
-  extractor: StructureExtractor,
-  collectionIds: string[],
-  query: string,
-): Promise<GraphSignal> {
+/** Graph ranking over whatever holds the graph: a collection's loaded partitions, or a snapshot's. */
+export type GraphMatcher = (keys: string[]) => GraphMatch;
+
+export const collectionGraph =
+  (searchIndex: SearchIndex, collectionIds: string[]): GraphMatcher =>
+  (keys) =>
+    searchIndex.graphMatch(collectionIds, keys);
+
+/** The query's keys (its word runs and the entities the extractor finds in it), ranked against the graph. */
+export async function graphSignal(match: GraphMatcher, extractor: StructureExtractor, query: string): Promise<GraphSignal> {
   const extracted = await extractor.extract(query);
   const keys = [...new Set([...queryKeys(query), ...extracted.entities.map((entity) => entity.key)])];
-  const match = searchIndex.graphMatch(collectionIds, keys);
+  const matched = match(keys);
   return {
-    chunks: match.chunks,
-    episodes: match.episodes,
-    support: match.support,
-    entities: match.entities.map((entity) => ({
+    chunks: matched.chunks,
+    episodes: matched.episodes,
+    support: matched.support,
+    entities: matched.entities.map((entity) => ({
       id: entity.id,
       name: entity.name,
       category: entity.category,
@@ -149,7 +153,7 @@ export async function graphSignal(
       score: round(entity.score),
       weight: entity.weight,
     })),
-    relationships: match.relationships.map((fact) => ({
+    relationships: matched.relationships.map((fact) => ({
       id: fact.id,
       subject_id: fact.subjectId,
       object_id: fact.objectId,

@@ -247,6 +247,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       await deps.collections.assertReadable(tenantId, wanted, 'collection_ids');
       added = wanted.filter((id) => !memory.collection_ids.includes(id));
       removed = memory.collection_ids.filter((id) => !wanted.includes(id));
+      if (added.length > 0 || removed.length > 0) await deps.collections.assertWritable(tenantId, [...added, ...removed], 'collection_ids');
       if (added.length > 0 || removed.length > 0) {
         if (memory.status !== 'complete' && memory.status !== 'failed') {
           throw conflict(
@@ -303,6 +304,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     if (!memory.collection_ids.includes(input.collectionId)) {
       throw validationError([{ field: 'collection_id', issue: `memory ${memoryId} does not belong to collection ${input.collectionId}` }]);
     }
+    await deps.collections.assertWritable(tenantId, memory.collection_ids, 'collection_id');
     const busy = () =>
       new AppError(
         409,
@@ -340,7 +342,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       input: CreateMemoryInput,
       idempotencyKey: string | null,
     ): Promise<{ memory: MemoryDoc; replayed: boolean }> {
-      await deps.collections.assertReadable(tenantId, [input.collectionId], 'collection_id');
+      await deps.collections.assertWritable(tenantId, [input.collectionId], 'collection_id');
       if (input.files) await assertSupportedFiles(input.files.filter(isInline));
       let memoryId = newId();
       const claimId = idempotencyKey === null ? null : `${tenantId}:${idempotencyKey}`;

@@ -26,6 +26,7 @@ import type { CollectionService } from './collections.js';
 import {
   backersToCheck,
   EMPTY_GRAPH_SIGNAL,
+  collectionGraph,
   graphSignal,
   visibleGraph,
   graphValue,
@@ -167,7 +168,7 @@ export function createSearchService(deps: {
         ? (async () => {
             const graphStarted = performance.now();
             await prepared;
-            const result = await graphSignal(deps.searchIndex, deps.extractor, input.collectionIds, input.query);
+            const result = await graphSignal(collectionGraph(deps.searchIndex, input.collectionIds), deps.extractor, input.query);
             return { result, ms: performance.now() - graphStarted };
           })()
         : Promise.resolve({ result: EMPTY_GRAPH_SIGNAL, ms: 0 });

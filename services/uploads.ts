@@ -47,7 +47,7 @@ export function createUploadService(deps: { store: Store; collections: Collectio
 
   return {
     async issue(tenantId: string, request: UploadRequest) {
-      await deps.collections.assertReadable(tenantId, [request.collection_id], 'collection_id');
+      await deps.collections.assertWritable(tenantId, [request.collection_id], 'collection_id');
       if (request.size > options.maxBytes) {
         throw new AppError(413, 'upload_too_large', `size ${request.size} exceeds the ${options.maxBytes} byte upload limit`, [
           { field: 'size', issue: `must be at most ${options.maxBytes}` },

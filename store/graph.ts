@@ -19,6 +19,7 @@
  */
 import { type Binary, type AnyBulkWriteOperation, type Collection, type Db, type Filter } from 'mongodb';
 import { sha256Hex } from '../core/hash.js';
+import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
 import { binaryToVector, vectorToBinary } from './chunks.js';
 
 export interface EntityDoc {
@@ -106,7 +107,9 @@ export interface GraphScope {
   collectionId: string;
 }
 
-const tokensOf = (keys: string[]): string[] => [...new Set(keys.flatMap((key) => key.split(' ')).filter((token) => token.length > 1))];
+export const tokensOf = (keys: string[]): string[] => [
+  ...new Set(keys.flatMap((key) => key.split(' ')).filter((token) => token.length > 1)),
+];
 
 /** Deterministic ids: the same name in the same collection is the same node, from any process. */
 export const entityIdFor = (scope: GraphScope, key: string): string =>
@@ -118,7 +121,7 @@ export const factIdFor = (scope: GraphScope, subjectId: string, predicate: strin
 const mentionIdFor = (scope: GraphScope, mention: NewMention): string =>
   sha256Hex(`${scope.collectionId}\n${mention.memoryId}\n${mention.chunkIndex}\n${mention.kind}\n${mention.targetId}`).slice(0, 32);
 
-export class GraphRepository {
+export class GraphRepository implements GraphStore {
   readonly entities: Collection<EntityDoc>;
   readonly facts: Collection<FactDoc>;
   readonly mentions: Collection<MentionDoc>;
@@ -142,20 +145,22 @@ export class GraphRepository {
   }
 
   /** Entities of the collection that any of `keys` resolves to (exact alias match). */
-  findByKeys(scope: GraphScope, keys: string[]): Promise<EntityDoc[]> {
-    if (keys.length === 0) return Promise.resolve([]);
-    return this.entities
+  async findByKeys(scope: GraphScope, keys: string[]): Promise<EntityCandidate[]> {
+    if (keys.length === 0) return [];
+    const docs = await this.entities
       .find({ tenant_id: scope.tenantId, collection_id: scope.collectionId, alias_keys: { $in: keys } }, { limit: 500 })
       .toArray();
+    return docs.map(toCandidate);
   }
 
   /** Entities sharing a token with `keys`: candidates for fuzzy (token or embedding) resolution. */
-  findCandidates(scope: GraphScope, keys: string[], limit: number): Promise<EntityDoc[]> {
+  async findCandidates(scope: GraphScope, keys: string[], limit: number): Promise<EntityCandidate[]> {
     const tokens = tokensOf(keys);
-    if (tokens.length === 0) return Promise.resolve([]);
-    return this.entities
+    if (tokens.length === 0) return [];
+    const docs = await this.entities
       .find({ tenant_id: scope.tenantId, collection_id: scope.collectionId, tokens: { $in: tokens } }, { limit })
       .toArray();
+    return docs.map(toCandidate);
   }
 
   /** Records provenance first, then the targets (see the module comment for why this order). */
@@ -330,3 +335,12 @@ export class GraphRepository {
 
 export const nameVectorOf = (entity: Pick<EntityDoc, 'name_vector'>): Float32Array | null =>
   entity.name_vector ? binaryToVector(entity.name_vector) : null;
+
+const toCandidate = (doc: EntityDoc): EntityCandidate => ({
+  id: doc._id,
+  key: doc.key,
+  category: doc.category,
+  aliasKeys: doc.alias_keys,
+  tokens: doc.tokens,
+  nameVector: nameVectorOf(doc),
+});

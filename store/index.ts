@@ -11,6 +11,7 @@ import { IdempotencyRepository } from './idempotency.js';
 import { IndexChangeFeed } from './index-changes.js';
 import { MemoryRepository } from './memories.js';
 import { MemoryPurge } from './memory-purge.js';
+import { SnapshotRepository } from './snapshots.js';
 import { TenantRepository } from './tenants.js';
 import { TicketRepository } from './tickets.js';
 import { UploadRepository } from './uploads.js';
@@ -31,6 +32,8 @@ export interface Store {
   idempotency: IdempotencyRepository;
   /** Deleting memories: the one cascade (store/memory-purge.ts). */
   purge: MemoryPurge;
+  /** Device snapshots: export reads and import writes (store/snapshots.ts). */
+  snapshots: SnapshotRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -62,6 +65,7 @@ export async function openStore(
     eventAcks: new EventAckRepository(db),
     events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS, config.EVENT_LOG_MAX_BYTES),
     purge: new MemoryPurge(db, repositories),
+    snapshots: new SnapshotRepository(repositories),
     ping: () => ping(db),
     close: () => database.close(),
   };

@@ -109,6 +109,10 @@ const SUMMARY_FIELDS = Object.fromEntries(
   ].map((field) => [field, 1]),
 );
 
+/** The one "searchable" rule: complete, or complete before an append now in progress. */
+export const isSearchable = (memory: Pick<MemoryDoc, 'status' | 'indexed_chunk_count'>): boolean =>
+  memory.status === 'complete' || (memory.indexed_chunk_count ?? 0) > 0;
+
 export class MemoryRepository {
   readonly collection: Collection<MemoryDoc>;
 
@@ -150,7 +154,7 @@ export class MemoryRepository {
     // the content. So: look up by _id with the summary fields named, test tenant and visibility
     // here, and apply the search's own filters in a second query only when there are some.
     const docs = (await this.collection.find({ _id: { $in: ids } }, { projection: SUMMARY_FIELDS }).toArray()) as MemorySummaryDoc[];
-    let visible = docs.filter((doc) => doc.tenant_id === tenantId && (doc.status === 'complete' || (doc.indexed_chunk_count ?? 0) > 0));
+    let visible = docs.filter((doc) => doc.tenant_id === tenantId && isSearchable(doc));
     if (Object.keys(filter).length > 0 && visible.length > 0) {
       const matching = await this.collection
         .find({ ...filter, _id: { $in: visible.map((doc) => doc._id) } }, { projection: { _id: 1 } })

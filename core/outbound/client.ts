@@ -1,0 +1,173 @@
+/**
+ * GET and PUT to client-supplied signed URLs, safely (docs/device-memory.md, "Outbound requests").
+ *
+ * The host is resolved once (A and AAAA); every answer must pass the address policy; the socket is
+ * then opened to one of those checked addresses through the request's `lookup` hook, so no second
+ * DNS query happens and a rebinding answer cannot switch the target. TLS still verifies the
+ * certificate against the hostname (SNI and checkServerIdentity use it). Redirects are never
+ * followed. Connect and total timeouts apply; downloads are capped while they stream.
+ *
+ * Why not a library for the connection: request-filtering-agent and @atproto-labs/fetch-node check
+ * the address inside their own lookup as well, but each wraps a different HTTP client with its own
+ * redirect and header behaviour; a lookup hook on node:https is the narrowest seam that pins the
+ * checked address, and ipaddr.js (maintained, used by Express) does the classification.
+ */
+import { Resolver } from 'node:dns/promises';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { addressRefusal, checkUrl, OutboundRefusal, type OutboundPolicy } from './policy.js';
+
+export type OutboundFailure = 'redirect' | 'status' | 'timeout' | 'too_large' | 'network';
+
+export class OutboundError extends Error {
+  constructor(
+    readonly kind: OutboundFailure,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'OutboundError';
+  }
+}
+
+export interface OutboundClientOptions {
+  policy: OutboundPolicy;
+  /** DNS servers (`ip` or `ip:port`); empty: the system's. */
+  dnsServers: string[];
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+}
+
+interface Target {
+  url: URL;
+  hostname: string;
+  port: number;
+  address: string;
+  family: 4 | 6;
+}
+
+export class OutboundClient {
+  private readonly resolver = new Resolver({ timeout: 3000, tries: 2 });
+
+  constructor(private readonly options: OutboundClientOptions) {
+    if (options.dnsServers.length > 0) this.resolver.setServers(options.dnsServers);
+  }
+
+  /** Checks the URL and every address its host resolves to; throws OutboundRefusal or OutboundError. */
+  async target(rawUrl: string): Promise<Target> {
+    const checked = checkUrl(rawUrl, this.options.policy);
+    const [v4, v6] = await Promise.all([
+      this.resolver.resolve4(checked.hostname).catch((error: NodeJS.ErrnoException) => noRecords(error)),
+      this.resolver.resolve6(checked.hostname).catch((error: NodeJS.ErrnoException) => noRecords(error)),
+    ]);
+    if (v4.length + v6.length === 0) throw new OutboundError('network', `host ${checked.hostname} does not resolve`);
+    if (!checked.skipAddressCheck) {
+      for (const address of [...v4, ...v6]) {
+        const why = addressRefusal(address);
+        if (why)
+          throw new OutboundRefusal(
+            'private_address',
+            'host',
+            `host ${checked.hostname} resolves to ${address}, a ${why}; only public addresses are allowed`,
+          );
+      }
+    }
+    const address = v4[0] ?? v6[0]!;
+    return { url: checked.url, hostname: checked.hostname, port: checked.port, address, family: v4.length > 0 ? 4 : 6 };
+  }
+
+  /** Downloads the body, at most `maxBytes` (Content-Length and the bytes actually received). */
+  async get(rawUrl: string, headers: Record<string, string>, maxBytes: number): Promise<Buffer> {
+    const target = await this.target(rawUrl);
+    return this.request(target, 'GET', headers, null, maxBytes);
+  }
+
+  /** Uploads `pieces` as one body with a Content-Length (signed-URL stores need it), writing each piece as is. */
+  async put(rawUrl: string, headers: Record<string, string>, pieces: Buffer[], contentType: string): Promise<{ status: number }> {
+    const target = await this.target(rawUrl);
+    const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
+    await this.request(target, 'PUT', { ...headers, 'Content-Type': contentType, 'Content-Length': String(length) }, pieces, 64 * 1024);
+    return { status: 200 };
+  }
+
+  private request(
+    target: Target,
+    method: 'GET' | 'PUT',
+    headers: Record<string, string>,
+    body: Buffer[] | null,
+    maxBytes: number,
+  ): Promise<Buffer> {
+    const { connectTimeoutMs, totalTimeoutMs } = this.options;
+    // The only address this request may use: the one checked above.
+    const lookup: LookupFunction = (_hostname, options, callback) => {
+      if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+      else callback(null, target.address, target.family);
+    };
+    return new Promise<Buffer>((resolve, reject) => {
+      let settled = false;
+      const fail = (error: Error): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(total);
+        clearTimeout(connect);
+        request.destroy();
+        reject(error);
+      };
+      const request = https.request({
+        host: target.hostname,
+        servername: target.hostname,
+        port: target.port,
+        path: `${target.url.pathname}${target.url.search}`,
+        method,
+        headers: { ...headers, Host: target.url.host },
+        lookup,
+        agent: false,
+      });
+      const total = setTimeout(() => fail(new OutboundError('timeout', `no complete answer within ${totalTimeoutMs} ms`)), totalTimeoutMs);
+      const connect = setTimeout(
+        () => fail(new OutboundError('timeout', `could not connect within ${connectTimeoutMs} ms`)),
+        connectTimeoutMs,
+      );
+      request.on('socket', (socket) => socket.once('secureConnect', () => clearTimeout(connect)));
+      request.on('error', (error) => fail(new OutboundError('network', `request failed: ${error.message}`)));
+      request.on('response', (response) => {
+        clearTimeout(connect);
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          fail(new OutboundError('redirect', `the URL answered ${status} (a redirect); redirects are not followed`, status));
+          return;
+        }
+        if (status < 200 || status >= 300) {
+          fail(new OutboundError('status', `the URL answered ${status}`, status));
+          return;
+        }
+        const declared = Number(response.headers['content-length'] ?? Number.NaN);
+        if (Number.isFinite(declared) && declared > maxBytes) {
+          fail(new OutboundError('too_large', `the response declares ${declared} bytes; the cap is ${maxBytes}`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let received = 0;
+        response.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > maxBytes) fail(new OutboundError('too_large', `the response exceeded the ${maxBytes}-byte cap`));
+          else chunks.push(chunk);
+        });
+        response.on('error', (error) => fail(new OutboundError('network', `download failed: ${error.message}`)));
+        response.on('end', () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(total);
+          resolve(Buffer.concat(chunks, received));
+        });
+      });
+      if (body) for (const piece of body) request.write(piece);
+      request.end();
+    });
+  }
+}
+
+function noRecords(error: NodeJS.ErrnoException): string[] {
+  if (error.code === 'ENODATA' || error.code === 'ENOTFOUND' || error.code === 'NXDOMAIN') return [];
+  throw new OutboundError('network', `DNS lookup failed (${error.code ?? error.message})`);
+}

@@ -1,0 +1,391 @@
+/**
+ * The device-memory snapshot: a collection's graph state as one JSON document that a client keeps
+ * and hands back. docs/snapshots.md is the contract across releases; this module is its code.
+ *
+ *   { format, format_version, graph_id, tenant_binding, embedding_model, created_at, counts,
+ *     digest, body: { episodes, entities, facts, mentions }, signature }
+ *
+ * - `digest` is `sha256:<hex>` over the canonical JSON bytes (core/canonical-json.ts) of `body`,
+ *   so any change or truncation of the body is caught.
+ * - `signature` is a compact JWS (EdDSA, Ed25519) whose payload is the canonical JSON of every
+ *   other top-level field (the header, digest included): the service signs what it made and
+ *   verifies before it uses anything.
+ * - Vectors are base64: entity name vectors int8 (a float32 scale, then one byte per dimension),
+ *   chunk vectors float16 (two bytes per dimension, little-endian).
+ */
+import { z } from 'zod';
+import { canonicalJsonBytes } from '../core/canonical-json.js';
+import { sha256Hex } from '../core/hash.js';
+
+export const SNAPSHOT_FORMAT = 'engram.graph-snapshot';
+export const SNAPSHOT_MAJOR = 1;
+export const SNAPSHOT_MINOR = 0;
+export const SNAPSHOT_FORMAT_VERSION = `${SNAPSHOT_MAJOR}.${SNAPSHOT_MINOR}`;
+
+export interface SnapshotChunk {
+  index: number;
+  text: string;
+  /** Where in the episode's content the chunk came from (as memory records keep it). */
+  source: Record<string, unknown>;
+  /** float16 base64; null when the chunk was never embedded. */
+  vector: string | null;
+}
+
+export interface SnapshotEpisode {
+  id: string;
+  kind: 'document' | 'conversation';
+  name: string | null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  chunks: SnapshotChunk[];
+}
+
+export interface SnapshotEntity {
+  id: string;
+  key: string;
+  name: string;
+  category: string;
+  aliases: string[];
+  alias_keys: string[];
+  description: string;
+  /** Sum of the entity's mention counts (derived; checked against the mentions on input). */
+  weight: number;
+  /** int8 base64 (4-byte float32 scale + one byte per dimension), or null. */
+  name_vector: string | null;
+}
+
+export interface SnapshotFact {
+  id: string;
+  subject_id: string;
+  predicate: string;
+  object_id: string;
+  description: string;
+  weight: number;
+  confidence: number;
+}
+
+/** Provenance: which chunk of which episode names an entity or states a fact. */
+export interface SnapshotMention {
+  episode_id: string;
+  chunk: number;
+  target_id: string;
+  kind: 'entity' | 'fact';
+  count: number;
+  confidence: number;
+  description: string;
+}
+
+export interface SnapshotBody {
+  episodes: SnapshotEpisode[];
+  entities: SnapshotEntity[];
+  facts: SnapshotFact[];
+  mentions: SnapshotMention[];
+}
+
+export interface SnapshotCounts {
+  episodes: number;
+  chunks: number;
+  entities: number;
+  facts: number;
+  mentions: number;
+}
+
+export interface SnapshotHeader {
+  format: string;
+  format_version: string;
+  /** The id scope of the graph's entity and fact ids (the source collection's id, or a fresh uuid). */
+  graph_id: string;
+  /** Binds the snapshot to the tenant that made it, without naming the tenant. */
+  tenant_binding: string;
+  embedding_model: string;
+  created_at: string;
+  counts: SnapshotCounts;
+  digest: string;
+}
+
+export interface SnapshotDocument extends SnapshotHeader {
+  body: SnapshotBody;
+  signature: string;
+}
+
+/** Configured caps, checked before any work on a snapshot starts. */
+export interface SnapshotCaps {
+  maxEpisodes: number;
+  maxEntities: number;
+  maxFacts: number;
+  maxMentions: number;
+  maxChunks: number;
+}
+
+export const tenantBinding = (tenantId: string): string =>
+  Buffer.from(sha256Hex(`engram-snapshot-tenant\n${tenantId}`), 'hex')
+    .subarray(0, 16)
+    .toString('base64url');
+
+export const countsOf = (body: SnapshotBody): SnapshotCounts => ({
+  episodes: body.episodes.length,
+  chunks: body.episodes.reduce((sum, episode) => sum + episode.chunks.length, 0),
+  entities: body.entities.length,
+  facts: body.facts.length,
+  mentions: body.mentions.length,
+});
+
+export const digestOf = (body: unknown): string => `sha256:${sha256Hex(canonicalJsonBytes(body))}`;
+
+/** The signed part: every top-level field but `body` and `signature`. */
+export function headerOf(document: Record<string, unknown>): Record<string, unknown> {
+  const header: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(document)) if (key !== 'body' && key !== 'signature') header[key] = value;
+  return header;
+}
+
+// ---- vectors --------------------------------------------------------------------------------
+
+/** int8 with a per-vector scale: name vectors only decide "same entity?" against a threshold. */
+export function encodeInt8(vector: Float32Array): string {
+  let maxAbs = 0;
+  for (const value of vector) maxAbs = Math.max(maxAbs, Math.abs(value));
+  const scale = maxAbs > 0 ? maxAbs / 127 : 1;
+  const bytes = Buffer.alloc(4 + vector.length);
+  bytes.writeFloatLE(scale, 0);
+  for (let i = 0; i < vector.length; i++) bytes.writeInt8(Math.round(vector[i]! / scale), 4 + i);
+  return bytes.toString('base64');
+}
+
+export function decodeInt8(encoded: string, dimensions: number): Float32Array | null {
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.length !== 4 + dimensions) return null;
+  const scale = bytes.readFloatLE(0);
+  if (!Number.isFinite(scale) || scale <= 0) return null;
+  const vector = new Float32Array(dimensions);
+  for (let i = 0; i < dimensions; i++) vector[i] = bytes.readInt8(4 + i) * scale;
+  return vector;
+}
+
+const float32 = new Float32Array(1);
+const bits32 = new Uint32Array(float32.buffer);
+
+/** IEEE 754 half precision, round to nearest even. */
+function toHalf(value: number): number {
+  float32[0] = value;
+  const x = bits32[0]!;
+  const sign = (x >>> 16) & 0x8000;
+  const exponent = ((x >>> 23) & 0xff) - 127 + 15;
+  const mantissa = x & 0x7fffff;
+  if (exponent >= 0x1f) return sign | 0x7c00 | (((x >>> 23) & 0xff) === 0xff && mantissa ? 0x200 : 0);
+  if (exponent <= 0) {
+    if (exponent < -10) return sign;
+    const full = mantissa | 0x800000;
+    const shift = 14 - exponent;
+    let half = full >>> shift;
+    const remainder = full & ((1 << shift) - 1);
+    const halfway = 1 << (shift - 1);
+    if (remainder > halfway || (remainder === halfway && half & 1)) half++;
+    return sign | half;
+  }
+  let half = sign | (exponent << 10) | (mantissa >>> 13);
+  const remainder = mantissa & 0x1fff;
+  if (remainder > 0x1000 || (remainder === 0x1000 && half & 1)) half++;
+  return half;
+}
+
+function fromHalf(half: number): number {
+  const sign = half & 0x8000 ? -1 : 1;
+  const exponent = (half >>> 10) & 0x1f;
+  const mantissa = half & 0x3ff;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 0x1f) return mantissa ? Number.NaN : sign * Number.POSITIVE_INFINITY;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+
+export function encodeFloat16(vector: Float32Array): string {
+  const bytes = Buffer.alloc(vector.length * 2);
+  for (let i = 0; i < vector.length; i++) bytes.writeUInt16LE(toHalf(vector[i]!), i * 2);
+  return bytes.toString('base64');
+}
+
+/** null when the length is wrong or any component is not finite. */
+export function decodeFloat16(encoded: string, dimensions: number): Float32Array | null {
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.length !== dimensions * 2) return null;
+  const vector = new Float32Array(dimensions);
+  for (let i = 0; i < dimensions; i++) {
+    const value = fromHalf(bytes.readUInt16LE(i * 2));
+    if (!Number.isFinite(value)) return null;
+    vector[i] = value;
+  }
+  return vector;
+}
+
+// ---- input validation -------------------------------------------------------------------------
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const id = z.string().min(1).max(64);
+const text = (max: number) => z.string().max(max);
+const finite = z.number().refine(Number.isFinite, 'must be a finite number');
+const base64 = z
+  .string()
+  .max(1 << 16)
+  .regex(BASE64, 'must be base64');
+
+/** The body's shape, strictly (unknown fields inside the body are allowed only from a newer minor). */
+export function bodySchema(caps: SnapshotCaps, strict: boolean) {
+  const object = <T extends z.ZodRawShape>(shape: T) => (strict ? z.strictObject(shape) : z.looseObject(shape));
+  return object({
+    episodes: z
+      .array(
+        object({
+          id: z.uuid(),
+          kind: z.enum(['document', 'conversation']),
+          name: text(256).nullable(),
+          metadata: z.record(z.string(), z.unknown()),
+          created_at: z.iso.datetime({ offset: true }),
+          chunks: z
+            .array(
+              object({
+                index: z.number().int().min(0),
+                text: text(2_000_000),
+                source: z.record(z.string(), z.unknown()),
+                vector: base64.nullable(),
+              }),
+            )
+            .max(caps.maxChunks),
+        }),
+      )
+      .max(caps.maxEpisodes, `at most ${caps.maxEpisodes} episodes`),
+    entities: z
+      .array(
+        object({
+          id,
+          key: text(512).min(1),
+          name: text(512).min(1),
+          category: text(64).min(1),
+          aliases: z.array(text(512)).max(1000),
+          alias_keys: z.array(text(512).min(1)).min(1).max(1000),
+          description: text(10_000),
+          weight: finite.min(0),
+          name_vector: base64.nullable(),
+        }),
+      )
+      .max(caps.maxEntities, `at most ${caps.maxEntities} entities`),
+    facts: z
+      .array(
+        object({
+          id,
+          subject_id: id,
+          predicate: text(256).min(1),
+          object_id: id,
+          description: text(10_000),
+          weight: finite.min(0),
+          confidence: finite.min(0).max(1),
+        }),
+      )
+      .max(caps.maxFacts, `at most ${caps.maxFacts} facts`),
+    mentions: z
+      .array(
+        object({
+          episode_id: z.uuid(),
+          chunk: z.number().int().min(0),
+          target_id: id,
+          kind: z.enum(['entity', 'fact']),
+          count: z.number().int().min(1),
+          confidence: finite.min(0).max(1),
+          description: text(10_000),
+        }),
+      )
+      .max(caps.maxMentions, `at most ${caps.maxMentions} mentions`),
+  });
+}
+
+export const headerSchema = z.looseObject({
+  format: z.literal(SNAPSHOT_FORMAT, { error: `format must be "${SNAPSHOT_FORMAT}"` }),
+  format_version: z.string().regex(/^\d{1,4}\.\d{1,4}$/, 'format_version must be major.minor'),
+  graph_id: z.uuid(),
+  tenant_binding: z.string().min(1).max(64),
+  embedding_model: z.string().min(1).max(256),
+  created_at: z.iso.datetime({ offset: true }),
+  counts: z.looseObject({
+    episodes: z.number().int().min(0),
+    chunks: z.number().int().min(0),
+    entities: z.number().int().min(0),
+    facts: z.number().int().min(0),
+    mentions: z.number().int().min(0),
+  }),
+  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'digest must be sha256:<64 hex digits>'),
+  body: z.looseObject({}),
+  signature: z.string().min(1).max(4096),
+});
+
+export const parseVersion = (version: string): { major: number; minor: number } => {
+  const [major, minor] = version.split('.').map(Number);
+  return { major: major!, minor: minor! };
+};
+
+/** A problem with a snapshot's content, at a path inside it. */
+export interface SnapshotIssue {
+  path: string;
+  issue: string;
+}
+
+/**
+ * Every reference resolves, every id is unique, every vector decodes to the model's dimensions
+ * with finite components, weights agree with the mentions. Returns the first problems found.
+ */
+export function checkReferences(body: SnapshotBody, dimensions: number): SnapshotIssue[] {
+  const issues: SnapshotIssue[] = [];
+  const add = (path: string, issue: string): void => {
+    if (issues.length < 20) issues.push({ path, issue });
+  };
+  const episodes = new Map<string, Set<number>>();
+  body.episodes.forEach((episode, e) => {
+    if (episodes.has(episode.id)) add(`body.episodes.${e}.id`, `duplicate episode id ${episode.id}`);
+    const indexes = new Set<number>();
+    episode.chunks.forEach((chunk, c) => {
+      if (indexes.has(chunk.index)) add(`body.episodes.${e}.chunks.${c}.index`, `duplicate chunk index ${chunk.index}`);
+      indexes.add(chunk.index);
+      if (chunk.vector !== null && !decodeFloat16(chunk.vector, dimensions)) {
+        add(`body.episodes.${e}.chunks.${c}.vector`, `must be ${dimensions} finite float16 values`);
+      }
+    });
+    episodes.set(episode.id, indexes);
+  });
+  const entities = new Set<string>();
+  const keys = new Set<string>();
+  body.entities.forEach((entity, i) => {
+    if (entities.has(entity.id)) add(`body.entities.${i}.id`, `duplicate entity id ${entity.id}`);
+    entities.add(entity.id);
+    if (keys.has(entity.key)) add(`body.entities.${i}.key`, `duplicate entity key ${entity.key}`);
+    keys.add(entity.key);
+    if (entity.name_vector !== null && !decodeInt8(entity.name_vector, dimensions)) {
+      add(`body.entities.${i}.name_vector`, `must be a ${dimensions}-dimension int8 vector with a finite scale`);
+    }
+  });
+  const facts = new Set<string>();
+  body.facts.forEach((fact, i) => {
+    if (facts.has(fact.id) || entities.has(fact.id)) add(`body.facts.${i}.id`, `duplicate id ${fact.id}`);
+    facts.add(fact.id);
+    if (!entities.has(fact.subject_id)) add(`body.facts.${i}.subject_id`, `no entity ${fact.subject_id}`);
+    if (!entities.has(fact.object_id)) add(`body.facts.${i}.object_id`, `no entity ${fact.object_id}`);
+  });
+  const weights = new Map<string, number>();
+  const rows = new Set<string>();
+  body.mentions.forEach((mention, i) => {
+    const chunks = episodes.get(mention.episode_id);
+    if (!chunks) add(`body.mentions.${i}.episode_id`, `no episode ${mention.episode_id}`);
+    else if (!chunks.has(mention.chunk)) add(`body.mentions.${i}.chunk`, `episode ${mention.episode_id} has no chunk ${mention.chunk}`);
+    const known = mention.kind === 'entity' ? entities : facts;
+    if (!known.has(mention.target_id)) add(`body.mentions.${i}.target_id`, `no ${mention.kind} ${mention.target_id}`);
+    const row = `${mention.episode_id}\n${mention.chunk}\n${mention.target_id}`;
+    if (rows.has(row)) add(`body.mentions.${i}`, 'duplicate provenance row');
+    rows.add(row);
+    weights.set(mention.target_id, (weights.get(mention.target_id) ?? 0) + mention.count);
+  });
+  for (const [i, target] of [...body.entities.entries(), ...body.facts.entries()]) {
+    const kind = 'key' in target ? 'entities' : 'facts';
+    if (!weights.has(target.id)) add(`body.${kind}.${i}`, `${target.id} has no mentions (every entity and fact needs provenance)`);
+    else if (weights.get(target.id) !== target.weight) {
+      add(`body.${kind}.${i}.weight`, `must equal the sum of its mentions' counts (${weights.get(target.id) ?? 0})`);
+    }
+  }
+  return issues;
+}

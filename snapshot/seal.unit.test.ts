@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { CompactSign, importJWK } from 'jose';
+import { canonicalJsonBytes } from '../core/canonical-json.js';
+import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.js';
+import { decodeFloat16, decodeInt8, digestOf, encodeFloat16, encodeInt8, headerOf, type SnapshotBody } from './format.js';
+import { openSnapshot, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
+
+const DIMS = 4;
+const TENANT = 'tenant-a';
+const MODEL = 'test/model';
+const caps = { maxEpisodes: 10, maxEntities: 10, maxFacts: 10, maxMentions: 20, maxChunks: 10 };
+
+function sampleBody(): SnapshotBody {
+  const episode = randomUUID();
+  return {
+    episodes: [
+      {
+        id: episode,
+        kind: 'document',
+        name: null,
+        metadata: { topic: 'offices' },
+        created_at: '2026-11-24T10:00:00.000Z',
+        chunks: [
+          {
+            index: 0,
+            text: 'Alice manages the Berlin office.',
+            source: { type: 'text' },
+            vector: encodeFloat16(new Float32Array([0.5, -0.5, 0.5, -0.5])),
+          },
+        ],
+      },
+    ],
+    entities: [
+      {
+        id: 'e1',
+        key: 'alice',
+        name: 'Alice',
+        category: 'person',
+        aliases: ['Alice'],
+        alias_keys: ['alice'],
+        description: 'Alice manages the Berlin office.',
+        weight: 1,
+        name_vector: encodeInt8(new Float32Array([1, 0, 0, 0])),
+      },
+      {
+        id: 'e2',
+        key: 'berlin office',
+        name: 'Berlin office',
+        category: 'place',
+        aliases: [],
+        alias_keys: ['berlin office'],
+        description: '',
+        weight: 1,
+        name_vector: null,
+      },
+    ],
+    facts: [
+      {
+        id: 'f1',
+        subject_id: 'e1',
+        predicate: 'manages',
+        object_id: 'e2',
+        description: 'Alice manages the Berlin office.',
+        weight: 1,
+        confidence: 0.9,
+      },
+    ],
+    mentions: [
+      {
+        episode_id: episode,
+        chunk: 0,
+        target_id: 'e1',
+        kind: 'entity',
+        count: 1,
+        confidence: 1,
+        description: 'Alice manages the Berlin office.',
+      },
+      { episode_id: episode, chunk: 0, target_id: 'e2', kind: 'entity', count: 1, confidence: 1, description: '' },
+      {
+        episode_id: episode,
+        chunk: 0,
+        target_id: 'f1',
+        kind: 'fact',
+        count: 1,
+        confidence: 0.9,
+        description: 'Alice manages the Berlin office.',
+      },
+    ],
+  };
+}
+
+const keyset = async (): Promise<SigningKeyset> => ({ keys: [{ ...(await generateKeysetEntry('Ed25519')), status: 'active' }] });
+
+async function sealed(ks: SigningKeyset, body = sampleBody()): Promise<Record<string, unknown>> {
+  const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body }, ks);
+  return JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
+}
+
+const context = (ks: SigningKeyset, overrides: Partial<OpenContext> = {}): OpenContext => ({
+  tenantId: TENANT,
+  embeddingModel: MODEL,
+  dimensions: DIMS,
+  caps,
+  keyset: ks,
+  ...overrides,
+});
+
+/** Re-signs a changed header with the service key (what only the service can do). */
+async function resign(ks: SigningKeyset, document: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const key = ks.keys[0]!;
+  const signature = await new CompactSign(canonicalJsonBytes(headerOf(document)))
+    .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: 'engram-snapshot+jws' })
+    .sign(await importJWK(key.private_jwk, 'EdDSA'));
+  return { ...document, signature };
+}
+
+const rejects = async (promise: Promise<unknown>, code: string, path?: RegExp): Promise<void> => {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof SnapshotError, `expected a SnapshotError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    if (path) assert.match(error.path, path);
+    return true;
+  });
+};
+
+describe('snapshot sealing and opening', () => {
+  it('round-trips: the streamed canonical body is the digest of the parsed body', async () => {
+    const ks = await keyset();
+    const document = await sealed(ks);
+    assert.equal(document.digest, digestOf(document.body));
+    const opened = await openSnapshot(document, context(ks));
+    assert.equal(opened.body.entities.length, 2);
+    assert.equal(opened.graphId, document.graph_id);
+  });
+
+  it('treats {} as a new, empty graph', async () => {
+    const opened = await openSnapshot({}, context(await keyset()));
+    assert.deepEqual(opened.body, { episodes: [], entities: [], facts: [], mentions: [] });
+  });
+
+  const tampering: [string, (document: Record<string, unknown>) => Record<string, unknown>, string][] = [
+    ['a changed header field', (d) => ({ ...d, graph_id: randomUUID() }), 'snapshot_signature_invalid'],
+    ['a changed count', (d) => ({ ...d, counts: { ...(d.counts as object), entities: 7 } }), 'snapshot_signature_invalid'],
+    ['a removed signature', (d) => ({ ...d, signature: 'x' }), 'snapshot_signature_invalid'],
+    ['a changed entity name', (d) => withBody(d, (b) => void (b.entities[0]!.name = 'Mallory')), 'snapshot_digest_mismatch'],
+    ['a truncated mention list', (d) => withBody(d, (b) => void b.mentions.pop()), 'snapshot_digest_mismatch'],
+    [
+      'an added episode field',
+      (d) => withBody(d, (b) => void ((b.episodes[0] as unknown as Record<string, unknown>).extra = 1)),
+      'snapshot_invalid',
+    ],
+    ['a wrong format name', (d) => ({ ...d, format: 'other' }), 'snapshot_invalid'],
+    ['a non-object', () => [] as unknown as Record<string, unknown>, 'snapshot_invalid'],
+  ];
+  for (const [name, change, code] of tampering) {
+    it(`refuses ${name} with ${code}`, async () => {
+      const ks = await keyset();
+      await rejects(openSnapshot(change(await sealed(ks)), context(ks)), code);
+    });
+  }
+
+  it('refuses a snapshot signed by a key the service does not hold (forged)', async () => {
+    const forged = await sealed(await keyset());
+    await rejects(openSnapshot(forged, context(await keyset())), 'snapshot_signature_invalid');
+  });
+
+  it('refuses another tenant and another embedding model', async () => {
+    const ks = await keyset();
+    const document = await sealed(ks);
+    await rejects(openSnapshot(document, context(ks, { tenantId: 'tenant-b' })), 'snapshot_tenant_mismatch');
+    await rejects(openSnapshot(document, context(ks, { embeddingModel: 'other/model' })), 'snapshot_model_mismatch');
+  });
+
+  it('refuses a newer major version, accepts a newer minor and ignores its unknown fields', async () => {
+    const ks = await keyset();
+    const document = await sealed(ks);
+    await rejects(openSnapshot(await resign(ks, { ...document, format_version: '2.0' }), context(ks)), 'snapshot_version_unsupported');
+    const body = structuredClone(document.body) as Record<string, unknown>;
+    (body.episodes as Record<string, unknown>[])[0]!.mood = 'new in 1.1';
+    body.summaries = [];
+    const newer = await resign(ks, { ...document, format_version: '1.1', body, digest: digestOf(body), future_header: true });
+    const opened = await openSnapshot(newer, context(ks));
+    assert.equal(opened.body.episodes.length, 1);
+  });
+
+  it('enforces caps on array lengths before verifying anything', async () => {
+    const ks = await keyset();
+    const document = await sealed(ks);
+    await rejects(openSnapshot(document, context(ks, { caps: { ...caps, maxEntities: 1 } })), 'snapshot_too_large', /entities/);
+  });
+
+  const broken: [string, (body: SnapshotBody) => void, RegExp][] = [
+    ['a dangling fact subject', (b) => void (b.facts[0]!.subject_id = 'nope'), /facts\.0\.subject_id/],
+    ['a dangling mention target', (b) => void (b.mentions[0]!.target_id = 'nope'), /mentions\.0\.target_id/],
+    ['a mention of a missing chunk', (b) => void (b.mentions[0]!.chunk = 5), /mentions\.0\.chunk/],
+    ['a duplicate entity id', (b) => void (b.entities[1]!.id = 'e1'), /entities\.1\.id/],
+    ['a weight that disagrees with the mentions', (b) => void (b.entities[0]!.weight = 3), /entities\.0\.weight/],
+    [
+      'a NaN chunk vector',
+      (b) => void (b.episodes[0]!.chunks[0]!.vector = Buffer.from([0, 0x7e, 0, 0, 0, 0, 0, 0]).toString('base64')),
+      /vector/,
+    ],
+    ['a name vector of the wrong size', (b) => void (b.entities[0]!.name_vector = encodeInt8(new Float32Array(3))), /name_vector/],
+    ['a string weight', (b) => void ((b.entities[0] as unknown as Record<string, unknown>).weight = '1'), /entities\.0\.weight/],
+  ];
+  for (const [name, breakIt, path] of broken) {
+    it(`refuses ${name} (validly signed) naming the field`, async () => {
+      const ks = await keyset();
+      const body = sampleBody();
+      breakIt(body);
+      const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body }, ks);
+      const document = JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
+      await rejects(openSnapshot(document, context(ks)), 'snapshot_invalid', path);
+    });
+  }
+
+  it('encodes vectors compactly and closely', () => {
+    const vector = new Float32Array([0.12345, -0.5, 0.9999, 0.0001]);
+    const half = decodeFloat16(encodeFloat16(vector), 4)!;
+    const quantised = decodeInt8(encodeInt8(vector), 4)!;
+    vector.forEach((value, i) => {
+      assert.ok(Math.abs(half[i]! - value) < 1e-3);
+      assert.ok(Math.abs(quantised[i]! - value) < 0.01);
+    });
+    assert.equal(decodeFloat16(encodeFloat16(vector), 5), null, 'a wrong dimension count is refused');
+  });
+});
+
+function withBody(document: Record<string, unknown>, change: (body: SnapshotBody) => void): Record<string, unknown> {
+  const body = structuredClone(document.body) as SnapshotBody;
+  change(body);
+  return { ...document, body };
+}

@@ -1,0 +1,188 @@
+/**
+ * A device snapshot's graph held in memory for one request. It implements the same GraphStore the
+ * collection graph does (core/graph-store.ts), so the graph builder resolves and merges a new
+ * memory into a snapshot exactly as it does into a collection, and it yields the same
+ * GraphPartition that search ranks over (search/graph-index.ts): one code path, two storages.
+ */
+import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
+import { GraphPartition, type GraphEntityInfo, type GraphFactInfo, type ProvenanceRow } from '../search/graph-index.js';
+import { tokensOf, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
+import {
+  decodeInt8,
+  encodeInt8,
+  type SnapshotBody,
+  type SnapshotEntity,
+  type SnapshotEpisode,
+  type SnapshotFact,
+  type SnapshotMention,
+} from './format.js';
+
+type StoredEntity = Omit<SnapshotEntity, 'weight'>;
+type StoredFact = Omit<SnapshotFact, 'weight'>;
+
+const rowKey = (episodeId: string, chunk: number, targetId: string): string => `${episodeId}\n${chunk}\n${targetId}`;
+
+export class SnapshotGraph implements GraphStore {
+  private readonly episodes: SnapshotEpisode[];
+  private readonly entities = new Map<string, StoredEntity>();
+  private readonly facts = new Map<string, StoredFact>();
+  private readonly mentions = new Map<string, SnapshotMention>();
+  private readonly byAlias = new Map<string, string>();
+  private readonly byToken = new Map<string, Set<string>>();
+  private readonly vectors = new Map<string, Float32Array | null>();
+
+  constructor(
+    body: SnapshotBody,
+    private readonly dimensions: number,
+  ) {
+    this.episodes = [...body.episodes];
+    for (const { weight: _weight, ...entity } of body.entities) this.putEntity(entity);
+    for (const { weight: _weight, ...fact } of body.facts) this.facts.set(fact.id, fact);
+    for (const mention of body.mentions) this.mentions.set(rowKey(mention.episode_id, mention.chunk, mention.target_id), mention);
+  }
+
+  get entityCount(): number {
+    return this.entities.size;
+  }
+
+  private putEntity(entity: StoredEntity): void {
+    this.entities.set(entity.id, entity);
+    for (const key of entity.alias_keys) if (!this.byAlias.has(key)) this.byAlias.set(key, entity.id);
+    for (const token of tokensOf(entity.alias_keys)) {
+      let ids = this.byToken.get(token);
+      if (!ids) this.byToken.set(token, (ids = new Set()));
+      ids.add(entity.id);
+    }
+  }
+
+  private candidate(entity: StoredEntity): EntityCandidate {
+    let vector = this.vectors.get(entity.id);
+    if (vector === undefined) {
+      vector = entity.name_vector ? decodeInt8(entity.name_vector, this.dimensions) : null;
+      this.vectors.set(entity.id, vector);
+    }
+    return {
+      id: entity.id,
+      key: entity.key,
+      category: entity.category,
+      aliasKeys: entity.alias_keys,
+      tokens: tokensOf(entity.alias_keys),
+      nameVector: vector,
+    };
+  }
+
+  findByKeys(_scope: GraphScope, keys: string[]): Promise<EntityCandidate[]> {
+    const ids = new Set(keys.map((key) => this.byAlias.get(key)).filter((id): id is string => id !== undefined));
+    return Promise.resolve([...ids].map((id) => this.candidate(this.entities.get(id)!)));
+  }
+
+  findCandidates(_scope: GraphScope, keys: string[], limit: number): Promise<EntityCandidate[]> {
+    const ids = new Set<string>();
+    for (const token of tokensOf(keys)) {
+      for (const id of this.byToken.get(token) ?? []) {
+        if (ids.size >= limit) break;
+        ids.add(id);
+      }
+    }
+    return Promise.resolve([...ids].map((id) => this.candidate(this.entities.get(id)!)));
+  }
+
+  /** The same merge rules as the collection store: first name, category and description stay; aliases accumulate; facts keep their best confidence. */
+  write(_scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
+    for (const mention of mentions) {
+      this.mentions.set(rowKey(mention.memoryId, mention.chunkIndex, mention.targetId), {
+        episode_id: mention.memoryId,
+        chunk: mention.chunkIndex,
+        target_id: mention.targetId,
+        kind: mention.kind,
+        count: mention.count,
+        confidence: mention.confidence,
+        description: mention.description,
+      });
+    }
+    for (const entity of entities) {
+      const known = this.entities.get(entity.id);
+      const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])];
+      this.putEntity(
+        known
+          ? { ...known, aliases: union(known.aliases, entity.aliases), alias_keys: union(known.alias_keys, entity.aliasKeys) }
+          : {
+              id: entity.id,
+              key: entity.key,
+              name: entity.name,
+              category: entity.category,
+              aliases: [...new Set(entity.aliases)],
+              alias_keys: [...new Set(entity.aliasKeys)],
+              description: entity.description,
+              name_vector: entity.nameVector ? encodeInt8(entity.nameVector) : null,
+            },
+      );
+    }
+    for (const fact of facts) {
+      const known = this.facts.get(fact.id);
+      this.facts.set(
+        fact.id,
+        known
+          ? { ...known, confidence: Math.max(known.confidence, fact.confidence) }
+          : {
+              id: fact.id,
+              subject_id: fact.subjectId,
+              predicate: fact.predicate,
+              object_id: fact.objectId,
+              description: fact.description,
+              confidence: fact.confidence,
+            },
+      );
+    }
+    return Promise.resolve();
+  }
+
+  addEpisode(episode: SnapshotEpisode): void {
+    this.episodes.push(episode);
+  }
+
+  /** The graph as search ranks it: the same partition a collection's graph loads into. */
+  partition(): GraphPartition {
+    const partition = new GraphPartition();
+    const entities = new Map<string, GraphEntityInfo>();
+    for (const entity of this.entities.values()) {
+      entities.set(entity.id, {
+        id: entity.id,
+        name: entity.name,
+        category: entity.category,
+        description: entity.description,
+        aliasKeys: entity.alias_keys,
+      });
+    }
+    const facts = new Map<string, GraphFactInfo>();
+    for (const fact of this.facts.values()) {
+      facts.set(fact.id, {
+        id: fact.id,
+        subjectId: fact.subject_id,
+        objectId: fact.object_id,
+        predicate: fact.predicate,
+        description: fact.description,
+        confidence: fact.confidence,
+      });
+    }
+    const rows = new Map<string, ProvenanceRow[]>();
+    for (const mention of this.mentions.values()) {
+      let list = rows.get(mention.episode_id);
+      if (!list) rows.set(mention.episode_id, (list = []));
+      list.push({ targetId: mention.target_id, chunkIndex: mention.chunk, count: mention.count, description: mention.description });
+    }
+    for (const [episodeId, list] of rows) partition.setMemory(episodeId, list, entities, facts);
+    return partition;
+  }
+
+  toBody(): SnapshotBody {
+    const weights = new Map<string, number>();
+    for (const mention of this.mentions.values()) weights.set(mention.target_id, (weights.get(mention.target_id) ?? 0) + mention.count);
+    return {
+      episodes: this.episodes,
+      entities: [...this.entities.values()].map((entity) => ({ ...entity, weight: weights.get(entity.id) ?? 0 })),
+      facts: [...this.facts.values()].map((fact) => ({ ...fact, weight: weights.get(fact.id) ?? 0 })),
+      mentions: [...this.mentions.values()],
+    };
+  }
+}

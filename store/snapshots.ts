@@ -1,0 +1,219 @@
+/**
+ * Reading a collection's searchable state for a snapshot export, and writing an imported snapshot
+ * into an ephemeral collection. Domain shapes in and out; MongoDB stays in here.
+ */
+import { chunkId } from '../core/ids.js';
+import { binaryToVector, vectorToBinary, type ChunkDoc, type ChunkRepository, type ChunkSource } from './chunks.js';
+import { nameVectorOf, type GraphRepository, type GraphScope, type NewEntity, type NewFact, type NewMention } from './graph.js';
+import type { IndexChangeFeed } from './index-changes.js';
+import { isSearchable, type MemoryDoc, type MemoryKind, type MemoryRepository } from './memories.js';
+
+export interface ExportedChunk {
+  index: number;
+  text: string;
+  source: ChunkSource;
+  vector: Float32Array | null;
+}
+
+export interface ExportedMemory {
+  id: string;
+  kind: MemoryKind;
+  name: string | null;
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+  chunks: ExportedChunk[];
+}
+
+export interface ExportedEntity {
+  id: string;
+  key: string;
+  name: string;
+  category: string;
+  aliases: string[];
+  aliasKeys: string[];
+  description: string;
+  nameVector: Float32Array | null;
+}
+
+export interface ExportedGraph {
+  memories: ExportedMemory[];
+  entities: ExportedEntity[];
+  facts: NewFact[];
+  /** Provenance of the exported memories' searchable chunks only. */
+  mentions: NewMention[];
+}
+
+export interface ImportedMemory {
+  id: string;
+  kind: MemoryKind;
+  name: string | null;
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+  chunks: (ExportedChunk & { vector: Float32Array })[];
+}
+
+export class SnapshotRepository {
+  constructor(
+    private readonly repos: { memories: MemoryRepository; chunks: ChunkRepository; graph: GraphRepository; indexChanges: IndexChangeFeed },
+  ) {}
+
+  /** Everything search can see in the collection: searchable memories, their indexed chunks (with vectors of `model`) and the graph they back. */
+  async readCollection(tenantId: string, collectionId: string, model: string): Promise<ExportedGraph> {
+    const { memories, chunks, graph } = this.repos;
+    const records = (await memories.collection
+      .find({ tenant_id: tenantId, collection_ids: collectionId }, { projection: { content: 0 }, sort: { created_at: 1, _id: 1 } })
+      .toArray()) as Omit<MemoryDoc, 'content'>[];
+    const visible = records.filter(isSearchable);
+    const indexedCount = new Map(visible.map((memory) => [memory._id, memory.indexed_chunk_count ?? memory.chunk_count]));
+    const chunksOf = new Map<string, ExportedChunk[]>();
+    for (let offset = 0; offset < visible.length; offset += 500) {
+      const ids = visible.slice(offset, offset + 500).map((memory) => memory._id);
+      const docs = await chunks.collection
+        .find({ memory_id: { $in: ids } }, { projection: { memory_id: 1, index: 1, text: 1, source: 1, embedding: 1, embedding_model: 1 } })
+        .toArray();
+      for (const doc of docs as ChunkDoc[]) {
+        if (doc.index >= (indexedCount.get(doc.memory_id) ?? 0)) continue;
+        let list = chunksOf.get(doc.memory_id);
+        if (!list) chunksOf.set(doc.memory_id, (list = []));
+        const vector = doc.embedding && doc.embedding_model === model ? binaryToVector(doc.embedding) : null;
+        list.push({ index: doc.index, text: doc.text, source: doc.source, vector });
+      }
+    }
+    const exported: ExportedMemory[] = visible.map((memory) => ({
+      id: memory._id,
+      kind: memory.kind,
+      name: memory.name,
+      metadata: memory.metadata,
+      createdAt: memory.created_at,
+      chunks: (chunksOf.get(memory._id) ?? []).sort((a, b) => a.index - b.index),
+    }));
+
+    const mentions: NewMention[] = [];
+    for await (const row of graph.mentions.find({ tenant_id: tenantId, collection_id: collectionId })) {
+      if (row.chunk_index >= (indexedCount.get(row.memory_id) ?? 0)) continue;
+      mentions.push({
+        memoryId: row.memory_id,
+        chunkIndex: row.chunk_index,
+        kind: row.target_kind,
+        targetId: row.target_id,
+        count: row.count,
+        confidence: row.confidence,
+        description: row.description ?? '',
+      });
+    }
+    const backed = new Set(mentions.map((mention) => mention.targetId));
+    const entities: ExportedEntity[] = [];
+    for await (const doc of graph.entities.find({ tenant_id: tenantId, collection_id: collectionId })) {
+      if (!backed.has(doc._id)) continue;
+      entities.push({
+        id: doc._id,
+        key: doc.key,
+        name: doc.name,
+        category: doc.category,
+        aliases: doc.aliases,
+        aliasKeys: doc.alias_keys,
+        description: doc.description,
+        nameVector: nameVectorOf(doc),
+      });
+    }
+    const entityIds = new Set(entities.map((entity) => entity.id));
+    const facts: NewFact[] = [];
+    for await (const doc of graph.facts.find({ tenant_id: tenantId, collection_id: collectionId })) {
+      if (!backed.has(doc._id) || !entityIds.has(doc.subject_id) || !entityIds.has(doc.object_id)) continue;
+      facts.push({
+        id: doc._id,
+        subjectId: doc.subject_id,
+        objectId: doc.object_id,
+        predicate: doc.predicate,
+        description: doc.description,
+        confidence: doc.confidence,
+      });
+    }
+    const factIds = new Set(facts.map((fact) => fact.id));
+    const kept = mentions.filter((mention) => (mention.kind === 'entity' ? entityIds : factIds).has(mention.targetId));
+    return { memories: exported, entities, facts, mentions: kept };
+  }
+
+  /**
+   * Writes an imported snapshot into a new (ephemeral) collection: records first as `reading`
+   * (invisible to search), then chunks and graph, then all records complete at once, then the
+   * index feed. A failure part-way leaves records the caller's delete cascade can find.
+   */
+  async writeImport(
+    scope: GraphScope,
+    model: string,
+    memories: ImportedMemory[],
+    graph: { entities: NewEntity[]; facts: NewFact[]; mentions: NewMention[] },
+  ): Promise<void> {
+    const now = new Date();
+    const ids = memories.map((memory) => memory.id);
+    for (let offset = 0; offset < memories.length; offset += 500) {
+      const batch = memories.slice(offset, offset + 500);
+      await this.repos.memories.collection.insertMany(
+        batch.map((memory): MemoryDoc => ({
+          _id: memory.id,
+          tenant_id: scope.tenantId,
+          collection_ids: [scope.collectionId],
+          kind: memory.kind,
+          name: memory.name,
+          metadata: memory.metadata,
+          content: { chunks: memory.chunks.map((chunk) => chunk.text) },
+          status: 'reading',
+          status_message: 'imported from a device snapshot',
+          chunk_count: memory.chunks.length,
+          embedding_model: model,
+          workflow_id: `snapshot-import-${memory.id}`,
+          created_at: memory.createdAt,
+          updated_at: now,
+          completed_at: null,
+        })),
+        { ordered: false },
+      );
+      const chunkDocs: ChunkDoc[] = batch.flatMap((memory) =>
+        memory.chunks.map((chunk) => ({
+          _id: chunkId(memory.id, chunk.index),
+          memory_id: memory.id,
+          tenant_id: scope.tenantId,
+          collection_ids: [scope.collectionId],
+          index: chunk.index,
+          text: chunk.text,
+          source: chunk.source,
+          embedding: vectorToBinary(chunk.vector),
+          embedding_model: model,
+        })),
+      );
+      if (chunkDocs.length > 0) await this.repos.chunks.collection.insertMany(chunkDocs, { ordered: false });
+    }
+    for (let offset = 0; offset < graph.mentions.length; offset += 5000) {
+      const last = offset + 5000 >= graph.mentions.length;
+      await this.repos.graph.write(scope, last ? graph.entities : [], last ? graph.facts : [], graph.mentions.slice(offset, offset + 5000));
+    }
+    if (graph.mentions.length === 0 && (graph.entities.length > 0 || graph.facts.length > 0)) {
+      await this.repos.graph.write(scope, graph.entities, graph.facts, []);
+    }
+    // No indexed_chunk_count was written: a complete record without one has all its chunks searchable.
+    for (let offset = 0; offset < ids.length; offset += 1000) {
+      await this.repos.memories.collection.updateMany(
+        { _id: { $in: ids.slice(offset, offset + 1000) } },
+        { $set: { status: 'complete', status_message: null, completed_at: now } },
+      );
+    }
+    await this.repos.indexChanges.publish('upsert', scope.tenantId, ids);
+  }
+
+  /** Memory ids of a collection, a page at a time: what the ephemeral sweeper deletes. */
+  async memoryIdsOf(tenantId: string, collectionId: string, limit: number): Promise<string[]> {
+    const docs = await this.repos.memories.collection
+      .find({ tenant_id: tenantId, collection_ids: collectionId }, { projection: { _id: 1 }, limit })
+      .toArray();
+    return docs.map((doc) => doc._id);
+  }
+
+  /** Graph rows left in a collection with no memory (only a crashed import can leave them). */
+  async removeGraphOf(tenantId: string, collectionId: string): Promise<void> {
+    const filter = { tenant_id: tenantId, collection_id: collectionId };
+    await this.repos.graph.mentions.deleteMany(filter);
+    await this.repos.graph.facts.deleteMany(filter);
+    await this.repos.graph.entities.deleteMany(filter);
+  }
+}
