@@ -10,6 +10,7 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { openApiRouter } from './openapi/router.js';
 import { collectionsRouter } from './routes/collections/router.js';
+import { deviceMemoryRouter } from './routes/device-memory/router.js';
 import { eventsRouter, websocketPathRouter } from './routes/events/router.js';
 import { healthRouter } from './routes/health/router.js';
 import { memoriesRouter } from './routes/memories/router.js';
@@ -40,7 +41,14 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));
 
   // Search is mounted before memories so /v1/memories/search is not read as a memory id.
-  for (const router of [searchRouter(deps), collectionsRouter(deps), memoriesRouter(deps), uploadsRouter(deps), eventsRouter(deps)]) {
+  for (const router of [
+    searchRouter(deps),
+    collectionsRouter(deps),
+    memoriesRouter(deps),
+    deviceMemoryRouter(deps),
+    uploadsRouter(deps),
+    eventsRouter(deps),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));
   }

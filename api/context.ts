@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../core/logger.js';
 import type { AuthService, Principal } from '../services/auth.js';
 import type { CollectionService } from '../services/collections.js';
+import type { DeviceMemoryService } from '../services/device-memory.js';
 import type { HealthService } from '../services/health.js';
 import type { MemoryService } from '../services/memories.js';
 import type { SearchService } from '../services/search.js';
@@ -13,6 +14,7 @@ export interface ApiServices {
   auth: AuthService;
   collections: CollectionService;
   memories: MemoryService;
+  deviceMemory: DeviceMemoryService;
   search: SearchService;
   health: HealthService;
   uploads: UploadService;

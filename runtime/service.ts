@@ -24,7 +24,10 @@ import { installTemporalLogging } from './temporal-logging.js';
 import { serveWorkerMetrics } from './worker-metrics.js';
 import { createAuthService } from '../services/auth.js';
 import { createCollectionService } from '../services/collections.js';
+import { OutboundClient } from '../core/outbound/client.js';
+import { createDeviceMemoryService } from '../services/device-memory.js';
 import { createEventSigning, type EventSigning } from '../services/event-signing.js';
+import { openKeysetSource, type KeysetSource } from '../services/keyset-source.js';
 import { createEventStream } from '../services/event-stream.js';
 import { createHealthService } from '../services/health.js';
 import { createMemoryService } from '../services/memories.js';
@@ -86,6 +89,13 @@ function uploadSigningSecret(config: Config): string {
     }
   }
   return readFileSync(file, 'utf8').trim();
+}
+
+/** Snapshots are always signed: SNAPSHOT_SIGNING_KEYSET, or a keyset file created on first start. */
+async function snapshotKeys(config: Config, logger: Logger): Promise<KeysetSource> {
+  const path_ = config.SNAPSHOT_SIGNING_KEYSET_PATH ?? path.join(config.DATA_DIR, 'snapshot-signing-keyset.json');
+  if (!config.SNAPSHOT_SIGNING_KEYSET) mkdirSync(path.dirname(path_), { recursive: true });
+  return openKeysetSource({ json: config.SNAPSHOT_SIGNING_KEYSET, path: path_ }, logger, 'snapshot');
 }
 
 /** Frames are signed unless EVENT_SIGNING=false; the keyset file is created on first start. */
@@ -185,6 +195,39 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     const tickets = createTicketService(store, config.WS_TICKET_TTL_SECONDS);
     const signing = await eventSigning(config, logger);
     const memories = createMemoryService({ store, orchestrator, collections, uploads, searchIndex, logger });
+    const deviceMemory = createDeviceMemoryService({
+      store,
+      collections,
+      embedder,
+      extractor,
+      keys: await snapshotKeys(config, logger),
+      outbound: new OutboundClient({
+        policy: {
+          allowedPorts: new Set(config.OUTBOUND_ALLOWED_PORTS),
+          allowedHosts: config.OUTBOUND_ALLOWED_HOSTS,
+          unsafeTestOrigin: config.OUTBOUND_UNSAFE_TEST_ORIGIN ?? null,
+        },
+        dnsServers: config.OUTBOUND_DNS_SERVERS,
+        connectTimeoutMs: config.OUTBOUND_CONNECT_TIMEOUT_MS,
+        totalTimeoutMs: config.OUTBOUND_TOTAL_TIMEOUT_MS,
+      }),
+      deleteMemories: (tenantId, ids) => memories.delete(tenantId, ids),
+      logger,
+      options: {
+        caps: {
+          maxEpisodes: config.SNAPSHOT_MAX_EPISODES,
+          maxEntities: config.SNAPSHOT_MAX_ENTITIES,
+          maxFacts: config.SNAPSHOT_MAX_FACTS,
+          maxMentions: config.SNAPSHOT_MAX_MENTIONS,
+          maxChunks: config.MAX_CHUNKS_PER_MEMORY,
+        },
+        maxBytes: config.SNAPSHOT_MAX_BYTES,
+        chunkMaxChars: config.CHUNK_MAX_CHARS,
+        entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
+        ephemeralTtlSeconds: config.EPHEMERAL_COLLECTION_TTL_SECONDS,
+        maxConcurrency: config.DEVICE_MAX_CONCURRENCY,
+      },
+    });
     const app = createApp({
       config,
       logger,
@@ -192,6 +235,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         auth: createAuthService(store),
         collections,
         memories,
+        deviceMemory,
         search: createSearchService({
           store,
           collections,
@@ -269,6 +313,13 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         () => memories.sweepDeletions(config.DELETE_SWEEP_INTERVAL_MS),
         'finished interrupted deletes',
         'delete sweep failed',
+      ),
+      // Imported snapshots past their TTL: every record, chunk, graph row and index entry goes.
+      repair(
+        config.EPHEMERAL_SWEEP_INTERVAL_MS,
+        () => deviceMemory.sweepExpired(),
+        'removed expired ephemeral collections',
+        'ephemeral sweep failed',
       ),
       // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
       repair(300_000, () => uploads.sweep(3_600_000), 'removed abandoned uploads', 'upload sweep failed'),

@@ -2,7 +2,7 @@
  * Turns zod schema failures into one ValidationError (400) whose details name each field.
  * Validated values land in ctx.state.input; routes read only those.
  */
-import type { Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import { unsupportedMediaType, validationError, type FieldIssue } from '../../core/errors.js';
 import type { AppState } from '../context.js';
@@ -46,4 +46,26 @@ export function validate(schemas: Schemas): Middleware<AppState> {
     if (details.length > 0) throw validationError(details);
     await next();
   };
+}
+
+type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+/** What a handler receives: the validated values, typed by the very schemas that validated them. */
+export interface ValidatedInput<S extends Schemas> {
+  body: Parsed<S['body']>;
+  query: Parsed<S['query']>;
+  params: Parsed<S['params']>;
+}
+
+/**
+ * A validated route handler: `validate` then the handler, which gets the input with the types
+ * inferred from `schemas`, so no handler casts `ctx.state.input`.
+ */
+export function handle<S extends Schemas>(
+  schemas: S,
+  handler: (ctx: ParameterizedContext<AppState>, input: ValidatedInput<S>) => Promise<void>,
+): Middleware<AppState> {
+  const check = validate(schemas);
+  // The one place the validated values meet their inferred types.
+  return (ctx, next) => check(ctx, () => handler(ctx, ctx.state.input as ValidatedInput<S>).then(() => next()));
 }

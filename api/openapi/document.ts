@@ -103,6 +103,12 @@ function operation(route: RouteDoc, collector: SchemaCollector): object {
           : {}),
     },
   };
+  for (const other of route.alsoSuccess ?? []) {
+    responses[String(other.status)] = {
+      description: other.description,
+      content: { 'application/json': { schema: collector.convert(other.schema, 'output') } },
+    };
+  }
   for (const status of [...errorStatuses].sort()) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
   const requestBody = route.body
     ? { required: true, content: { 'application/json': { schema: collector.convert(route.body, 'input') } } }
@@ -165,6 +171,7 @@ export function buildOpenApiDocument({ limits, version }: OpenApiOptions): Recor
     tags: [
       { name: 'memories' },
       { name: 'search' },
+      { name: 'device-memory', description: 'Portable signed graph snapshots (docs/device-memory.md)' },
       { name: 'collections' },
       { name: 'uploads' },
       { name: 'events', description: 'Ticket minting for the live-event WebSocket' },

@@ -19,6 +19,7 @@ import {
   memoryIdParams,
   updateMemoryBody,
 } from '../routes/memories/schema.js';
+import { exportBody, importBody } from '../routes/device-memory/schema.js';
 import { searchBody } from '../routes/search/schema.js';
 import { createUploadBody, signedUrlQuery, uploadIdParams } from '../routes/uploads/schema.js';
 
@@ -31,7 +32,7 @@ export interface RouteDoc {
   /** Koa-style path, e.g. /v1/memories/:memory_id. */
   path: string;
   operationId: string;
-  tag: 'collections' | 'memories' | 'search' | 'uploads' | 'events' | 'operations';
+  tag: 'collections' | 'memories' | 'search' | 'device-memory' | 'uploads' | 'events' | 'operations';
   summary: string;
   description?: string;
   /** bearer: API key; none: probes; signed_url: the query signature is the credential. */
@@ -43,6 +44,8 @@ export interface RouteDoc {
   rawBody?: string;
   idempotencyKey?: boolean;
   success: { status: number; description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> };
+  /** Other success answers (e.g. device mode of POST /v1/memories answers 200 with a snapshot). */
+  alsoSuccess?: { status: number; description: string; schema: z.ZodType }[];
   /** Error statuses this route answers with besides the ones every authenticated route has. */
   errors: number[];
 }
@@ -67,21 +70,33 @@ export const ERROR_CODES: Record<string, number> = {
   unauthenticated: 401,
   invalid_upload_signature: 403,
   upload_url_expired: 403,
+  snapshot_invalid: 400,
+  snapshot_version_unsupported: 400,
+  snapshot_signature_invalid: 400,
+  snapshot_digest_mismatch: 400,
+  snapshot_model_mismatch: 400,
+  snapshot_tenant_mismatch: 400,
+  snapshot_url_refused: 400,
   memory_not_found: 404,
   collection_not_found: 404,
   upload_not_found: 404,
   route_not_found: 404,
   collection_name_taken: 409,
   memory_not_conversation: 409,
+  collection_read_only: 409,
   upload_already_used: 409,
   upload_incomplete: 409,
   payload_too_large: 413,
   upload_too_large: 413,
+  snapshot_too_large: 413,
   unsupported_media_type: 415,
   upload_collection_mismatch: 422,
   rate_limited: 429,
   internal_error: 500,
-  device_mode_unavailable: 501,
+  upstream_failed: 502,
+  upstream_redirect: 502,
+  device_busy: 503,
+  upstream_timeout: 504,
   orchestrator_unavailable: 503,
   request_timeout: 503,
 };
@@ -191,6 +206,52 @@ export const ErrorBody = z
   })
   .meta({ id: 'Error' });
 
+// ---- device memory (docs/device-memory.md; the snapshot is opaque to clients) -------------------
+export const Snapshot = z
+  .looseObject({
+    format: z.string(),
+    format_version: z.string(),
+    graph_id: z.string(),
+    embedding_model: z.string(),
+    created_at: isoTime,
+    counts: z.record(z.string(), z.number().int()),
+    digest: z.string(),
+    body: z.record(z.string(), z.unknown()),
+    signature: z.string(),
+  })
+  .meta({ id: 'Snapshot', description: 'A signed graph snapshot; treat it as opaque (format: docs/device-memory.md)' });
+
+export const SnapshotReceipt = z
+  .strictObject({
+    destination: z.literal('signed_url'),
+    collection_id: z.string(),
+    bytes: z.number().int(),
+    digest: z.string(),
+    format_version: z.string(),
+    graph_id: z.string(),
+    counts: z.record(z.string(), z.number().int()),
+    created_at: isoTime,
+  })
+  .meta({ id: 'SnapshotReceipt', description: 'What a PUT of a snapshot to a signed URL answers' });
+
+export const SnapshotSearchResult = z
+  .strictObject({
+    entities: z.array(
+      z.strictObject({ id: z.string(), name: z.string(), category: z.string(), description: z.string(), score: z.number() }),
+    ),
+    relationships: z.array(
+      z.strictObject({
+        id: z.string(),
+        subject_id: z.string(),
+        object_id: z.string(),
+        predicate: z.string(),
+        description: z.string(),
+        weight: z.number(),
+      }),
+    ),
+  })
+  .meta({ id: 'SnapshotSearchResult' });
+
 const results = <T extends z.ZodType>(schema: T) => z.strictObject({ results: schema });
 const listEnvelope = <T extends z.ZodType>(schema: T) => z.strictObject({ results: z.array(schema), total_entries: z.number().int() });
 
@@ -283,7 +344,14 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
         schema: results(MemoryAccepted),
         headers: { Location: 'The memory URL', 'Idempotent-Replayed': '"true" when an Idempotency-Key replayed an earlier answer' },
       },
-      errors: [400, 404, 409, 413, 415, 422, 501, 503],
+      alsoSuccess: [
+        {
+          status: 200,
+          description: 'Device mode (snapshot or snapshot_ref): the updated snapshot, or the receipt of its PUT to snapshot_ref.put_url',
+          schema: results(z.union([z.looseObject({ snapshot: Snapshot }), SnapshotReceipt])),
+        },
+      ],
+      errors: [400, 404, 409, 413, 415, 422, 502, 503, 504],
     },
     {
       method: 'get',
@@ -301,11 +369,15 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
       path: '/v1/memories/search',
       operationId: 'searchMemories',
       tag: 'search',
-      summary: 'Search memories (collection mode answers a MemoryResponse)',
+      summary: 'Search memories (collection mode answers a MemoryResponse, device mode a SnapshotSearchResult)',
       auth: 'bearer',
       body: searchBody,
-      success: { status: 200, description: 'MemoryResponse', schema: results(MemoryResponse) },
-      errors: [400, 404, 501],
+      success: {
+        status: 200,
+        description: 'MemoryResponse or SnapshotSearchResult',
+        schema: results(z.union([MemoryResponse, SnapshotSearchResult])),
+      },
+      errors: [400, 404, 413, 502, 503, 504],
     },
     {
       method: 'post',
@@ -355,7 +427,7 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
       params: memoryIdParams,
       body: updateMemoryBody,
       success: { status: 200, description: 'The updated memory', schema: results(MemorySummary) },
-      errors: [400, 404],
+      errors: [400, 404, 409],
     },
     {
       method: 'post',
@@ -391,6 +463,47 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
     },
     {
       method: 'post',
+      path: '/v1/device-memory/snapshot/export',
+      operationId: 'exportSnapshot',
+      tag: 'device-memory',
+      summary: "Export a collection's graph as a signed snapshot (inline, or PUT to a signed URL)",
+      auth: 'bearer',
+      body: exportBody,
+      success: {
+        status: 200,
+        description: 'The snapshot, or the receipt of its PUT to destination.put_url',
+        schema: results(z.union([Snapshot, SnapshotReceipt])),
+      },
+      errors: [400, 404, 413, 502, 503, 504],
+    },
+    {
+      method: 'post',
+      path: '/v1/device-memory/snapshot/import',
+      operationId: 'importSnapshot',
+      tag: 'device-memory',
+      summary: 'Import a snapshot into an ephemeral, read-only collection that expires',
+      auth: 'bearer',
+      body: importBody,
+      success: {
+        status: 201,
+        description: 'The ephemeral collection',
+        schema: results(z.strictObject({ ephemeral_collection_id: z.string(), expires_at: isoTime })),
+        headers: { Location: 'The collection URL' },
+      },
+      errors: [400, 404, 413, 502, 503, 504],
+    },
+    {
+      method: 'get',
+      path: '/v1/device-memory/signing-keys',
+      operationId: 'snapshotSigningKeys',
+      tag: 'device-memory',
+      summary: 'The public keys (JWKS) that verify snapshot signatures, retired ones included',
+      auth: 'bearer',
+      success: { status: 200, description: 'JWKS', schema: z.looseObject({ keys: z.array(z.record(z.string(), z.unknown())) }) },
+      errors: [],
+    },
+    {
+      method: 'post',
       path: '/v1/uploads',
       operationId: 'createUpload',
       tag: 'uploads',
@@ -411,7 +524,7 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
           }),
         ),
       },
-      errors: [400, 404, 413],
+      errors: [400, 404, 413, 409],
     },
     {
       method: 'put',

@@ -53,6 +53,11 @@ export class OutboundClient {
     if (options.dnsServers.length > 0) this.resolver.setServers(options.dnsServers);
   }
 
+  /** The URL checks that need no DNS: run before any work is done for a request that will use the URL. */
+  precheck(rawUrl: string): void {
+    checkUrl(rawUrl, this.options.policy);
+  }
+
   /** Checks the URL and every address its host resolves to; throws OutboundRefusal or OutboundError. */
   async target(rawUrl: string): Promise<Target> {
     const checked = checkUrl(rawUrl, this.options.policy);

@@ -4,6 +4,7 @@ import { AppError, validationError } from '../../../core/errors.js';
 import type { CreateMemoryInput } from '../../../services/memories.js';
 import type { ApiDeps, AppState } from '../../context.js';
 import { validate } from '../../middleware/validate.js';
+import { respondWithSnapshot } from '../device-memory/presenter.js';
 import { decodeContentParts } from './content-parts.js';
 import { presentAccepted, presentMemory, presentMemoryWithChunks } from './presenter.js';
 import {
@@ -41,7 +42,14 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
   router.post('/', validate({ body: createBody }), async (ctx) => {
     const body = ctx.state.input.body as CreateMemoryBody;
     if (body.snapshot !== undefined || body.snapshot_ref !== undefined) {
-      throw new AppError(501, 'device_mode_unavailable', 'Device memory mode (snapshot, snapshot_ref) is not available in this release');
+      // Device mode: processed synchronously, nothing stored (services/device-memory.ts).
+      const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
+      const outcome = await services.deviceMemory.create(ctx.state.principal.tenantId, source, {
+        rawText: body.raw_text!,
+        metadata: body.metadata ?? {},
+      });
+      respondWithSnapshot(ctx, outcome, true);
+      return;
     }
     const idempotencyKey = ctx.get('Idempotency-Key') || null;
     if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Config } from '../../../config/index.js';
 import { MAX_OFFSET } from '../../../core/limits.js';
 import { intParam, listParam, metadataObject, uuid } from '../common-schema.js';
+import { snapshotObject, snapshotRef } from '../device-memory/schema.js';
 
 type Limits = Pick<Config, 'MAX_TEXT_CHARS' | 'MAX_CHUNKS_PER_MEMORY' | 'MAX_CONTENT_PARTS'>;
 
@@ -44,8 +45,8 @@ export function createMemoryBody(limits: Limits) {
   return z
     .strictObject({
       collection_id: uuid.optional(),
-      snapshot: z.record(z.string(), z.unknown()).optional(),
-      snapshot_ref: z.record(z.string(), z.unknown()).optional(),
+      snapshot: snapshotObject.optional(),
+      snapshot_ref: snapshotRef.optional(),
       kind: z.enum(['document', 'conversation'], { error: 'kind must be "document" or "conversation"' }).optional(),
       name: z.string().trim().min(1, 'name must not be empty').max(256, 'name must be at most 256 characters').nullish(),
       raw_text: nonBlank('raw_text', limits.MAX_TEXT_CHARS).optional(),
@@ -69,7 +70,7 @@ export function createMemoryBody(limits: Limits) {
     .superRefine((body, ctx) => {
       const modes = (['collection_id', 'snapshot', 'snapshot_ref'] as const).filter((field) => body[field] !== undefined);
       if (modes.length > 1) {
-        for (const field of modes.slice(1)) {
+        for (const field of modes) {
           ctx.addIssue({ code: 'custom', path: [field], message: `${modes.join(', ')} are mutually exclusive; send only one` });
         }
       }
@@ -81,6 +82,21 @@ export function createMemoryBody(limits: Limits) {
         });
       }
       const contents = (['raw_text', 'chunks', 'messages', 'content_parts'] as const).filter((field) => body[field] !== undefined);
+      if (body.snapshot !== undefined || body.snapshot_ref !== undefined) {
+        // Device mode: raw_text and metadata only (the spec's device-mode row).
+        if (body.raw_text === undefined)
+          ctx.addIssue({ code: 'custom', path: ['raw_text'], message: 'raw_text is required in device mode' });
+        for (const field of ['chunks', 'messages', 'content_parts', 'kind', 'name'] as const) {
+          if (body[field] !== undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [field],
+              message: `${field} is not accepted in device mode (send raw_text and optional metadata)`,
+            });
+          }
+        }
+        return;
+      }
       if (contents.length === 0) {
         ctx.addIssue({
           code: 'custom',

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import { AppError } from '../../../core/errors.js';
 import type { SignalName } from '../../../search/fusion.js';
 import { parseSignals } from '../../../services/search.js';
 import type { ApiDeps, AppState } from '../../context.js';
@@ -13,7 +12,9 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
   router.post('/search', validate({ body: searchBody }), async (ctx) => {
     const body = ctx.state.input.body as SearchBody;
     if (!body.collection_ids) {
-      throw new AppError(501, 'device_mode_unavailable', 'Device memory search (snapshot, snapshot_ref) is not available in this release');
+      const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
+      ctx.body = { results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query) };
+      return;
     }
     const outcome = await services.search.search(ctx.state.principal.tenantId, {
       query: body.query,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ALL_SIGNALS } from '../../../search/fusion.js';
 import { uuid } from '../common-schema.js';
+import { snapshotObject, snapshotRef } from '../device-memory/schema.js';
 import { metadataFiltersBody } from '../memories/schema.js';
 
 const timestamp = (field: string) =>
@@ -19,8 +20,8 @@ export const searchBody = z
       .min(1, 'collection_ids must name at least one collection')
       .max(100, 'at most 100 collection_ids')
       .optional(),
-    snapshot: z.record(z.string(), z.unknown()).optional(),
-    snapshot_ref: z.record(z.string(), z.unknown()).optional(),
+    snapshot: snapshotObject.optional(),
+    snapshot_ref: snapshotRef.optional(),
     limit: z
       .number({ error: 'limit must be an integer' })
       .int('limit must be an integer')
@@ -52,8 +53,17 @@ export const searchBody = z
         message: 'collection_ids is required (or snapshot / snapshot_ref in device mode)',
       });
     if (modes.length > 1) {
-      for (const field of modes.slice(1))
+      for (const field of modes)
         ctx.addIssue({ code: 'custom', path: [field], message: `${modes.join(', ')} are mutually exclusive; send only one` });
+    }
+    if (body.snapshot_ref !== undefined && body.snapshot_ref.get_url === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['snapshot_ref', 'get_url'], message: 'get_url is required to search a referenced snapshot' });
+    }
+    if (body.snapshot !== undefined || body.snapshot_ref !== undefined) {
+      // Device mode answers a SnapshotSearchResult from the graph: collection-mode options do not apply.
+      for (const field of ['limit', 'signals', 'track_access', 'metadata_filters', 'created_after', 'created_before', 'kind'] as const) {
+        if (body[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is not accepted in device mode` });
+      }
     }
     if (body.created_after && body.created_before && body.created_after >= body.created_before) {
       ctx.addIssue({ code: 'custom', path: ['created_before'], message: 'created_before must be later than created_after' });

@@ -1,0 +1,36 @@
+/** Device memory: snapshot export and import, and the keys that verify snapshot signatures. */
+import Router from '@koa/router';
+import type { ApiDeps, AppState } from '../../context.js';
+import { handle } from '../../middleware/validate.js';
+import { respondWithSnapshot } from './presenter.js';
+import { exportBody, importBody } from './schema.js';
+
+export function deviceMemoryRouter({ services }: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/device-memory' });
+
+  router.post(
+    '/snapshot/export',
+    handle({ body: exportBody }, async (ctx, { body }) => {
+      const outcome = await services.deviceMemory.exportSnapshot(ctx.state.principal.tenantId, body.collection_id, body.destination);
+      respondWithSnapshot(ctx, outcome, false);
+    }),
+  );
+
+  router.post(
+    '/snapshot/import',
+    handle({ body: importBody }, async (ctx, { body }) => {
+      const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
+      const imported = await services.deviceMemory.importSnapshot(ctx.state.principal.tenantId, source);
+      ctx.status = 201;
+      ctx.set('Location', `/v1/collections/${imported.ephemeralCollectionId}`);
+      ctx.body = { results: { ephemeral_collection_id: imported.ephemeralCollectionId, expires_at: imported.expiresAt.toISOString() } };
+    }),
+  );
+
+  router.get('/signing-keys', async (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = await services.deviceMemory.publicKeys();
+  });
+
+  return router;
+}

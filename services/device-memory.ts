@@ -1,0 +1,447 @@
+/**
+ * Device memory (docs/device-memory.md): the client keeps its graph as a signed snapshot and the
+ * service only processes it. Create and search hold nothing between calls; export reads a
+ * collection; import copies a snapshot into an ephemeral, read-only collection that expires.
+ *
+ * Extraction, entity resolution (activities/graph-builder.ts) and graph ranking
+ * (search/graph-index.ts via services/graph-search.ts) are the collection-mode code, run over a
+ * SnapshotGraph instead of MongoDB.
+ */
+import { extractChunks, GraphBuilder } from '../activities/graph-builder.js';
+import { AppError, validationError } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+import { OutboundError, type OutboundClient } from '../core/outbound/client.js';
+import { checkHeaders, OutboundRefusal } from '../core/outbound/policy.js';
+import { publicJwks, type PublicKeyset } from '../core/signing-keyset.js';
+import { planChunks } from '../extractors/chunking.js';
+import type { StructureExtractor } from '../extractors/structure/types.js';
+import type { Embedder } from '../models/embedder.js';
+import { matchGraph } from '../search/graph-index.js';
+import { decodeFloat16, decodeInt8, encodeFloat16, type SnapshotBody, type SnapshotCaps } from '../snapshot/format.js';
+import { openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
+import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
+import type { ChunkSource } from '../store/chunks.js';
+import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
+import type { Store } from '../store/index.js';
+import type { ImportedMemory } from '../store/snapshots.js';
+import type { CollectionService } from './collections.js';
+import { graphSignal, visibleGraph } from './graph-search.js';
+import type { KeysetSource } from './keyset-source.js';
+
+export interface SnapshotRef {
+  type?: 'signed_url' | undefined;
+  collection_id: string;
+  get_url?: string | undefined;
+  put_url?: string | undefined;
+  get_headers?: Record<string, string> | undefined;
+  put_headers?: Record<string, string> | undefined;
+}
+
+/** Where a snapshot comes from: inline in the request, or fetched from a signed URL. */
+export type SnapshotSource = { snapshot: unknown } | { snapshotRef: SnapshotRef };
+
+/** What a PUT to a signed URL answers instead of the snapshot (docs/device-memory.md). */
+export interface SnapshotReceipt {
+  destination: 'signed_url';
+  collection_id: string;
+  bytes: number;
+  digest: string;
+  format_version: string;
+  graph_id: string;
+  counts: Record<string, number>;
+  created_at: string;
+}
+
+export type SnapshotOutcome = { snapshot: SealedSnapshot } | { receipt: SnapshotReceipt };
+
+export interface SnapshotSearchResult {
+  entities: { id: string; name: string; category: string; description: string; score: number }[];
+  relationships: { id: string; subject_id: string; object_id: string; predicate: string; description: string; weight: number }[];
+}
+
+export interface DeviceMemoryOptions {
+  caps: SnapshotCaps;
+  maxBytes: number;
+  chunkMaxChars: number;
+  entitySimilarityThreshold: number;
+  ephemeralTtlSeconds: number;
+  maxConcurrency: number;
+}
+
+export function createDeviceMemoryService(deps: {
+  store: Store;
+  collections: CollectionService;
+  embedder: () => Promise<Embedder>;
+  extractor: StructureExtractor;
+  keys: KeysetSource;
+  outbound: OutboundClient;
+  /** The one delete cascade, for an import that fails part-way and for expiry. */
+  deleteMemories: (tenantId: string, ids: string[]) => Promise<unknown>;
+  options: DeviceMemoryOptions;
+  logger: Logger;
+}) {
+  const { store, options } = deps;
+  let running = 0;
+
+  /** Device calls do outbound I/O and CPU-heavy work: a bounded number run at once, the rest get 503 at once. */
+  async function bounded<T>(work: () => Promise<T>): Promise<T> {
+    if (running >= options.maxConcurrency) {
+      throw new AppError(
+        503,
+        'device_busy',
+        `Device memory is at its limit of ${options.maxConcurrency} concurrent calls; retry shortly`,
+        undefined,
+        {
+          'Retry-After': '1',
+        },
+      );
+    }
+    running += 1;
+    try {
+      return await work();
+    } finally {
+      running -= 1;
+    }
+  }
+
+  async function openContext(tenantId: string) {
+    const embedder = await deps.embedder();
+    return {
+      embedder,
+      context: {
+        tenantId,
+        embeddingModel: embedder.modelId,
+        dimensions: embedder.dimensions,
+        caps: options.caps,
+        keyset: await deps.keys.current(),
+      },
+    };
+  }
+
+  /** Opens an inline or referenced snapshot; a reference's collection is authorized before its URL is touched. */
+  async function load(tenantId: string, source: SnapshotSource): Promise<OpenedSnapshot & { embedder: Embedder }> {
+    const { embedder, context } = await openContext(tenantId);
+    if ('snapshot' in source) return { ...(await translate(() => openSnapshot(source.snapshot, context, 'snapshot'))), embedder };
+    const ref = source.snapshotRef;
+    await deps.collections.assertReadable(tenantId, [ref.collection_id], 'snapshot_ref.collection_id');
+    if (!ref.get_url) throw validationError([{ field: 'snapshot_ref.get_url', issue: 'get_url is required to read the snapshot' }]);
+    const headers = outboundHeaders(ref.get_headers, 'snapshot_ref.get_headers');
+    const bytes = await outbound('snapshot_ref.get_url', () => deps.outbound.get(ref.get_url!, headers, options.maxBytes));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      throw new AppError(
+        400,
+        'snapshot_invalid',
+        'snapshot_ref.get_url: the downloaded snapshot is not valid JSON (truncated or not a snapshot)',
+        [{ field: 'snapshot_ref.get_url', issue: 'not valid JSON' }],
+      );
+    }
+    return { ...(await translate(() => openSnapshot(parsed, context, 'snapshot_ref'))), embedder };
+  }
+
+  /** Writes a sealed snapshot to a signed URL (the collection already authorized), answering the receipt. */
+  async function deliver(sealed: SealedSnapshot, collectionId: string, putUrl: string, headers: Record<string, string>, field: string) {
+    await outbound(field, () => deps.outbound.put(putUrl, headers, sealed.pieces, 'application/json'));
+    const receipt: SnapshotReceipt = {
+      destination: 'signed_url',
+      collection_id: collectionId,
+      bytes: sealed.bytes,
+      digest: sealed.header.digest,
+      format_version: sealed.header.format_version,
+      graph_id: sealed.header.graph_id,
+      counts: { ...sealed.header.counts },
+      created_at: sealed.header.created_at,
+    };
+    return receipt;
+  }
+
+  function precheck(url: string, field: string): void {
+    try {
+      deps.outbound.precheck(url);
+    } catch (error) {
+      if (error instanceof OutboundRefusal) throw refusal(error, field);
+      throw error;
+    }
+  }
+
+  function checkSize(sealed: SealedSnapshot, what: string): void {
+    if (sealed.bytes > options.maxBytes) {
+      throw new AppError(413, 'snapshot_too_large', `${what} would be ${sealed.bytes} bytes; the snapshot cap is ${options.maxBytes}`);
+    }
+  }
+
+  return {
+    async publicKeys(): Promise<PublicKeyset> {
+      return publicJwks(await deps.keys.current());
+    },
+
+    exportSnapshot(
+      tenantId: string,
+      collectionId: string,
+      destination?: { collection_id: string; put_url: string; put_headers?: Record<string, string> | undefined },
+    ): Promise<SnapshotOutcome> {
+      return bounded(async () => {
+        await deps.collections.assertReadable(tenantId, [collectionId], 'collection_id');
+        if (destination && destination.collection_id !== collectionId) {
+          await deps.collections.assertReadable(tenantId, [destination.collection_id], 'destination.collection_id');
+        }
+        const headers = destination ? outboundHeaders(destination.put_headers, 'destination.put_headers') : {};
+        if (destination) precheck(destination.put_url, 'destination.put_url');
+        const { embedder } = await openContext(tenantId);
+        const data = await store.snapshots.readCollection(tenantId, collectionId, embedder.modelId);
+        const body: SnapshotBody = {
+          episodes: data.memories.map((memory) => ({
+            id: memory.id,
+            kind: memory.kind,
+            name: memory.name,
+            metadata: memory.metadata,
+            created_at: memory.createdAt.toISOString(),
+            chunks: memory.chunks.map((chunk) => ({
+              index: chunk.index,
+              text: chunk.text,
+              source: { ...chunk.source },
+              vector: chunk.vector ? encodeFloat16(chunk.vector) : null,
+            })),
+          })),
+          entities: [],
+          facts: [],
+          mentions: [],
+        };
+        const graph = new SnapshotGraph(body, embedder.dimensions);
+        const scope = { tenantId, collectionId };
+        await graph.write(
+          scope,
+          data.entities.map((entity) => ({ ...entity })),
+          data.facts,
+          data.mentions,
+        );
+        const sealed = await sealSnapshot(
+          { graphId: collectionId, tenantId, embeddingModel: embedder.modelId, body: graph.toBody() },
+          await deps.keys.current(),
+        );
+        checkSize(sealed, 'the exported snapshot');
+        if (!destination) return { snapshot: sealed };
+        return { receipt: await deliver(sealed, destination.collection_id, destination.put_url, headers, 'destination.put_url') };
+      });
+    },
+
+    importSnapshot(tenantId: string, source: SnapshotSource): Promise<{ ephemeralCollectionId: string; expiresAt: Date }> {
+      return bounded(async () => {
+        const opened = await load(tenantId, source);
+        const collection = await deps.collections.createEphemeral(tenantId, options.ephemeralTtlSeconds);
+        const scope = { tenantId, collectionId: collection._id };
+        const { memories, graph } = translateIds(opened, scope, opened.embedder.dimensions);
+        try {
+          await store.snapshots.writeImport(scope, opened.embedder.modelId, memories, graph);
+        } catch (error) {
+          // Nothing half-written: undo what was written (a crash here is left to expiry).
+          await deps
+            .deleteMemories(
+              tenantId,
+              memories.map((memory) => memory.id),
+            )
+            .catch(() => undefined);
+          await store.snapshots.removeGraphOf(tenantId, collection._id).catch(() => undefined);
+          await store.collections.remove(collection._id).catch(() => undefined);
+          throw error;
+        }
+        return { ephemeralCollectionId: collection._id, expiresAt: collection.expires_at! };
+      });
+    },
+
+    create(
+      tenantId: string,
+      source: SnapshotSource,
+      input: { rawText: string; metadata: Record<string, unknown> },
+    ): Promise<SnapshotOutcome> {
+      return bounded(async () => {
+        const putUrl = 'snapshotRef' in source ? source.snapshotRef.put_url : undefined;
+        const putHeaders = 'snapshotRef' in source ? outboundHeaders(source.snapshotRef.put_headers, 'snapshot_ref.put_headers') : {};
+        if (putUrl && 'snapshotRef' in source) {
+          await deps.collections.assertReadable(tenantId, [source.snapshotRef.collection_id], 'snapshot_ref.collection_id');
+          precheck(putUrl, 'snapshot_ref.put_url');
+        }
+        const opened = await load(tenantId, source);
+        const { embedder } = opened;
+        const graph = new SnapshotGraph(opened.body, embedder.dimensions);
+        const episodeId = newId();
+        const planned = planChunks({ raw_text: input.rawText }, options.chunkMaxChars).map((chunk, index) => ({ ...chunk, index }));
+        const extractions = await extractChunks(deps.extractor, planned, () => undefined);
+        const vectors = await embedder.embedPassages(planned.map((chunk) => chunk.text));
+        graph.addEpisode({
+          id: episodeId,
+          kind: 'document',
+          name: null,
+          metadata: input.metadata,
+          created_at: new Date().toISOString(),
+          chunks: planned.map((chunk, index) => ({
+            index,
+            text: chunk.text,
+            source: { ...chunk.source },
+            vector: encodeFloat16(vectors[index]!),
+          })),
+        });
+        const builder = new GraphBuilder({
+          graph,
+          extractor: deps.extractor,
+          embedder,
+          similarityThreshold: options.entitySimilarityThreshold,
+        });
+        await builder.writeToCollection({ tenantId, collectionId: opened.graphId }, episodeId, extractions);
+        const sealed = await sealSnapshot(
+          { graphId: opened.graphId, tenantId, embeddingModel: embedder.modelId, body: graph.toBody() },
+          await deps.keys.current(),
+        );
+        checkSize(sealed, 'the updated snapshot');
+        if (!putUrl || !('snapshotRef' in source)) return { snapshot: sealed };
+        return { receipt: await deliver(sealed, source.snapshotRef.collection_id, putUrl, putHeaders, 'snapshot_ref.put_url') };
+      });
+    },
+
+    search(tenantId: string, source: SnapshotSource, query: string): Promise<SnapshotSearchResult> {
+      return bounded(async () => {
+        const opened = await load(tenantId, source);
+        const partition = new SnapshotGraph(opened.body, opened.embedder.dimensions).partition();
+        // Every episode of a snapshot is visible to its holder: descriptions come from backing episodes, as in collection mode.
+        const signal = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), deps.extractor, query), () => true);
+        return {
+          entities: signal.entities.map(({ id, name, category, description, score }) => ({ id, name, category, description, score })),
+          relationships: signal.relationships.map(({ id, subject_id, object_id, predicate, description, weight }) => ({
+            id,
+            subject_id,
+            object_id,
+            predicate,
+            description,
+            weight,
+          })),
+        };
+      });
+    },
+
+    /** Removes ephemeral collections past their time, through the one delete cascade. Returns how many went. */
+    async sweepExpired(): Promise<number> {
+      let removed = 0;
+      for (const collection of await store.collections.expired(new Date(), 20)) {
+        for (;;) {
+          const ids = await store.snapshots.memoryIdsOf(collection.tenant_id, collection._id, 500);
+          if (ids.length === 0) break;
+          await deps.deleteMemories(collection.tenant_id, ids);
+        }
+        await store.snapshots.removeGraphOf(collection.tenant_id, collection._id);
+        await store.collections.remove(collection._id);
+        removed += 1;
+      }
+      return removed;
+    },
+  };
+}
+
+export type DeviceMemoryService = ReturnType<typeof createDeviceMemoryService>;
+
+/** The imported copy gets ids of its own scope (new memory ids; entity and fact ids derived as the graph builder derives them). */
+function translateIds(
+  opened: OpenedSnapshot,
+  scope: { tenantId: string; collectionId: string },
+  dimensions: number,
+): { memories: ImportedMemory[]; graph: { entities: NewEntity[]; facts: NewFact[]; mentions: NewMention[] } } {
+  const memoryIds = new Map<string, string>();
+  const memories: ImportedMemory[] = [];
+  for (const episode of opened.body.episodes) {
+    const id = newId();
+    memoryIds.set(episode.id, id);
+    const withVectors = episode.chunks.filter((chunk) => chunk.vector !== null);
+    memories.push({
+      id,
+      kind: episode.kind,
+      name: episode.name,
+      metadata: episode.metadata,
+      createdAt: new Date(episode.created_at),
+      chunks: withVectors.map((chunk) => ({
+        index: chunk.index,
+        text: chunk.text,
+        source: chunk.source as unknown as ChunkSource,
+        vector: decodeFloat16(chunk.vector!, dimensions)!,
+      })),
+    });
+  }
+  const entityIds = new Map<string, string>();
+  const entities: NewEntity[] = opened.body.entities.map((entity) => {
+    const id = entityIdFor(scope, entity.key);
+    entityIds.set(entity.id, id);
+    return {
+      id,
+      key: entity.key,
+      name: entity.name,
+      category: entity.category,
+      aliases: entity.aliases,
+      aliasKeys: entity.alias_keys,
+      description: entity.description,
+      nameVector: entity.name_vector ? decodeInt8(entity.name_vector, dimensions) : null,
+    };
+  });
+  const factIds = new Map<string, string>();
+  const facts: NewFact[] = opened.body.facts.map((fact) => {
+    const subjectId = entityIds.get(fact.subject_id)!;
+    const objectId = entityIds.get(fact.object_id)!;
+    const id = factIdFor(scope, subjectId, fact.predicate, objectId);
+    factIds.set(fact.id, id);
+    return { id, subjectId, objectId, predicate: fact.predicate, description: fact.description, confidence: fact.confidence };
+  });
+  const mentions: NewMention[] = opened.body.mentions.map((mention) => ({
+    memoryId: memoryIds.get(mention.episode_id)!,
+    chunkIndex: mention.chunk,
+    kind: mention.kind,
+    targetId: (mention.kind === 'entity' ? entityIds : factIds).get(mention.target_id)!,
+    count: mention.count,
+    confidence: mention.confidence,
+    description: mention.description,
+  }));
+  return { memories, graph: { entities, facts, mentions } };
+}
+
+function outboundHeaders(headers: Record<string, string> | undefined, field: string): Record<string, string> {
+  try {
+    return checkHeaders(headers, field);
+  } catch (error) {
+    if (error instanceof OutboundRefusal) throw refusal(error, field);
+    throw error;
+  }
+}
+
+const refusal = (error: OutboundRefusal, field: string): AppError =>
+  new AppError(400, 'snapshot_url_refused', `${field}: ${error.message}`, [{ field, issue: `${error.reason}: ${error.message}` }]);
+
+/** Maps outbound failures to statuses: refused 400, too large 413, redirect or upstream error 502, timeout 504. */
+async function outbound<T>(field: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof OutboundRefusal) throw refusal(error, field);
+    if (!(error instanceof OutboundError)) throw error;
+    const details = [{ field, issue: error.message }];
+    switch (error.kind) {
+      case 'too_large':
+        throw new AppError(413, 'snapshot_too_large', `${field}: ${error.message}`, details);
+      case 'timeout':
+        throw new AppError(504, 'upstream_timeout', `${field}: ${error.message}`, details);
+      case 'redirect':
+        throw new AppError(502, 'upstream_redirect', `${field}: ${error.message}`, details);
+      default:
+        throw new AppError(502, 'upstream_failed', `${field}: ${error.message}`, details);
+    }
+  }
+}
+
+async function translate<T>(open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    if (!(error instanceof SnapshotError)) throw error;
+    throw new AppError(error.code === 'snapshot_too_large' ? 413 : 400, error.code, error.message, [
+      { field: error.path, issue: error.message },
+    ]);
+  }
+}
