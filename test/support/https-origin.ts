@@ -4,6 +4,7 @@
  * PUT, serves it back, and counts every TCP connection, so a suite can prove a refused URL made none.
  */
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { projectRoot } from '../../config/index.js';
@@ -16,8 +17,8 @@ export interface HttpsOrigin {
   /** Request lines seen, e.g. `GET /objects/a`. */
   requests: string[];
   objects: Map<string, Buffer>;
-  /** Custom behaviour for a path: return true when handled. */
-  routes: Map<string, (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => void>;
+  /** Custom behaviour for a path (the handler answers the request itself). */
+  routes: Map<string, (request: IncomingMessage, response: ServerResponse) => void>;
   close(): Promise<void>;
 }
 
