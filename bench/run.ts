@@ -9,6 +9,8 @@
  *   search       4. search latency over 10,000 and 100,000 synthetic chunks (random vectors,
  *                   Zipf-distributed synthetic text), each in its own collection;
  *   events       6. live events: append → WebSocket receipt latency and delivery rate;
+ *   device      10. device memory: snapshot size, export/import time, device create and search beside
+ *                   collection search, on 1,000 memories (bench/device.ts; BENCH_DEVICE_MEMORIES);
  * then, after the whole stack is stopped:
  *   embed        3. raw embedding throughput of the model alone (and pipeline ÷ raw, with ingest);
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
@@ -34,6 +36,7 @@ import { loadEmbedder } from '../models/embedder.js';
 import { createAdminService } from '../services/admin.js';
 import { openStore, type Store } from '../store/index.js';
 import { fetchBreakdowns } from './breakdown.js';
+import { deviceScenario } from './device.js';
 import { eventScenario } from './events.js';
 import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
@@ -62,10 +65,10 @@ const POLL_MS = 5;
 const MEMORY_TIMEOUT_MS = 120_000;
 const INGEST_TIMEOUT_MS = 420_000;
 
-const SCENARIOS = ['latency', 'ingest', 'retrieval', 'search', 'events', 'embed', 'extractors', 'vector-scan', 'soak'] as const;
+const SCENARIOS = ['latency', 'ingest', 'retrieval', 'search', 'events', 'device', 'embed', 'extractors', 'vector-scan', 'soak'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
-const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events'];
+const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events', 'device'];
 
 /** BENCH_ONLY=a,b: only those scenarios; unset or empty: all of them. */
 function selectedScenarios(value: string | undefined): Set<Scenario> {
@@ -634,6 +637,13 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
     info('6) live events: append → WebSocket receipt latency, and delivery rate of one API process');
     const eventsCollection = await admin.createCollection(tenantId, 'events');
     await eventScenario(baseUrl, boot.apiKey, store, tenantId, eventsCollection._id);
+  }
+
+  if (runs('device')) {
+    const deviceCollection = await admin.createCollection(tenantId, 'device');
+    await deviceScenario(baseUrl, boot.apiKey, deviceCollection._id, () =>
+      store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection._id, status: 'complete' }),
+    );
   }
 
   const memory = readRssMb(servicePid);

@@ -184,13 +184,7 @@ export class SnapshotRepository {
       );
       if (chunkDocs.length > 0) await this.repos.chunks.collection.insertMany(chunkDocs, { ordered: false });
     }
-    for (let offset = 0; offset < graph.mentions.length; offset += 5000) {
-      const last = offset + 5000 >= graph.mentions.length;
-      await this.repos.graph.write(scope, last ? graph.entities : [], last ? graph.facts : [], graph.mentions.slice(offset, offset + 5000));
-    }
-    if (graph.mentions.length === 0 && (graph.entities.length > 0 || graph.facts.length > 0)) {
-      await this.repos.graph.write(scope, graph.entities, graph.facts, []);
-    }
+    await this.repos.graph.insertNew(scope, graph.entities, graph.facts, graph.mentions);
     // No indexed_chunk_count was written: a complete record without one has all its chunks searchable.
     for (let offset = 0; offset < ids.length; offset += 1000) {
       await this.repos.memories.collection.updateMany(
