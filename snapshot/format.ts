@@ -16,6 +16,7 @@
 import { z } from 'zod';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/hash.js';
+import { metadataObject } from '../core/limits.js';
 
 export const SNAPSHOT_FORMAT = 'engram.graph-snapshot';
 export const SNAPSHOT_MAJOR = 1;
@@ -238,14 +239,28 @@ export function bodySchema(caps: SnapshotCaps, strict: boolean) {
           id: z.uuid(),
           kind: z.enum(['document', 'conversation']),
           name: text(256).nullable(),
-          metadata: z.record(z.string(), z.unknown()),
+          metadata: metadataObject,
           created_at: z.iso.datetime({ offset: true }),
           chunks: z
             .array(
               object({
                 index: z.number().int().min(0),
                 text: text(2_000_000),
-                source: z.record(z.string(), z.unknown()),
+                source: object({
+                  type: z.enum(['text', 'chunk', 'message', 'file']),
+                  role: text(64).optional(),
+                  message_index: z.number().int().min(0).optional(),
+                  start: z.number().int().min(0).optional(),
+                  end: z.number().int().min(0).optional(),
+                  file_index: z.number().int().min(0).optional(),
+                  filename: text(255).optional(),
+                  media_type: text(255).optional(),
+                  page: z.number().int().min(0).optional(),
+                  start_s: finite.optional(),
+                  end_s: finite.optional(),
+                  heading: text(1000).optional(),
+                  method: text(32).optional(),
+                }),
                 vector: base64.nullable(),
               }),
             )

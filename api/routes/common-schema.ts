@@ -1,5 +1,5 @@
 /** Schema pieces shared by several resources. */
-import { MAX_OFFSET, METADATA_MAX_BYTES, metadataBytes } from '../../core/limits.js';
+import { MAX_OFFSET } from '../../core/limits.js';
 import { z } from 'zod';
 
 export const uuid = z.string().uuid('must be a UUID');
@@ -36,24 +36,8 @@ export const intParam = (name: string, min: number, max: number, fallback: numbe
       .max(max, `${name} must be at most ${max}`),
   );
 
-// Mongo forbids NUL in keys; `$` and `.` would turn metadata keys into operators or paths.
-// eslint-disable-next-line no-control-regex -- matching NUL is the point.
-const SAFE_KEY = /^[^$.\u0000][^.\u0000]*$/;
-
-function keysAreSafe(value: unknown, depth = 0): boolean {
-  if (depth > 8) return false;
-  if (Array.isArray(value)) return value.every((item) => keysAreSafe(item, depth + 1));
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).every(([key, item]) => SAFE_KEY.test(key) && keysAreSafe(item, depth + 1));
-  }
-  return true;
-}
-
-/** Free-form metadata, stored as given: keys may not start with `$` or contain `.`. */
-export const metadataObject = z
-  .record(z.string(), z.unknown())
-  .refine((value) => keysAreSafe(value), 'metadata keys must not start with "$" or contain "." (nesting up to 8 levels)')
-  .refine((value) => metadataBytes(value) <= METADATA_MAX_BYTES, `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`);
+/** Free-form metadata (core/limits.ts holds the rule: snapshots carry metadata too). */
+export { metadataObject } from '../../core/limits.js';
 
 export const pagination = (maxLimit: number, defaultLimit: number) => ({
   limit: intParam('limit', 1, maxLimit, defaultLimit),

@@ -48,6 +48,7 @@ before(async () => {
     OUTBOUND_TOTAL_TIMEOUT_MS: '2500',
     EPHEMERAL_COLLECTION_TTL_SECONDS: '3',
     EPHEMERAL_SWEEP_INTERVAL_MS: '300',
+    DEVICE_MAX_CONCURRENCY: '2',
   });
   tenant = await newTenant('device-urls');
   api = new Api(service.baseUrl, tenant.apiKey);
@@ -243,6 +244,27 @@ describe('signed-URL snapshots', () => {
       assert.match(response.body.error.details[0].field, /snapshot_ref\.get_headers/);
     }
     assert.equal(origin.connections, before);
+  });
+
+  it('bounds concurrent device calls: beyond the limit, 503 device_busy with Retry-After at once', async () => {
+    origin.routes.set('/slow', () => undefined);
+    const slow = () =>
+      api.post('/v1/memories/search', { query: 'Alice', snapshot_ref: { collection_id: tenant.collectionId, get_url: url('/slow') } });
+    const running = [slow(), slow()];
+    await sleep(300);
+    const started = Date.now();
+    const refused = await slow();
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, 'device_busy');
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.ok(Date.now() - started < 1000, 'refused at once, not queued');
+    for (const response of await Promise.all(running)) assert.equal(response.status, 504);
+  });
+
+  it('refuses an inline snapshot body over SNAPSHOT_MAX_BYTES with 413 before opening it', async () => {
+    const response = await api.post('/v1/memories/search', { query: 'Alice', snapshot: { padding: 'x'.repeat(CAP_BYTES + 1) } });
+    assert.equal(response.status, 413);
+    assert.equal(response.body.error.code, 'snapshot_too_large');
   });
 
   it("authorizes snapshot_ref.collection_id before touching the URL: another tenant's or an unknown collection is 404 with no request", async () => {

@@ -1,8 +1,22 @@
 /** Device memory responses. A snapshot is sent as the pieces it was sealed in: never re-serialised or joined. */
 import { Readable } from 'node:stream';
 import type { ParameterizedContext } from 'koa';
+import { AppError } from '../../../core/errors.js';
 import type { SnapshotOutcome } from '../../../services/device-memory.js';
 import type { AppState } from '../../context.js';
+
+/**
+ * An inline snapshot is the request body: its byte cap (SNAPSHOT_MAX_BYTES) is checked on the
+ * body's length before the snapshot is opened (bodies are already bounded by BODY_LIMIT_BYTES).
+ */
+export function assertSnapshotBodySize(ctx: ParameterizedContext<AppState>, maxBytes: number): void {
+  const length = ctx.request.length;
+  if (length !== undefined && length > maxBytes) {
+    throw new AppError(413, 'snapshot_too_large', `the request carries ${length} bytes; the snapshot cap is ${maxBytes}`, [
+      { field: 'snapshot', issue: `larger than ${maxBytes} bytes` },
+    ]);
+  }
+}
 
 /** `{"results": <snapshot>}` (export) or `{"results": {"snapshot": <snapshot>}}` (device create), or the receipt of a PUT. */
 export function respondWithSnapshot(ctx: ParameterizedContext<AppState>, outcome: SnapshotOutcome, nested: boolean): void {

@@ -2,10 +2,10 @@
 import Router from '@koa/router';
 import type { ApiDeps, AppState } from '../../context.js';
 import { handle } from '../../middleware/validate.js';
-import { respondWithSnapshot } from './presenter.js';
+import { assertSnapshotBodySize, respondWithSnapshot } from './presenter.js';
 import { exportBody, importBody } from './schema.js';
 
-export function deviceMemoryRouter({ services }: ApiDeps): Router<AppState> {
+export function deviceMemoryRouter({ services, config }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/device-memory' });
 
   router.post(
@@ -19,6 +19,7 @@ export function deviceMemoryRouter({ services }: ApiDeps): Router<AppState> {
   router.post(
     '/snapshot/import',
     handle({ body: importBody }, async (ctx, { body }) => {
+      if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
       const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
       const imported = await services.deviceMemory.importSnapshot(ctx.state.principal.tenantId, source);
       ctx.status = 201;

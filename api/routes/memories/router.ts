@@ -4,7 +4,7 @@ import { AppError, validationError } from '../../../core/errors.js';
 import type { CreateMemoryInput } from '../../../services/memories.js';
 import type { ApiDeps, AppState } from '../../context.js';
 import { validate } from '../../middleware/validate.js';
-import { respondWithSnapshot } from '../device-memory/presenter.js';
+import { assertSnapshotBodySize, respondWithSnapshot } from '../device-memory/presenter.js';
 import { decodeContentParts } from './content-parts.js';
 import { presentAccepted, presentMemory, presentMemoryWithChunks } from './presenter.js';
 import {
@@ -43,6 +43,7 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
     const body = ctx.state.input.body as CreateMemoryBody;
     if (body.snapshot !== undefined || body.snapshot_ref !== undefined) {
       // Device mode: processed synchronously, nothing stored (services/device-memory.ts).
+      if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
       const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
       const outcome = await services.deviceMemory.create(ctx.state.principal.tenantId, source, {
         rawText: body.raw_text!,

@@ -3,6 +3,7 @@ import type { SignalName } from '../../../search/fusion.js';
 import { parseSignals } from '../../../services/search.js';
 import type { ApiDeps, AppState } from '../../context.js';
 import { validate } from '../../middleware/validate.js';
+import { assertSnapshotBodySize } from '../device-memory/presenter.js';
 import { presentSearch } from './presenter.js';
 import { searchBody, type SearchBody } from './schema.js';
 
@@ -12,6 +13,7 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
   router.post('/search', validate({ body: searchBody }), async (ctx) => {
     const body = ctx.state.input.body as SearchBody;
     if (!body.collection_ids) {
+      if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
       const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
       ctx.body = { results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query) };
       return;
