@@ -77,11 +77,10 @@ export async function deviceScenario(
   metric('device_snapshot_bytes_per_1k_memories', (bytes / 1024 / 1024) * scale, 'MiB');
   metric('device_snapshot_chunk_text_share', textBytes / bytes, 'ratio');
   metric('device_snapshot_chunk_vector_share', vectorBytes / bytes, 'ratio');
-  metric(
-    'device_snapshot_graph_bytes_per_1k_memories',
-    (Buffer.byteLength(canonicalJson([snapshot.body.entities, snapshot.body.facts, snapshot.body.mentions])) / 1024 / 1024) * scale,
-    'MiB',
-  );
+  const sectionBytes = (items: unknown[]) => Buffer.byteLength(canonicalJson(items));
+  metric('device_snapshot_entities_share', sectionBytes(snapshot.body.entities) / bytes, 'ratio');
+  metric('device_snapshot_facts_share', sectionBytes(snapshot.body.facts) / bytes, 'ratio');
+  metric('device_snapshot_mentions_share', sectionBytes(snapshot.body.mentions) / bytes, 'ratio');
   metric('device_snapshot_entities_per_1k_memories', (snapshot.counts.entities ?? 0) * scale, 'entities');
   metric('device_export_ms_per_1k_memories', median(exports) * scale, 'ms');
 

@@ -19,7 +19,7 @@
  *
  * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
  * `BENCH_ONLY=retrieval,search` (the stack still boots, unless only stack-less scenarios are
- * named). Other knobs: BENCH_LATENCY_RUNS, BENCH_INGEST_COUNT, BENCH_RETRIEVAL_SEED,
+ * named). Other knobs: BENCH_LATENCY_RUNS, BENCH_INGEST_COUNT, BENCH_RETRIEVAL_SEED, BENCH_SERVICE_LOG_LEVEL,
  * BENCH_MONGO_BACKEND=memory, BENCH_KEEP_DB.
  *
  * stdout carries only `name value unit` lines; progress and notes go to stderr. It only measures:
@@ -573,9 +573,11 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
       TEMPORAL_TASK_QUEUE: taskQueue,
       DATA_DIR: dataDir,
       PORT: String(port),
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'warn',
       RATE_LIMIT_PER_SECOND: '100000',
       RATE_LIMIT_BURST: '100000',
+      // Importing a 1,000-memory snapshot writes ~10k documents; the stand-in commits each (~2 ms).
+      REQUEST_TIMEOUT_MS: '300000',
     },
     logFile,
   );

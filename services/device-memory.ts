@@ -230,12 +230,24 @@ export function createDeviceMemoryService(deps: {
 
     importSnapshot(tenantId: string, source: SnapshotSource): Promise<{ ephemeralCollectionId: string; expiresAt: Date }> {
       return bounded(async () => {
+        const started = performance.now();
         const opened = await load(tenantId, source);
+        const loadedAt = performance.now();
         const collection = await deps.collections.createEphemeral(tenantId, options.ephemeralTtlSeconds);
         const scope = { tenantId, collectionId: collection._id };
         const { memories, graph } = translateIds(opened, scope, opened.embedder.dimensions);
         try {
           await store.snapshots.writeImport(scope, opened.embedder.modelId, memories, graph);
+          deps.logger.info(
+            {
+              collectionId: collection._id,
+              episodes: memories.length,
+              mentions: graph.mentions.length,
+              open_ms: Math.round(loadedAt - started),
+              write_ms: Math.round(performance.now() - loadedAt),
+            },
+            'snapshot imported',
+          );
         } catch (error) {
           // Nothing half-written: undo what was written (a crash here is left to expiry).
           await deps
@@ -244,7 +256,7 @@ export function createDeviceMemoryService(deps: {
               memories.map((memory) => memory.id),
             )
             .catch(() => undefined);
-          await store.snapshots.removeGraphOf(tenantId, collection._id).catch(() => undefined);
+          await store.snapshots.removeLeftoversOf(tenantId, collection._id).catch(() => undefined);
           await store.collections.remove(collection._id).catch(() => undefined);
           throw error;
         }
@@ -330,7 +342,7 @@ export function createDeviceMemoryService(deps: {
           if (ids.length === 0) break;
           await deps.deleteMemories(collection.tenant_id, ids);
         }
-        await store.snapshots.removeGraphOf(collection.tenant_id, collection._id);
+        await store.snapshots.removeLeftoversOf(collection.tenant_id, collection._id);
         await store.collections.remove(collection._id);
         removed += 1;
       }
@@ -397,7 +409,7 @@ function translateIds(
     targetId: (mention.kind === 'entity' ? entityIds : factIds).get(mention.target_id)!,
     count: mention.count,
     confidence: mention.confidence,
-    description: mention.description,
+    description: mention.description ?? '',
   }));
   return { memories, graph: { entities, facts, mentions } };
 }

@@ -73,7 +73,13 @@ export interface SnapshotMention {
   kind: 'entity' | 'fact';
   count: number;
   confidence: number;
-  description: string;
+  /**
+   * What the episode says about the target. On the wire, when that text is part of the chunk (the
+   * usual case: the sentence that names it), it is sent as `span` [start, end) into the chunk's text
+   * instead, which keeps snapshots compact; opening a snapshot turns spans back into descriptions.
+   */
+  description?: string;
+  span?: [number, number];
 }
 
 export interface SnapshotBody {
@@ -305,7 +311,8 @@ export function bodySchema(caps: SnapshotCaps, strict: boolean) {
           kind: z.enum(['entity', 'fact']),
           count: z.number().int().min(1),
           confidence: finite.min(0).max(1),
-          description: text(10_000),
+          description: text(10_000).optional(),
+          span: z.tuple([z.number().int().min(0), z.number().int().min(0)]).optional(),
         }),
       )
       .max(caps.maxMentions, `at most ${caps.maxMentions} mentions`),
@@ -351,13 +358,13 @@ export function checkReferences(body: SnapshotBody, dimensions: number): Snapsho
   const add = (path: string, issue: string): void => {
     if (issues.length < 20) issues.push({ path, issue });
   };
-  const episodes = new Map<string, Set<number>>();
+  const episodes = new Map<string, Map<number, number>>();
   body.episodes.forEach((episode, e) => {
     if (episodes.has(episode.id)) add(`body.episodes.${e}.id`, `duplicate episode id ${episode.id}`);
-    const indexes = new Set<number>();
+    const indexes = new Map<number, number>();
     episode.chunks.forEach((chunk, c) => {
       if (indexes.has(chunk.index)) add(`body.episodes.${e}.chunks.${c}.index`, `duplicate chunk index ${chunk.index}`);
-      indexes.add(chunk.index);
+      indexes.set(chunk.index, chunk.text.length);
       if (chunk.vector !== null && !decodeFloat16(chunk.vector, dimensions)) {
         add(`body.episodes.${e}.chunks.${c}.vector`, `must be ${dimensions} finite float16 values`);
       }
@@ -388,6 +395,13 @@ export function checkReferences(body: SnapshotBody, dimensions: number): Snapsho
     const chunks = episodes.get(mention.episode_id);
     if (!chunks) add(`body.mentions.${i}.episode_id`, `no episode ${mention.episode_id}`);
     else if (!chunks.has(mention.chunk)) add(`body.mentions.${i}.chunk`, `episode ${mention.episode_id} has no chunk ${mention.chunk}`);
+    else if (mention.span) {
+      const [start, end] = mention.span;
+      if (start > end || end > chunks.get(mention.chunk)!) add(`body.mentions.${i}.span`, 'must lie within the chunk text');
+    }
+    if ((mention.description === undefined) === (mention.span === undefined)) {
+      add(`body.mentions.${i}.description`, 'exactly one of description and span is required');
+    }
     const known = mention.kind === 'entity' ? entities : facts;
     if (!known.has(mention.target_id)) add(`body.mentions.${i}.target_id`, `no ${mention.kind} ${mention.target_id}`);
     const row = `${mention.episode_id}\n${mention.chunk}\n${mention.target_id}`;
@@ -403,4 +417,32 @@ export function checkReferences(body: SnapshotBody, dimensions: number): Snapsho
     }
   }
   return issues;
+}
+
+/** Spans turned back into descriptions: what every reader of an opened snapshot sees. */
+export function materializeMentions(body: SnapshotBody): SnapshotBody {
+  const texts = new Map<string, string>();
+  for (const episode of body.episodes) for (const chunk of episode.chunks) texts.set(`${episode.id}\n${chunk.index}`, chunk.text);
+  return {
+    ...body,
+    mentions: body.mentions.map(({ span, ...mention }) =>
+      span ? { ...mention, description: texts.get(`${mention.episode_id}\n${mention.chunk}`)!.slice(span[0], span[1]) } : mention,
+    ),
+  };
+}
+
+/** Descriptions that are part of their chunk's text become spans (see SnapshotMention). */
+export function compactMentions(body: SnapshotBody): SnapshotBody {
+  const texts = new Map<string, string>();
+  for (const episode of body.episodes) for (const chunk of episode.chunks) texts.set(`${episode.id}\n${chunk.index}`, chunk.text);
+  return {
+    ...body,
+    mentions: body.mentions.map(({ description, span: _span, ...mention }) => {
+      const text = texts.get(`${mention.episode_id}\n${mention.chunk}`) ?? '';
+      const at = description ? text.indexOf(description) : -1;
+      return at >= 0
+        ? { ...mention, span: [at, at + description!.length] as [number, number] }
+        : { ...mention, description: description ?? '' };
+    }),
+  };
 }

@@ -17,6 +17,7 @@ import {
   digestOf,
   headerOf,
   headerSchema,
+  materializeMentions,
   parseVersion,
   tenantBinding,
   type SnapshotBody,
@@ -208,7 +209,7 @@ export async function openSnapshot(input: unknown, context: OpenContext, field =
     const first = issues[0]!;
     throw new SnapshotError('snapshot_invalid', `${field}.${first.path}`, `${field}.${first.path}: ${first.issue}`);
   }
-  return { graphId: header.data.graph_id, body: checked };
+  return { graphId: header.data.graph_id, body: materializeMentions(checked) };
 }
 
 async function verifySignature(jws: string, document: Record<string, unknown>, keyset: SigningKeyset, field: string): Promise<void> {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { CompactSign, importJWK } from 'jose';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.js';
-import { decodeFloat16, decodeInt8, digestOf, encodeFloat16, encodeInt8, headerOf, type SnapshotBody } from './format.js';
+import { compactMentions, decodeFloat16, decodeInt8, digestOf, encodeFloat16, encodeInt8, headerOf, type SnapshotBody } from './format.js';
 import { openSnapshot, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
 
 const DIMS = 4;
@@ -133,6 +133,23 @@ describe('snapshot sealing and opening', () => {
     const opened = await openSnapshot(document, context(ks));
     assert.equal(opened.body.entities.length, 2);
     assert.equal(opened.graphId, document.graph_id);
+  });
+
+  it('sends descriptions found in chunk text as spans and opens them back into the same descriptions', async () => {
+    const ks = await keyset();
+    const compact = compactMentions(sampleBody());
+    assert.deepEqual(compact.mentions[0]!.span, [0, 'Alice manages the Berlin office.'.length]);
+    assert.equal(compact.mentions[0]!.description, undefined);
+    assert.equal(compact.mentions[1]!.description, '', 'an empty description stays as is');
+    const document = await sealed(ks, compact);
+    const opened = await openSnapshot(document, context(ks));
+    assert.deepEqual(
+      opened.body.mentions.map((mention) => mention.description),
+      sampleBody().mentions.map((mention) => mention.description),
+    );
+    const outside = compactMentions(sampleBody());
+    outside.mentions[0]!.span = [0, 999];
+    await rejects(openSnapshot(await sealed(ks, outside), context(ks)), 'snapshot_invalid', /span/);
   });
 
   it('treats {} as a new, empty graph', async () => {

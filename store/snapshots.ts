@@ -135,9 +135,10 @@ export class SnapshotRepository {
   }
 
   /**
-   * Writes an imported snapshot into a new (ephemeral) collection: records first as `reading`
-   * (invisible to search), then chunks and graph, then all records complete at once, then the
-   * index feed. A failure part-way leaves records the caller's delete cascade can find.
+   * Writes an imported snapshot into a new (ephemeral) collection: chunks and graph first, the
+   * memory records (complete) last, then the index feed, so nothing is listed or searchable before
+   * all of it is there. Plain inserts: every id is new in this scope. A failure part-way leaves rows
+   * that `removeLeftoversOf` finds by collection (the caller's cleanup and the expiry sweeper use it).
    */
   async writeImport(
     scope: GraphScope,
@@ -146,30 +147,8 @@ export class SnapshotRepository {
     graph: { entities: NewEntity[]; facts: NewFact[]; mentions: NewMention[] },
   ): Promise<void> {
     const now = new Date();
-    const ids = memories.map((memory) => memory.id);
     for (let offset = 0; offset < memories.length; offset += 500) {
-      const batch = memories.slice(offset, offset + 500);
-      await this.repos.memories.collection.insertMany(
-        batch.map((memory): MemoryDoc => ({
-          _id: memory.id,
-          tenant_id: scope.tenantId,
-          collection_ids: [scope.collectionId],
-          kind: memory.kind,
-          name: memory.name,
-          metadata: memory.metadata,
-          content: { chunks: memory.chunks.map((chunk) => chunk.text) },
-          status: 'reading',
-          status_message: 'imported from a device snapshot',
-          chunk_count: memory.chunks.length,
-          embedding_model: model,
-          workflow_id: `snapshot-import-${memory.id}`,
-          created_at: memory.createdAt,
-          updated_at: now,
-          completed_at: null,
-        })),
-        { ordered: false },
-      );
-      const chunkDocs: ChunkDoc[] = batch.flatMap((memory) =>
+      const chunkDocs: ChunkDoc[] = memories.slice(offset, offset + 500).flatMap((memory) =>
         memory.chunks.map((chunk) => ({
           _id: chunkId(memory.id, chunk.index),
           memory_id: memory.id,
@@ -185,14 +164,36 @@ export class SnapshotRepository {
       if (chunkDocs.length > 0) await this.repos.chunks.collection.insertMany(chunkDocs, { ordered: false });
     }
     await this.repos.graph.insertNew(scope, graph.entities, graph.facts, graph.mentions);
-    // No indexed_chunk_count was written: a complete record without one has all its chunks searchable.
-    for (let offset = 0; offset < ids.length; offset += 1000) {
-      await this.repos.memories.collection.updateMany(
-        { _id: { $in: ids.slice(offset, offset + 1000) } },
-        { $set: { status: 'complete', status_message: null, completed_at: now } },
+    for (let offset = 0; offset < memories.length; offset += 500) {
+      await this.repos.memories.collection.insertMany(
+        memories.slice(offset, offset + 500).map(
+          (memory): MemoryDoc => ({
+            _id: memory.id,
+            tenant_id: scope.tenantId,
+            collection_ids: [scope.collectionId],
+            kind: memory.kind,
+            name: memory.name,
+            metadata: memory.metadata,
+            content: { chunks: memory.chunks.map((chunk) => chunk.text) },
+            status: 'complete',
+            status_message: null,
+            chunk_count: memory.chunks.length,
+            indexed_chunk_count: memory.chunks.length,
+            embedding_model: model,
+            workflow_id: `snapshot-import-${memory.id}`,
+            created_at: memory.createdAt,
+            updated_at: now,
+            completed_at: now,
+          }),
+        ),
+        { ordered: false },
       );
     }
-    await this.repos.indexChanges.publish('upsert', scope.tenantId, ids);
+    await this.repos.indexChanges.publish(
+      'upsert',
+      scope.tenantId,
+      memories.map((memory) => memory.id),
+    );
   }
 
   /** Memory ids of a collection, a page at a time: what the ephemeral sweeper deletes. */
@@ -203,8 +204,9 @@ export class SnapshotRepository {
     return docs.map((doc) => doc._id);
   }
 
-  /** Graph rows left in a collection with no memory (only a crashed import can leave them). */
-  async removeGraphOf(tenantId: string, collectionId: string): Promise<void> {
+  /** Chunks and graph rows of a collection that no memory record owns (only a failed or crashed import leaves them). */
+  async removeLeftoversOf(tenantId: string, collectionId: string): Promise<void> {
+    await this.repos.chunks.collection.deleteMany({ tenant_id: tenantId, collection_ids: collectionId });
     const filter = { tenant_id: tenantId, collection_id: collectionId };
     await this.repos.graph.mentions.deleteMany(filter);
     await this.repos.graph.facts.deleteMany(filter);
