@@ -121,6 +121,26 @@ export const factIdFor = (scope: GraphScope, subjectId: string, predicate: strin
 const mentionIdFor = (scope: GraphScope, mention: NewMention): string =>
   sha256Hex(`${scope.collectionId}\n${mention.memoryId}\n${mention.chunkIndex}\n${mention.kind}\n${mention.targetId}`).slice(0, 32);
 
+/** What an entity's document is created with (an upsert sets these only on insert). */
+const entityFields = (scope: GraphScope, entity: NewEntity) => ({
+  tenant_id: scope.tenantId,
+  collection_id: scope.collectionId,
+  key: entity.key,
+  name: entity.name,
+  category: entity.category,
+  description: entity.description,
+  name_vector: entity.nameVector ? vectorToBinary(entity.nameVector) : null,
+});
+
+const factFields = (scope: GraphScope, fact: NewFact) => ({
+  tenant_id: scope.tenantId,
+  collection_id: scope.collectionId,
+  subject_id: fact.subjectId,
+  object_id: fact.objectId,
+  predicate: fact.predicate,
+  description: fact.description,
+});
+
 const mentionDoc = (scope: GraphScope, mention: NewMention): MentionDoc => ({
   _id: mentionIdFor(scope, mention),
   tenant_id: scope.tenantId,
@@ -207,16 +227,10 @@ export class GraphRepository implements GraphStore {
       await this.entities.insertMany(
         entities.map((entity) => ({
           _id: entity.id,
-          tenant_id: scope.tenantId,
-          collection_id: scope.collectionId,
-          key: entity.key,
-          name: entity.name,
-          category: entity.category,
+          ...entityFields(scope, entity),
           aliases: [...new Set(entity.aliases)],
           alias_keys: [...new Set(entity.aliasKeys)],
           tokens: tokensOf(entity.aliasKeys),
-          description: entity.description,
-          name_vector: entity.nameVector ? vectorToBinary(entity.nameVector) : null,
           created_at: now,
           updated_at: now,
         })),
@@ -227,12 +241,7 @@ export class GraphRepository implements GraphStore {
       await this.facts.insertMany(
         facts.map((fact) => ({
           _id: fact.id,
-          tenant_id: scope.tenantId,
-          collection_id: scope.collectionId,
-          subject_id: fact.subjectId,
-          object_id: fact.objectId,
-          predicate: fact.predicate,
-          description: fact.description,
+          ...factFields(scope, fact),
           confidence: fact.confidence,
           created_at: now,
           updated_at: now,
@@ -248,16 +257,7 @@ export class GraphRepository implements GraphStore {
         updateOne: {
           filter: { _id: entity.id },
           update: {
-            $setOnInsert: {
-              tenant_id: scope.tenantId,
-              collection_id: scope.collectionId,
-              key: entity.key,
-              name: entity.name,
-              category: entity.category,
-              description: entity.description,
-              name_vector: entity.nameVector ? vectorToBinary(entity.nameVector) : null,
-              created_at: now,
-            },
+            $setOnInsert: { ...entityFields(scope, entity), created_at: now },
             $addToSet: {
               aliases: { $each: entity.aliases },
               alias_keys: { $each: entity.aliasKeys },
@@ -278,15 +278,7 @@ export class GraphRepository implements GraphStore {
         updateOne: {
           filter: { _id: fact.id },
           update: {
-            $setOnInsert: {
-              tenant_id: scope.tenantId,
-              collection_id: scope.collectionId,
-              subject_id: fact.subjectId,
-              object_id: fact.objectId,
-              predicate: fact.predicate,
-              description: fact.description,
-              created_at: now,
-            },
+            $setOnInsert: { ...factFields(scope, fact), created_at: now },
             $max: { confidence: fact.confidence },
             $set: { updated_at: now },
           },

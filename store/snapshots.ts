@@ -24,20 +24,9 @@ export interface ExportedMemory {
   chunks: ExportedChunk[];
 }
 
-export interface ExportedEntity {
-  id: string;
-  key: string;
-  name: string;
-  category: string;
-  aliases: string[];
-  aliasKeys: string[];
-  description: string;
-  nameVector: Float32Array | null;
-}
-
 export interface ExportedGraph {
   memories: ExportedMemory[];
-  entities: ExportedEntity[];
+  entities: NewEntity[];
   facts: NewFact[];
   /** Provenance of the exported memories' searchable chunks only. */
   mentions: NewMention[];
@@ -102,7 +91,7 @@ export class SnapshotRepository {
       });
     }
     const backed = new Set(mentions.map((mention) => mention.targetId));
-    const entities: ExportedEntity[] = [];
+    const entities: NewEntity[] = [];
     for await (const doc of graph.entities.find({ tenant_id: tenantId, collection_id: collectionId })) {
       if (!backed.has(doc._id)) continue;
       entities.push({
@@ -166,26 +155,24 @@ export class SnapshotRepository {
     await this.repos.graph.insertNew(scope, graph.entities, graph.facts, graph.mentions);
     for (let offset = 0; offset < memories.length; offset += 500) {
       await this.repos.memories.collection.insertMany(
-        memories.slice(offset, offset + 500).map(
-          (memory): MemoryDoc => ({
-            _id: memory.id,
-            tenant_id: scope.tenantId,
-            collection_ids: [scope.collectionId],
-            kind: memory.kind,
-            name: memory.name,
-            metadata: memory.metadata,
-            content: { chunks: memory.chunks.map((chunk) => chunk.text) },
-            status: 'complete',
-            status_message: null,
-            chunk_count: memory.chunks.length,
-            indexed_chunk_count: memory.chunks.length,
-            embedding_model: model,
-            workflow_id: `snapshot-import-${memory.id}`,
-            created_at: memory.createdAt,
-            updated_at: now,
-            completed_at: now,
-          }),
-        ),
+        memories.slice(offset, offset + 500).map((memory): MemoryDoc => ({
+          _id: memory.id,
+          tenant_id: scope.tenantId,
+          collection_ids: [scope.collectionId],
+          kind: memory.kind,
+          name: memory.name,
+          metadata: memory.metadata,
+          content: { chunks: memory.chunks.map((chunk) => chunk.text) },
+          status: 'complete',
+          status_message: null,
+          chunk_count: memory.chunks.length,
+          indexed_chunk_count: memory.chunks.length,
+          embedding_model: model,
+          workflow_id: `snapshot-import-${memory.id}`,
+          created_at: memory.createdAt,
+          updated_at: now,
+          completed_at: now,
+        })),
         { ordered: false },
       );
     }
