@@ -409,7 +409,7 @@ function translateIds(
     targetId: (mention.kind === 'entity' ? entityIds : factIds).get(mention.target_id)!,
     count: mention.count,
     confidence: mention.confidence,
-    description: mention.description ?? '',
+    description: mention.description,
   }));
   return { memories, graph: { entities, facts, mentions } };
 }

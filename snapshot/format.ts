@@ -3,7 +3,7 @@
  * and hands back. docs/snapshots.md is the contract across releases; this module is its code.
  *
  *   { format, format_version, graph_id, tenant_binding, embedding_model, created_at, counts,
- *     digest, body: { episodes, entities, facts, mentions }, signature }
+ *     digest, body: { episodes (with their mentions), entities, facts }, signature }
  *
  * - `digest` is `sha256:<hex>` over the canonical JSON bytes (core/canonical-json.ts) of `body`,
  *   so any change or truncation of the body is caught.
@@ -73,15 +73,33 @@ export interface SnapshotMention {
   kind: 'entity' | 'fact';
   count: number;
   confidence: number;
-  /**
-   * What the episode says about the target. On the wire, when that text is part of the chunk (the
-   * usual case: the sentence that names it), it is sent as `span` [start, end) into the chunk's text
-   * instead, which keeps snapshots compact; opening a snapshot turns spans back into descriptions.
-   */
+  /** What the episode says about the target (on the wire, often a span of the chunk text: WireMention). */
+  description: string;
+}
+
+/**
+ * A mention as sent: inside its episode, its kind read from the target (entity or fact), `count`
+ * and `confidence` omitted when 1, and its description a span of the chunk's text when it is one.
+ */
+export interface WireMention {
+  chunk: number;
+  target_id: string;
+  count?: number;
+  confidence?: number;
   description?: string;
   span?: [number, number];
 }
 
+export type WireEpisode = SnapshotEpisode & { mentions: WireMention[] };
+
+/** The body as sent and digested: mentions grouped under their episodes. */
+export interface WireBody {
+  episodes: WireEpisode[];
+  entities: SnapshotEntity[];
+  facts: SnapshotFact[];
+}
+
+/** The body as the service works on it: one flat list of provenance rows, descriptions spelt out. */
 export interface SnapshotBody {
   episodes: SnapshotEpisode[];
   entities: SnapshotEntity[];
@@ -271,6 +289,18 @@ export function bodySchema(caps: SnapshotCaps, strict: boolean) {
               }),
             )
             .max(caps.maxChunks),
+          mentions: z
+            .array(
+              object({
+                chunk: z.number().int().min(0),
+                target_id: id,
+                count: z.number().int().min(1).optional(),
+                confidence: finite.min(0).max(1).optional(),
+                description: text(10_000).optional(),
+                span: z.tuple([z.number().int().min(0), z.number().int().min(0)]).optional(),
+              }),
+            )
+            .max(caps.maxMentions, `at most ${caps.maxMentions} mentions`),
         }),
       )
       .max(caps.maxEpisodes, `at most ${caps.maxEpisodes} episodes`),
@@ -302,20 +332,6 @@ export function bodySchema(caps: SnapshotCaps, strict: boolean) {
         }),
       )
       .max(caps.maxFacts, `at most ${caps.maxFacts} facts`),
-    mentions: z
-      .array(
-        object({
-          episode_id: z.uuid(),
-          chunk: z.number().int().min(0),
-          target_id: id,
-          kind: z.enum(['entity', 'fact']),
-          count: z.number().int().min(1),
-          confidence: finite.min(0).max(1),
-          description: text(10_000).optional(),
-          span: z.tuple([z.number().int().min(0), z.number().int().min(0)]).optional(),
-        }),
-      )
-      .max(caps.maxMentions, `at most ${caps.maxMentions} mentions`),
   });
 }
 
@@ -353,24 +369,11 @@ export interface SnapshotIssue {
  * Every reference resolves, every id is unique, every vector decodes to the model's dimensions
  * with finite components, weights agree with the mentions. Returns the first problems found.
  */
-export function checkReferences(body: SnapshotBody, dimensions: number): SnapshotIssue[] {
+export function checkReferences(body: WireBody, dimensions: number): SnapshotIssue[] {
   const issues: SnapshotIssue[] = [];
   const add = (path: string, issue: string): void => {
     if (issues.length < 20) issues.push({ path, issue });
   };
-  const episodes = new Map<string, Map<number, number>>();
-  body.episodes.forEach((episode, e) => {
-    if (episodes.has(episode.id)) add(`body.episodes.${e}.id`, `duplicate episode id ${episode.id}`);
-    const indexes = new Map<number, number>();
-    episode.chunks.forEach((chunk, c) => {
-      if (indexes.has(chunk.index)) add(`body.episodes.${e}.chunks.${c}.index`, `duplicate chunk index ${chunk.index}`);
-      indexes.set(chunk.index, chunk.text.length);
-      if (chunk.vector !== null && !decodeFloat16(chunk.vector, dimensions)) {
-        add(`body.episodes.${e}.chunks.${c}.vector`, `must be ${dimensions} finite float16 values`);
-      }
-    });
-    episodes.set(episode.id, indexes);
-  });
   const entities = new Set<string>();
   const keys = new Set<string>();
   body.entities.forEach((entity, i) => {
@@ -389,25 +392,35 @@ export function checkReferences(body: SnapshotBody, dimensions: number): Snapsho
     if (!entities.has(fact.subject_id)) add(`body.facts.${i}.subject_id`, `no entity ${fact.subject_id}`);
     if (!entities.has(fact.object_id)) add(`body.facts.${i}.object_id`, `no entity ${fact.object_id}`);
   });
+  const episodes = new Set<string>();
   const weights = new Map<string, number>();
-  const rows = new Set<string>();
-  body.mentions.forEach((mention, i) => {
-    const chunks = episodes.get(mention.episode_id);
-    if (!chunks) add(`body.mentions.${i}.episode_id`, `no episode ${mention.episode_id}`);
-    else if (!chunks.has(mention.chunk)) add(`body.mentions.${i}.chunk`, `episode ${mention.episode_id} has no chunk ${mention.chunk}`);
-    else if (mention.span) {
-      const [start, end] = mention.span;
-      if (start > end || end > chunks.get(mention.chunk)!) add(`body.mentions.${i}.span`, 'must lie within the chunk text');
-    }
-    if ((mention.description === undefined) === (mention.span === undefined)) {
-      add(`body.mentions.${i}.description`, 'exactly one of description and span is required');
-    }
-    const known = mention.kind === 'entity' ? entities : facts;
-    if (!known.has(mention.target_id)) add(`body.mentions.${i}.target_id`, `no ${mention.kind} ${mention.target_id}`);
-    const row = `${mention.episode_id}\n${mention.chunk}\n${mention.target_id}`;
-    if (rows.has(row)) add(`body.mentions.${i}`, 'duplicate provenance row');
-    rows.add(row);
-    weights.set(mention.target_id, (weights.get(mention.target_id) ?? 0) + mention.count);
+  body.episodes.forEach((episode, e) => {
+    if (episodes.has(episode.id)) add(`body.episodes.${e}.id`, `duplicate episode id ${episode.id}`);
+    episodes.add(episode.id);
+    const lengths = new Map<number, number>();
+    episode.chunks.forEach((chunk, c) => {
+      if (lengths.has(chunk.index)) add(`body.episodes.${e}.chunks.${c}.index`, `duplicate chunk index ${chunk.index}`);
+      lengths.set(chunk.index, chunk.text.length);
+      if (chunk.vector !== null && !decodeFloat16(chunk.vector, dimensions)) {
+        add(`body.episodes.${e}.chunks.${c}.vector`, `must be ${dimensions} finite float16 values`);
+      }
+    });
+    const rows = new Set<string>();
+    episode.mentions.forEach((mention, m) => {
+      const path = `body.episodes.${e}.mentions.${m}`;
+      const length = lengths.get(mention.chunk);
+      if (length === undefined) add(`${path}.chunk`, `episode ${episode.id} has no chunk ${mention.chunk}`);
+      else if (mention.span && (mention.span[0] > mention.span[1] || mention.span[1] > length))
+        add(`${path}.span`, 'must lie within the chunk text');
+      if ((mention.description === undefined) === (mention.span === undefined))
+        add(`${path}.description`, 'exactly one of description and span is required');
+      if (!entities.has(mention.target_id) && !facts.has(mention.target_id))
+        add(`${path}.target_id`, `no entity or fact ${mention.target_id}`);
+      const row = `${mention.chunk}\n${mention.target_id}`;
+      if (rows.has(row)) add(path, 'duplicate provenance row');
+      rows.add(row);
+      weights.set(mention.target_id, (weights.get(mention.target_id) ?? 0) + (mention.count ?? 1));
+    });
   });
   for (const [i, target] of [...body.entities.entries(), ...body.facts.entries()]) {
     const kind = 'key' in target ? 'entities' : 'facts';
@@ -419,30 +432,51 @@ export function checkReferences(body: SnapshotBody, dimensions: number): Snapsho
   return issues;
 }
 
-/** Spans turned back into descriptions: what every reader of an opened snapshot sees. */
-export function materializeMentions(body: SnapshotBody): SnapshotBody {
-  const texts = new Map<string, string>();
-  for (const episode of body.episodes) for (const chunk of episode.chunks) texts.set(`${episode.id}\n${chunk.index}`, chunk.text);
-  return {
-    ...body,
-    mentions: body.mentions.map(({ span, ...mention }) =>
-      span ? { ...mention, description: texts.get(`${mention.episode_id}\n${mention.chunk}`)!.slice(span[0], span[1]) } : mention,
-    ),
-  };
+/** The wire body as the service works on it (references already checked): flat rows, descriptions spelt out. */
+export function fromWire(body: WireBody): SnapshotBody {
+  const entityIds = new Set(body.entities.map((entity) => entity.id));
+  const mentions: SnapshotMention[] = [];
+  const episodes: SnapshotEpisode[] = body.episodes.map(({ mentions: rows, ...episode }) => {
+    const texts = new Map(episode.chunks.map((chunk) => [chunk.index, chunk.text]));
+    for (const row of rows) {
+      mentions.push({
+        episode_id: episode.id,
+        chunk: row.chunk,
+        target_id: row.target_id,
+        kind: entityIds.has(row.target_id) ? 'entity' : 'fact',
+        count: row.count ?? 1,
+        confidence: row.confidence ?? 1,
+        description: row.span ? texts.get(row.chunk)!.slice(row.span[0], row.span[1]) : (row.description ?? ''),
+      });
+    }
+    return episode;
+  });
+  return { episodes, entities: body.entities, facts: body.facts, mentions };
 }
 
-/** Descriptions that are part of their chunk's text become spans (see SnapshotMention). */
-export function compactMentions(body: SnapshotBody): SnapshotBody {
+/** The compact form that is sealed and sent (see WireMention). */
+export function toWire(body: SnapshotBody): WireBody {
+  const byEpisode = new Map<string, WireMention[]>();
   const texts = new Map<string, string>();
   for (const episode of body.episodes) for (const chunk of episode.chunks) texts.set(`${episode.id}\n${chunk.index}`, chunk.text);
+  for (const mention of body.mentions) {
+    const text = texts.get(`${mention.episode_id}\n${mention.chunk}`) ?? '';
+    const description = mention.description ?? '';
+    const at = description ? text.indexOf(description) : -1;
+    const row: WireMention = {
+      chunk: mention.chunk,
+      target_id: mention.target_id,
+      ...(mention.count !== 1 ? { count: mention.count } : {}),
+      ...(mention.confidence !== 1 ? { confidence: mention.confidence } : {}),
+      ...(at >= 0 ? { span: [at, at + description.length] as [number, number] } : { description }),
+    };
+    let rows = byEpisode.get(mention.episode_id);
+    if (!rows) byEpisode.set(mention.episode_id, (rows = []));
+    rows.push(row);
+  }
   return {
-    ...body,
-    mentions: body.mentions.map(({ description, span: _span, ...mention }) => {
-      const text = texts.get(`${mention.episode_id}\n${mention.chunk}`) ?? '';
-      const at = description ? text.indexOf(description) : -1;
-      return at >= 0
-        ? { ...mention, span: [at, at + description!.length] as [number, number] }
-        : { ...mention, description: description ?? '' };
-    }),
+    episodes: body.episodes.map((episode) => ({ ...episode, mentions: byEpisode.get(episode.id) ?? [] })),
+    entities: body.entities,
+    facts: body.facts,
   };
 }

@@ -17,11 +17,13 @@ import {
   digestOf,
   headerOf,
   headerSchema,
-  materializeMentions,
+  fromWire,
+  toWire,
   parseVersion,
   tenantBinding,
   type SnapshotBody,
   type SnapshotCaps,
+  type WireBody,
   type SnapshotHeader,
 } from './format.js';
 
@@ -63,7 +65,7 @@ const PIECE_BYTES = 256 * 1024;
  * sent are the same bytes, made once. (Canonical JSON of an object is its sorted members, and of
  * an array its items joined by commas, so encoding item by item gives the same text.)
  */
-function canonicalBodyPieces(body: SnapshotBody): { pieces: Buffer[]; digest: string } {
+function canonicalBodyPieces(body: WireBody): { pieces: Buffer[]; digest: string } {
   const hash = createHash('sha256');
   const pieces: Buffer[] = [];
   let pending: string[] = [];
@@ -81,7 +83,7 @@ function canonicalBodyPieces(body: SnapshotBody): { pieces: Buffer[]; digest: st
     pending = [];
     pendingLength = 0;
   };
-  const sections = Object.keys(body).sort() as (keyof SnapshotBody)[];
+  const sections = Object.keys(body).sort() as (keyof WireBody)[];
   emit('{');
   sections.forEach((section, s) => {
     emit(`${s > 0 ? ',' : ''}${JSON.stringify(section)}:[`);
@@ -97,7 +99,7 @@ export async function sealSnapshot(
   input: { graphId: string; tenantId: string; embeddingModel: string; body: SnapshotBody; createdAt?: Date },
   keyset: SigningKeyset,
 ): Promise<SealedSnapshot> {
-  const { pieces, digest } = canonicalBodyPieces(input.body);
+  const { pieces, digest } = canonicalBodyPieces(toWire(input.body));
   const header: SnapshotHeader = {
     format: SNAPSHOT_FORMAT,
     format_version: SNAPSHOT_FORMAT_VERSION,
@@ -203,13 +205,13 @@ export async function openSnapshot(input: unknown, context: OpenContext, field =
   if (digestOf(body) !== header.data.digest) {
     throw new SnapshotError('snapshot_digest_mismatch', `${field}.body`, `${field}.body does not match its digest (changed or truncated)`);
   }
-  const checked = parsed.data as SnapshotBody;
+  const checked = parsed.data as WireBody;
   const issues = checkReferences(checked, context.dimensions);
   if (issues.length > 0) {
     const first = issues[0]!;
     throw new SnapshotError('snapshot_invalid', `${field}.${first.path}`, `${field}.${first.path}: ${first.issue}`);
   }
-  return { graphId: header.data.graph_id, body: materializeMentions(checked) };
+  return { graphId: header.data.graph_id, body: fromWire(checked) };
 }
 
 async function verifySignature(jws: string, document: Record<string, unknown>, keyset: SigningKeyset, field: string): Promise<void> {

@@ -4,7 +4,17 @@ import { describe, it } from 'node:test';
 import { CompactSign, importJWK } from 'jose';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.js';
-import { compactMentions, decodeFloat16, decodeInt8, digestOf, encodeFloat16, encodeInt8, headerOf, type SnapshotBody } from './format.js';
+import {
+  decodeFloat16,
+  decodeInt8,
+  digestOf,
+  toWire,
+  type WireBody,
+  encodeFloat16,
+  encodeInt8,
+  headerOf,
+  type SnapshotBody,
+} from './format.js';
 import { openSnapshot, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
 
 const DIMS = 4;
@@ -135,21 +145,21 @@ describe('snapshot sealing and opening', () => {
     assert.equal(opened.graphId, document.graph_id);
   });
 
-  it('sends descriptions found in chunk text as spans and opens them back into the same descriptions', async () => {
+  it('sends mentions inside their episodes, descriptions found in chunk text as spans, and opens them back', async () => {
     const ks = await keyset();
-    const compact = compactMentions(sampleBody());
-    assert.deepEqual(compact.mentions[0]!.span, [0, 'Alice manages the Berlin office.'.length]);
-    assert.equal(compact.mentions[0]!.description, undefined);
-    assert.equal(compact.mentions[1]!.description, '', 'an empty description stays as is');
-    const document = await sealed(ks, compact);
+    const wire = toWire(sampleBody());
+    const rows = wire.episodes[0]!.mentions;
+    assert.deepEqual(rows[0], { chunk: 0, target_id: 'e1', span: [0, 'Alice manages the Berlin office.'.length] });
+    assert.deepEqual(rows[1], { chunk: 0, target_id: 'e2', description: '' }, 'defaults (count 1, confidence 1) are left out');
+    assert.equal(rows[2]!.confidence, 0.9);
+    const body = sampleBody();
+    const document = await sealed(ks, body);
     const opened = await openSnapshot(document, context(ks));
-    assert.deepEqual(
-      opened.body.mentions.map((mention) => mention.description),
-      sampleBody().mentions.map((mention) => mention.description),
-    );
-    const outside = compactMentions(sampleBody());
-    outside.mentions[0]!.span = [0, 999];
-    await rejects(openSnapshot(await sealed(ks, outside), context(ks)), 'snapshot_invalid', /span/);
+    assert.deepEqual(opened.body.mentions, body.mentions);
+    const outside = structuredClone(document.body) as WireBody;
+    outside.episodes[0]!.mentions[0]!.span = [0, 999];
+    const resealed = await resign(ks, { ...document, body: outside, digest: digestOf(outside) });
+    await rejects(openSnapshot(resealed, context(ks)), 'snapshot_invalid', /mentions\.0\.span/);
   });
 
   it('treats {} as a new, empty graph', async () => {
@@ -162,7 +172,7 @@ describe('snapshot sealing and opening', () => {
     ['a changed count', (d) => ({ ...d, counts: { ...(d.counts as object), entities: 7 } }), 'snapshot_signature_invalid'],
     ['a removed signature', (d) => ({ ...d, signature: 'x' }), 'snapshot_signature_invalid'],
     ['a changed entity name', (d) => withBody(d, (b) => void (b.entities[0]!.name = 'Mallory')), 'snapshot_digest_mismatch'],
-    ['a truncated mention list', (d) => withBody(d, (b) => void b.mentions.pop()), 'snapshot_digest_mismatch'],
+    ['a truncated mention list', (d) => withBody(d, (b) => void b.episodes[0]!.mentions.pop()), 'snapshot_digest_mismatch'],
     [
       'an added episode field',
       (d) => withBody(d, (b) => void ((b.episodes[0] as unknown as Record<string, unknown>).extra = 1)),
@@ -245,8 +255,8 @@ describe('snapshot sealing and opening', () => {
   });
 });
 
-function withBody(document: Record<string, unknown>, change: (body: SnapshotBody) => void): Record<string, unknown> {
-  const body = structuredClone(document.body) as SnapshotBody;
+function withBody(document: Record<string, unknown>, change: (body: WireBody) => void): Record<string, unknown> {
+  const body = structuredClone(document.body) as WireBody;
   change(body);
   return { ...document, body };
 }

@@ -8,7 +8,6 @@ import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
 import { GraphPartition, type GraphEntityInfo, type GraphFactInfo, type ProvenanceRow } from '../search/graph-index.js';
 import { tokensOf, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
 import {
-  compactMentions,
   decodeInt8,
   encodeInt8,
   type SnapshotBody,
@@ -170,21 +169,21 @@ export class SnapshotGraph implements GraphStore {
     for (const mention of this.mentions.values()) {
       let list = rows.get(mention.episode_id);
       if (!list) rows.set(mention.episode_id, (list = []));
-      list.push({ targetId: mention.target_id, chunkIndex: mention.chunk, count: mention.count, description: mention.description ?? '' });
+      list.push({ targetId: mention.target_id, chunkIndex: mention.chunk, count: mention.count, description: mention.description });
     }
     for (const [episodeId, list] of rows) partition.setMemory(episodeId, list, entities, facts);
     return partition;
   }
 
-  /** The body to seal: weights derived from the mentions, descriptions inside chunk text sent as spans. */
+  /** The body to seal, weights derived from the mentions (sealing compacts it: format.ts toWire). */
   toBody(): SnapshotBody {
     const weights = new Map<string, number>();
     for (const mention of this.mentions.values()) weights.set(mention.target_id, (weights.get(mention.target_id) ?? 0) + mention.count);
-    return compactMentions({
+    return {
       episodes: this.episodes,
       entities: [...this.entities.values()].map((entity) => ({ ...entity, weight: weights.get(entity.id) ?? 0 })),
       facts: [...this.facts.values()].map((fact) => ({ ...fact, weight: weights.get(fact.id) ?? 0 })),
       mentions: [...this.mentions.values()],
-    });
+    };
   }
 }

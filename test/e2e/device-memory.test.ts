@@ -134,7 +134,8 @@ describe('device memory (inline snapshots)', () => {
   });
 
   it('refuses tampered, truncated, foreign and malformed snapshots with a stable code naming the field', async () => {
-    const body = exported.body as { entities: { name: string }[]; mentions: unknown[] };
+    const body = exported.body as { entities: { name: string }[]; episodes: { mentions: unknown[] }[] };
+    const [first, ...rest] = body.episodes;
     const cases: [string, Record<string, unknown>, number, string, RegExp][] = [
       [
         'a renamed entity',
@@ -145,7 +146,7 @@ describe('device memory (inline snapshots)', () => {
       ],
       [
         'a truncated mention list',
-        { ...exported, body: { ...body, mentions: body.mentions.slice(0, -1) } },
+        { ...exported, body: { ...body, episodes: [{ ...first!, mentions: first!.mentions.slice(0, -1) }, ...rest] } },
         400,
         'snapshot_digest_mismatch',
         /snapshot\.body/,
