@@ -63,7 +63,7 @@ export async function deviceScenario(
   }
   const snapshot = JSON.parse(snapshotText) as {
     counts: Record<string, number>;
-    body: { episodes: { chunks: { text: string; vector: string | null }[] }[]; entities: unknown[]; facts: unknown[]; mentions: unknown[] };
+    body: { episodes: { chunks: { text: string; vector: string | null }[]; mentions: unknown[] }[]; entities: unknown[]; facts: unknown[] };
   };
   const bytes = Buffer.byteLength(snapshotText);
   const textBytes = snapshot.body.episodes.reduce(
@@ -80,7 +80,7 @@ export async function deviceScenario(
   const sectionBytes = (items: unknown[]) => Buffer.byteLength(canonicalJson(items));
   metric('device_snapshot_entities_share', sectionBytes(snapshot.body.entities) / bytes, 'ratio');
   metric('device_snapshot_facts_share', sectionBytes(snapshot.body.facts) / bytes, 'ratio');
-  metric('device_snapshot_mentions_share', sectionBytes(snapshot.body.mentions) / bytes, 'ratio');
+  metric('device_snapshot_mentions_share', sectionBytes(snapshot.body.episodes.flatMap((episode) => episode.mentions)) / bytes, 'ratio');
   metric('device_snapshot_entities_per_1k_memories', (snapshot.counts.entities ?? 0) * scale, 'entities');
   metric('device_export_ms_per_1k_memories', median(exports) * scale, 'ms');
 
