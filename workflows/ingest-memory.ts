@@ -1,5 +1,5 @@
 /**
- * One workflow per memory: read → structure → embed and index. Deterministic code only: it
+ * One workflow per memory: read → structure → derive procedure traces → embed and index. Deterministic code only: it
  * imports nothing but types from the activities and reaches them through proxyActivities.
  * Heartbeat timeouts let Temporal notice a dead worker and retry the activity elsewhere; the
  * activities are idempotent and resume from what is stored, so a crash never duplicates chunks.
@@ -38,6 +38,7 @@ export async function ingestMemory(input: IngestInput): Promise<IngestOutcome> {
     const read = await pipeline.readContent(input);
     const stage = { ...input, collectionIds: read.collectionIds };
     await pipeline.extractStructure(stage);
+    await pipeline.deriveWorkflows(stage);
     const indexed = await pipeline.embedAndIndex(stage);
     return { memoryId: input.memoryId, status: indexed.status, chunkCount: indexed.chunkCount };
   } catch (error) {
