@@ -16,6 +16,7 @@ import { memoriesRouter } from './routes/memories/router.js';
 import { metricsRouter } from './routes/metrics/router.js';
 import { searchRouter } from './routes/search/router.js';
 import { signedUploadRouter, uploadsRouter } from './routes/uploads/router.js';
+import { workflowsRouter } from './routes/workflows/router.js';
 
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: true });
@@ -40,7 +41,14 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));
 
   // Search is mounted before memories so /v1/memories/search is not read as a memory id.
-  for (const router of [searchRouter(deps), collectionsRouter(deps), memoriesRouter(deps), uploadsRouter(deps), eventsRouter(deps)]) {
+  for (const router of [
+    searchRouter(deps),
+    collectionsRouter(deps),
+    memoriesRouter(deps),
+    uploadsRouter(deps),
+    eventsRouter(deps),
+    workflowsRouter(deps),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));
   }

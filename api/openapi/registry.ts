@@ -69,6 +69,8 @@ export const ERROR_CODES: Record<string, number> = {
   upload_url_expired: 403,
   memory_not_found: 404,
   collection_not_found: 404,
+  workflow_instance_not_found: 404,
+  workflow_pattern_not_found: 404,
   upload_not_found: 404,
   route_not_found: 404,
   collection_name_taken: 409,
@@ -84,6 +86,7 @@ export const ERROR_CODES: Record<string, number> = {
   device_mode_unavailable: 501,
   orchestrator_unavailable: 503,
   request_timeout: 503,
+  graph_read_backend_unavailable: 503,
 };
 
 // ---- response bodies (checked against real traffic in test/e2e/openapi.test.ts) ----------------
