@@ -105,6 +105,8 @@ interface MiningStateDoc {
   tenant_id: string;
   instances_at_mine: number;
   changes_since: number;
+  /** Bumped by every change: a mine that saw it move re-runs (see mineCollection). */
+  version: number;
   mined_at: Date;
 }
 
@@ -353,7 +355,11 @@ export class WorkflowRepository {
   private async refreshPatterns(scope: GraphScope, changedInstanceIds: string[], changes: number): Promise<void> {
     const state = await this.mining.findOneAndUpdate(
       { _id: scope.collectionId },
-      { $inc: { changes_since: changes }, $setOnInsert: { tenant_id: scope.tenantId, instances_at_mine: 0, mined_at: new Date(0) } },
+      // The stand-in's concurrent $inc may lose a count: these only pace re-mining and detect change.
+      {
+        $inc: { changes_since: changes, version: 1 },
+        $setOnInsert: { tenant_id: scope.tenantId, instances_at_mine: 0, mined_at: new Date(0) },
+      },
       { upsert: true, returnDocument: 'after' },
     );
     const threshold = Math.max(1, Math.floor((state?.instances_at_mine ?? 0) * REMINE_SHARE));
@@ -446,8 +452,24 @@ export class WorkflowRepository {
     return newest?.last_activity_at.getTime() ?? 0;
   }
 
-  /** A full re-mine of one collection (the bench times it on 10k traces). */
+  /**
+   * A full re-mine of one collection (the bench times it on 10k traces). Mines racing each other
+   * could let one that read older instances write last; so a mine that sees the collection change
+   * while it ran runs again. A change bumps the version after writing its instances and then mines
+   * itself, so the last write always comes from a mine that read every change.
+   */
   async mineCollection(scope: GraphScope): Promise<number> {
+    let patterns = 0;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const before = (await this.mining.findOne({ _id: scope.collectionId }))?.version ?? 0;
+      patterns = await this.mineOnce(scope);
+      const after = (await this.mining.findOne({ _id: scope.collectionId }))?.version ?? 0;
+      if (after === before) break;
+    }
+    return patterns;
+  }
+
+  private async mineOnce(scope: GraphScope): Promise<number> {
     const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     const minedAt = new Date();
     const instances = await this.instances

@@ -85,6 +85,7 @@ const DETERMINERS = new Set([
 ]);
 const CLAUSE_STOPS = new Set(['and', 'but', 'then', 'after', 'before', 'while', 'which', 'who', 'so', 'once', 'when', 'because']);
 const STEP_MARKERS = new Set(['first', 'firstly', 'then', 'next', 'finally', 'lastly', 'afterwards', 'subsequently', 'second', 'third']);
+const PARTICLES = new Set(['in', 'off', 'up', 'out', 'over', 'back', 'down', 'for', 'on']);
 const ADVISORY_MODALS = new Set(['should', 'could', 'would', 'might', 'may', 'can', 'must', 'shall']);
 const FUTURE = new Set(['will', "'ll"]);
 const BE_FORMS = new Set(['is', 'was', 'were', 'be', 'been', 'being', 'are', 'got', 'get', 'gets']);
@@ -135,7 +136,8 @@ export function deriveTraces(input: DerivationInput): TraceDraft[] {
         const token = tokens[i]!;
         if (!isVerbToken(token) || isAuxiliary(token) || token.tags.has('Gerund')) continue;
         const next = tokens[i + 1];
-        const particle = next && next.tags.has('Particle') ? next.word : undefined;
+        // compromise tags some particles as prepositions ("sent in the report"): the lexicon decides.
+        const particle = next && (next.tags.has('Particle') || PARTICLES.has(next.word)) ? next.word : undefined;
         const classified = classifyVerb(token.lemma, particle) ?? classifyVerb(token.word, particle);
         if (!classified) continue;
         const verbEnd = classified.phrasal ? i + 2 : i + 1;
@@ -153,7 +155,8 @@ export function deriveTraces(input: DerivationInput): TraceDraft[] {
         let subject = subjectPhrase(tokens, patientSpan);
         let caseKeys = caseKeysIn(tokens, patientSpan);
         // "The parcel arrived": an intransitive step acts on its grammatical subject.
-        if (subject === '' && !passive && !hasObject(tokens, patientSpan)) {
+        const pointsBack = spanHas(tokens, patientSpan, CONTINUATION) || spanHas(tokens, patientSpan, FIRST_PERSON);
+        if (subject === '' && !passive && !pointsBack && !hasObject(tokens, patientSpan)) {
           subject = subjectPhrase(tokens, agentSpan);
           caseKeys = caseKeysIn(tokens, agentSpan);
         }

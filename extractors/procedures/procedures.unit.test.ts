@@ -22,6 +22,10 @@ describe('verb lexicon', () => {
     for (const [lemma, particle, expected] of cases)
       assert.equal(classifyVerb(lemma, particle)?.verbClass, expected, `${lemma} ${particle ?? ''}`);
     assert.equal(classifyVerb('hike'), null);
+    assert.equal(
+      deriveTraces({ memoryTime: MEMORY_TIME, chunks: [{ index: 0, text: 'I sent in the form.' }], entities: [] })[0]?.verbClass,
+      'submit',
+    );
     assert.ok(VERB_CLASSES.includes('escalate'));
   });
 });
@@ -85,6 +89,7 @@ describe('trace derivation', () => {
     );
     assert.equal(traces[1]!.afterState, 'ticket escalated');
     assert.equal(traces[4]!.verbLemma, 'sign off');
+    assert.equal(traces[4]!.afterState, 'request approved', '"signed off on it" continues the request');
     assert.deepEqual(traces[3]!.actingEntityIds, ['carol']);
     assert.deepEqual(traces[5]!.caseKeys, ['ticket 4521']);
     assert.equal(traces[5]!.afterState, 'ticket 4521 completed');
