@@ -14,6 +14,8 @@
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
  *   vector-scan  8. the vector index's brute-force scan alone (bench/vector-scan.ts);
  *   soak         9. the H2 stand-in's durability: acknowledged writes after a clean restart and a SIGKILL (bench/soak.ts).
+ *   workflows    10. workflow reads: pattern precision/recall, instance linking, position and verb-class accuracy on
+ *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/workflows/).
  *
  * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
  * `BENCH_ONLY=retrieval,search` (the stack still boots, unless only stack-less scenarios are
@@ -44,6 +46,7 @@ import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { makeTexts, seededRandom, type BenchText } from './texts.js';
 import { soakScenario } from './soak.js';
 import { vectorScanScenario } from './vector-scan.js';
+import { workflowScenario } from './workflows/scenario.js';
 
 const LATENCY_WARMUPS = 5;
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 50);
@@ -62,7 +65,18 @@ const POLL_MS = 5;
 const MEMORY_TIMEOUT_MS = 120_000;
 const INGEST_TIMEOUT_MS = 420_000;
 
-const SCENARIOS = ['latency', 'ingest', 'retrieval', 'search', 'events', 'embed', 'extractors', 'vector-scan', 'soak'] as const;
+const SCENARIOS = [
+  'latency',
+  'ingest',
+  'retrieval',
+  'search',
+  'events',
+  'embed',
+  'extractors',
+  'vector-scan',
+  'soak',
+  'workflows',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
 const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events'];
@@ -682,6 +696,11 @@ async function main(): Promise<void> {
   }
 
   if (runs('soak')) await soakScenario();
+
+  if (runs('workflows')) {
+    info('9) workflow reads: derivation, chaining and mining quality on planted processes; store and mining speed');
+    await workflowScenario();
+  }
 }
 
 let exitCode = 0;

@@ -11,7 +11,8 @@
  * Mining: group instances by signature; take groups most frequent first and put each in the
  * nearest cluster whose medoid is within LINK_DISTANCE, or start a cluster; then twice re-pick
  * every cluster's medoid (the member signature with the least total distance to the members,
- * longer on ties) and re-assign. A cluster with at least MIN_SUPPORT instances is a pattern.
+ * longer on ties) and re-assign. A cluster is a pattern when it has at least MIN_SUPPORT instances
+ * and its medoid chain itself occurs at least MIN_SUPPORT times (it recurs, not merely resembles).
  *
  * Confidence (docs/workflows.md):
  *   support  = 1 − exp(−(n − 1) / 3)             n = linked instances (recurrence)
@@ -211,7 +212,10 @@ export function minePatterns(instances: MiningInstance[]): MinedPattern[] {
         lastActivityAt: instance.lastActivityAt,
       }));
     });
-    if (members.length >= MIN_SUPPORT) patterns.push({ signature, members, stats: patternStats(members, newest) });
+    // A pattern is a chain that recurs: its canonical chain itself is seen MIN_SUPPORT times, so
+    // one-offs that merely resemble each other (one edit apart) do not make one.
+    const exact = groupsOfCluster.find((group) => signatureKey(group.signature) === signatureKey(signature))?.instances.length ?? 0;
+    if (members.length >= MIN_SUPPORT && exact >= MIN_SUPPORT) patterns.push({ signature, members, stats: patternStats(members, newest) });
   });
   return patterns.sort((a, b) => b.stats.confidence - a.stats.confidence || b.members.length - a.members.length);
 }
