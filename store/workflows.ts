@@ -17,7 +17,7 @@
  * are already gone still repairs them.
  *
  * Mining is bounded: a change re-assigns only the instances it touched to the existing patterns
- * (and recomputes those patterns' numbers from their members); a full re-mine of the collection
+ * (and recounts those patterns' instances); a full re-mine of the collection
  * runs when the changes since the last one reach 10 % of its instances (at least 1), so its cost
  * is amortised over many memories as a collection grows.
  */
@@ -25,16 +25,7 @@ import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import { deterministicUuid } from '../core/ids.js';
 import { chainTraces, type ChainTrace } from '../extractors/procedures/chaining.js';
 import type { OccurredAtSource, TraceDraft } from '../extractors/procedures/derive.js';
-import {
-  describePattern,
-  minePatterns,
-  MIN_SUPPORT,
-  nearest,
-  patternStats,
-  signatureKey,
-  signatureOf,
-  type PatternMember,
-} from '../extractors/procedures/mining.js';
+import { describePattern, minePatterns, MIN_SUPPORT, nearest, signatureKey, signatureOf } from '../extractors/procedures/mining.js';
 import type { GraphScope } from './graph.js';
 
 export interface WorkflowTraceDoc {
@@ -138,6 +129,8 @@ export class WorkflowRepository {
   readonly instances: Collection<WorkflowInstanceDoc>;
   readonly patterns: Collection<WorkflowPatternDoc>;
   private readonly mining: Collection<MiningStateDoc>;
+  /** Full re-mines this process ran (the bench reports how rarely ingestion needs one). */
+  fullMines = 0;
 
   constructor(db: Db) {
     this.traces = db.collection<WorkflowTraceDoc>('workflow_traces');
@@ -348,7 +341,7 @@ export class WorkflowRepository {
     const alive = new Set(written.map((doc) => doc._id));
     const stale = [...instanceIds].filter((id) => !alive.has(id));
     if (stale.length > 0) await this.instances.deleteMany({ ...base, _id: { $in: stale } });
-    await this.refreshPatterns(scope, [...alive], written.length + stale.length);
+    if (written.length + stale.length > 0) await this.refreshPatterns(scope, [...alive], written.length + stale.length);
   }
 
   /** Bounded re-mining (module comment): incremental assignment, full re-mine every 10 % of changes. */
@@ -373,7 +366,7 @@ export class WorkflowRepository {
   /** Links instances to the nearest existing pattern and refreshes the numbers of the patterns touched. */
   private async assignToPatterns(scope: GraphScope, instanceIds: string[]): Promise<void> {
     const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
-    const patterns = await this.patterns.find(base, { projection: { _id: 1, signature: 1 } }).toArray();
+    const patterns = await this.patterns.find(base, { projection: { _id: 1, signature: 1, canonical_instance_id: 1 } }).toArray();
     const instances = await this.instances
       .find({ ...base, _id: { $in: instanceIds } }, { projection: { _id: 1, signature: 1, pattern_id: 1 } })
       .toArray();
@@ -401,16 +394,13 @@ export class WorkflowRepository {
       });
     }
     if (updates.length > 0) await this.instances.bulkWrite(updates, { ordered: false });
-    const newest = await this.newestActivity(scope);
+    // Between full mines a touched pattern keeps an exact instance count and a canonical instance
+    // that still belongs to it; confidence and weighted frequency are those of the last full mine
+    // (at most 10 % of changes old). Recomputing them here would read every member per memory.
     for (const patternId of touched) {
       const pattern = patterns.find((candidate) => candidate._id === patternId);
-      const members = await this.instances
-        .find(
-          { ...base, pattern_id: patternId },
-          { projection: { _id: 1, pattern_distance: 1, position: 1, evidence: 1, last_activity_at: 1 } },
-        )
-        .toArray();
-      if (!pattern || members.length < MIN_SUPPORT) {
+      const count = await this.instances.countDocuments({ ...base, pattern_id: patternId });
+      if (!pattern || count < MIN_SUPPORT) {
         await this.patterns.deleteOne({ ...base, _id: patternId });
         await this.instances.updateMany(
           { ...base, pattern_id: patternId },
@@ -418,38 +408,23 @@ export class WorkflowRepository {
         );
         continue;
       }
-      const stats = patternStats(
-        members.map((member): PatternMember => ({
-          id: member._id,
-          distance: member.pattern_distance ?? 0,
-          step: member.position?.step ?? 0,
-          evidence: member.evidence,
-          lastActivityAt: member.last_activity_at.getTime(),
-        })),
-        newest,
+      const set: Partial<WorkflowPatternDoc> = {
+        instance_count: count,
+        description: describePattern(pattern.signature, count).description,
+      };
+      const canonicalStays = await this.instances.findOne(
+        { ...base, _id: pattern.canonical_instance_id, pattern_id: patternId },
+        { projection: { _id: 1 } },
       );
-      const { description } = describePattern(pattern.signature, stats.instanceCount);
-      await this.patterns.updateOne(
-        { _id: patternId },
-        {
-          $set: {
-            confidence: stats.confidence,
-            instance_count: stats.instanceCount,
-            weighted_frequency: stats.weightedFrequency,
-            canonical_instance_id: stats.canonicalInstanceId,
-            description,
-          },
-        },
-      );
+      if (!canonicalStays) {
+        const closest = await this.instances.findOne(
+          { ...base, pattern_id: patternId },
+          { sort: { pattern_distance: 1, last_activity_at: -1, _id: 1 }, projection: { _id: 1 } },
+        );
+        if (closest) set.canonical_instance_id = closest._id;
+      }
+      await this.patterns.updateOne({ _id: patternId }, { $set: set });
     }
-  }
-
-  private async newestActivity(scope: GraphScope): Promise<number> {
-    const newest = await this.instances.findOne(
-      { tenant_id: scope.tenantId, collection_id: scope.collectionId },
-      { sort: { last_activity_at: -1 }, projection: { last_activity_at: 1 } },
-    );
-    return newest?.last_activity_at.getTime() ?? 0;
   }
 
   /**
@@ -463,6 +438,7 @@ export class WorkflowRepository {
     for (let attempt = 0; attempt < 4; attempt++) {
       const before = (await this.mining.findOne({ _id: scope.collectionId }))?.version ?? 0;
       patterns = await this.mineOnce(scope);
+      this.fullMines++;
       const after = (await this.mining.findOne({ _id: scope.collectionId }))?.version ?? 0;
       if (after === before) break;
     }

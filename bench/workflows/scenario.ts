@@ -17,6 +17,11 @@
  *                                           re-mining included) at the start and at ~10k traces
  *   workflow_mine_10k_traces_ms             a full re-mine of a collection of ~10k traces (store)
  *   workflow_mine_10k_traces_pure_ms        the miner alone on the same instances
+ *   workflow_store_full_remines             full re-mines during that ingestion (bounded re-mining)
+ * The stand-in scans for secondary-index queries (measured: a memory_id lookup costs 12 ms at 1k
+ * rows and 28 ms at 10k), so the per-memory store figures grow with the collection there; on
+ * MongoDB every query of store/workflows.ts is served by an index (docs/workflows.md).
+ * BENCH_WORKFLOWS_SKIP_STORE=1 leaves out the store part (it boots a MongoDB stand-in of its own).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -214,12 +219,18 @@ async function storeScenario(): Promise<void> {
       );
       perMemory.push(performance.now() - started);
       traceCount += traces.length;
+      if (perMemory.length % 500 === 0) {
+        info(
+          `   stored ${perMemory.length}/${conversations.length} memories, ${traceCount} traces; last 100 p50 ${percentile(perMemory.slice(-100), 50).toFixed(1)} ms`,
+        );
+      }
     }
     const window = 200;
     metric('workflow_store_traces', traceCount, 'traces');
     metric('workflow_store_ms_per_memory_first_200_p50', percentile(perMemory.slice(0, window), 50), 'ms');
     metric('workflow_store_ms_per_memory_last_200_p50', percentile(perMemory.slice(-window), 50), 'ms');
     metric('workflow_store_ms_per_memory_last_200_mean', mean(perMemory.slice(-window)), 'ms');
+    metric('workflow_store_full_remines', repository.fullMines, 'mines');
     const mineStarted = performance.now();
     const patterns = await repository.mineCollection(scope);
     metric('workflow_mine_10k_traces_ms', performance.now() - mineStarted, 'ms');

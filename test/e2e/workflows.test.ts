@@ -51,6 +51,12 @@ const TICKETS: Message[][] = [
     user('Carol escalated ticket 4102 to the hardware team.'),
     user('The hardware team closed ticket 4102.'),
   ],
+  [
+    user('I logged ticket 4104 about the flaky Wi-Fi.'),
+    user('Support assigned ticket 4104 to Dave.'),
+    user('Dave escalated ticket 4104 to the network team.'),
+    user('The network team resolved ticket 4104.'),
+  ],
 ];
 
 // One ticket told in two conversations: its number chains them into one instance.
@@ -158,7 +164,7 @@ describe('workflow reads', () => {
     assert.equal(expense.instance_count, 4);
     assert.equal(expense.pattern_size, 3);
     const tickets = list.results.find((pattern) => pattern.name.startsWith('Create'))!;
-    assert.equal(tickets.instance_count, 3);
+    assert.equal(tickets.instance_count, 4);
   });
 
   it('links every conversation to its instance with its position in the pattern', async () => {
@@ -394,7 +400,7 @@ describe('workflow reads', () => {
     const response = await tenant.api.patch(`/v1/memories/${moved}`, { collection_ids: [secondCollection] });
     assert.equal(response.status, 200, JSON.stringify(response.body));
     const tickets = (await patternNamed('Create → Assign → Escalate → Complete'))!;
-    assert.equal(tickets.instance_count, 2);
+    assert.equal(tickets.instance_count, 3);
     assert.equal((await instances()).total_entries, EXPENSES.length + TICKETS.length + 1);
     // The graph (and so the traces) is projected into the new collection by a workflow.
     const deadline = Date.now() + 30_000;
