@@ -698,7 +698,7 @@ async function main(): Promise<void> {
   if (runs('soak')) await soakScenario();
 
   if (runs('workflows')) {
-    info('9) workflow reads: derivation, chaining and mining quality on planted processes; store and mining speed');
+    info('10) workflow reads: derivation, chaining and mining quality on planted processes; store and mining speed');
     await workflowScenario();
   }
 }
