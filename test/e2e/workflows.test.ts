@@ -410,6 +410,30 @@ describe('workflow reads', () => {
     assert.equal(there.results[0]!.current_state_description, 'ticket 4102 completed');
   });
 
+  it('converges on the same instances and patterns when conversations arrive at once', async () => {
+    const created = await tenant.api.post('/v1/collections', { name: 'concurrent' });
+    assert.equal(created.status, 201);
+    const collectionId = created.body.results.id as string;
+    // The halves of ticket 4103 race each other too: their case number must still join them.
+    // Accepted in order (the first half is told first), processed at once.
+    const first = await createMemory(tenant, { kind: 'conversation', messages: TICKET_4103_START, collection_id: collectionId });
+    const rest = [...EXPENSES.slice(0, 3), ...TICKETS, TICKET_4103_END];
+    const ids = [
+      first,
+      ...(await Promise.all(rest.map((messages) => createMemory(tenant, { kind: 'conversation', messages, collection_id: collectionId })))),
+    ];
+    await Promise.all(ids.map((id) => waitForStatus(tenant.api, id, ['complete'])));
+    const list = await patterns(collectionId);
+    assert.deepEqual(list.results.map((pattern) => [pattern.name, pattern.instance_count]).sort(), [
+      ['Create → Assign → Escalate → Complete', TICKETS.length + 1],
+      ['Submit → Approve → Pay', 3],
+    ]);
+    const listed = await instances({}, collectionId);
+    assert.equal(listed.total_entries, 3 + TICKETS.length + 1);
+    assert.ok(listed.results.every((row) => row.pattern_id !== null));
+    assert.ok(listed.results.some((row) => row.trace_count === 4 && row.current_state_description === 'ticket 4103 completed'));
+  });
+
   it('deleting conversations removes their traces and updates instances, counts, patterns and positions', async () => {
     const db = await database();
     const rootId = await instanceOfMemory(startId);
