@@ -410,6 +410,35 @@ describe('workflow reads', () => {
     assert.equal(there.results[0]!.current_state_description, 'ticket 4102 completed');
   });
 
+  it('grows an instance when messages are appended to its conversation', async () => {
+    const created = await tenant.api.post('/v1/collections', { name: 'appends' });
+    const collectionId = created.body.results.id as string;
+    const memoryId = await ingest(
+      tenant,
+      [user('I submitted the expense report for the Oslo summit.'), user('The manager approved it.')],
+      collectionId,
+    );
+    const before = (await instances({}, collectionId)).results;
+    assert.equal(before.length, 1);
+    assert.equal(before[0]!.trace_count, 2);
+    const appended = await tenant.api.post(`/v1/memories/${memoryId}/messages`, {
+      collection_id: collectionId,
+      messages: [user('Finance reimbursed me on Friday.')],
+    });
+    assert.equal(appended.status, 202, JSON.stringify(appended.body));
+    await waitForStatus(tenant.api, memoryId, ['complete']);
+    const deadline = Date.now() + 15_000;
+    let after = (await instances({}, collectionId)).results;
+    while (after[0]?.trace_count !== 3 && Date.now() < deadline) {
+      await sleep(200);
+      after = (await instances({}, collectionId)).results;
+    }
+    assert.equal(after.length, 1);
+    assert.equal(after[0]!.id, before[0]!.id, 'the same instance, grown');
+    assert.equal(after[0]!.trace_count, 3);
+    assert.equal(after[0]!.current_state_description, 'expense report paid');
+  });
+
   it('converges on the same instances and patterns when conversations arrive at once', async () => {
     const created = await tenant.api.post('/v1/collections', { name: 'concurrent' });
     assert.equal(created.status, 201);
