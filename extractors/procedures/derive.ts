@@ -18,7 +18,7 @@
  * Questions, negated verbs ("didn't approve") and advice ("should approve") yield nothing.
  */
 import { normalizeEntityName } from '../structure/normalize.js';
-import { parseSentences, type Token } from '../structure/parse.js';
+import { parseSentences, prepareText, type Token } from '../structure/parse.js';
 import { classifyVerb, STATE_WORD, type VerbClass } from './lexicon.js';
 
 export interface DerivationChunk {
@@ -117,7 +117,8 @@ export function deriveTraces(input: DerivationInput): TraceDraft[] {
   let previous: TraceDraft | null = null;
   for (const chunk of [...input.chunks].sort((a, b) => a.index - b.index)) {
     const speakerIds = chunk.role ? linker.byKey(normalizeEntityName(chunk.role)) : [];
-    for (const sentence of parseSentences(chunk.text)) {
+    // List markers and Markdown go first: compromise reads "1. Review the notes" as a name otherwise.
+    for (const sentence of parseSentences(prepareText(chunk.text))) {
       if (sentence.text.trim().endsWith('?')) continue;
       const tokens = sentence.tokens;
       const explicit = resolveDate(tokens, input.memoryTime);

@@ -59,6 +59,19 @@ describe('trace derivation', () => {
     for (const trace of traces) assert.ok(trace.extractionConfidence > 0 && trace.extractionConfidence <= 1);
   });
 
+  it('reads a numbered runbook as imperative steps', () => {
+    const traces = derive([
+      {
+        text: 'Deployment runbook\n\n1. Review the release notes.\n2. Approve the change request.\n3. Deploy the release to production.\n4. Notify the support team.',
+      },
+    ]);
+    assert.deepEqual(
+      traces.map((trace) => trace.verbClass),
+      ['review', 'approve', 'deploy', 'notify'],
+    );
+    assert.equal(traces[2]!.afterState, 'release deployed');
+  });
+
   it('resolves explicit dates against the memory time in conversation order, else uses the memory time', () => {
     const traces = derive([
       {

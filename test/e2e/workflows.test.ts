@@ -410,6 +410,26 @@ describe('workflow reads', () => {
     assert.equal(there.results[0]!.current_state_description, 'ticket 4102 completed');
   });
 
+  it('reads numbered runbook documents as instances of one pattern', async () => {
+    const created = await tenant.api.post('/v1/collections', { name: 'runbooks' });
+    const collectionId = created.body.results.id as string;
+    const runbook = (service: string) =>
+      `Deployment runbook for ${service}\n\n1. Review the release notes.\n2. Approve the change request.\n3. Deploy the release to production.\n4. Notify the support team.\n`;
+    for (const service of ['billing', 'search']) {
+      const id = await createMemory(tenant, { raw_text: runbook(service), collection_id: collectionId });
+      await waitForStatus(tenant.api, id, ['complete']);
+    }
+    const list = await patterns(collectionId);
+    assert.deepEqual(
+      list.results.map((pattern) => [pattern.name, pattern.instance_count]),
+      [['Review → Approve → Deploy → Notify', 2]],
+    );
+    const [first] = (await instances({}, collectionId)).results;
+    const detail = (await tenant.api.get(`/v1/workflows/${first!.id}?collection_id=${collectionId}`)).body.results;
+    assert.deepEqual(detail.position, { step: 4, of: 4 });
+    assert.equal(detail.history[2].state.description, 'release deployed');
+  });
+
   it('grows an instance when messages are appended to its conversation', async () => {
     const created = await tenant.api.post('/v1/collections', { name: 'appends' });
     const collectionId = created.body.results.id as string;
