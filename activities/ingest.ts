@@ -18,6 +18,7 @@ import type { Embedder } from '../models/embedder.js';
 import type { Store } from '../store/index.js';
 import type { MemoryDoc } from '../store/memories.js';
 import { extractChunks, GraphBuilder } from './graph-builder.js';
+import { deriveMemoryWorkflows } from './workflow-derivation.js';
 import { progressTargetOf, reportProgress, heartbeat } from './progress.js';
 
 export interface IngestActivityDeps {
@@ -214,6 +215,21 @@ export function createIngestActivities(deps: IngestActivityDeps) {
   }
 
   /**
+   * Procedure traces of the memory in each of its collections, after structuring (the traces link
+   * to the entities and facts it just wrote), then the instances and patterns around them.
+   */
+  async function deriveWorkflows(input: StageInput): Promise<void> {
+    const memory = await loadMemory(input.memoryId);
+    const started = Date.now();
+    const traces = await deriveMemoryWorkflows(store, memory, memory.collection_ids, () => heartbeat({ stage: 'workflows' }));
+    if (!(await store.memories.exists(memory._id))) {
+      await purge(memory);
+      throw ApplicationFailure.nonRetryable(`memory ${memory._id} was deleted`, MEMORY_DELETED);
+    }
+    deps.logger.debug({ memoryId: memory._id, traces, ms: Date.now() - started }, 'workflow traces derived');
+  }
+
+  /**
    * Adds a complete memory's graph to collections it was just associated with (an update). The
    * memory's chunks are already indexed; only the graph of those collections is missing.
    */
@@ -222,11 +238,15 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     const collectionIds = input.collectionIds.filter((id) => memory.collection_ids.includes(id));
     if (collectionIds.length === 0) return;
     await buildGraph(memory, collectionIds, 0, null);
+    await deriveMemoryWorkflows(store, memory, collectionIds, () => heartbeat({ stage: 'workflows' }));
     const after = await store.memories.findForIngestion(memory._id);
     // Deleted, or detached again meanwhile: take back what this run wrote.
     if (!after) return purge(memory);
     const detached = collectionIds.filter((id) => !after.collection_ids.includes(id));
-    if (detached.length > 0) await store.graph.removeMemories([memory._id], detached);
+    if (detached.length > 0) {
+      await store.graph.removeMemories([memory._id], detached);
+      await store.workflows.removeMemories([memory._id], detached);
+    }
     // Search processes reload the memory's graph (and vectors) from the store.
     await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
   }
@@ -284,6 +304,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       const { fromChunk, fromMessage } = input.append;
       await store.chunks.deleteFromIndex(memory._id, fromChunk);
       await store.graph.removeChunkProvenance(memory._id, memory.collection_ids, fromChunk);
+      await store.workflows.removeMemories([memory._id], memory.collection_ids, fromChunk);
       await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
       await store.memories.abandonAppend(memory._id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);
       await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, `append failed: ${input.message}`);
@@ -293,13 +314,14 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     // Nothing partial stays searchable; the record (with its reason) and its files stay.
     await store.chunks.deleteForMemories([memory._id]);
     await store.graph.removeMemories([memory._id]);
+    await store.workflows.removeMemories([memory._id]);
     await store.indexChanges.publish('remove', memory.tenant_id, [memory._id]);
     await store.memories.setStatus(memory._id, 'failed', { status_message: input.message, chunk_count: 0 });
     await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, input.message);
     deps.logger.info({ memoryId: memory._id, reason: input.message }, 'ingestion failed');
   }
 
-  return { readContent, extractStructure, embedAndIndex, markFailed, projectGraph };
+  return { readContent, extractStructure, deriveWorkflows, embedAndIndex, markFailed, projectGraph };
 }
 
 export type IngestActivities = ReturnType<typeof createIngestActivities>;

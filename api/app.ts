@@ -17,6 +17,7 @@ import { memoriesRouter } from './routes/memories/router.js';
 import { metricsRouter } from './routes/metrics/router.js';
 import { searchRouter } from './routes/search/router.js';
 import { signedUploadRouter, uploadsRouter } from './routes/uploads/router.js';
+import { workflowsRouter } from './routes/workflows/router.js';
 
 export function createApp(deps: ApiDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: true });
@@ -48,6 +49,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     deviceMemoryRouter(deps),
     uploadsRouter(deps),
     eventsRouter(deps),
+    workflowsRouter(deps),
   ]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));

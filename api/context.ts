@@ -9,6 +9,7 @@ import type { MemoryService } from '../services/memories.js';
 import type { SearchService } from '../services/search.js';
 import type { TicketService } from '../services/tickets.js';
 import type { UploadService } from '../services/uploads.js';
+import type { WorkflowService } from '../services/workflows.js';
 
 export interface ApiServices {
   auth: AuthService;
@@ -19,6 +20,7 @@ export interface ApiServices {
   health: HealthService;
   uploads: UploadService;
   tickets: TicketService;
+  workflows: WorkflowService;
   /** The public keys that verify event signatures (a JWKS), retired ones included. */
   signingKeys: () => Promise<{ keys: readonly object[] }>;
 }

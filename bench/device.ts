@@ -1,5 +1,5 @@
 /**
- * 10) device memory: a 1,000-memory collection (BENCH_DEVICE_MEMORIES) ingested through the
+ * 11) device memory: a 1,000-memory collection (BENCH_DEVICE_MEMORIES) ingested through the
  * pipeline, then
  *   - snapshot bytes per 1,000 memories, with what each part of the body costs;
  *   - export and import time per 1,000 memories (inline, over HTTP, median of 3);
@@ -39,7 +39,7 @@ export async function deviceScenario(
   countComplete: () => Promise<number>,
 ): Promise<void> {
   const api = new ApiClient(baseUrl, apiKey);
-  info(`10) device memory: ${MEMORIES} × ~600-character memories ingested, then export, import, device search and create`);
+  info(`11) device memory: ${MEMORIES} × ~600-character memories ingested, then export, import, device search and create`);
   const texts = makeTexts(MEMORIES, 1010, 600);
   let next = 0;
   await Promise.all(

@@ -9,13 +9,15 @@
  *   search       4. search latency over 10,000 and 100,000 synthetic chunks (random vectors,
  *                   Zipf-distributed synthetic text), each in its own collection;
  *   events       6. live events: append → WebSocket receipt latency and delivery rate;
- *   device      10. device memory: snapshot size, export/import time, device create and search beside
+ *   device      11. device memory: snapshot size, export/import time, device create and search beside
  *                   collection search, on 1,000 memories (bench/device.ts; BENCH_DEVICE_MEMORIES);
  * then, after the whole stack is stopped:
  *   embed        3. raw embedding throughput of the model alone (and pipeline ÷ raw, with ingest);
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
  *   vector-scan  8. the vector index's brute-force scan alone (bench/vector-scan.ts);
  *   soak         9. the H2 stand-in's durability: acknowledged writes after a clean restart and a SIGKILL (bench/soak.ts).
+ *   workflows    10. workflow reads: pattern precision/recall, instance linking, position and verb-class accuracy on
+ *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/workflows/).
  *
  * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
  * `BENCH_ONLY=retrieval,search` (the stack still boots, unless only stack-less scenarios are
@@ -47,6 +49,7 @@ import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { makeTexts, seededRandom, type BenchText } from './texts.js';
 import { soakScenario } from './soak.js';
 import { vectorScanScenario } from './vector-scan.js';
+import { workflowScenario } from './workflows/scenario.js';
 
 const LATENCY_WARMUPS = 5;
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 50);
@@ -65,7 +68,19 @@ const POLL_MS = 5;
 const MEMORY_TIMEOUT_MS = 120_000;
 const INGEST_TIMEOUT_MS = 420_000;
 
-const SCENARIOS = ['latency', 'ingest', 'retrieval', 'search', 'events', 'device', 'embed', 'extractors', 'vector-scan', 'soak'] as const;
+const SCENARIOS = [
+  'latency',
+  'ingest',
+  'retrieval',
+  'search',
+  'events',
+  'device',
+  'embed',
+  'extractors',
+  'vector-scan',
+  'soak',
+  'workflows',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
 const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events', 'device'];
@@ -694,6 +709,11 @@ async function main(): Promise<void> {
   }
 
   if (runs('soak')) await soakScenario();
+
+  if (runs('workflows')) {
+    info('10) workflow reads: derivation, chaining and mining quality on planted processes; store and mining speed');
+    await workflowScenario();
+  }
 }
 
 let exitCode = 0;

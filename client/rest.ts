@@ -19,6 +19,8 @@ export const API_ERROR_CODES = [
   'upload_url_expired',
   'memory_not_found',
   'collection_not_found',
+  'workflow_instance_not_found',
+  'workflow_pattern_not_found',
   'upload_not_found',
   'route_not_found',
   'collection_name_taken',
@@ -46,6 +48,7 @@ export const API_ERROR_CODES = [
   'collection_read_only',
   'orchestrator_unavailable',
   'request_timeout',
+  'graph_read_backend_unavailable',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

@@ -21,3 +21,12 @@ it('names every invalid variable', () => {
     },
   );
 });
+
+it('reads the workflow read backend switch: mongodb by default, none to turn the reads off', () => {
+  assert.equal(loadConfig({}).GRAPH_READ_BACKEND, 'mongodb');
+  assert.equal(loadConfig({ GRAPH_READ_BACKEND: 'none' }).GRAPH_READ_BACKEND, 'none');
+  assert.throws(
+    () => loadConfig({ GRAPH_READ_BACKEND: 'neo4j' }),
+    (error: unknown) => error instanceof ConfigError && /GRAPH_READ_BACKEND/.test(error.message),
+  );
+});

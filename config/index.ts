@@ -124,6 +124,12 @@ const configSchema = z.object({
    */
   INDEX_FEED_MAX_ENTRIES: z.coerce.number().int().min(10).default(200_000),
   /** How often each API process finishes deletes a crash interrupted (those older than this). */
+  /**
+   * Where workflow reads (GET /v1/workflows, /v1/workflow-patterns) come from: `mongodb` (the
+   * traces, instances and patterns derived at ingestion), or `none` for a deployment without a
+   * graph read backend, where they answer 503 graph_read_backend_unavailable.
+   */
+  GRAPH_READ_BACKEND: z.enum(['mongodb', 'none']).default('mongodb'),
   DELETE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(10_000),
 
   /**

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 export const newId = (): string => randomUUID();
 
@@ -16,3 +16,10 @@ export const graphWorkflowId = (memoryId: string): string => `memory-${memoryId}
 
 /** Deterministic chunk ids make re-running a stage overwrite instead of duplicating. */
 export const chunkId = (memoryId: string, index: number): string => `${memoryId}:${index}`;
+
+/** A UUID (version 5 layout) derived from a hash of the parts: the same parts always give the same id. */
+export function deterministicUuid(...parts: string[]): string {
+  const hex = createHash('sha256').update(parts.join('\n')).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

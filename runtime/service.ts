@@ -35,6 +35,7 @@ import { createOrchestrator, ensureSearchAttributes } from '../services/orchestr
 import { createSearchService } from '../services/search.js';
 import { createTicketService } from '../services/tickets.js';
 import { createUploadService } from '../services/uploads.js';
+import { createWorkflowService } from '../services/workflows.js';
 import { openStore, type Store } from '../store/index.js';
 
 export interface RunningService {
@@ -252,6 +253,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         health: createHealthService(store, orchestrator),
         uploads,
         tickets,
+        workflows: createWorkflowService({ store, collections, backend: config.GRAPH_READ_BACKEND }),
         signingKeys: () => signing?.publicKeys() ?? Promise.resolve({ keys: [] }),
       },
     });

@@ -285,7 +285,10 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     if (!sync) return;
     await store.chunks.setCollections(memory._id, memory.collection_ids);
     const left = sync.removed.filter((id) => !memory.collection_ids.includes(id));
-    if (left.length > 0) await store.graph.removeMemories([memory._id], left);
+    if (left.length > 0) {
+      await store.graph.removeMemories([memory._id], left);
+      await store.workflows.removeMemories([memory._id], left);
+    }
     await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
     const joined = sync.added.filter((id) => memory.collection_ids.includes(id));
     if (joined.length > 0 && memory.status === 'complete') {

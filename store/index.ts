@@ -15,6 +15,7 @@ import { SnapshotRepository } from './snapshots.js';
 import { TenantRepository } from './tenants.js';
 import { TicketRepository } from './tickets.js';
 import { UploadRepository } from './uploads.js';
+import { WorkflowRepository } from './workflows.js';
 
 export interface Store {
   database: Database;
@@ -24,6 +25,8 @@ export interface Store {
   chunks: ChunkRepository;
   files: FileRepository;
   graph: GraphRepository;
+  /** Procedure traces, workflow instances and patterns (store/workflows.ts). */
+  workflows: WorkflowRepository;
   uploads: UploadRepository;
   tickets: TicketRepository;
   eventAcks: EventAckRepository;
@@ -52,6 +55,7 @@ export async function openStore(
     chunks: new ChunkRepository(db),
     files: new FileRepository(db),
     graph: new GraphRepository(db),
+    workflows: new WorkflowRepository(db),
     uploads: new UploadRepository(db),
     indexChanges: await IndexChangeFeed.open(db, capabilities, config.INDEX_FEED_MAX_ENTRIES),
     idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
@@ -77,6 +81,7 @@ export async function openStore(
     store.chunks.ensureIndexes(),
     store.files.ensureIndexes(),
     store.graph.ensureIndexes(),
+    store.workflows.ensureIndexes(),
     store.uploads.ensureIndexes(),
     store.tickets.ensureIndexes(),
     store.idempotency.ensureIndexes(),

@@ -8,7 +8,8 @@
  *   2. `record`   the memory record is deleted: from here on nothing reads the memory (get, list
  *                 and search all start from the record);
  *   3. the derived data, in order: chunks (vectors, text), graph provenance (re-describing or
- *      removing what it backed), stored files, upload records, idempotency keys, and a `remove`
+ *      removing what it backed), procedure traces (re-chaining the workflow instances and
+ *      re-mining the patterns they fed), stored files, upload records, idempotency keys, and a `remove`
  *      notice on the index-change feed for every API process's in-memory indexes;
  *   4. the intent row goes last.
  *
@@ -26,6 +27,7 @@ import type { IdempotencyRepository } from './idempotency.js';
 import type { IndexChangeFeed } from './index-changes.js';
 import type { MemoryRepository } from './memories.js';
 import type { UploadRepository } from './uploads.js';
+import type { WorkflowRepository } from './workflows.js';
 
 export interface PurgeDoc {
   _id: string;
@@ -45,6 +47,7 @@ export interface PurgeRepositories {
   memories: MemoryRepository;
   chunks: ChunkRepository;
   graph: GraphRepository;
+  workflows: WorkflowRepository;
   files: FileRepository;
   uploads: UploadRepository;
   idempotency: IdempotencyRepository;
@@ -124,6 +127,8 @@ export class MemoryPurge {
     this.onStep('chunks');
     await this.repos.graph.removeMemories(ids);
     this.onStep('graph');
+    await this.repos.workflows.removeMemories(ids);
+    this.onStep('workflows');
     await this.repos.files.deleteForMemories(ids);
     this.onStep('files');
     await this.repos.uploads.forgetMemories(ids);

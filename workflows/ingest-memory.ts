@@ -1,10 +1,10 @@
 /**
- * One workflow per memory: read → structure → embed and index. Deterministic code only: it
+ * One workflow per memory: read → structure → derive procedure traces → embed and index. Deterministic code only: it
  * imports nothing but types from the activities and reaches them through proxyActivities.
  * Heartbeat timeouts let Temporal notice a dead worker and retry the activity elsewhere; the
  * activities are idempotent and resume from what is stored, so a crash never duplicates chunks.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities, GraphProjectionInput, IngestInput } from '../activities/index.js';
 import { BAD_CONTENT, INGESTION_FAILED, MEMORY_DELETED } from '../core/failure-types.js';
 
@@ -38,6 +38,8 @@ export async function ingestMemory(input: IngestInput): Promise<IngestOutcome> {
     const read = await pipeline.readContent(input);
     const stage = { ...input, collectionIds: read.collectionIds };
     await pipeline.extractStructure(stage);
+    // Guarded: runs started before this stage existed replay their recorded history unchanged.
+    if (patched('derive-workflow-traces')) await pipeline.deriveWorkflows(stage);
     const indexed = await pipeline.embedAndIndex(stage);
     return { memoryId: input.memoryId, status: indexed.status, chunkCount: indexed.chunkCount };
   } catch (error) {

@@ -79,6 +79,8 @@ export const ERROR_CODES: Record<string, number> = {
   snapshot_url_refused: 400,
   memory_not_found: 404,
   collection_not_found: 404,
+  workflow_instance_not_found: 404,
+  workflow_pattern_not_found: 404,
   upload_not_found: 404,
   route_not_found: 404,
   collection_name_taken: 409,
@@ -99,6 +101,7 @@ export const ERROR_CODES: Record<string, number> = {
   upstream_timeout: 504,
   orchestrator_unavailable: 503,
   request_timeout: 503,
+  graph_read_backend_unavailable: 503,
 };
 
 // ---- response bodies (checked against real traffic in test/e2e/openapi.test.ts) ----------------

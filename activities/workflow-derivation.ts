@@ -1,0 +1,55 @@
+/**
+ * Derivation of a memory's procedure traces in its collections: the text → traces logic is pure
+ * (extractors/procedures/derive.ts); this reads what it needs from the store (the memory's chunks
+ * and the graph entities and facts it mentions in each collection) and writes the traces, which
+ * re-chains the instances and refreshes the patterns around them (store/workflows.ts).
+ */
+import { deriveTraces, type LinkableEntity } from '../extractors/procedures/derive.js';
+import type { Store } from '../store/index.js';
+import type { MemoryDoc } from '../store/memories.js';
+import type { NewTrace } from '../store/workflows.js';
+
+/** Derives and stores the memory's traces in each collection; returns how many per collection (the most). */
+export async function deriveMemoryWorkflows(
+  store: Store,
+  memory: Pick<MemoryDoc, '_id' | 'tenant_id' | 'created_at'>,
+  collectionIds: string[],
+  onProgress: () => void,
+): Promise<number> {
+  const chunks = (await store.chunks.forMemory(memory._id)).map((chunk) => ({
+    index: chunk.index,
+    text: chunk.text,
+    role: chunk.source.type === 'message' ? chunk.source.role : undefined,
+  }));
+  const mentions = await store.graph.mentionsOfMemories([memory._id]);
+  let most = 0;
+  for (const collectionId of collectionIds) {
+    const scope = { tenantId: memory.tenant_id, collectionId };
+    const own = mentions.filter((mention) => mention.collection_id === collectionId && mention.tenant_id === memory.tenant_id);
+    const entityIds = [...new Set(own.filter((mention) => mention.target_kind === 'entity').map((mention) => mention.target_id))];
+    const entities: LinkableEntity[] = (await store.graph.entitiesByIds(entityIds)).map((entity) => ({
+      id: entity._id,
+      key: entity.key,
+      name: entity.name,
+      aliases: entity.aliases,
+    }));
+    const drafts = deriveTraces({ memoryTime: memory.created_at, chunks, entities });
+    onProgress();
+    // A state's facts: the graph facts of the trace's chunk that involve its entities.
+    const factIds = [...new Set(own.filter((mention) => mention.target_kind === 'fact').map((mention) => mention.target_id))];
+    const facts = await store.graph.factsByIds(factIds);
+    const traces: NewTrace[] = drafts.map((draft) => {
+      const members = new Set([...draft.actingEntityIds, ...draft.affectedEntityIds]);
+      const inChunk = new Set(own.filter((mention) => mention.chunk_index === draft.chunkIndex).map((mention) => mention.target_id));
+      return {
+        ...draft,
+        factIds: facts
+          .filter((fact) => inChunk.has(fact._id) && (members.has(fact.subject_id) || members.has(fact.object_id)))
+          .map((fact) => fact._id),
+      };
+    });
+    await store.workflows.replaceMemoryTraces(scope, memory._id, memory.created_at, traces);
+    most = Math.max(most, traces.length);
+  }
+  return most;
+}

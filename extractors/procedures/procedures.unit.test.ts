@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { chainTraces, type ChainTrace } from './chaining.js';
+import { deriveTraces } from './derive.js';
+import { classifyVerb, VERB_CLASSES } from './lexicon.js';
+import { align, editDistance, minePatterns, patternStats, signatureOf, type MiningInstance } from './mining.js';
+
+const MEMORY_TIME = new Date('2026-11-18T10:00:00Z'); // a Wednesday
+
+describe('verb lexicon', () => {
+  it('maps paraphrases to one class and tries phrasal verbs first', () => {
+    const cases: [string, string | undefined, string][] = [
+      ['submit', undefined, 'submit'],
+      ['file', undefined, 'submit'],
+      ['send', 'in', 'submit'],
+      ['sign', 'off', 'approve'],
+      ['sign', undefined, 'sign'],
+      ['reimburse', undefined, 'pay'],
+      ['dispatch', undefined, 'ship'],
+      ['resolve', undefined, 'complete'],
+    ];
+    for (const [lemma, particle, expected] of cases)
+      assert.equal(classifyVerb(lemma, particle)?.verbClass, expected, `${lemma} ${particle ?? ''}`);
+    assert.equal(classifyVerb('hike'), null);
+    assert.equal(
+      deriveTraces({ memoryTime: MEMORY_TIME, chunks: [{ index: 0, text: 'I sent in the form.' }], entities: [] })[0]?.verbClass,
+      'submit',
+    );
+    assert.ok(VERB_CLASSES.includes('escalate'));
+  });
+});
+
+describe('trace derivation', () => {
+  const entities = [
+    { id: 'user', key: 'user', name: 'user', aliases: [] },
+    { id: 'report', key: 'expense report', name: 'expense report', aliases: [] },
+    { id: 'carol', key: 'carol', name: 'Carol', aliases: [] },
+  ];
+  const derive = (texts: { text: string; role?: string }[]) =>
+    deriveTraces({ memoryTime: MEMORY_TIME, chunks: texts.map((chunk, index) => ({ index, ...chunk })), entities });
+
+  it('finds steps, their classes, subjects, states and entities, and skips small talk', () => {
+    const traces = derive([
+      { text: 'Hi! How was your weekend? I went hiking. I submitted the expense report on Monday.', role: 'user' },
+      { text: 'The manager approved it yesterday.', role: 'assistant' },
+      { text: 'Finance reimbursed me on Friday.', role: 'user' },
+    ]);
+    assert.deepEqual(
+      traces.map((trace) => trace.verbClass),
+      ['submit', 'approve', 'pay'],
+    );
+    assert.deepEqual(traces[0]!.actingEntityIds, ['user']);
+    assert.deepEqual(traces[0]!.affectedEntityIds, ['report']);
+    assert.equal(traces[0]!.afterState, 'expense report submitted');
+    assert.equal(traces[1]!.afterState, 'expense report approved', '"it" continues the subject');
+    assert.equal(traces[1]!.beforeState, 'expense report submitted');
+    assert.deepEqual(traces[1]!.affectedEntityIds, ['report']);
+    assert.deepEqual(traces[2]!.affectedEntityIds, ['user']);
+    for (const trace of traces) assert.ok(trace.extractionConfidence > 0 && trace.extractionConfidence <= 1);
+  });
+
+  it('reads a numbered runbook as imperative steps', () => {
+    const traces = derive([
+      {
+        text: 'Deployment runbook\n\n1. Review the release notes.\n2. Approve the change request.\n3. Deploy the release to production.\n4. Notify the support team.',
+      },
+    ]);
+    assert.deepEqual(
+      traces.map((trace) => trace.verbClass),
+      ['review', 'approve', 'deploy', 'notify'],
+    );
+    assert.equal(traces[2]!.afterState, 'release deployed');
+  });
+
+  it('resolves explicit dates against the memory time in conversation order, else uses the memory time', () => {
+    const traces = derive([
+      {
+        text: 'I submitted the expense report on Monday. The manager approved it yesterday. Finance paid me on Friday. Carol closed the case.',
+      },
+    ]);
+    assert.equal(traces[0]!.occurredAt.toISOString(), '2026-11-16T10:00:00.000Z');
+    assert.equal(traces[0]!.occurredAtSource, 'explicit');
+    assert.equal(traces[1]!.occurredAt.toISOString(), '2026-11-17T10:00:00.000Z');
+    // The Friday before the memory is before Tuesday: conversation order puts it after.
+    assert.equal(traces[2]!.occurredAt.toISOString(), '2026-11-20T10:00:00.000Z');
+    assert.equal(traces[3]!.occurredAtSource, 'memory_time');
+    assert.equal(traces[3]!.occurredAt.toISOString(), MEMORY_TIME.toISOString());
+    const iso = derive([{ text: 'The warehouse dispatched the parcel on 2026-03-04.' }]);
+    assert.equal(iso[0]!.occurredAt.toISOString().slice(0, 10), '2026-03-04');
+  });
+
+  it('handles numbered runbook steps, phrasal verbs, passives and case identifiers; skips negations and questions', () => {
+    const traces = derive([
+      { text: '1. Open a ticket in the portal.\n2. Then escalate it to the on-call engineer.\n3. Finally, close the ticket.' },
+      {
+        text: 'Carol filed the request and Dave signed off on it. I did not approve the budget. Can you approve the order? Ticket #4521 was closed by Dana.',
+      },
+    ]);
+    assert.deepEqual(
+      traces.map((trace) => trace.verbClass),
+      ['create', 'escalate', 'complete', 'submit', 'approve', 'complete'],
+    );
+    assert.equal(traces[1]!.afterState, 'ticket escalated');
+    assert.equal(traces[4]!.verbLemma, 'sign off');
+    assert.equal(traces[4]!.afterState, 'request approved', '"signed off on it" continues the request');
+    assert.deepEqual(traces[3]!.actingEntityIds, ['carol']);
+    assert.deepEqual(traces[5]!.caseKeys, ['ticket 4521']);
+    assert.equal(traces[5]!.afterState, 'ticket 4521 completed');
+  });
+});
+
+describe('chaining rule', () => {
+  const trace = (id: string, memoryId: string, memoryTime: number, seq: number, caseKeys: string[] = []): ChainTrace => ({
+    id,
+    memoryId,
+    memoryTime,
+    seq,
+    caseKeys,
+  });
+
+  it('keeps a memory in one chain, splits it by case identifiers and joins memories that share one', () => {
+    const instances = chainTraces([
+      trace('a1', 'A', 1, 0),
+      trace('a2', 'A', 1, 1),
+      trace('b1', 'B', 2, 0, ['order 1']),
+      trace('b2', 'B', 2, 1, ['order 2']),
+      trace('b3', 'B', 2, 2),
+      trace('c1', 'C', 3, 0, ['order 1']),
+    ]);
+    const byRoot = new Map(instances.map((instance) => [instance.id, instance.traceIds]));
+    assert.deepEqual(byRoot.get('a1'), ['a1', 'a2']);
+    assert.deepEqual(byRoot.get('b1'), ['b1', 'c1']);
+    assert.deepEqual(byRoot.get('b2'), ['b2', 'b3']);
+    assert.equal(instances.length, 3);
+  });
+
+  it('re-roots an instance when its first memory is gone', () => {
+    const instances = chainTraces([trace('c1', 'C', 3, 0, ['order 1']), trace('d1', 'D', 4, 0, ['order 1'])]);
+    assert.deepEqual(instances, [{ id: 'c1', traceIds: ['c1', 'd1'] }]);
+  });
+});
+
+describe('pattern mining', () => {
+  it('collapses repeats and measures reorderings and optional steps as one edit', () => {
+    assert.deepEqual(signatureOf(['submit', 'approve', 'approve', 'pay']), ['submit', 'approve', 'pay']);
+    assert.equal(editDistance(['a', 'c', 'b', 'd'], ['a', 'b', 'c', 'd']), 1);
+    assert.equal(editDistance(['a', 'b', 'd'], ['a', 'b', 'c', 'd']), 1);
+  });
+
+  it('places a running instance at its step of the pattern', () => {
+    const pattern = ['submit', 'review', 'approve', 'pay'];
+    assert.deepEqual(align(['submit', 'review', 'approve'], pattern), { distance: 0, step: 3, of: 4 });
+    assert.equal(align(pattern, pattern).step, 4);
+    assert.equal(align(['submit', 'approve'], pattern).step, 3, 'an optional step skipped');
+  });
+
+  it('recovers planted processes with variants as the most confident patterns, and leaves one-offs out', () => {
+    const instances: MiningInstance[] = [];
+    const add = (signature: string[], count: number) => {
+      for (let i = 0; i < count; i++) {
+        instances.push({
+          id: `${signature.join('-')}#${instances.length}`,
+          signature,
+          lastActivityAt: instances.length * 1000,
+          evidence: 0.8,
+        });
+      }
+    };
+    add(['submit', 'review', 'approve', 'pay'], 6);
+    add(['submit', 'approve', 'pay'], 3); // optional review
+    add(['submit', 'review'], 2); // still running
+    add(['create', 'assign', 'escalate', 'complete'], 5);
+    add(['create', 'escalate', 'assign', 'complete'], 2); // reordered
+    add(['schedule', 'notify'], 1);
+    add(['refund', 'cancel', 'update'], 1);
+    const patterns = minePatterns(instances);
+    assert.equal(patterns.length, 2);
+    assert.deepEqual(patterns[0]!.signature, ['submit', 'review', 'approve', 'pay']);
+    assert.equal(patterns[0]!.members.length, 11);
+    assert.deepEqual(patterns[1]!.signature, ['create', 'assign', 'escalate', 'complete']);
+    assert.equal(patterns[1]!.members.length, 7);
+    const running = patterns[0]!.members.find((member) => member.id.startsWith('submit-review#'))!;
+    assert.equal(running.step, 2);
+    assert.ok(patterns[0]!.stats.confidence > patterns[1]!.stats.confidence);
+    assert.ok(patterns.every((pattern) => pattern.stats.confidence > 0 && pattern.stats.confidence <= 1));
+  });
+
+  it('computes confidence from recurrence, cohesion and evidence', () => {
+    const member = (id: string, distance: number) => ({ id, distance, step: 2, evidence: 1, lastActivityAt: 0 });
+    const two = patternStats([member('a', 0), member('b', 0)], 0);
+    const ten = patternStats(
+      Array.from({ length: 10 }, (_, index) => member(String(index), 0)),
+      0,
+    );
+    assert.ok(ten.confidence > two.confidence);
+    assert.equal(two.confidence, Math.round((1 - Math.exp(-1 / 3)) * 10_000) / 10_000);
+    assert.equal(ten.weightedFrequency, 10);
+    const loose = patternStats([member('a', 0.4), member('b', 0.4)], 0);
+    assert.ok(loose.confidence < two.confidence);
+  });
+});

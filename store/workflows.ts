@@ -1,0 +1,600 @@
+/**
+ * Workflow reads' storage: procedure traces, observed instances and mined patterns, one set per
+ * collection (scoped by tenant and collection exactly like the graph). docs/workflows.md.
+ *
+ *   workflow_traces     one row per trace of a memory in a collection (its text: description,
+ *                       subject, states), with the instance it currently belongs to;
+ *   workflow_instances  one row per execution chain, recomputed from its traces (chaining rule in
+ *                       extractors/procedures/chaining.ts); `memory_ids` lists the memories behind it;
+ *   workflow_patterns   patterns mined from the instances (extractors/procedures/mining.ts);
+ *   workflow_mining     per collection: instances at the last full mine and changes since.
+ *
+ * Traces are the source of truth; instances and patterns are derived from them. Without
+ * transactions every step is idempotent and ordered so that re-running it converges: a memory's
+ * traces are replaced, then the instances around them are re-chained (trace rows first, then
+ * instance rows, then stale instance rows go), then patterns are refreshed. A removal finds the
+ * instances a memory fed through their `memory_ids` as well, so a retried removal whose traces
+ * are already gone still repairs them.
+ *
+ * Mining is bounded: a change re-assigns only the instances it touched to the existing patterns
+ * (and recounts those patterns' instances); a full re-mine of the collection
+ * runs when the changes since the last one reach 10 % of its instances (at least 1), so its cost
+ * is amortised over many memories as a collection grows.
+ */
+import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
+import { deterministicUuid } from '../core/ids.js';
+import { chainTraces, type ChainTrace } from '../extractors/procedures/chaining.js';
+import type { OccurredAtSource, TraceDraft } from '../extractors/procedures/derive.js';
+import { describePattern, minePatterns, MIN_SUPPORT, nearest, signatureKey, signatureOf } from '../extractors/procedures/mining.js';
+import type { GraphScope } from './graph.js';
+
+export interface WorkflowTraceDoc {
+  _id: string;
+  tenant_id: string;
+  collection_id: string;
+  memory_id: string;
+  memory_time: Date;
+  chunk_index: number;
+  seq: number;
+  /** Sorts an instance's traces: memory time, memory id, position in the memory. */
+  order_key: string;
+  verb_class: string;
+  verb_lemma: string;
+  description: string;
+  occurred_at: Date;
+  occurred_at_source: OccurredAtSource;
+  extraction_confidence: number;
+  acting_entity_ids: string[];
+  affected_entity_ids: string[];
+  /** Graph facts of the trace's chunk between its entities: members of its after-state. */
+  fact_ids: string[];
+  subject: string;
+  case_keys: string[];
+  before_state: string | null;
+  after_state: string;
+  /** node_id of the after-state. */
+  state_id: string;
+  instance_id: string | null;
+}
+
+export interface WorkflowInstanceDoc {
+  _id: string;
+  tenant_id: string;
+  collection_id: string;
+  memory_ids: string[];
+  trace_count: number;
+  last_activity_at: Date;
+  signature: string[];
+  /** Share of traces linked to a graph entity or a case identifier. */
+  evidence: number;
+  current_trace_id: string;
+  current_state_description: string;
+  pattern_id: string | null;
+  pattern_distance: number | null;
+  position: { step: number; of: number } | null;
+  updated_at: Date;
+}
+
+export interface WorkflowPatternDoc {
+  _id: string;
+  tenant_id: string;
+  collection_id: string;
+  name: string;
+  description: string;
+  confidence: number;
+  instance_count: number;
+  pattern_size: number;
+  canonical_signature: string;
+  signature: string[];
+  weighted_frequency: number;
+  canonical_instance_id: string;
+  mined_at: Date;
+}
+
+interface MiningStateDoc {
+  _id: string;
+  tenant_id: string;
+  instances_at_mine: number;
+  changes_since: number;
+  /** Bumped by every change: a mine that saw it move re-runs (see mineCollection). */
+  version: number;
+  mined_at: Date;
+}
+
+/** What derivation hands the store for one trace: the draft plus its resolved graph facts. */
+export interface NewTrace extends TraceDraft {
+  factIds: string[];
+}
+
+const REMINE_SHARE = 0.1;
+
+export const traceIdFor = (scope: GraphScope, memoryId: string, seq: number): string =>
+  deterministicUuid('workflow-trace', scope.tenantId, scope.collectionId, memoryId, String(seq));
+const stateIdFor = (traceId: string): string => deterministicUuid('workflow-state', traceId);
+const patternIdFor = (scope: GraphScope, signature: string[]): string =>
+  deterministicUuid('workflow-pattern', scope.tenantId, scope.collectionId, signatureKey(signature));
+const orderKeyOf = (memoryTime: Date, memoryId: string, seq: number): string =>
+  `${memoryTime.toISOString()}|${memoryId}|${String(seq).padStart(6, '0')}`;
+
+type ChainRow = Pick<WorkflowTraceDoc, '_id' | 'memory_id' | 'memory_time' | 'seq' | 'case_keys' | 'instance_id'>;
+const CHAIN_PROJECTION = { _id: 1, memory_id: 1, memory_time: 1, seq: 1, case_keys: 1, instance_id: 1 } as const;
+
+export interface InstancePage {
+  items: WorkflowInstanceDoc[];
+  total: number;
+}
+
+export class WorkflowRepository {
+  readonly traces: Collection<WorkflowTraceDoc>;
+  readonly instances: Collection<WorkflowInstanceDoc>;
+  readonly patterns: Collection<WorkflowPatternDoc>;
+  private readonly mining: Collection<MiningStateDoc>;
+  /** Full re-mines this process ran (the bench reports how rarely ingestion needs one). */
+  fullMines = 0;
+
+  constructor(db: Db) {
+    this.traces = db.collection<WorkflowTraceDoc>('workflow_traces');
+    this.instances = db.collection<WorkflowInstanceDoc>('workflow_instances');
+    this.patterns = db.collection<WorkflowPatternDoc>('workflow_patterns');
+    this.mining = db.collection<MiningStateDoc>('workflow_mining');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await Promise.all([
+      this.traces.createIndex({ collection_id: 1, memory_id: 1 }),
+      this.traces.createIndex({ memory_id: 1 }),
+      this.traces.createIndex({ collection_id: 1, instance_id: 1, order_key: 1 }),
+      this.traces.createIndex({ collection_id: 1, case_keys: 1 }),
+      // GET /v1/workflows: newest activity first, optionally one pattern's instances.
+      this.instances.createIndex({ tenant_id: 1, collection_id: 1, last_activity_at: -1, _id: 1 }),
+      this.instances.createIndex({ tenant_id: 1, collection_id: 1, pattern_id: 1, last_activity_at: -1, _id: 1 }),
+      this.instances.createIndex({ memory_ids: 1 }),
+      // GET /v1/workflow-patterns: most confident first.
+      this.patterns.createIndex({ tenant_id: 1, collection_id: 1, confidence: -1, _id: 1 }),
+    ]);
+  }
+
+  // ---- writes -------------------------------------------------------------------------------
+
+  /** Replaces a memory's traces in one collection and re-chains and re-mines around them. Idempotent. */
+  async replaceMemoryTraces(scope: GraphScope, memoryId: string, memoryTime: Date, drafts: NewTrace[]): Promise<void> {
+    const old = await this.traces
+      .find(
+        { tenant_id: scope.tenantId, collection_id: scope.collectionId, memory_id: memoryId },
+        { projection: { _id: 1, instance_id: 1 } },
+      )
+      .toArray();
+    const rows: WorkflowTraceDoc[] = drafts.map((draft) => {
+      const id = traceIdFor(scope, memoryId, draft.seq);
+      return {
+        _id: id,
+        tenant_id: scope.tenantId,
+        collection_id: scope.collectionId,
+        memory_id: memoryId,
+        memory_time: memoryTime,
+        chunk_index: draft.chunkIndex,
+        seq: draft.seq,
+        order_key: orderKeyOf(memoryTime, memoryId, draft.seq),
+        verb_class: draft.verbClass,
+        verb_lemma: draft.verbLemma,
+        description: draft.description,
+        occurred_at: draft.occurredAt,
+        occurred_at_source: draft.occurredAtSource,
+        extraction_confidence: draft.extractionConfidence,
+        acting_entity_ids: draft.actingEntityIds,
+        affected_entity_ids: draft.affectedEntityIds,
+        fact_ids: draft.factIds,
+        subject: draft.subject,
+        case_keys: draft.caseKeys,
+        before_state: draft.beforeState,
+        after_state: draft.afterState,
+        state_id: stateIdFor(id),
+        instance_id: old.find((row) => row._id === id)?.instance_id ?? null,
+      };
+    });
+    const keep = new Set(rows.map((row) => row._id));
+    const gone = old.filter((row) => !keep.has(row._id)).map((row) => row._id);
+    if (gone.length > 0) await this.traces.deleteMany({ _id: { $in: gone } });
+    if (rows.length > 0) {
+      await this.traces.bulkWrite(
+        rows.map((row) => ({ replaceOne: { filter: { _id: row._id }, replacement: row, upsert: true } })),
+        { ordered: false },
+      );
+    }
+    const seedInstances = [...new Set(old.map((row) => row.instance_id).filter((id): id is string => id !== null))];
+    await this.rechain(scope, { memoryIds: [memoryId], instanceIds: seedInstances, caseKeys: drafts.flatMap((draft) => draft.caseKeys) });
+  }
+
+  /**
+   * Removes memories' traces (from every collection, or only from the named ones; with `fromChunk`,
+   * only those of chunks from there on) and repairs the instances and patterns they fed.
+   */
+  async removeMemories(memoryIds: string[], onlyCollections?: string[], fromChunk?: number): Promise<void> {
+    if (memoryIds.length === 0) return;
+    const filter: Filter<WorkflowTraceDoc> = { memory_id: { $in: memoryIds } };
+    if (onlyCollections) filter.collection_id = { $in: onlyCollections };
+    if (fromChunk !== undefined) filter.chunk_index = { $gte: fromChunk };
+    const rows = await this.traces.find(filter, { projection: { _id: 1, tenant_id: 1, collection_id: 1, instance_id: 1 } }).toArray();
+    const instanceFilter: Filter<WorkflowInstanceDoc> = { memory_ids: { $in: memoryIds } };
+    if (onlyCollections) instanceFilter.collection_id = { $in: onlyCollections };
+    const fed = await this.instances.find(instanceFilter, { projection: { _id: 1, tenant_id: 1, collection_id: 1 } }).toArray();
+    if (rows.length > 0) await this.traces.deleteMany({ _id: { $in: rows.map((row) => row._id) } });
+
+    const scopes = new Map<string, { scope: GraphScope; instanceIds: Set<string> }>();
+    const note = (tenantId: string, collectionId: string, instanceId: string | null) => {
+      const key = `${tenantId}\n${collectionId}`;
+      const entry = scopes.get(key) ?? { scope: { tenantId, collectionId }, instanceIds: new Set<string>() };
+      if (instanceId) entry.instanceIds.add(instanceId);
+      scopes.set(key, entry);
+    };
+    for (const row of rows) note(row.tenant_id, row.collection_id, row.instance_id);
+    for (const instance of fed) note(instance.tenant_id, instance.collection_id, instance._id);
+    for (const { scope, instanceIds } of scopes.values()) {
+      // The memories themselves seed the re-chaining too: with `fromChunk`, their earlier traces stay.
+      await this.rechain(scope, { memoryIds: fromChunk === undefined ? [] : memoryIds, instanceIds: [...instanceIds], caseKeys: [] });
+    }
+  }
+
+  /**
+   * Re-runs the chaining rule over every trace connected to the seeds (their memories, case keys and
+   * instances), rewrites the instances it yields and drops the ones that no longer exist.
+   */
+  private async rechain(scope: GraphScope, seeds: { memoryIds: string[]; instanceIds: string[]; caseKeys: string[] }): Promise<void> {
+    const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
+    const memoryIds = new Set(seeds.memoryIds);
+    const instanceIds = new Set(seeds.instanceIds);
+    const caseKeys = new Set(seeds.caseKeys);
+    let rows: ChainRow[] = [];
+    // Closure: one memory's chain is decided with its whole memory, and a case key pulls in every
+    // instance that shares it. Stored instances are already closed, so this settles in a few rounds.
+    for (let round = 0; round < 4; round++) {
+      const or: Filter<WorkflowTraceDoc>[] = [];
+      if (memoryIds.size > 0) or.push({ memory_id: { $in: [...memoryIds] } });
+      if (instanceIds.size > 0) or.push({ instance_id: { $in: [...instanceIds] } });
+      if (caseKeys.size > 0) or.push({ case_keys: { $in: [...caseKeys] } });
+      if (or.length === 0) break;
+      rows = await this.traces.find({ ...base, $or: or }, { projection: CHAIN_PROJECTION }).toArray();
+      const before = memoryIds.size + instanceIds.size + caseKeys.size;
+      for (const row of rows) {
+        memoryIds.add(row.memory_id);
+        if (row.instance_id) instanceIds.add(row.instance_id);
+        for (const key of row.case_keys) caseKeys.add(key);
+      }
+      if (memoryIds.size + instanceIds.size + caseKeys.size === before) break;
+    }
+    const chains = chainTraces(
+      rows.map((row): ChainTrace => ({
+        id: row._id,
+        memoryId: row.memory_id,
+        memoryTime: row.memory_time.getTime(),
+        seq: row.seq,
+        caseKeys: row.case_keys,
+      })),
+    );
+    const instanceOfTrace = new Map<string, string>();
+    for (const chain of chains) for (const traceId of chain.traceIds) instanceOfTrace.set(traceId, chain.id);
+    const moves: AnyBulkWriteOperation<WorkflowTraceDoc>[] = rows
+      .filter((row) => row.instance_id !== instanceOfTrace.get(row._id))
+      .map((row) => ({ updateOne: { filter: { _id: row._id }, update: { $set: { instance_id: instanceOfTrace.get(row._id)! } } } }));
+    if (moves.length > 0) await this.traces.bulkWrite(moves, { ordered: false });
+
+    const now = new Date();
+    const written: WorkflowInstanceDoc[] = [];
+    for (const chain of chains) {
+      const traces = await this.traces
+        .find(
+          { ...base, _id: { $in: chain.traceIds } },
+          {
+            projection: {
+              _id: 1,
+              memory_id: 1,
+              order_key: 1,
+              verb_class: 1,
+              occurred_at: 1,
+              after_state: 1,
+              acting_entity_ids: 1,
+              affected_entity_ids: 1,
+              case_keys: 1,
+            },
+          },
+        )
+        .toArray();
+      traces.sort((a, b) => (a.order_key < b.order_key ? -1 : a.order_key > b.order_key ? 1 : 0));
+      const last = traces[traces.length - 1];
+      if (!last) continue;
+      const linked = traces.filter(
+        (trace) => trace.acting_entity_ids.length + trace.affected_entity_ids.length + trace.case_keys.length > 0,
+      );
+      written.push({
+        _id: chain.id,
+        tenant_id: scope.tenantId,
+        collection_id: scope.collectionId,
+        memory_ids: [...new Set(traces.map((trace) => trace.memory_id))],
+        trace_count: traces.length,
+        last_activity_at: new Date(Math.max(...traces.map((trace) => trace.occurred_at.getTime()))),
+        signature: signatureOf(traces.map((trace) => trace.verb_class)),
+        evidence: linked.length / traces.length,
+        current_trace_id: last._id,
+        current_state_description: last.after_state,
+        pattern_id: null,
+        pattern_distance: null,
+        position: null,
+        updated_at: now,
+      });
+    }
+    // Pattern links are kept for now (the refresh below re-decides them), so reads never see a gap.
+    if (written.length > 0) {
+      await this.instances.bulkWrite(
+        written.map((doc) => {
+          const { pattern_id: _p, pattern_distance: _d, position: _s, ...fields } = doc;
+          return {
+            updateOne: {
+              filter: { _id: doc._id },
+              update: { $set: fields, $setOnInsert: { pattern_id: null, pattern_distance: null, position: null } },
+              upsert: true,
+            },
+          };
+        }),
+        { ordered: false },
+      );
+    }
+    const alive = new Set(written.map((doc) => doc._id));
+    const stale = [...instanceIds].filter((id) => !alive.has(id));
+    if (stale.length > 0) await this.instances.deleteMany({ ...base, _id: { $in: stale } });
+    if (written.length + stale.length > 0) await this.refreshPatterns(scope, [...alive], written.length + stale.length);
+  }
+
+  /** Bounded re-mining (module comment): incremental assignment, full re-mine every 10 % of changes. */
+  private async refreshPatterns(scope: GraphScope, changedInstanceIds: string[], changes: number): Promise<void> {
+    const state = await this.mining.findOneAndUpdate(
+      { _id: scope.collectionId },
+      // The stand-in's concurrent $inc may lose a count: these only pace re-mining and detect change.
+      {
+        $inc: { changes_since: changes, version: 1 },
+        $setOnInsert: { tenant_id: scope.tenantId, instances_at_mine: 0, mined_at: new Date(0) },
+      },
+      { upsert: true, returnDocument: 'after' },
+    );
+    const threshold = Math.max(1, Math.floor((state?.instances_at_mine ?? 0) * REMINE_SHARE));
+    if (!state || state.changes_since >= threshold) {
+      await this.mineCollection(scope);
+      return;
+    }
+    await this.assignToPatterns(scope, changedInstanceIds);
+  }
+
+  /** Links instances to the nearest existing pattern and refreshes the numbers of the patterns touched. */
+  private async assignToPatterns(scope: GraphScope, instanceIds: string[]): Promise<void> {
+    const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
+    const patterns = await this.patterns.find(base, { projection: { _id: 1, signature: 1, canonical_instance_id: 1 } }).toArray();
+    const instances = await this.instances
+      .find({ ...base, _id: { $in: instanceIds } }, { projection: { _id: 1, signature: 1, pattern_id: 1 } })
+      .toArray();
+    const touched = new Set<string>();
+    const updates: AnyBulkWriteOperation<WorkflowInstanceDoc>[] = [];
+    for (const instance of instances) {
+      const found = nearest(
+        instance.signature,
+        patterns.map((pattern) => pattern.signature),
+      );
+      const patternId = found ? patterns[found.index]!._id : null;
+      if (instance.pattern_id) touched.add(instance.pattern_id);
+      if (patternId) touched.add(patternId);
+      updates.push({
+        updateOne: {
+          filter: { _id: instance._id },
+          update: {
+            $set: {
+              pattern_id: patternId,
+              pattern_distance: found ? found.alignment.distance : null,
+              position: found ? { step: found.alignment.step, of: found.alignment.of } : null,
+            },
+          },
+        },
+      });
+    }
+    if (updates.length > 0) await this.instances.bulkWrite(updates, { ordered: false });
+    // Between full mines a touched pattern keeps an exact instance count and a canonical instance
+    // that still belongs to it; confidence and weighted frequency are those of the last full mine
+    // (at most 10 % of changes old). Recomputing them here would read every member per memory.
+    for (const patternId of touched) {
+      const pattern = patterns.find((candidate) => candidate._id === patternId);
+      const count = await this.instances.countDocuments({ ...base, pattern_id: patternId });
+      if (!pattern || count < MIN_SUPPORT) {
+        await this.patterns.deleteOne({ ...base, _id: patternId });
+        await this.instances.updateMany(
+          { ...base, pattern_id: patternId },
+          { $set: { pattern_id: null, pattern_distance: null, position: null } },
+        );
+        continue;
+      }
+      const set: Partial<WorkflowPatternDoc> = {
+        instance_count: count,
+        description: describePattern(pattern.signature, count).description,
+      };
+      const canonicalStays = await this.instances.findOne(
+        { ...base, _id: pattern.canonical_instance_id, pattern_id: patternId },
+        { projection: { _id: 1 } },
+      );
+      if (!canonicalStays) {
+        const closest = await this.instances.findOne(
+          { ...base, pattern_id: patternId },
+          { sort: { pattern_distance: 1, last_activity_at: -1, _id: 1 }, projection: { _id: 1 } },
+        );
+        if (closest) set.canonical_instance_id = closest._id;
+      }
+      await this.patterns.updateOne({ _id: patternId }, { $set: set });
+    }
+  }
+
+  /**
+   * A full re-mine of one collection (the bench times it on 10k traces). Mines racing each other
+   * could let one that read older instances write last; so a mine that sees the collection change
+   * while it ran runs again. A change bumps the version after writing its instances and then mines
+   * itself, so the last write always comes from a mine that read every change.
+   */
+  async mineCollection(scope: GraphScope): Promise<number> {
+    let patterns = 0;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const before = (await this.mining.findOne({ _id: scope.collectionId }))?.version ?? 0;
+      patterns = await this.mineOnce(scope);
+      this.fullMines++;
+      const after = (await this.mining.findOne({ _id: scope.collectionId }))?.version ?? 0;
+      if (after === before) break;
+    }
+    return patterns;
+  }
+
+  private async mineOnce(scope: GraphScope): Promise<number> {
+    const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
+    const minedAt = new Date();
+    const instances = await this.instances
+      .find(base, { projection: { _id: 1, signature: 1, last_activity_at: 1, evidence: 1, pattern_id: 1 } })
+      .toArray();
+    const mined = minePatterns(
+      instances.map((instance) => ({
+        id: instance._id,
+        signature: instance.signature,
+        lastActivityAt: instance.last_activity_at.getTime(),
+        evidence: instance.evidence,
+      })),
+    );
+    const patternIds: string[] = [];
+    const linked = new Map<string, AnyBulkWriteOperation<WorkflowInstanceDoc>>();
+    const patternWrites: AnyBulkWriteOperation<WorkflowPatternDoc>[] = [];
+    for (const pattern of mined) {
+      const id = patternIdFor(scope, pattern.signature);
+      patternIds.push(id);
+      const { name, description } = describePattern(pattern.signature, pattern.stats.instanceCount);
+      const doc: WorkflowPatternDoc = {
+        _id: id,
+        tenant_id: scope.tenantId,
+        collection_id: scope.collectionId,
+        name,
+        description,
+        confidence: pattern.stats.confidence,
+        instance_count: pattern.stats.instanceCount,
+        pattern_size: pattern.signature.length,
+        canonical_signature: signatureKey(pattern.signature),
+        signature: pattern.signature,
+        weighted_frequency: pattern.stats.weightedFrequency,
+        canonical_instance_id: pattern.stats.canonicalInstanceId,
+        mined_at: minedAt,
+      };
+      patternWrites.push({ replaceOne: { filter: { _id: id }, replacement: doc, upsert: true } });
+      for (const member of pattern.members) {
+        linked.set(member.id, {
+          updateOne: {
+            filter: { _id: member.id },
+            update: {
+              $set: { pattern_id: id, pattern_distance: member.distance, position: { step: member.step, of: pattern.signature.length } },
+            },
+          },
+        });
+      }
+    }
+    // Patterns first, then links to them, then unlinking and old patterns: a reader never follows a
+    // link to a missing pattern for long, and a crash anywhere leaves what the next mine repairs.
+    if (patternWrites.length > 0) await this.patterns.bulkWrite(patternWrites, { ordered: false });
+    const unlink = instances
+      .filter((instance) => instance.pattern_id !== null && !linked.has(instance._id))
+      .map((instance) => instance._id);
+    const writes = [...linked.values()];
+    for (let offset = 0; offset < writes.length; offset += 1000)
+      await this.instances.bulkWrite(writes.slice(offset, offset + 1000), { ordered: false });
+    if (unlink.length > 0) {
+      await this.instances.updateMany(
+        { ...base, _id: { $in: unlink } },
+        { $set: { pattern_id: null, pattern_distance: null, position: null } },
+      );
+    }
+    await this.patterns.deleteMany({ ...base, _id: { $nin: patternIds } });
+    await this.mining.updateOne(
+      { _id: scope.collectionId },
+      { $set: { tenant_id: scope.tenantId, instances_at_mine: instances.length, changes_since: 0, mined_at: minedAt } },
+      { upsert: true },
+    );
+    return mined.length;
+  }
+
+  // ---- reads --------------------------------------------------------------------------------
+
+  async listInstances(
+    scope: GraphScope,
+    query: { patternId: string | null; includeUnpatterned: boolean; offset: number; limit: number },
+  ): Promise<InstancePage> {
+    const filter: Filter<WorkflowInstanceDoc> = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
+    if (query.patternId) filter.pattern_id = query.patternId;
+    else if (!query.includeUnpatterned) filter.pattern_id = { $ne: null };
+    const [items, total] = await Promise.all([
+      this.instances.find(filter, { sort: { last_activity_at: -1, _id: 1 }, skip: query.offset, limit: query.limit }).toArray(),
+      this.instances.countDocuments(filter),
+    ]);
+    return { items, total };
+  }
+
+  /** An instance by its id, or the instance holding the trace with that id. */
+  async findInstance(scope: GraphScope, id: string): Promise<WorkflowInstanceDoc | null> {
+    const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
+    const direct = await this.instances.findOne({ ...base, _id: id });
+    if (direct) return direct;
+    const trace = await this.traces.findOne({ ...base, _id: id }, { projection: { instance_id: 1 } });
+    return trace?.instance_id ? this.instances.findOne({ ...base, _id: trace.instance_id }) : null;
+  }
+
+  /** The newest `limit` traces of an instance, oldest first, and whether older ones were left out. */
+  async history(scope: GraphScope, instanceId: string, limit: number): Promise<{ traces: WorkflowTraceDoc[]; truncated: boolean }> {
+    const newestFirst = await this.traces
+      .find(
+        { tenant_id: scope.tenantId, collection_id: scope.collectionId, instance_id: instanceId },
+        { sort: { order_key: -1 }, limit: limit + 1 },
+      )
+      .toArray();
+    return { traces: newestFirst.slice(0, limit).reverse(), truncated: newestFirst.length > limit };
+  }
+
+  traceById(scope: GraphScope, id: string): Promise<WorkflowTraceDoc | null> {
+    return this.traces.findOne({ tenant_id: scope.tenantId, collection_id: scope.collectionId, _id: id });
+  }
+
+  /** Siblings in the same pattern, closest to it first, then most recent. */
+  similarInstances(scope: GraphScope, instance: WorkflowInstanceDoc, limit: number): Promise<WorkflowInstanceDoc[]> {
+    if (!instance.pattern_id || limit === 0) return Promise.resolve([]);
+    return this.instances
+      .find(
+        { tenant_id: scope.tenantId, collection_id: scope.collectionId, pattern_id: instance.pattern_id, _id: { $ne: instance._id } },
+        { sort: { pattern_distance: 1, last_activity_at: -1, _id: 1 }, limit },
+      )
+      .toArray();
+  }
+
+  async listPatterns(scope: GraphScope, offset: number, limit: number): Promise<{ items: WorkflowPatternDoc[]; total: number }> {
+    const filter = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
+    const [items, total] = await Promise.all([
+      this.patterns.find(filter, { sort: { confidence: -1, _id: 1 }, skip: offset, limit }).toArray(),
+      this.patterns.countDocuments(filter),
+    ]);
+    return { items, total };
+  }
+
+  findPattern(scope: GraphScope, id: string): Promise<WorkflowPatternDoc | null> {
+    return this.patterns.findOne({ tenant_id: scope.tenantId, collection_id: scope.collectionId, _id: id });
+  }
+
+  /** A page of a pattern's instance ids (closest first) and how many there are. */
+  async patternInstanceIds(scope: GraphScope, patternId: string, offset: number, limit: number): Promise<{ ids: string[]; total: number }> {
+    const filter = { tenant_id: scope.tenantId, collection_id: scope.collectionId, pattern_id: patternId };
+    const [rows, total] = await Promise.all([
+      this.instances
+        .find(filter, { sort: { pattern_distance: 1, last_activity_at: -1, _id: 1 }, skip: offset, limit, projection: { _id: 1 } })
+        .toArray(),
+      this.instances.countDocuments(filter),
+    ]);
+    return { ids: rows.map((row) => row._id), total };
+  }
+
+  /** Traces of some memories (tests and the bench read what derivation stored). */
+  tracesOfMemories(memoryIds: string[]): Promise<WorkflowTraceDoc[]> {
+    return this.traces.find({ memory_id: { $in: memoryIds } }).toArray();
+  }
+}
