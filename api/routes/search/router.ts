@@ -15,7 +15,7 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
     if (!body.collection_ids) {
       throw new AppError(501, 'device_mode_unavailable', 'Device memory search (snapshot, snapshot_ref) is not available in this release');
     }
-    const outcome = await services.search.search(ctx.state.principal.tenantId, {
+    const outcome = await services.search.search(ctx.state.principal, {
       query: body.query,
       collectionIds: body.collection_ids,
       limit: body.limit ?? config.SEARCH_DEFAULT_LIMIT,
