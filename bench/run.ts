@@ -9,6 +9,8 @@
  *   search       4. search latency over 10,000 and 100,000 synthetic chunks (random vectors,
  *                   Zipf-distributed synthetic text), each in its own collection;
  *   events       6. live events: append → WebSocket receipt latency and delivery rate;
+ *   fairness    10. one tenant floods weak searches and holds sockets at its cap while another ingests,
+ *                   subscribes, disconnects and resumes: its events lost, search p95 idle vs loaded, RSS;
  * then, after the whole stack is stopped:
  *   embed        3. raw embedding throughput of the model alone (and pipeline ÷ raw, with ingest);
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
@@ -35,6 +37,7 @@ import { createAdminService } from '../services/admin.js';
 import { openStore, type Store } from '../store/index.js';
 import { fetchBreakdowns } from './breakdown.js';
 import { eventScenario } from './events.js';
+import { fairnessScenario } from './fairness.js';
 import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
@@ -62,10 +65,10 @@ const POLL_MS = 5;
 const MEMORY_TIMEOUT_MS = 120_000;
 const INGEST_TIMEOUT_MS = 420_000;
 
-const SCENARIOS = ['latency', 'ingest', 'retrieval', 'search', 'events', 'embed', 'extractors', 'vector-scan', 'soak'] as const;
+const SCENARIOS = ['latency', 'ingest', 'retrieval', 'search', 'events', 'fairness', 'embed', 'extractors', 'vector-scan', 'soak'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
-const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events'];
+const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events', 'fairness'];
 
 /** BENCH_ONLY=a,b: only those scenarios; unset or empty: all of them. */
 function selectedScenarios(value: string | undefined): Set<Scenario> {
@@ -634,6 +637,19 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
     info('6) live events: append → WebSocket receipt latency, and delivery rate of one API process');
     const eventsCollection = await admin.createCollection(tenantId, 'events');
     await eventScenario(baseUrl, boot.apiKey, store, tenantId, eventsCollection._id);
+  }
+
+  if (runs('fairness')) {
+    info('10) fairness: tenant A floods weak searches and holds sockets at its cap; tenant B ingests, drops and resumes');
+    await fairnessScenario({
+      baseUrl,
+      store,
+      tenant: async (name) => {
+        const created = await admin.bootstrap(`${name}-${Date.now().toString(36)}`, 'main', 'bench');
+        return { tenantId: created.tenant._id, apiKey: created.apiKey, collectionId: created.collection._id };
+      },
+      rssMb: () => readRssMb(servicePid)?.rss ?? null,
+    });
   }
 
   const memory = readRssMb(servicePid);
