@@ -36,10 +36,7 @@ export interface Store {
 }
 
 export async function openStore(
-  config: Pick<
-    Config,
-    'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS_PER_TENANT' | 'IDEMPOTENCY_TTL_SECONDS' | 'INDEX_FEED_MAX_ENTRIES'
-  >,
+  config: Pick<Config, 'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS_PER_TENANT' | 'IDEMPOTENCY_TTL_SECONDS' | 'INDEX_FEED_MAX_ENTRIES'>,
   uri: string,
 ): Promise<Store> {
   const database = await connectDatabase(uri, config.MONGODB_DB);
