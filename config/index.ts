@@ -81,6 +81,10 @@ const configSchema = z.object({
   UNCONFIDENT_EVENTS_PER_KEY_PER_MINUTE: z.coerce.number().min(0.1).default(60),
   UNCONFIDENT_EVENTS_PER_KEY_BURST: z.coerce.number().int().min(1).default(10),
 
+  /** Searches of one tenant that run at once in an API process; more wait (up to the second), then 429. */
+  SEARCH_MAX_CONCURRENT_PER_TENANT: z.coerce.number().int().min(1).default(2),
+  SEARCH_MAX_QUEUED_PER_TENANT: z.coerce.number().int().min(0).default(64),
+
   /** Open live-event WebSocket sessions allowed per API key, per tenant, and per API process (close 4429 above). */
   WS_MAX_SESSIONS_PER_KEY: z.coerce.number().int().min(1).default(16),
   WS_MAX_SESSIONS_PER_TENANT: z.coerce.number().int().min(1).default(64),

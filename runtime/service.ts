@@ -205,6 +205,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
             minFactConfidence: config.SEARCH_UNCONFIDENT_MIN_FACT_CONFIDENCE,
           },
           unconfidentRate: { perMinute: config.UNCONFIDENT_EVENTS_PER_KEY_PER_MINUTE, burst: config.UNCONFIDENT_EVENTS_PER_KEY_BURST },
+          tenantConcurrency: { limit: config.SEARCH_MAX_CONCURRENT_PER_TENANT, maxWaiting: config.SEARCH_MAX_QUEUED_PER_TENANT },
         }),
         health: createHealthService(store, orchestrator),
         uploads,

@@ -13,6 +13,8 @@
  */
 import { observeSearch, unconfidentEventsSuppressed } from '../core/metrics.js';
 import { TokenBuckets } from '../core/token-bucket.js';
+import { ConcurrencyGate } from '../core/concurrency-gate.js';
+import { rateLimited } from '../core/errors.js';
 import type { Filter } from 'mongodb';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import type { Logger } from '../core/logger.js';
@@ -112,6 +114,8 @@ export function createSearchService(deps: {
   tuning: SearchTuning;
   /** memory_unconfident events per API key: sustained per minute, and burst. */
   unconfidentRate: { perMinute: number; burst: number };
+  /** Searches of one tenant running at once in this process, and waiting beyond that (then 429). */
+  tenantConcurrency: { limit: number; maxWaiting: number };
   logger: Logger;
 }) {
   const { store, tuning } = deps;
@@ -170,7 +174,7 @@ export function createSearchService(deps: {
     await store.events.append('memory_unconfident', principal.tenantId, ids, { query, reason, ...counts, collection_ids: ids });
   }
 
-  return {
+  const ungated = {
     async search(principal: Principal, input: SearchInput): Promise<SearchOutcome> {
       const { tenantId } = principal;
       const started = performance.now();
@@ -310,6 +314,24 @@ export function createSearchService(deps: {
           total_ms: round(finished - started),
         },
       };
+    },
+  };
+
+  /**
+   * At most `tenantConcurrency.limit` searches of one tenant run at once in this process (the
+   * rest wait their turn, up to `maxWaiting`, then 429): a tenant looping searches gets its share
+   * of the CPU, not all of it, and other tenants' searches do not queue behind its backlog.
+   */
+  const gate = new ConcurrencyGate(deps.tenantConcurrency.limit, deps.tenantConcurrency.maxWaiting);
+  return {
+    async search(principal: Principal, input: SearchInput): Promise<SearchOutcome> {
+      const release = await gate.acquire(principal.tenantId);
+      if (!release) throw rateLimited(1);
+      try {
+        return await ungated.search(principal, input);
+      } finally {
+        release();
+      }
     },
   };
 }

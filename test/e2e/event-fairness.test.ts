@@ -115,6 +115,8 @@ describe('event fairness between tenants (own API process, small limits)', () =>
         WS_MAX_SESSIONS_PER_TENANT: '4',
         WS_MAX_SESSIONS_PER_PROCESS: '8',
         WS_REVOCATION_CHECK_MS: '300',
+        SEARCH_MAX_CONCURRENT_PER_TENANT: '1',
+        SEARCH_MAX_QUEUED_PER_TENANT: '16',
       },
       path.join(info.logDir, 'api-fair.log'),
     );
@@ -165,6 +167,21 @@ describe('event fairness between tenants (own API process, small limits)', () =>
     const gap = await noisySocket.next((frame) => frame.reason === 'replay_gap');
     assert.ok((gap.oldest_seq as number) > start + 1);
     await closeAll();
+  });
+
+  it("bounds one tenant's concurrent searches (429 beyond its queue) without holding up another tenant's", async () => {
+    const busy = await fairTenant('busy');
+    const calm = await fairTenant('calm');
+    const burst = Promise.all(Array.from({ length: 40 }, (_, i) => busy.api.search([busy.collectionId], `qwzx burst ${i}`)));
+    await sleep(20);
+    const calmResponse = await calm.api.search([calm.collectionId], 'qwzx calm');
+    assert.equal(calmResponse.status, 200, 'another tenant is not queued behind the burst');
+    const responses = await burst;
+    const refused = responses.filter((response) => response.status === 429);
+    // How many pass depends on how fast the first ones finish; never more than 40 - (1 + 16) are refused.
+    assert.ok(refused.length >= 1 && refused.length <= 40 - 17, `${refused.length} of 40 refused beyond 1 running + 16 waiting`);
+    assert.ok(refused.every((response) => response.body.error.code === 'rate_limited' && response.headers.get('retry-after') === '1'));
+    assert.ok(responses.filter((response) => response.status === 200).length >= 17);
   });
 
   it('tells a paused subscriber whose events were trimmed meanwhile (replay_gap) instead of skipping them', async () => {
