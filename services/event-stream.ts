@@ -102,7 +102,14 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
   /** The text of a ring frame, signed by whichever session needs it first. */
   function textOf(frame: SharedFrame): string | Promise<string> {
     if (frame.text !== null) return frame.text;
-    frame.signing ??= serialise(frame.entry).then((text) => (frame.text = text));
+    // A failed signature is not remembered: the next wake tries again.
+    frame.signing ??= serialise(frame.entry).then(
+      (text) => (frame.text = text),
+      (error: unknown) => {
+        frame.signing = undefined;
+        throw error;
+      },
+    );
     return frame.signing;
   }
 
