@@ -8,7 +8,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../core/logger.js';
-import type { EventStream } from '../services/event-stream.js';
+import { CLOSE_CODES, type EventStream } from '../services/event-stream.js';
 import type { TicketService } from '../services/tickets.js';
 
 const PATH = '/v1/ws/memory-events';
@@ -27,6 +27,7 @@ const TICKET_MESSAGES: Record<string, string> = {
   unknown_ticket: 'The ticket is not valid; mint one with POST /v1/users/ws-ticket',
   ticket_expired: 'The ticket has expired; mint a new one with POST /v1/users/ws-ticket',
   ticket_used: 'The ticket was already used; tickets are single-use',
+  key_revoked: 'The API key that minted this ticket has been revoked',
 };
 
 export function attachEventWebSocket(
@@ -59,11 +60,26 @@ export function attachEventWebSocket(
   };
 
   const serve = (ws: WebSocket, tenantId: string, keyId: string, subscriberId: string | null) => {
-    const session = deps.events.open(tenantId, keyId, subscriberId, {
+    const admission = deps.events.open(tenantId, keyId, subscriberId, {
       send: (text) => ws.send(text),
       bufferedAmount: () => ws.bufferedAmount,
       close: (code, reason) => ws.close(code, reason),
     });
+    if (!admission.ok) {
+      // The socket is up (the ticket is spent): say why in a frame, then close with a clear code.
+      ws.send(
+        JSON.stringify({
+          action: 'error',
+          reason: 'too_many_sessions',
+          message: `at most ${admission.limit} open sessions per ${admission.scope}; close one and retry with a new ticket`,
+          scope: admission.scope,
+          limit: admission.limit,
+        }),
+      );
+      ws.close(CLOSE_CODES.tooManySessions, 'too_many_sessions');
+      return;
+    }
+    const session = admission.session;
     // Frames are handled one at a time, in order (a subscribe must finish before the next ack).
     let queue = Promise.resolve();
     ws.on('message', (data, isBinary) => {

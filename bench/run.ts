@@ -9,6 +9,8 @@
  *   search       4. search latency over 10,000 and 100,000 synthetic chunks (random vectors,
  *                   Zipf-distributed synthetic text), each in its own collection;
  *   events       6. live events: append → WebSocket receipt latency and delivery rate;
+ *   fairness    10. one tenant floods weak searches and holds sockets at its cap while another ingests,
+ *                   subscribes, disconnects and resumes: its events lost, search p95 idle vs loaded, RSS;
  *   device      11. device memory: snapshot size, export/import time, device create and search beside
  *                   collection search, on 1,000 memories (bench/device.ts; BENCH_DEVICE_MEMORIES);
  * then, after the whole stack is stopped:
@@ -16,7 +18,7 @@
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
  *   vector-scan  8. the vector index's brute-force scan alone (bench/vector-scan.ts);
  *   soak         9. the H2 stand-in's durability: acknowledged writes after a clean restart and a SIGKILL (bench/soak.ts).
- *   workflows    10. workflow reads: pattern precision/recall, instance linking, position and verb-class accuracy on
+ *   workflows   12. workflow reads: pattern precision/recall, instance linking, position and verb-class accuracy on
  *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/workflows/).
  *
  * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
@@ -40,6 +42,7 @@ import { openStore, type Store } from '../store/index.js';
 import { fetchBreakdowns } from './breakdown.js';
 import { deviceScenario } from './device.js';
 import { eventScenario } from './events.js';
+import { fairnessScenario } from './fairness.js';
 import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
@@ -74,6 +77,7 @@ const SCENARIOS = [
   'retrieval',
   'search',
   'events',
+  'fairness',
   'device',
   'embed',
   'extractors',
@@ -83,7 +87,7 @@ const SCENARIOS = [
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
-const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events', 'device'];
+const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events', 'fairness', 'device'];
 
 /** BENCH_ONLY=a,b: only those scenarios; unset or empty: all of them. */
 function selectedScenarios(value: string | undefined): Set<Scenario> {
@@ -654,6 +658,19 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
     info('6) live events: append → WebSocket receipt latency, and delivery rate of one API process');
     const eventsCollection = await admin.createCollection(tenantId, 'events');
     await eventScenario(baseUrl, boot.apiKey, store, tenantId, eventsCollection._id);
+  }
+
+  if (runs('fairness')) {
+    info('10) fairness: tenant A floods weak searches and holds sockets at its cap; tenant B ingests, drops and resumes');
+    await fairnessScenario({
+      baseUrl,
+      store,
+      tenant: async (name) => {
+        const created = await admin.bootstrap(`${name}-${Date.now().toString(36)}`, 'main', 'bench');
+        return { tenantId: created.tenant._id, apiKey: created.apiKey, collectionId: created.collection._id };
+      },
+      rssMb: () => readRssMb(servicePid)?.rss ?? null,
+    });
   }
 
   if (runs('device')) {

@@ -23,6 +23,9 @@ import { ConnectionLostError, HttpError, MemoryEventsError, RejectedEventError, 
 import { type ControlFrame, type ErrorFrame, type EventFrame, type ClientFrame, parseServerFrame } from './frames.js';
 import { errorBodyFields, mintTicket } from './http.js';
 
+/** Close code of a session whose API key was revoked (docs/events.md). */
+const KEY_REVOKED_CLOSE = 4401;
+
 export * from './errors.js';
 export * from './frames.js';
 export { backoffDelay, DEFAULT_RECONNECT, type ReconnectPolicy } from './backoff.js';
@@ -424,7 +427,8 @@ export class MemoryEventsClient {
     socket.on('error', (error) => conn.end(new ConnectionLostError(1006, '', `connection error: ${error.message}`, { cause: error })));
     socket.on('close', (code, reason) => {
       const text = reason.toString('utf8');
-      conn.end(new ConnectionLostError(code, text, `connection closed (${code}${text ? ` ${text}` : ''})`));
+      // 4401 key_revoked: the key will not mint another ticket; reconnecting cannot help.
+      conn.end(new ConnectionLostError(code, text, `connection closed (${code}${text ? ` ${text}` : ''})`), code === KEY_REVOKED_CLOSE);
       resolveClosed();
     });
   }

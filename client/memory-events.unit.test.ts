@@ -221,6 +221,20 @@ describe('MemoryEventsClient', { timeout: 20_000 }, () => {
     assert.equal(lost.closeReason, 'slow_consumer');
   });
 
+  it('gives up after a 4401 key_revoked close instead of reconnecting', async () => {
+    const server = await startServer();
+    const { client } = makeClient(server);
+    await client.start();
+    await server.publish();
+    await client.waitFor((c) => c.highWaterSeq === 1);
+    server.dropAll({ code: 4401, reason: 'key_revoked' });
+    const ended = await client.done;
+    assert.ok(ended instanceof ConnectionLostError);
+    assert.equal(ended.closeCode, 4401);
+    assert.equal(client.state, 'stopped');
+    assert.equal(server.mints, 1, 'no new ticket was minted');
+  });
+
   it('starts from lastProcessedSeq and passes subscriber_id on the URL', async () => {
     const server = await startServer();
     for (let i = 0; i < 5; i += 1) await server.publish();

@@ -82,12 +82,32 @@ const configSchema = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.1).default(200),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(400),
 
-  EVENT_LOG_MAX_EVENTS: z.coerce.number().int().min(100).default(100_000),
-  EVENT_LOG_MAX_BYTES: z.coerce
+  /**
+   * Event-log retention, per tenant: each tenant keeps at least its own newest N events, whatever
+   * other tenants append (docs/events.md#retention). Replaces the global EVENT_LOG_MAX_EVENTS.
+   */
+  EVENT_LOG_MAX_EVENTS_PER_TENANT: z.coerce.number().int().min(10).default(20_000),
+  /** memory_unconfident events one API key may cause, per minute (sustained), and in a burst; beyond: not emitted. */
+  UNCONFIDENT_EVENTS_PER_KEY_PER_MINUTE: z.coerce.number().min(0.1).default(60),
+  UNCONFIDENT_EVENTS_PER_KEY_BURST: z.coerce.number().int().min(1).default(10),
+
+  /** Searches of one tenant that run at once in an API process; more wait (up to the second), then 429. */
+  SEARCH_MAX_CONCURRENT_PER_TENANT: z.coerce.number().int().min(1).default(2),
+  SEARCH_MAX_QUEUED_PER_TENANT: z.coerce.number().int().min(0).default(64),
+
+  /** Open live-event WebSocket sessions allowed per API key, per tenant, and per API process (close 4429 above). */
+  WS_MAX_SESSIONS_PER_KEY: z.coerce.number().int().min(1).default(16),
+  WS_MAX_SESSIONS_PER_TENANT: z.coerce.number().int().min(1).default(64),
+  WS_MAX_SESSIONS_PER_PROCESS: z.coerce.number().int().min(1).default(2000),
+  /** Recent events each API process keeps in memory for its sessions (one copy, all tenants); older ones are read from the log. */
+  EVENT_FANOUT_MAX_EVENTS: z.coerce.number().int().min(10).default(5000),
+  EVENT_FANOUT_MAX_BYTES: z.coerce
     .number()
     .int()
-    .min(1024 * 1024)
-    .default(256 * 1024 * 1024),
+    .min(64 * 1024)
+    .default(16 * 1024 * 1024),
+  /** How often each API process looks for revoked keys among its open sessions (they close with 4401). */
+  WS_REVOCATION_CHECK_MS: z.coerce.number().int().min(100).default(2000),
 
   /** Unsent bytes a slow WebSocket subscriber may have before it is closed (it resumes by replay). */
   WS_MAX_BUFFERED_BYTES: z.coerce

@@ -87,6 +87,38 @@ export const eventsDelivered = new Counter({
   registers,
 });
 
+export const eventFramesSigned = new Counter({
+  name: 'engram_event_frames_signed_total',
+  help: 'Event frames signed by this process (each event once, shared by every session that sends it)',
+  registers,
+});
+
+export const eventLogReads = new Counter({
+  name: 'engram_event_log_reads_total',
+  help: 'Reads of the durable event log by the live stream: follower (the one tail per process) or catch_up (a session behind it)',
+  labelNames: ['reader'] as const,
+  registers,
+});
+
+export const websocketSessionsRefused = new Counter({
+  name: 'engram_websocket_sessions_refused_total',
+  help: 'WebSocket sessions closed at once with 4429 too_many_sessions, by the cap reached (key, tenant, process)',
+  labelNames: ['scope'] as const,
+  registers,
+});
+
+export const websocketKeyRevocations = new Counter({
+  name: 'engram_websocket_key_revocations_total',
+  help: 'WebSocket sessions closed with 4401 key_revoked because their API key was revoked',
+  registers,
+});
+
+export const unconfidentEventsSuppressed = new Counter({
+  name: 'engram_unconfident_events_suppressed_total',
+  help: 'memory_unconfident events not emitted because the API key exceeded its event rate',
+  registers,
+});
+
 export const indexEntries = new Gauge({
   name: 'engram_index_entries',
   help: 'Entries in the in-process search indexes: vector rows, lexical postings, graph entities and facts',

@@ -249,6 +249,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
             minActivation: config.SEARCH_UNCONFIDENT_MIN_ACTIVATION,
             minFactConfidence: config.SEARCH_UNCONFIDENT_MIN_FACT_CONFIDENCE,
           },
+          unconfidentRate: { perMinute: config.UNCONFIDENT_EVENTS_PER_KEY_PER_MINUTE, burst: config.UNCONFIDENT_EVENTS_PER_KEY_BURST },
+          tenantConcurrency: { limit: config.SEARCH_MAX_CONCURRENT_PER_TENANT, maxWaiting: config.SEARCH_MAX_QUEUED_PER_TENANT },
         }),
         health: createHealthService(store, orchestrator),
         uploads,
@@ -262,7 +264,19 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       store,
       logger,
       signer: signing?.signer ?? null,
-      options: { maxFrameBytes: 64 * 1024, softBufferBytes: 1024 * 1024, hardBufferBytes: config.WS_MAX_BUFFERED_BYTES },
+      options: {
+        maxFrameBytes: 64 * 1024,
+        softBufferBytes: Math.min(1024 * 1024, Math.floor(config.WS_MAX_BUFFERED_BYTES / 2)),
+        hardBufferBytes: config.WS_MAX_BUFFERED_BYTES,
+        sessionLimits: {
+          perKey: config.WS_MAX_SESSIONS_PER_KEY,
+          perTenant: config.WS_MAX_SESSIONS_PER_TENANT,
+          perProcess: config.WS_MAX_SESSIONS_PER_PROCESS,
+        },
+        revocationCheckMs: config.WS_REVOCATION_CHECK_MS,
+        ringFrames: config.EVENT_FANOUT_MAX_EVENTS,
+        ringBytes: config.EVENT_FANOUT_MAX_BYTES,
+      },
     });
     const detachWebSocket = attachEventWebSocket(server, { tickets, events: eventStream, logger });
     // Gauges sampled at scrape time (GET /metrics).

@@ -1,16 +1,34 @@
 /**
  * The live event stream, independent of the WebSocket library: one EventSession per connection
- * speaks the protocol (subscribe / ack / heartbeat / unsubscribe), and one follower per process
- * wakes the sessions when the durable log grows. Every session reads the log itself from its
- * own cursor, in seq order, so replay and live delivery are one loop: no gap and no duplicate
- * at the seam, and several API processes each deliver independently.
+ * speaks the protocol (subscribe / ack / heartbeat / unsubscribe).
+ *
+ * The durable log is followed ONCE per process: one tail reads every tenant's new entries in seq
+ * order, signs and serialises each one once, and keeps the recent ones in a bounded ring
+ * (services/event-fanout.ts). Sessions read the ring from their own cursor, in memory, so an idle
+ * session costs no query and a frame is never signed twice. A session whose cursor is older than
+ * the ring (a replay with last_ack_seq, or one that paused on a full socket while the ring moved
+ * on) reads the log itself, for its tenant, until it reaches the ring. Both paths go in seq order
+ * from the cursor, so replay and live delivery are one loop: no gap, no duplicate at the seam.
+ *
+ * Bounds: sessions per key, tenant and process (close 4429 too_many_sessions); no per-session
+ * queue (a session sends only while its socket has less than softBufferBytes unsent, and is
+ * closed with 1013 slow_consumer above hardBufferBytes); sessions of revoked keys are closed with
+ * 4401 key_revoked within revocationCheckMs.
  */
-import { eventsDelivered, websocketSlowConsumers } from '../core/metrics.js';
+import {
+  eventFramesSigned,
+  eventLogReads,
+  eventsDelivered,
+  websocketKeyRevocations,
+  websocketSessionsRefused,
+  websocketSlowConsumers,
+} from '../core/metrics.js';
 import type { EventFrameWithoutSignature, SignatureObject } from '../core/event-signature.js';
 import type { Logger } from '../core/logger.js';
 import { isUuid } from '../core/ids.js';
-import type { EventEntry } from '../store/events.js';
+import { entryMatches, type EventEntry, type EventFilter } from '../store/events.js';
 import type { Store } from '../store/index.js';
+import { EventRing, SessionCounter, type SessionLimits, type SessionLimitScope, type SharedFrame } from './event-fanout.js';
 
 export interface Transport {
   send(text: string): void;
@@ -26,19 +44,32 @@ export type FrameSigner = (frame: EventFrameWithoutSignature) => Promise<Signatu
 export interface EventStreamOptions {
   /** Largest client frame accepted, in bytes (larger: an error frame; the socket stays open). */
   maxFrameBytes: number;
-  /** Above this many unsent bytes a session pauses reading the log... */
+  /** Above this many unsent bytes a session stops sending (its cursor waits)... */
   softBufferBytes: number;
   /** ...and above this it is closed (1013 slow_consumer): the client resumes by replay. */
   hardBufferBytes: number;
+  sessionLimits: SessionLimits;
+  /** How often open sessions' keys are checked for revocation. */
+  revocationCheckMs: number;
+  /** Recent events kept in memory for the sessions (count and serialised bytes). */
+  ringFrames?: number;
+  ringBytes?: number;
 }
+
+/** WebSocket close codes of the stream (docs/events.md). */
+export const CLOSE_CODES = {
+  slowConsumer: 1013,
+  serverShutdown: 1001,
+  keyRevoked: 4401,
+  tooManySessions: 4429,
+} as const;
 
 const BATCH = 200;
+const TAIL_BATCH = 500;
 const ACK_FLUSH_MS = 200;
-
-interface Subscription {
-  collectionIds: string[];
-  eventTypes: string[];
-}
+/** A paused session looks at its socket again this often (ws has no public drain event). */
+const PAUSED_RECHECK_MS = 50;
+const SIGNED_CACHE = 4096;
 
 export const frameOf = (entry: EventEntry): EventFrameWithoutSignature => ({
   action: 'event',
@@ -50,29 +81,135 @@ export const frameOf = (entry: EventEntry): EventFrameWithoutSignature => ({
   ts: entry.ts.toISOString(),
 });
 
+export type Admission = { ok: true; session: EventSession } | { ok: false; scope: SessionLimitScope; limit: number };
+
+export interface EventSession {
+  receive(text: string, byteLength: number): Promise<void>;
+  close(code: number, reason: string): void;
+  ended(): Promise<void>;
+}
+
 export function createEventStream(deps: { store: Store; logger: Logger; signer: FrameSigner | null; options: EventStreamOptions }) {
   const { store, logger, options } = deps;
-  const sessions = new Set<EventSession>();
+  const sessions = new Set<Session>();
+  const counter = new SessionCounter(options.sessionLimits);
+  const ring = new EventRing(options.ringFrames ?? 5000, options.ringBytes ?? 16 * 1024 * 1024);
+  /** Frames signed for catch-up reads (older than the ring), shared by every session replaying them. */
+  const signedCache = new Map<number, string>();
   let stopFollowing: (() => Promise<void>) | null = null;
+  let revocationTimer: NodeJS.Timeout | null = null;
 
-  const wakeAll = () => {
-    for (const session of sessions) session.wake();
+  /** The text of a ring frame, signed by whichever session needs it first. */
+  function textOf(frame: SharedFrame): string | Promise<string> {
+    if (frame.text !== null) return frame.text;
+    // A failed signature is not remembered: the next wake tries again.
+    frame.signing ??= serialise(frame.entry).then(
+      (text) => (frame.text = text),
+      (error: unknown) => {
+        frame.signing = undefined;
+        throw error;
+      },
+    );
+    return frame.signing;
+  }
+
+  /** The frame text of an entry: from the ring, the cache, or signed now (once). */
+  async function shared(entry: EventEntry): Promise<string> {
+    const held = ring.get(entry.seq);
+    if (held) return textOf(held);
+    const cached = signedCache.get(entry.seq);
+    if (cached !== undefined) return cached;
+    const text = await serialise(entry);
+    signedCache.set(entry.seq, text);
+    if (signedCache.size > SIGNED_CACHE) signedCache.delete(signedCache.keys().next().value as number);
+    return text;
+  }
+
+  async function serialise(entry: EventEntry): Promise<string> {
+    const frame = frameOf(entry);
+    if (!deps.signer) return JSON.stringify(frame);
+    eventFramesSigned.inc();
+    return JSON.stringify({ ...frame, signature: await deps.signer(frame) });
+  }
+
+  // ---- the one tail of the log per process ----------------------------------------------------
+  let pulling = false;
+  let pullAgain = false;
+  const pull = (): void => {
+    if (pulling) {
+      pullAgain = true;
+      return;
+    }
+    pulling = true;
+    void tail()
+      .catch((error: unknown) => logger.warn({ err: error }, 'event log follow failed'))
+      .finally(() => {
+        pulling = false;
+        if (pullAgain && stopFollowing) {
+          pullAgain = false;
+          pull();
+        }
+      });
   };
+
+  async function tail(): Promise<void> {
+    if (!ring.ready) ring.reset(await store.events.log.latestSeq());
+    const touched = new Set<string>();
+    for (;;) {
+      const entries = await store.events.readAll(ring.head, TAIL_BATCH);
+      eventLogReads.inc({ reader: 'follower' });
+      for (const entry of entries) {
+        // A hole (trimmed before this process read it) restarts the ring after it: sessions
+        // behind it read the log, where the tenant's watermark tells them about the loss.
+        const text = signedCache.get(entry.seq) ?? null;
+        ring.push({ entry, text, bytes: 512 + JSON.stringify(entry.payload).length } satisfies SharedFrame);
+        touched.add(entry.tenant_id);
+      }
+      if (entries.length < TAIL_BATCH) break;
+    }
+    for (const session of sessions) if (session.wantsWake(touched)) session.wake();
+  }
+
   const ensureFollowing = () => {
-    stopFollowing ??= store.events.follow(wakeAll, (error) => logger.warn({ err: error }, 'event change stream unavailable: polling'));
+    stopFollowing ??= store.events.follow(pull, (error) => logger.warn({ err: error }, 'event change stream unavailable: polling'));
+  };
+  const ensureRevocationChecks = () => {
+    if (revocationTimer) return;
+    revocationTimer = setInterval(() => void closeRevoked(), options.revocationCheckMs);
+    revocationTimer.unref();
   };
 
-  class EventSession {
-    private subscription: Subscription | null = null;
+  /** Sessions whose API key was revoked since they connected are closed (4401 key_revoked). */
+  async function closeRevoked(): Promise<void> {
+    const keyIds = [...new Set([...sessions].map((session) => session.keyId))];
+    if (keyIds.length === 0) return;
+    try {
+      const revoked = await store.tenants.inactiveKeyIds(keyIds);
+      for (const session of sessions) {
+        if (!revoked.has(session.keyId)) continue;
+        websocketKeyRevocations.inc();
+        session.refuse('key_revoked', 'the API key of this session was revoked', CLOSE_CODES.keyRevoked);
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'revocation check failed; retrying at the next interval');
+    }
+  }
+
+  class Session implements EventSession {
+    private subscription: EventFilter | null = null;
     private cursor = 0;
     private pumping = false;
     private wakeAgain = false;
     private closed = false;
+    private paused = false;
+    private catchingUp = false;
     private pendingAck: number | null = null;
     private ackTimer: NodeJS.Timeout | null = null;
+    private pauseTimer: NodeJS.Timeout | null = null;
 
     constructor(
       private readonly tenantId: string,
+      readonly keyId: string,
       private readonly identity: string,
       private readonly transport: Transport,
     ) {}
@@ -83,6 +220,12 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
 
     private fail(reason: string, message: string, extra: Record<string, unknown> = {}): void {
       this.send({ action: 'error', reason, message, ...extra });
+    }
+
+    /** An error frame, then the close: the client learns why in both. */
+    refuse(reason: string, message: string, code: number): void {
+      this.fail(reason, message);
+      this.close(code, reason);
     }
 
     async receive(text: string, byteLength: number): Promise<void> {
@@ -137,19 +280,27 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
       else if (this.subscription)
         start = this.cursor; // re-subscribe: carry on from here
       else start = (await store.eventAcks.lastAck(this.identity)) ?? (await store.events.log.latestSeq());
-      const oldest = await store.events.log.oldestSeq();
-      if (oldest > 0 && start < oldest - 1) {
-        this.fail('replay_gap', `events after ${start} are no longer retained; continuing from the oldest retained event, ${oldest}`, {
-          requested_after: start,
-          oldest_seq: oldest,
-        });
-        start = oldest - 1;
-      }
-      this.subscription = { collectionIds: ids, eventTypes: [...new Set(eventTypes as string[])] };
+      start = await this.checkRetention(start);
+      this.subscription = { tenantId: this.tenantId, collectionIds: ids, eventTypes: [...new Set(eventTypes as string[])] };
       this.cursor = start;
       this.send({ action: 'subscribed', collections: ids, event_types: this.subscription.eventTypes });
       ensureFollowing();
       this.wake();
+    }
+
+    /**
+     * A cursor below the tenant's trim watermark may have missed events: say so (replay_gap) and
+     * continue from the oldest retained one. Returns the cursor to continue from.
+     */
+    private async checkRetention(cursor: number): Promise<number> {
+      const trimmed = await store.events.trimmedThrough(this.tenantId);
+      if (cursor >= trimmed) return cursor;
+      const oldest = (await store.events.oldestRetained(this.tenantId, trimmed)) ?? trimmed + 1;
+      this.fail('replay_gap', `events after ${cursor} are no longer retained; continuing from the oldest retained event, ${oldest}`, {
+        requested_after: cursor,
+        oldest_seq: oldest,
+      });
+      return oldest - 1;
     }
 
     private ack(seq: unknown): void {
@@ -168,7 +319,12 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
         await store.eventAcks.record(this.identity, seq).catch((error: unknown) => logger.warn({ err: error }, 'ack not recorded'));
     }
 
-    /** Reads and sends what the subscription has not seen yet; one pump at a time per session. */
+    /** After the tail read new entries: whether this session may have something to send. */
+    wantsWake(touched: ReadonlySet<string>): boolean {
+      return this.subscription !== null && !this.closed && (touched.has(this.tenantId) || this.catchingUp || this.paused);
+    }
+
+    /** Sends what the subscription has not seen yet; one pump at a time per session. */
     wake(): void {
       if (this.pumping) {
         this.wakeAgain = true;
@@ -186,27 +342,78 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
         });
     }
 
+    /** Whether the socket can take more now; pauses (and re-checks soon) or closes when not. */
+    private hasRoom(): boolean {
+      const buffered = this.transport.bufferedAmount();
+      if (buffered <= options.softBufferBytes) {
+        this.paused = false;
+        return true;
+      }
+      if (buffered > options.hardBufferBytes) {
+        websocketSlowConsumers.inc();
+        this.close(CLOSE_CODES.slowConsumer, 'slow_consumer');
+        return false;
+      }
+      this.paused = true;
+      this.pauseTimer ??= setTimeout(() => {
+        this.pauseTimer = null;
+        this.wake();
+      }, PAUSED_RECHECK_MS);
+      return false;
+    }
+
+    private deliver(text: string, seq: number): void {
+      this.transport.send(text);
+      eventsDelivered.inc();
+      this.cursor = seq;
+    }
+
     private async pump(): Promise<void> {
       for (;;) {
         const subscription = this.subscription;
         if (!subscription || this.closed) return;
-        if (this.transport.bufferedAmount() > options.softBufferBytes) {
-          // Let the socket drain; the next wake (or the safety poll) resumes from the cursor.
-          if (this.transport.bufferedAmount() > options.hardBufferBytes) {
-            websocketSlowConsumers.inc();
-            this.close(1013, 'slow_consumer');
+        if (!this.hasRoom()) return;
+        if (ring.covers(this.cursor)) {
+          // Live: from memory, no query, frames already signed.
+          this.catchingUp = false;
+          for (let seq = this.cursor + 1; seq <= ring.head; seq++) {
+            const frame = ring.get(seq);
+            if (!frame) break; // the ring restarted meanwhile: the next round reads the log
+            if (entryMatches(frame.entry, subscription)) {
+              if (!this.hasRoom()) return;
+              const text = await textOf(frame);
+              if (this.subscription !== subscription || this.closed) break;
+              this.deliver(text, seq);
+            } else this.cursor = seq;
           }
-          return;
+          if (ring.covers(this.cursor)) return;
+          continue;
         }
-        const entries = await store.events.readFor({ tenantId: this.tenantId, ...subscription }, this.cursor, BATCH);
+        // Behind the ring: read this tenant's part of the log from the cursor.
+        this.catchingUp = true;
+        const headBefore = ring.ready ? ring.head : 0;
+        const from = this.cursor;
+        let entries = await store.events.readFor(subscription, from, BATCH);
+        eventLogReads.inc({ reader: 'catch_up' });
         if (this.subscription !== subscription) continue; // re-subscribed meanwhile
-        for (const entry of entries) {
-          const frame = frameOf(entry);
-          this.send(deps.signer ? { ...frame, signature: await deps.signer(frame) } : frame);
-          eventsDelivered.inc();
-          this.cursor = entry.seq;
+        // Checked after the read: a trim raises the watermark before it deletes, so whatever
+        // this read may have missed shows up here as a watermark above the cursor.
+        const resumed = await this.checkRetention(from);
+        if (resumed !== from) {
+          this.cursor = resumed;
+          entries = entries.filter((entry) => entry.seq > resumed);
         }
-        if (entries.length < BATCH) return;
+        for (const entry of entries) {
+          if (this.subscription !== subscription || this.closed) break;
+          if (!this.hasRoom()) return;
+          this.deliver(await shared(entry), entry.seq);
+        }
+        if (this.subscription !== subscription) continue;
+        // Everything of this subscription up to what the tail had read is sent: jump to it.
+        if (entries.length < BATCH) {
+          this.cursor = Math.max(this.cursor, headBefore);
+          if (!ring.covers(this.cursor)) return; // the tail has not started yet: next wake
+        }
       }
     }
 
@@ -221,19 +428,30 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
     }
 
     async ended(): Promise<void> {
+      if (!sessions.delete(this)) return;
       this.closed = true;
-      sessions.delete(this);
+      counter.release(this.tenantId, this.keyId);
       if (this.ackTimer) clearTimeout(this.ackTimer);
+      if (this.pauseTimer) clearTimeout(this.pauseTimer);
       await this.flushAck();
     }
   }
 
   return {
-    /** A new session for an authenticated connection. `subscriberId` names the ack identity. */
-    open(tenantId: string, keyId: string, subscriberId: string | null, transport: Transport): EventSession {
-      const session = new EventSession(tenantId, `${keyId}:${subscriberId ?? 'default'}`, transport);
+    /**
+     * A new session for an authenticated connection, unless a session cap is reached (the caller
+     * then closes the socket with 4429). `subscriberId` names the ack identity.
+     */
+    open(tenantId: string, keyId: string, subscriberId: string | null, transport: Transport): Admission {
+      const refused = counter.admit(tenantId, keyId);
+      if (refused) {
+        websocketSessionsRefused.inc({ scope: refused });
+        return { ok: false, scope: refused, limit: counter.limitOf(refused) };
+      }
+      const session = new Session(tenantId, keyId, `${keyId}:${subscriberId ?? 'default'}`, transport);
       sessions.add(session);
-      return session;
+      ensureRevocationChecks();
+      return { ok: true, session };
     },
     sessionCount: () => sessions.size,
     /** The lowest delivery cursor among subscribed sessions (null when none): follower lag is head minus this. */
@@ -244,8 +462,10 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
     async stop(): Promise<void> {
       await stopFollowing?.();
       stopFollowing = null;
+      if (revocationTimer) clearInterval(revocationTimer);
+      revocationTimer = null;
       for (const session of [...sessions]) {
-        session.close(1001, 'server_shutdown');
+        session.close(CLOSE_CODES.serverShutdown, 'server_shutdown');
         await session.ended();
       }
     },

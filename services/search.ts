@@ -11,7 +11,10 @@
  * chunks), fused, and cut to `limit`. Weak results are flagged in the response and, as a
  * `memory_unconfident` event, on the event stream.
  */
-import { observeSearch } from '../core/metrics.js';
+import { observeSearch, unconfidentEventsSuppressed } from '../core/metrics.js';
+import { TokenBuckets } from '../core/token-bucket.js';
+import { ConcurrencyGate } from '../core/concurrency-gate.js';
+import { rateLimited } from '../core/errors.js';
 import type { Filter } from 'mongodb';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import type { Logger } from '../core/logger.js';
@@ -22,6 +25,7 @@ import type { SearchIndex } from '../search/search-index.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
 import type { MemoryDoc, MemoryKind, MemorySummaryDoc } from '../store/memories.js';
+import type { Principal } from './auth.js';
 import type { CollectionService } from './collections.js';
 import {
   backersToCheck,
@@ -109,6 +113,10 @@ export function createSearchService(deps: {
   embedder: () => Promise<Embedder>;
   extractor: StructureExtractor;
   tuning: SearchTuning;
+  /** memory_unconfident events per API key: sustained per minute, and burst. */
+  unconfidentRate: { perMinute: number; burst: number };
+  /** Searches of one tenant running at once in this process, and waiting beyond that (then 429). */
+  tenantConcurrency: { limit: number; maxWaiting: number };
   logger: Logger;
 }) {
   const { store, tuning } = deps;
@@ -149,15 +157,27 @@ export function createSearchService(deps: {
     return { unconfident: reason !== null, reason, ...stats };
   }
 
-  async function announceUnconfident(tenantId: string, collectionIds: string[], query: string, confidence: SearchConfidence) {
+  /**
+   * One memory_unconfident event per weak search, naming every searched collection (the frame's
+   * collection_id is the first; payload.collection_ids all of them, and a subscriber to any of
+   * them receives it), and at most the key's event rate: a key looping weak searches cannot fill
+   * the log. Beyond the rate the search still answers with its confidence; only the event is
+   * dropped (counted in engram_unconfident_events_suppressed_total).
+   */
+  const unconfidentBudget = new TokenBuckets(deps.unconfidentRate.perMinute / 60, deps.unconfidentRate.burst);
+  async function announceUnconfident(principal: Principal, collectionIds: string[], query: string, confidence: SearchConfidence) {
+    if (unconfidentBudget.take(principal.keyId) > 0) {
+      unconfidentEventsSuppressed.inc();
+      return;
+    }
     const { unconfident: _unconfident, reason, ...counts } = confidence;
-    await Promise.all(
-      collectionIds.map((collectionId) => store.events.append('memory_unconfident', tenantId, collectionId, { query, reason, ...counts })),
-    );
+    const ids = [...new Set(collectionIds)];
+    await store.events.append('memory_unconfident', principal.tenantId, ids, { query, reason, ...counts, collection_ids: ids });
   }
 
-  return {
-    async search(tenantId: string, input: SearchInput): Promise<SearchOutcome> {
+  const ungated = {
+    async search(principal: Principal, input: SearchInput): Promise<SearchOutcome> {
+      const { tenantId } = principal;
       const started = performance.now();
       const { signals } = input;
       await deps.collections.assertReadable(tenantId, input.collectionIds, 'collection_ids');
@@ -263,7 +283,7 @@ export function createSearchService(deps: {
 
       const confidence = assess(hits, graph, activations);
       const sideEffects: Promise<void>[] = [];
-      if (confidence.unconfident) sideEffects.push(announceUnconfident(tenantId, input.collectionIds, input.query, confidence));
+      if (confidence.unconfident) sideEffects.push(announceUnconfident(principal, input.collectionIds, input.query, confidence));
       if (input.trackAccess) sideEffects.push(store.memories.recordAccess([...new Set(hits.map((hit) => hit.memory._id))]));
       // Neither may fail the search it describes; both are logged.
       await Promise.all(
@@ -295,6 +315,24 @@ export function createSearchService(deps: {
           total_ms: round(finished - started),
         },
       };
+    },
+  };
+
+  /**
+   * At most `tenantConcurrency.limit` searches of one tenant run at once in this process (the
+   * rest wait their turn, up to `maxWaiting`, then 429): a tenant looping searches gets its share
+   * of the CPU, not all of it, and other tenants' searches do not queue behind its backlog.
+   */
+  const gate = new ConcurrencyGate(deps.tenantConcurrency.limit, deps.tenantConcurrency.maxWaiting);
+  return {
+    async search(principal: Principal, input: SearchInput): Promise<SearchOutcome> {
+      const release = await gate.acquire(principal.tenantId);
+      if (!release) throw rateLimited(1);
+      try {
+        return await ungated.search(principal, input);
+      } finally {
+        release();
+      }
     },
   };
 }

@@ -1,12 +1,22 @@
-/** WebSocket tickets: minted with an API key, consumed once by the WebSocket upgrade. */
+/**
+ * WebSocket tickets: minted with an API key, consumed once by the WebSocket upgrade. A ticket is
+ * only as good as the key that minted it: one whose key was revoked since is refused at the
+ * upgrade (`key_revoked`), so revocation reaches tickets already handed out.
+ */
 import type { Principal } from './auth.js';
 import type { Store } from '../store/index.js';
 import type { TicketUse } from '../store/tickets.js';
 
+export type TicketCheck = TicketUse | { ok: false; reason: 'key_revoked' };
+
 export function createTicketService(store: Store, ttlSeconds: number) {
   return {
     mint: (principal: Principal) => store.tickets.mint(principal.tenantId, principal.keyId, ttlSeconds),
-    use: (ticket: string): Promise<TicketUse> => store.tickets.use(ticket),
+    async use(ticket: string): Promise<TicketCheck> {
+      const use = await store.tickets.use(ticket);
+      if (use.ok && !(await store.tenants.isKeyActive(use.ticket.key_id))) return { ok: false, reason: 'key_revoked' };
+      return use;
+    },
   };
 }
 

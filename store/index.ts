@@ -42,10 +42,7 @@ export interface Store {
 }
 
 export async function openStore(
-  config: Pick<
-    Config,
-    'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS' | 'EVENT_LOG_MAX_BYTES' | 'IDEMPOTENCY_TTL_SECONDS' | 'INDEX_FEED_MAX_ENTRIES'
-  >,
+  config: Pick<Config, 'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS_PER_TENANT' | 'IDEMPOTENCY_TTL_SECONDS' | 'INDEX_FEED_MAX_ENTRIES'>,
   uri: string,
 ): Promise<Store> {
   const database = await connectDatabase(uri, config.MONGODB_DB);
@@ -67,7 +64,7 @@ export async function openStore(
     collections: new CollectionRepository(db),
     tickets: new TicketRepository(db),
     eventAcks: new EventAckRepository(db),
-    events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS, config.EVENT_LOG_MAX_BYTES),
+    events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS_PER_TENANT),
     purge: new MemoryPurge(db, repositories),
     snapshots: new SnapshotRepository(repositories),
     ping: () => ping(db),

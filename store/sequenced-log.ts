@@ -38,6 +38,12 @@ export interface SequencedLogOptions {
   maxBytes: number;
   /** Entries committed per insertMany; bounds one batch's size and latency. */
   batchSize?: number;
+  /**
+   * `global` (the default): the newest maxEntries are kept, by a capped collection where the
+   * server has them, else by trimming on seq. `owner`: never capped, never trimmed here; the
+   * owner trims (the event log keeps a window per tenant, store/events.ts).
+   */
+  retention?: 'global' | 'owner';
 }
 
 const TRIM_EVERY_APPENDS = 500;
@@ -64,7 +70,8 @@ export class SequencedLog<T extends LogEntry> {
   ): Promise<SequencedLog<T>> {
     const exists = (await db.listCollections({ name }, { nameOnly: true }).toArray()).length > 0;
     let capped = false;
-    if (!exists && capabilities.cappedCollections) {
+    const global = (options.retention ?? 'global') === 'global';
+    if (!exists && global && capabilities.cappedCollections) {
       try {
         await db.createCollection(name, { capped: true, size: options.maxBytes, max: options.maxEntries });
         capped = true;
@@ -160,7 +167,7 @@ export class SequencedLog<T extends LogEntry> {
       }
     }
     this.appendsSinceTrim += batch.length;
-    if (!this.capped && this.appendsSinceTrim >= TRIM_EVERY_APPENDS) {
+    if (!this.capped && this.options.retention !== 'owner' && this.appendsSinceTrim >= TRIM_EVERY_APPENDS) {
       this.appendsSinceTrim = 0;
       await this.trim();
     }
@@ -168,7 +175,7 @@ export class SequencedLog<T extends LogEntry> {
 
   /** Portable retention for servers without capped collections: drop entries by seq. */
   async trim(): Promise<number> {
-    if (this.capped) return 0;
+    if (this.capped || this.options.retention === 'owner') return 0;
     const latest = await this.latestSeq();
     const cutoff = latest - this.options.maxEntries;
     if (cutoff <= 0) return 0;

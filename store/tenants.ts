@@ -78,6 +78,18 @@ export class TenantRepository {
     return this.keys.findOne({ key_hash: hashApiKey(key), revoked_at: null });
   }
 
+  async isKeyActive(keyId: string): Promise<boolean> {
+    return (await this.keys.findOne({ _id: keyId, revoked_at: null }, { projection: { _id: 1 } })) !== null;
+  }
+
+  /** Which of these key ids are revoked (or no longer exist). */
+  async inactiveKeyIds(keyIds: string[]): Promise<Set<string>> {
+    if (keyIds.length === 0) return new Set();
+    const active = await this.keys.find({ _id: { $in: keyIds }, revoked_at: null }, { projection: { _id: 1 } }).toArray();
+    const activeIds = new Set(active.map((doc) => doc._id));
+    return new Set(keyIds.filter((id) => !activeIds.has(id)));
+  }
+
   listKeys(tenantId?: string): Promise<ApiKeyDoc[]> {
     return this.keys.find(tenantId ? { tenant_id: tenantId } : {}, { sort: { created_at: 1 } }).toArray();
   }

@@ -43,7 +43,7 @@ const serviceEnv: Record<string, string> = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   RATE_LIMIT_PER_SECOND: '1000',
   RATE_LIMIT_BURST: '2000',
-  EVENT_LOG_MAX_EVENTS: '100000',
+  EVENT_LOG_MAX_EVENTS_PER_TENANT: '100000',
   // Small enough that the bad-content and body-limit cases stay fast.
   MAX_CHUNKS_PER_MEMORY: '200',
   BODY_LIMIT_BYTES: String(4 * 1024 * 1024),

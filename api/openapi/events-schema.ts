@@ -50,6 +50,10 @@ const MemoryUnconfident = z
     avg_activation: z.number(),
     max_activation: z.number(),
     avg_fact_confidence: z.number(),
+    collection_ids: z
+      .array(uuid)
+      .optional()
+      .meta({ description: 'Every collection the search covered (one event per search); the frame collection_id is the first' }),
   })
   .meta({ description: 'Payload of memory_unconfident' });
 

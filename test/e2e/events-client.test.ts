@@ -32,7 +32,7 @@ describe('events client against the stack', () => {
     tenant = await newTenant('events-client');
     const env = stack().serviceEnv;
     database = await connectDatabase(env.MONGODB_URI!, env.MONGODB_DB!);
-    log = await EventLog.open(database.db, database.capabilities, 100_000, 256 * 1024 * 1024);
+    log = await EventLog.open(database.db, database.capabilities, 100_000);
     port = await freePort();
     await startApi();
   });

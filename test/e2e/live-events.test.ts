@@ -55,7 +55,7 @@ describe('live events over WebSocket', () => {
     tenant = await newTenant('live');
     const env = stack().serviceEnv;
     database = await connectDatabase(env.MONGODB_URI!, env.MONGODB_DB!);
-    log = await EventLog.open(database.db, database.capabilities, 100_000, 256 * 1024 * 1024);
+    log = await EventLog.open(database.db, database.capabilities, 100_000);
   });
   after(async () => {
     for (const socket of sockets) socket.close();
@@ -296,14 +296,14 @@ describe('live events over WebSocket', () => {
     const port = await freePort();
     const child = spawnService(
       'api/main.js',
-      { ...info.serviceEnv, ROLE: 'api', PORT: String(port), MONGODB_DB: dbName, EVENT_LOG_MAX_EVENTS: '100' },
+      { ...info.serviceEnv, ROLE: 'api', PORT: String(port), MONGODB_DB: dbName, EVENT_LOG_MAX_EVENTS_PER_TENANT: '100' },
       path.join(info.logDir, 'api-gap.log'),
     );
     try {
       await waitForReady(`http://127.0.0.1:${port}`, 120_000, child);
       const gapDb = await connectDatabase(info.serviceEnv.MONGODB_URI!, dbName);
       try {
-        const smallLog = await EventLog.open(gapDb.db, gapDb.capabilities, 100, 1024 * 1024);
+        const smallLog = await EventLog.open(gapDb.db, gapDb.capabilities, 100);
         const bootstrap = await adminWith({ MONGODB_DB: dbName }, 'bootstrap', '--tenant', 'gap', '--collection', 'main', '--json');
         const gap = JSON.parse(bootstrap) as { tenant_id: string; api_key: string; collection_id: string };
         for (let i = 0; i < 600; i += 100) {
@@ -311,8 +311,8 @@ describe('live events over WebSocket', () => {
             Array.from({ length: 100 }, () => smallLog.append('ingestion_progress', gap.tenant_id, gap.collection_id, progressPayload())),
           );
         }
-        await smallLog.log.trim();
-        const oldest = await smallLog.log.oldestSeq();
+        await smallLog.trimTenant(gap.tenant_id);
+        const oldest = (await smallLog.oldestRetained(gap.tenant_id, 0))!;
         assert.ok(oldest > 1, `trimmed (oldest ${oldest})`);
         const socket = await RawSocket.open(new Api(`http://127.0.0.1:${port}`, gap.api_key));
         sockets.push(socket);

@@ -39,6 +39,8 @@ export class RawSocket {
 
   static async connect(url: string): Promise<RawSocket> {
     const ws = new WebSocket(url);
+    // Listening from the start: a frame can arrive in the same read as the upgrade response.
+    const socket = new RawSocket(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('unexpected-response', (_request, response) => {
@@ -50,7 +52,7 @@ export class RawSocket {
       });
       ws.once('error', reject);
     });
-    return new RawSocket(ws);
+    return socket;
   }
 
   static async open(api: Api, query = ''): Promise<RawSocket> {

@@ -18,7 +18,7 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
       ctx.body = { results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query) };
       return;
     }
-    const outcome = await services.search.search(ctx.state.principal.tenantId, {
+    const outcome = await services.search.search(ctx.state.principal, {
       query: body.query,
       collectionIds: body.collection_ids,
       limit: body.limit ?? config.SEARCH_DEFAULT_LIMIT,
