@@ -71,6 +71,9 @@ const configSchema = z.object({
 
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.1).default(200),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(400),
+  /** Failed authentications per client address (socket peer): token bucket rate and burst (429 past it). */
+  AUTH_FAILURE_RATE_PER_SECOND: z.coerce.number().min(0.01).default(1),
+  AUTH_FAILURE_BURST: z.coerce.number().int().min(1).default(30),
 
   EVENT_LOG_MAX_EVENTS: z.coerce.number().int().min(100).default(100_000),
   EVENT_LOG_MAX_BYTES: z.coerce

@@ -101,6 +101,12 @@ export const indexBytes = new Gauge({
   registers,
 });
 
+export const keyLookups = new Counter({
+  name: 'engram_auth_key_lookups_total',
+  help: 'API keys looked up in the database (cache misses of well-formed keys not recently refused)',
+  registers,
+});
+
 export const eventLogSeq = new Gauge({
   name: 'engram_event_log_head_seq',
   help: 'Newest seq of the durable event log seen by this process (its rate is the append rate)',
