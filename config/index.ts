@@ -2,7 +2,7 @@
  * The one validated configuration module. Every process reads its settings here, from the
  * environment, with defaults that suit the embedded development stack.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -67,7 +67,16 @@ const configSchema = z.object({
     .default(100 * 1024 * 1024),
   UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
   /** HMAC key for presigned upload URLs; every API process must share it. Generated under DATA_DIR when unset. */
-  UPLOAD_SIGNING_SECRET: z.string().min(32).optional(),
+  UPLOAD_SIGNING_SECRET: z.string().min(32, 'UPLOAD_SIGNING_SECRET must be at least 32 characters').optional(),
+  /** A file holding UPLOAD_SIGNING_SECRET (e.g. a compose secret under /run/secrets); read at start-up. */
+  UPLOAD_SIGNING_SECRET_FILE: z.string().min(1).optional(),
+
+  /**
+   * Production mode: an API process (ROLE=api or all) refuses to start unless the secrets every
+   * replica must share are given (UPLOAD_SIGNING_SECRET or its _FILE, and an event signing keyset
+   * in EVENT_SIGNING_KEYSET or an existing EVENT_SIGNING_KEYSET_PATH file), instead of making its own.
+   */
+  PRODUCTION_MODE: booleanFromEnv.default(false),
 
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.1).default(200),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(400),
@@ -145,10 +154,70 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       path: ['FAULT_INJECT_CRASH_AT'],
       message: 'fault injection is for tests only: set ALLOW_FAULT_INJECTION=true to use it',
     })
+    .refine((config) => !(config.UPLOAD_SIGNING_SECRET && config.UPLOAD_SIGNING_SECRET_FILE), {
+      path: ['UPLOAD_SIGNING_SECRET_FILE'],
+      message: 'set UPLOAD_SIGNING_SECRET or UPLOAD_SIGNING_SECRET_FILE, not both',
+    })
+    .transform((config, context) => {
+      const file = config.UPLOAD_SIGNING_SECRET_FILE;
+      if (!file) return config;
+      let secret: string;
+      try {
+        secret = readFileSync(file, 'utf8').trim();
+      } catch (error) {
+        context.addIssue({
+          code: 'custom',
+          path: ['UPLOAD_SIGNING_SECRET_FILE'],
+          message: `cannot read ${file}: ${(error as Error).message}`,
+        });
+        return z.NEVER;
+      }
+      if (secret.length < 32) {
+        context.addIssue({ code: 'custom', path: ['UPLOAD_SIGNING_SECRET_FILE'], message: `${file} must hold at least 32 characters` });
+        return z.NEVER;
+      }
+      return { ...config, UPLOAD_SIGNING_SECRET: secret };
+    })
+    .superRefine((config, context) => {
+      for (const issue of productionIssues(config)) context.addIssue({ code: 'custom', ...issue });
+    })
     .safeParse(given);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return { ...parsed.data, MODELS_DIR: parsed.data.MODELS_DIR ?? defaultModelsDir() };
+}
+
+type ParsedConfig = z.infer<typeof configSchema>;
+
+/**
+ * What production mode requires of a process that serves the API: the secrets that every replica
+ * must share, given from outside. Without them each replica would make its own, so replicas would
+ * refuse each other's upload URLs and clients' pinned signing keys would break on every redeploy.
+ */
+function productionIssues(config: ParsedConfig): { path: string[]; message: string }[] {
+  if (!config.PRODUCTION_MODE || config.ROLE === 'worker') return [];
+  const issues: { path: string[]; message: string }[] = [];
+  if (!config.UPLOAD_SIGNING_SECRET) {
+    issues.push({
+      path: ['UPLOAD_SIGNING_SECRET'],
+      message: 'PRODUCTION_MODE requires UPLOAD_SIGNING_SECRET (or UPLOAD_SIGNING_SECRET_FILE), shared by every API replica',
+    });
+  }
+  if (!config.EVENT_SIGNING) {
+    issues.push({ path: ['EVENT_SIGNING'], message: 'PRODUCTION_MODE requires signed event frames (EVENT_SIGNING=true)' });
+  } else if (!config.EVENT_SIGNING_KEYSET && !config.EVENT_SIGNING_KEYSET_PATH) {
+    issues.push({
+      path: ['EVENT_SIGNING_KEYSET'],
+      message:
+        'PRODUCTION_MODE requires EVENT_SIGNING_KEYSET (JSON) or EVENT_SIGNING_KEYSET_PATH (an existing keyset file), shared by every API replica',
+    });
+  } else if (!config.EVENT_SIGNING_KEYSET && config.EVENT_SIGNING_KEYSET_PATH && !existsSync(config.EVENT_SIGNING_KEYSET_PATH)) {
+    issues.push({
+      path: ['EVENT_SIGNING_KEYSET_PATH'],
+      message: `PRODUCTION_MODE requires the keyset file to exist (it is not created in production): ${config.EVENT_SIGNING_KEYSET_PATH}`,
+    });
+  }
+  return issues;
 }
