@@ -39,6 +39,7 @@ import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
 import { retrievalScenario } from './retrieval/scenario.js';
+import { coldLoad } from './index-budget.js';
 import { info, metric, percentile, sleep } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { makeTexts, seededRandom, type BenchText } from './texts.js';
@@ -55,6 +56,10 @@ const SEARCH_SIZES = [
   { label: '100k', memories: 1000 },
 ];
 const SEARCH_CHUNKS_PER_MEMORY = 100;
+/** index-budget: the cold-load collection's size when the search scenario's 100k one is not there. */
+const COLD_LOAD_CHUNKS = Number(process.env.BENCH_COLD_LOAD_CHUNKS ?? 20_000);
+/** e5-small-v2, the default model; the index-budget scenario writes vectors of this size. */
+const EMBEDDING_DIMENSIONS = 384;
 const SEARCH_WARMUPS = 5;
 const SEARCH_RUNS = 200;
 const EMBED_BATCH = 32;
@@ -62,10 +67,21 @@ const POLL_MS = 5;
 const MEMORY_TIMEOUT_MS = 120_000;
 const INGEST_TIMEOUT_MS = 420_000;
 
-const SCENARIOS = ['latency', 'ingest', 'retrieval', 'search', 'events', 'embed', 'extractors', 'vector-scan', 'soak'] as const;
+const SCENARIOS = [
+  'latency',
+  'ingest',
+  'retrieval',
+  'search',
+  'index-budget',
+  'events',
+  'embed',
+  'extractors',
+  'vector-scan',
+  'soak',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
-const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events'];
+const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'index-budget', 'events'];
 
 /** BENCH_ONLY=a,b: only those scenarios; unset or empty: all of them. */
 function selectedScenarios(value: string | undefined): Set<Scenario> {
@@ -592,6 +608,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
 
   let embeddingModel: string | null = null;
   let sampleId: string | null = null;
+  const searchCollections = new Map<string, string>();
   if (runs('latency')) {
     ({ embeddingModel, sampleId } = await latencyScenario(
       api,
@@ -627,7 +644,39 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
     for (const size of SEARCH_SIZES) {
       const collection = await admin.createCollection(tenantId, `search-${size.label}`);
       await searchScenario(api, store, tenantId, collection._id, size, text, embeddingModel, dimensions, servicePid);
+      searchCollections.set(size.label, collection._id);
     }
+  }
+
+  if (runs('index-budget')) {
+    info('4b) in-process indexes: cold load of a collection, and searching more collections than the memory budget holds');
+    const modelId = embeddingModel ?? config.EMBEDDING_MODEL;
+    const dimensions = EMBEDDING_DIMENSIONS;
+    const text = new SyntheticText();
+    let coldCollection = searchCollections.get('100k');
+    let label = '100k';
+    if (!coldCollection) {
+      const chunks = COLD_LOAD_CHUNKS;
+      label = chunks % 1000 === 0 ? `${chunks / 1000}k` : String(chunks);
+      info(
+        `   writing a synthetic ${chunks}-chunk collection (BENCH_COLD_LOAD_CHUNKS=100000 for the 100k figure; the search scenario's is used when it runs)`,
+      );
+      const collection = await admin.createCollection(tenantId, `cold-${label}`);
+      const written = performance.now();
+      await writeSyntheticCorpus(store, {
+        tenantId,
+        collectionId: collection._id,
+        embeddingModel: modelId,
+        dimensions,
+        memories: Math.max(1, Math.round(chunks / SEARCH_CHUNKS_PER_MEMORY)),
+        chunksPerMemory: Math.min(chunks, SEARCH_CHUNKS_PER_MEMORY),
+        seed: 6006,
+        text,
+      });
+      info(`   written in ${seconds(performance.now() - written).toFixed(1)} s`);
+      coldCollection = collection._id;
+    }
+    await coldLoad(store, coldCollection, modelId, dimensions, label);
   }
 
   if (runs('events')) {

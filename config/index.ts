@@ -102,6 +102,19 @@ const configSchema = z.object({
   EVENT_SIGNING_KEYSET: z.string().min(2).optional(),
   EVENT_SIGNING_KEYSET_PATH: z.string().optional(),
   WS_TICKET_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+  /**
+   * Memory budget of each API process's in-process search indexes (bytes). Past it, the least
+   * recently searched collections are evicted whole and reloaded from MongoDB when next searched.
+   */
+  SEARCH_INDEX_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(1024 * 1024 * 1024),
+  /** Collections a tenant may have (POST /v1/collections answers 409 collection_limit_reached past it). */
+  MAX_COLLECTIONS_PER_TENANT: z.coerce.number().int().min(1).default(1000),
+  /** Collections a memory may belong to (collection_ids of PATCH /v1/memories/{id}); each one copies its chunks into another index partition. */
+  MAX_COLLECTIONS_PER_MEMORY: z.coerce.number().int().min(1).max(100).default(20),
   SEARCH_DEFAULT_LIMIT: z.coerce.number().int().min(1).max(100).default(10),
   /** A chunk found only by the vector signal needs at least this cosine (e5: unrelated text scores ~0.7). */
   SEARCH_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.78),

@@ -14,7 +14,16 @@ import { createApp } from '../api/app.js';
 import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
-import { eventFollowerLag, eventLogSeq, indexBytes, indexEntries, setScrapeCollector, websocketSessions } from '../core/metrics.js';
+import {
+  eventFollowerLag,
+  eventLogSeq,
+  indexBudgetBytes,
+  indexBytes,
+  indexEntries,
+  indexEvictions,
+  setScrapeCollector,
+  websocketSessions,
+} from '../core/metrics.js';
 import { createFileExtractors } from '../extractors/files.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
@@ -173,9 +182,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       eagerStart: worker !== null,
       logger,
     });
-    const searchIndex = new SearchIndex(store, model.modelId, model.dimensions, logger);
+    const searchIndex = new SearchIndex(store, model.modelId, model.dimensions, logger, { maxBytes: config.SEARCH_INDEX_MAX_BYTES });
     await searchIndex.start();
-    const collections = createCollectionService(store);
+    const collections = createCollectionService(store, { maxCollectionsPerTenant: config.MAX_COLLECTIONS_PER_TENANT });
     const uploads = createUploadService({
       store,
       collections,
@@ -184,7 +193,15 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     });
     const tickets = createTicketService(store, config.WS_TICKET_TTL_SECONDS);
     const signing = await eventSigning(config, logger);
-    const memories = createMemoryService({ store, orchestrator, collections, uploads, searchIndex, logger });
+    const memories = createMemoryService({
+      store,
+      orchestrator,
+      collections,
+      uploads,
+      searchIndex,
+      logger,
+      maxCollectionsPerMemory: config.MAX_COLLECTIONS_PER_MEMORY,
+    });
     const app = createApp({
       config,
       logger,
@@ -205,7 +222,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
             minFactConfidence: config.SEARCH_UNCONFIDENT_MIN_FACT_CONFIDENCE,
           },
         }),
-        health: createHealthService(store, orchestrator),
+        health: createHealthService(store, orchestrator, searchIndex),
         uploads,
         tickets,
         signingKeys: () => signing?.publicKeys() ?? Promise.resolve({ keys: [] }),
@@ -230,6 +247,10 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         indexEntries.set({ index }, entries);
         if (bytes !== null) indexBytes.set({ index }, bytes);
       }
+      const budget = searchIndex.budgetStats();
+      indexBudgetBytes.set({ kind: 'used' }, budget.bytes);
+      if (Number.isFinite(budget.maxBytes)) indexBudgetBytes.set({ kind: 'max' }, budget.maxBytes);
+      indexEvictions.set(budget.evictions);
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {

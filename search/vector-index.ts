@@ -508,6 +508,8 @@ export class Partition {
   }
 }
 
+const INITIAL_PARTITION_ROWS = 64;
+
 export class VectorIndex {
   private readonly partitions = new Map<string, Partition>();
 
@@ -518,7 +520,10 @@ export class VectorIndex {
   }
 
   createPartition(collectionId: string): Partition {
-    const partition = new Partition(this.dimensions);
+    // Small at first: a collection of a few memories must not reserve 1.5 MB of rows (384 dims x
+    // 1024) against the memory budget; big ones double their way up, which costs little next to
+    // reading them from the database.
+    const partition = new Partition(this.dimensions, INITIAL_PARTITION_ROWS);
     this.partitions.set(collectionId, partition);
     return partition;
   }

@@ -9,9 +9,24 @@ export interface CreateCollectionInput {
   metadata?: Record<string, unknown> | undefined;
 }
 
-export function createCollectionService(store: Store) {
+export interface CollectionLimits {
+  /** MAX_COLLECTIONS_PER_TENANT; unbounded when absent (the operator's admin CLI). */
+  maxCollectionsPerTenant?: number;
+}
+
+export function createCollectionService(store: Store, limits: CollectionLimits = {}) {
   return {
     async create(tenantId: string, input: CreateCollectionInput): Promise<CollectionDoc> {
+      const max = limits.maxCollectionsPerTenant;
+      // Counted before the insert: concurrent creates can pass it together, by at most their number
+      // (no multi-document transactions on the stand-in); the bound still holds within that margin.
+      if (max !== undefined && (await store.collections.countForTenant(tenantId)) >= max) {
+        throw conflict(
+          'collection_limit_reached',
+          `This tenant already has the most collections allowed (${max}, MAX_COLLECTIONS_PER_TENANT); name: no collection "${input.name}" was created`,
+          'name',
+        );
+      }
       try {
         return await store.collections.create({
           _id: newId(),

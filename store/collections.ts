@@ -42,6 +42,10 @@ export class CollectionRepository {
     return this.collection.findOne({ tenant_id: tenantId, name });
   }
 
+  countForTenant(tenantId: string): Promise<number> {
+    return this.collection.countDocuments({ tenant_id: tenantId });
+  }
+
   /** The subset of `ids` that belong to the tenant. */
   async existingIds(tenantId: string, ids: string[]): Promise<Set<string>> {
     const docs = await this.collection.find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1 } }).toArray();
