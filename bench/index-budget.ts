@@ -9,7 +9,7 @@
 import { createLogger } from '../core/logger.js';
 import { SearchIndex } from '../search/search-index.js';
 import type { Store } from '../store/index.js';
-import { info, metric } from './stats.js';
+import { info, metric, percentile } from './stats.js';
 
 const logger = createLogger('bench-index', 'warn');
 
@@ -44,4 +44,87 @@ export async function coldLoad(
   } finally {
     index.stop();
   }
+}
+
+export interface BudgetScenarioInput {
+  store: Store;
+  modelId: string;
+  dimensions: number;
+  /** Collections already written, more than the budget will hold. */
+  collectionIds: string[];
+  /** How many of those collections the budget is sized to hold. */
+  fits: number;
+  rounds: number;
+  queries: string[];
+}
+
+const rssMb = (): number => process.memoryUsage().rss / (1024 * 1024);
+
+/**
+ * Searches `collectionIds` round-robin through an index whose budget holds `fits` of them: every
+ * search of a collection not held is a reload. Reports the budget, the most the index held, this
+ * process's RSS against it, and the cost of a search that reloads against one that does not.
+ */
+export async function budgetScenario(input: BudgetScenarioInput): Promise<void> {
+  const { store, modelId, dimensions, collectionIds } = input;
+  const probe = new SearchIndex(store, modelId, dimensions, logger);
+  await probe.start();
+  await probe.ensureLoaded(collectionIds[0]!);
+  const partitionBytes = probe.partitionBytes(collectionIds[0]!);
+  probe.stop();
+  const maxBytes = Math.ceil(partitionBytes * (input.fits + 0.5));
+  info(
+    `   ${collectionIds.length} collections of ~${(partitionBytes / 1048576).toFixed(1)} MB (estimated) each, budget ${(maxBytes / 1048576).toFixed(1)} MB (holds ${input.fits})`,
+  );
+  const baselineRss = rssMb();
+  const index = new SearchIndex(store, modelId, dimensions, logger, { maxBytes });
+  await index.start();
+  const query = new Float32Array(dimensions);
+  const reloads: number[] = [];
+  const hits: number[] = [];
+  let peakRss = baselineRss;
+  let peakBytes = 0;
+  let search = 0;
+  for (let round = 0; round < input.rounds; round++) {
+    for (const collectionId of collectionIds) {
+      for (let d = 0; d < dimensions; d++) query[d] = Math.sin(search * 31 + d);
+      const loadsBefore = index.budgetStats().loads;
+      const started = performance.now();
+      await index.prepare([collectionId]);
+      try {
+        index.vectorSearch(query, [collectionId], 50);
+        index.lexicalSearch(input.queries[search % input.queries.length]!, [collectionId], 50);
+      } finally {
+        index.release([collectionId]);
+      }
+      const elapsed = performance.now() - started;
+      (index.budgetStats().loads > loadsBefore ? reloads : hits).push(elapsed);
+      peakBytes = Math.max(peakBytes, index.budgetStats().bytes);
+      peakRss = Math.max(peakRss, rssMb());
+      search++;
+    }
+    // Searching the same few again: these stay loaded (hits), the rest keep cycling.
+    for (const collectionId of collectionIds.slice(-input.fits)) {
+      const started = performance.now();
+      await index.prepare([collectionId]);
+      index.release([collectionId]);
+      hits.push(performance.now() - started);
+    }
+  }
+  const stats = index.budgetStats();
+  index.stop();
+  info(
+    `   ${search} searches: ${stats.loads} loads, ${stats.evictions} evictions; index held at most ${(peakBytes / 1048576).toFixed(1)} MB; RSS ${baselineRss.toFixed(0)} → peak ${peakRss.toFixed(0)} MB`,
+  );
+  metric('index_budget_max_mb', maxBytes / 1048576, 'MB');
+  metric('index_budget_partition_mb', partitionBytes / 1048576, 'MB');
+  metric('index_budget_unbounded_mb', (partitionBytes * collectionIds.length) / 1048576, 'MB');
+  metric('index_budget_peak_index_mb', peakBytes / 1048576, 'MB');
+  metric('index_budget_rss_baseline_mb', baselineRss, 'MB');
+  metric('index_budget_rss_peak_mb', peakRss, 'MB');
+  metric('index_budget_rss_growth_mb', peakRss - baselineRss, 'MB');
+  metric('index_budget_evictions', stats.evictions, 'count');
+  metric('index_budget_reload_p50', percentile(reloads, 50), 'ms');
+  metric('index_budget_reload_p95', percentile(reloads, 95), 'ms');
+  metric('index_budget_loaded_search_p50', percentile(hits, 50), 'ms');
 }

@@ -39,7 +39,7 @@ import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
 import { retrievalScenario } from './retrieval/scenario.js';
-import { coldLoad } from './index-budget.js';
+import { budgetScenario, coldLoad } from './index-budget.js';
 import { info, metric, percentile, sleep } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { makeTexts, seededRandom, type BenchText } from './texts.js';
@@ -58,6 +58,9 @@ const SEARCH_SIZES = [
 const SEARCH_CHUNKS_PER_MEMORY = 100;
 /** index-budget: the cold-load collection's size when the search scenario's 100k one is not there. */
 const COLD_LOAD_CHUNKS = Number(process.env.BENCH_COLD_LOAD_CHUNKS ?? 20_000);
+/** index-budget: collections searched round-robin under a budget that holds 3 of them, and their size. */
+const BUDGET_COLLECTIONS = Number(process.env.BENCH_BUDGET_COLLECTIONS ?? 8);
+const BUDGET_CHUNKS = Number(process.env.BENCH_BUDGET_CHUNKS ?? 2000);
 /** e5-small-v2, the default model; the index-budget scenario writes vectors of this size. */
 const EMBEDDING_DIMENSIONS = 384;
 const SEARCH_WARMUPS = 5;
@@ -677,6 +680,32 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
       coldCollection = collection._id;
     }
     await coldLoad(store, coldCollection, modelId, dimensions, label);
+
+    const budgetCollections: string[] = [];
+    for (let i = 0; i < BUDGET_COLLECTIONS; i++) {
+      const collection = await admin.createCollection(tenantId, `budget-${i}`);
+      await writeSyntheticCorpus(store, {
+        tenantId,
+        collectionId: collection._id,
+        embeddingModel: modelId,
+        dimensions,
+        memories: Math.max(1, Math.round(BUDGET_CHUNKS / SEARCH_CHUNKS_PER_MEMORY)),
+        chunksPerMemory: Math.min(BUDGET_CHUNKS, SEARCH_CHUNKS_PER_MEMORY),
+        seed: 7007 + i,
+        text,
+      });
+      budgetCollections.push(collection._id);
+    }
+    const random = seededRandom(8008);
+    await budgetScenario({
+      store,
+      modelId,
+      dimensions,
+      collectionIds: budgetCollections,
+      fits: 3,
+      rounds: 3,
+      queries: Array.from({ length: 50 }, () => text.query(random)),
+    });
   }
 
   if (runs('events')) {

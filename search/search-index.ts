@@ -17,6 +17,8 @@ import { VectorIndex, type VectorHit } from './vector-index.js';
 
 const FOLLOW_INTERVAL_MS = 500;
 const CHANGES_PER_PULL = 1000;
+/** Concurrent chunk reads of one partition load (disjoint id ranges), see fillPartition. */
+const LOAD_READERS = 2;
 
 /**
  * Estimated bytes of what the typed arrays leave out, per entry: a chunk's id strings, array
@@ -257,12 +259,17 @@ export class SearchIndex {
     const lexicalPartition = this.lexical.createPartition(collectionId);
     this.budget.touch(collectionId);
     try {
-      for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId)) {
-        if (!chunk.embedding) continue;
-        partition.upsert(chunk._id, chunk.memory_id, binaryToVector(chunk.embedding));
-        lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
-      }
-      await this.loadGraph(collectionId);
+      // The graph's reads and the chunk reads (in LOAD_READERS disjoint ranges) run concurrently:
+      // while one waits for its next batch from the database, another's batch is indexed.
+      const readChunks = async (index: number): Promise<void> => {
+        for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId, { index, of: LOAD_READERS })) {
+          if (!chunk.embedding) continue;
+          partition.upsertBytes(chunk._id, chunk.memory_id, chunk.embedding.buffer);
+          lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
+        }
+      };
+      const readers = Array.from({ length: LOAD_READERS }, (_, index) => readChunks(index));
+      await Promise.all([...readers, this.loadGraph(collectionId)]);
     } catch (error) {
       this.dropPartition(collectionId);
       throw error;

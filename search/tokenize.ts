@@ -93,15 +93,33 @@ function pushPiece(terms: string[], piece: string): void {
 
 /** Lower-cased, NFKC, stemmed search terms, in text order, repeats kept (they are term frequencies). */
 export function tokenize(text: string): string[] {
+  const terms: string[] = [];
+  tokenizeParts(text, (piece) => pushPiece(terms, piece), terms);
+  return terms;
+}
+
+/** The terms of one single-run piece of text (what `tokenizeParts` hands to `onPiece`), in order. */
+export function pieceTerms(piece: string): string[] {
+  const terms: string[] = [];
+  pushPiece(terms, piece);
+  return terms;
+}
+
+/**
+ * `tokenize` in two streams, for a caller that memoises: each single run of letters/digits (by
+ * far the most tokens: plain words) goes to `onPiece` as written, since its terms depend on
+ * nothing else (`pieceTerms` gives them); the terms of compounds are pushed onto `terms`. Text
+ * order across the two streams is not kept, which term frequencies do not need.
+ */
+export function tokenizeParts(text: string, onPiece: (piece: string) => void, terms: string[]): void {
   let normalized = text.normalize('NFKC');
   if (normalized.includes("'") || normalized.includes('\u2019'))
     normalized = normalized.replace(POSSESSIVE, '').replace(INNER_APOSTROPHE, '');
-  const terms: string[] = [];
   for (const match of normalized.matchAll(COMPOUND)) {
     const compound = match[0];
     if (!match[1]) {
       // A single run: a plain word, a number, or a letters+digits code like "abc123".
-      pushPiece(terms, compound);
+      onPiece(compound);
       continue;
     }
     const lowered = compound.toLowerCase();
@@ -119,5 +137,4 @@ export function tokenize(text: string): string[] {
     }
     for (const piece of compound.split(ANY_SEPARATOR)) pushPiece(terms, piece);
   }
-  return terms;
 }
