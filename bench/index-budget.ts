@@ -2,9 +2,13 @@
  * The in-process search indexes under a memory budget (issue 20, item 1), measured in the bench
  * process itself against the stack's MongoDB: the same SearchIndex class the API uses, reading the
  * same store, with no HTTP or embedding in the way.
- *   cold load   a partition's load from MongoDB (first time, then a reload of the same collection);
- *               BENCH_COLD_LOAD_CHUNKS sets the size (default 20,000; 100000 takes a few minutes to
- *               write on the H2 stand-in), or the `search` scenario's 100k collection when it ran.
+ *   cold load   a partition's load from MongoDB (first time, then again in a fresh index);
+ *               BENCH_COLD_LOAD_CHUNKS sets the size (default 20,000; 100000 is opt-in, since writing
+ *               it takes 10+ minutes on the H2 stand-in of a busy 2-core machine), or the `search`
+ *               scenario's 100k collection when that scenario ran;
+ *   budget      BENCH_BUDGET_COLLECTIONS (8) collections of BENCH_BUDGET_CHUNKS (2,000) chunks searched
+ *               round-robin under a budget that holds 3: RSS of this process against the budget,
+ *               the peak index bytes, and a search that reloads against one that does not.
  */
 import { createLogger } from '../core/logger.js';
 import { SearchIndex } from '../search/search-index.js';

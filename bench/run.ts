@@ -8,6 +8,9 @@
  *                   search on a conversational-memory corpus, in a fresh collection (bench/retrieval/);
  *   search       4. search latency over 10,000 and 100,000 synthetic chunks (random vectors,
  *                   Zipf-distributed synthetic text), each in its own collection;
+ *   index-budget 4b. in-process index cold load and reload, and RSS under the memory budget while
+ *                   searching more collections than it holds (bench/index-budget.ts; the 100k cold
+ *                   load is opt-in with BENCH_COLD_LOAD_CHUNKS=100000 unless `search` ran);
  *   events       6. live events: append → WebSocket receipt latency and delivery rate;
  * then, after the whole stack is stopped:
  *   embed        3. raw embedding throughput of the model alone (and pipeline ÷ raw, with ingest);
