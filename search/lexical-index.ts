@@ -15,7 +15,8 @@
  * Document frequency is not stored: it is the number of live postings in a term's list, counted
  * when a query reads the list, so it is exact under any sequence of upserts and removals.
  */
-import { detachedString, pieceTerms, tokenize, tokenizeParts } from './tokenize.js';
+import { PieceTable } from './piece-table.js';
+import { detachedString, hashRun, pieceTerms, scanPlainAscii, tokenize, tokenizeParts } from './tokenize.js';
 
 export interface LexicalHit {
   chunkId: string;
@@ -47,6 +48,8 @@ export interface LexicalStorageStats {
   arenaCapacity: number;
   /** Bytes of the typed arrays (postings arena, per-term and per-document arrays); maps and id strings are not counted. */
   typedArrayBytes: number;
+  /** Distinct words memoised by the partition's piece cache. */
+  cachedPieces: number;
 }
 
 const K1 = 1.2;
@@ -140,7 +143,7 @@ export class LexicalPartition {
   private readonly slotOf = new Map<string, number>();
   private readonly chunksOfMemory = new Map<string, string[]>();
   /** Single-run pieces of text as written → their term ids (see pieceTermIds). */
-  private readonly pieceCache = new Map<string, number | number[]>();
+  private readonly pieceCache = new PieceTable<number | number[]>();
 
   get size(): number {
     return this.liveDocs;
@@ -168,17 +171,15 @@ export class LexicalPartition {
       this.frequencyOfTerm[termId]!++;
       tokenCount++;
     };
+    const countPiece = (termIds: number | number[]): void => {
+      if (typeof termIds === 'number') {
+        if (termIds >= 0) count(termIds);
+      } else for (const termId of termIds) count(termId);
+    };
     const compoundTerms: string[] = [];
-    tokenizeParts(
-      text,
-      (piece) => {
-        const termIds = this.pieceTermIds(piece);
-        if (typeof termIds === 'number') {
-          if (termIds >= 0) count(termIds);
-        } else for (const termId of termIds) count(termId);
-      },
-      compoundTerms,
-    );
+    const scanned = scanPlainAscii(text, (start, end, hash) => countPiece(this.pieceTermIds(text, start, end, hash)), compoundTerms);
+    if (!scanned)
+      tokenizeParts(text, (piece) => countPiece(this.pieceTermIds(piece, 0, piece.length, hashRun(piece, 0, piece.length))), compoundTerms);
     for (const term of compoundTerms) count(this.termIdFor(term));
 
     const slot = this.allocateSlot();
@@ -235,6 +236,7 @@ export class LexicalPartition {
         this.docTermCount,
         this.deadSlot,
       ].reduce((sum, array) => sum + array.byteLength, 0),
+      cachedPieces: this.pieceCache.size,
     };
   }
 
@@ -415,13 +417,14 @@ export class LexicalPartition {
    * piece yields no term, e.g. a stop-word) or, for a camelCase piece, a list. Entries hold term
    * ids, so the cache is emptied whenever a term id is freed; it is bounded by clearing.
    */
-  private pieceTermIds(piece: string): number | number[] {
-    const cached = this.pieceCache.get(piece);
+  private pieceTermIds(text: string, start: number, end: number, hash: number): number | number[] {
+    const cached = this.pieceCache.get(text, start, end, hash);
     if (cached !== undefined) return cached;
+    const piece = text.slice(start, end);
     const termIds = pieceTerms(piece).map((term) => this.termIdFor(term));
     const entry = termIds.length === 0 ? -1 : termIds.length === 1 ? termIds[0]! : termIds;
     if (this.pieceCache.size >= PIECE_CACHE_LIMIT) this.pieceCache.clear();
-    this.pieceCache.set(detachedString(piece), entry);
+    this.pieceCache.set(detachedString(piece), hash, entry);
     return entry;
   }
 

@@ -121,7 +121,7 @@ export class SearchIndex {
     const graph = this.graph.partition(collectionId);
     return (
       (vector ? vector.bytes + vector.size * BYTES_PER_CHUNK_IDS : 0) +
-      (lexical ? lexical.typedArrayBytes + lexical.terms * BYTES_PER_TERM : 0) +
+      (lexical ? lexical.typedArrayBytes + (lexical.terms + lexical.cachedPieces) * BYTES_PER_TERM : 0) +
       (graph ? (graph.entityCount + graph.factCount) * BYTES_PER_GRAPH_ENTRY : 0)
     );
   }
