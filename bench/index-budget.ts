@@ -15,7 +15,8 @@ import { SearchIndex } from '../search/search-index.js';
 import type { Store } from '../store/index.js';
 import { info, metric, percentile } from './stats.js';
 
-const logger = createLogger('bench-index', 'warn');
+// Silent: pino writes to stdout, which carries only the bench's metric lines.
+const logger = createLogger('bench-index', 'silent');
 
 /** Loads one collection into a fresh index twice (cold, then after dropping it): ms each. */
 export async function coldLoad(
