@@ -10,6 +10,8 @@
  *               round-robin under a budget that holds 3: RSS of this process against the budget,
  *               the peak index bytes, and a search that reloads against one that does not.
  */
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { createLogger } from '../core/logger.js';
 import { SearchIndex } from '../search/search-index.js';
 import type { Store } from '../store/index.js';
@@ -63,7 +65,19 @@ export interface BudgetScenarioInput {
   queries: string[];
 }
 
-const rssMb = (): number => process.memoryUsage().rss / (1024 * 1024);
+const MB = 1024 * 1024;
+
+// A full GC before each sample, so the figures are what is retained, not garbage awaiting
+// collection (loads make plenty). --expose-gc cannot be passed through `npm run bench`.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
+
+/** RSS, and the JS heap plus ArrayBuffer bytes in use (the wasm row stores count in RSS only), after a full GC. */
+function memorySample(): { rss: number; retained: number } {
+  collectGarbage();
+  const usage = process.memoryUsage();
+  return { rss: usage.rss / MB, retained: (usage.heapUsed + usage.arrayBuffers) / MB };
+}
 
 /**
  * Searches `collectionIds` round-robin through an index whose budget holds `fits` of them: every
@@ -81,13 +95,14 @@ export async function budgetScenario(input: BudgetScenarioInput): Promise<void> 
   info(
     `   ${collectionIds.length} collections of ~${(partitionBytes / 1048576).toFixed(1)} MB (estimated) each, budget ${(maxBytes / 1048576).toFixed(1)} MB (holds ${input.fits})`,
   );
-  const baselineRss = rssMb();
+  const baseline = memorySample();
   const index = new SearchIndex(store, modelId, dimensions, logger, { maxBytes });
   await index.start();
   const query = new Float32Array(dimensions);
   const reloads: number[] = [];
   const hits: number[] = [];
-  let peakRss = baselineRss;
+  let peakRss = baseline.rss;
+  let peakRetained = baseline.retained;
   let peakBytes = 0;
   let search = 0;
   for (let round = 0; round < input.rounds; round++) {
@@ -105,7 +120,9 @@ export async function budgetScenario(input: BudgetScenarioInput): Promise<void> 
       const elapsed = performance.now() - started;
       (index.budgetStats().loads > loadsBefore ? reloads : hits).push(elapsed);
       peakBytes = Math.max(peakBytes, index.budgetStats().bytes);
-      peakRss = Math.max(peakRss, rssMb());
+      const sample = memorySample();
+      peakRss = Math.max(peakRss, sample.rss);
+      peakRetained = Math.max(peakRetained, sample.retained);
       search++;
     }
     // Searching the same few again: these stay loaded (hits), the rest keep cycling.
@@ -119,15 +136,36 @@ export async function budgetScenario(input: BudgetScenarioInput): Promise<void> 
   const stats = index.budgetStats();
   index.stop();
   info(
-    `   ${search} searches: ${stats.loads} loads, ${stats.evictions} evictions; index held at most ${(peakBytes / 1048576).toFixed(1)} MB; RSS ${baselineRss.toFixed(0)} → peak ${peakRss.toFixed(0)} MB`,
+    `   ${search} searches: ${stats.loads} loads, ${stats.evictions} evictions; index held at most ${(peakBytes / MB).toFixed(1)} MB; after GC: RSS ${baseline.rss.toFixed(0)} → peak ${peakRss.toFixed(0)} MB, heap+buffers ${baseline.retained.toFixed(0)} → peak ${peakRetained.toFixed(0)} MB`,
   );
-  metric('index_budget_max_mb', maxBytes / 1048576, 'MB');
-  metric('index_budget_partition_mb', partitionBytes / 1048576, 'MB');
-  metric('index_budget_unbounded_mb', (partitionBytes * collectionIds.length) / 1048576, 'MB');
-  metric('index_budget_peak_index_mb', peakBytes / 1048576, 'MB');
-  metric('index_budget_rss_baseline_mb', baselineRss, 'MB');
+
+  // The same searches without a budget, for contrast: everything searched stays.
+  const unbounded = new SearchIndex(store, modelId, dimensions, logger);
+  await unbounded.start();
+  let unboundedRetained = 0;
+  let unboundedRss = 0;
+  for (const collectionId of collectionIds) {
+    await unbounded.prepare([collectionId]);
+    unbounded.release([collectionId]);
+    const sample = memorySample();
+    unboundedRetained = Math.max(unboundedRetained, sample.retained);
+    unboundedRss = Math.max(unboundedRss, sample.rss);
+  }
+  const unboundedBytes = unbounded.budgetStats().bytes;
+  unbounded.stop();
+  info(
+    `   unbounded, the same collections: index ${(unboundedBytes / MB).toFixed(1)} MB, after GC heap+buffers peak ${unboundedRetained.toFixed(0)} MB, RSS peak ${unboundedRss.toFixed(0)} MB`,
+  );
+  metric('index_budget_max_mb', maxBytes / MB, 'MB');
+  metric('index_budget_partition_mb', partitionBytes / MB, 'MB');
+  metric('index_budget_peak_index_mb', peakBytes / MB, 'MB');
+  metric('index_budget_rss_baseline_mb', baseline.rss, 'MB');
   metric('index_budget_rss_peak_mb', peakRss, 'MB');
-  metric('index_budget_rss_growth_mb', peakRss - baselineRss, 'MB');
+  metric('index_budget_rss_growth_mb', peakRss - baseline.rss, 'MB');
+  metric('index_budget_retained_growth_mb', peakRetained - baseline.retained, 'MB');
+  metric('index_unbounded_index_mb', unboundedBytes / MB, 'MB');
+  metric('index_unbounded_retained_growth_mb', unboundedRetained - baseline.retained, 'MB');
+  metric('index_unbounded_rss_peak_mb', unboundedRss, 'MB');
   metric('index_budget_evictions', stats.evictions, 'count');
   metric('index_budget_reload_p50', percentile(reloads, 50), 'ms');
   metric('index_budget_reload_p95', percentile(reloads, 95), 'ms');
