@@ -164,6 +164,9 @@ export function createSearchService(deps: {
 
       // The partitions are held from prepare to release, so the memory budget never evicts them mid-search.
       const prepared = deps.searchIndex.prepare(input.collectionIds);
+      // Awaited below; this only keeps a failed load from being reported as unhandled when the
+      // query embedding fails first.
+      prepared.catch(() => undefined);
       const graphTask = signals.has('graph')
         ? (async () => {
             const graphStarted = performance.now();
