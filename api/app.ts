@@ -37,7 +37,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   // Uploads stream up to 100 MB and are bounded by their own size limit; everything below has a deadline.
   app.use(deadline(deps.config.REQUEST_TIMEOUT_MS, deps.logger));
 
-  app.use(authenticate(deps.services.auth));
+  app.use(authenticate(deps.services.auth, deps.config.AUTH_FAILURE_RATE_PER_SECOND, deps.config.AUTH_FAILURE_BURST));
   app.use(rateLimit(deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));
 

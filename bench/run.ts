@@ -8,6 +8,9 @@
  *                   search on a conversational-memory corpus, in a fresh collection (bench/retrieval/);
  *   search       4. search latency over 10,000 and 100,000 synthetic chunks (random vectors,
  *                   Zipf-distributed synthetic text), each in its own collection;
+ *   index-budget 4b. in-process index cold load and reload, and RSS under the memory budget while
+ *                   searching more collections than it holds (bench/index-budget.ts; the 100k cold
+ *                   load is opt-in with BENCH_COLD_LOAD_CHUNKS=100000 unless `search` ran);
  *   events       6. live events: append → WebSocket receipt latency and delivery rate;
  *   fairness    10. one tenant floods weak searches and holds sockets at its cap while another ingests,
  *                   subscribes, disconnects and resumes: its events lost, search p95 idle vs loaded, RSS;
@@ -47,6 +50,7 @@ import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
 import { retrievalScenario } from './retrieval/scenario.js';
+import { budgetScenario, coldLoad } from './index-budget.js';
 import { info, metric, percentile, sleep } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { makeTexts, seededRandom, type BenchText } from './texts.js';
@@ -64,6 +68,13 @@ const SEARCH_SIZES = [
   { label: '100k', memories: 1000 },
 ];
 const SEARCH_CHUNKS_PER_MEMORY = 100;
+/** index-budget: the cold-load collection's size when the search scenario's 100k one is not there. */
+const COLD_LOAD_CHUNKS = Number(process.env.BENCH_COLD_LOAD_CHUNKS ?? 20_000);
+/** index-budget: collections searched round-robin under a budget that holds 3 of them, and their size. */
+const BUDGET_COLLECTIONS = Number(process.env.BENCH_BUDGET_COLLECTIONS ?? 8);
+const BUDGET_CHUNKS = Number(process.env.BENCH_BUDGET_CHUNKS ?? 2000);
+/** e5-small-v2, the default model; the index-budget scenario writes vectors of this size. */
+const EMBEDDING_DIMENSIONS = 384;
 const SEARCH_WARMUPS = 5;
 const SEARCH_RUNS = 200;
 const EMBED_BATCH = 32;
@@ -76,6 +87,7 @@ const SCENARIOS = [
   'ingest',
   'retrieval',
   'search',
+  'index-budget',
   'events',
   'fairness',
   'device',
@@ -87,7 +99,7 @@ const SCENARIOS = [
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
-const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'events', 'fairness', 'device'];
+const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'index-budget', 'events', 'fairness', 'device'];
 
 /** BENCH_ONLY=a,b: only those scenarios; unset or empty: all of them. */
 function selectedScenarios(value: string | undefined): Set<Scenario> {
@@ -616,6 +628,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
 
   let embeddingModel: string | null = null;
   let sampleId: string | null = null;
+  const searchCollections = new Map<string, string>();
   if (runs('latency')) {
     ({ embeddingModel, sampleId } = await latencyScenario(
       api,
@@ -651,7 +664,67 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
     for (const size of SEARCH_SIZES) {
       const collection = await admin.createCollection(tenantId, `search-${size.label}`);
       await searchScenario(api, store, tenantId, collection._id, size, text, embeddingModel, dimensions, servicePid);
+      searchCollections.set(size.label, collection._id);
     }
+  }
+
+  if (runs('index-budget')) {
+    info('4b) in-process indexes: cold load of a collection, and searching more collections than the memory budget holds');
+    const modelId = embeddingModel ?? config.EMBEDDING_MODEL;
+    const dimensions = EMBEDDING_DIMENSIONS;
+    const text = new SyntheticText();
+
+    const budgetCollections: string[] = [];
+    for (let i = 0; i < BUDGET_COLLECTIONS; i++) {
+      const collection = await admin.createCollection(tenantId, `budget-${i}`);
+      await writeSyntheticCorpus(store, {
+        tenantId,
+        collectionId: collection._id,
+        embeddingModel: modelId,
+        dimensions,
+        memories: Math.max(1, Math.round(BUDGET_CHUNKS / SEARCH_CHUNKS_PER_MEMORY)),
+        chunksPerMemory: Math.min(BUDGET_CHUNKS, SEARCH_CHUNKS_PER_MEMORY),
+        seed: 7007 + i,
+        text,
+      });
+      budgetCollections.push(collection._id);
+    }
+    const random = seededRandom(8008);
+    await budgetScenario({
+      store,
+      modelId,
+      dimensions,
+      collectionIds: budgetCollections,
+      fits: 3,
+      rounds: 3,
+      queries: Array.from({ length: 50 }, () => text.query(random)),
+    });
+
+    // After the budget part, so that its RSS baseline is not inflated by a 100k-chunk load.
+    let coldCollection = searchCollections.get('100k');
+    let label = '100k';
+    if (!coldCollection) {
+      const chunks = COLD_LOAD_CHUNKS;
+      label = chunks % 1000 === 0 ? `${chunks / 1000}k` : String(chunks);
+      info(
+        `   writing a synthetic ${chunks}-chunk collection (BENCH_COLD_LOAD_CHUNKS=100000 for the 100k figure; the search scenario's is used when it runs)`,
+      );
+      const collection = await admin.createCollection(tenantId, `cold-${label}`);
+      const written = performance.now();
+      await writeSyntheticCorpus(store, {
+        tenantId,
+        collectionId: collection._id,
+        embeddingModel: modelId,
+        dimensions,
+        memories: Math.max(1, Math.round(chunks / SEARCH_CHUNKS_PER_MEMORY)),
+        chunksPerMemory: Math.min(chunks, SEARCH_CHUNKS_PER_MEMORY),
+        seed: 6006,
+        text,
+      });
+      info(`   written in ${seconds(performance.now() - written).toFixed(1)} s`);
+      coldCollection = collection._id;
+    }
+    await coldLoad(store, coldCollection, modelId, dimensions, label);
   }
 
   if (runs('events')) {

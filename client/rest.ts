@@ -24,6 +24,7 @@ export const API_ERROR_CODES = [
   'upload_not_found',
   'route_not_found',
   'collection_name_taken',
+  'collection_limit_reached',
   'memory_not_conversation',
   'upload_already_used',
   'upload_incomplete',

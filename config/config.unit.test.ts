@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './index.js';
 
 it('applies defaults and treats empty variables as unset', () => {
@@ -29,4 +32,82 @@ it('reads the workflow read backend switch: mongodb by default, none to turn the
     () => loadConfig({ GRAPH_READ_BACKEND: 'neo4j' }),
     (error: unknown) => error instanceof ConfigError && /GRAPH_READ_BACKEND/.test(error.message),
   );
+});
+
+describe('production mode', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'engram-config-'));
+  const secretFile = path.join(dir, 'upload.secret');
+  const shortFile = path.join(dir, 'short.secret');
+  const keysetFile = path.join(dir, 'keyset.json');
+  writeFileSync(secretFile, `${'s'.repeat(40)}\n`);
+  writeFileSync(shortFile, 'too-short');
+  writeFileSync(keysetFile, '{}');
+  const secret = 'x'.repeat(32);
+  const refusals: { name: string; env: Record<string, string>; field: RegExp }[] = [
+    { name: 'no secrets at all', env: {}, field: /UPLOAD_SIGNING_SECRET:.*\n.*EVENT_SIGNING_KEYSET:/ },
+    { name: 'no upload secret', env: { EVENT_SIGNING_KEYSET_PATH: keysetFile }, field: /UPLOAD_SIGNING_SECRET: PRODUCTION_MODE requires/ },
+    { name: 'no keyset', env: { UPLOAD_SIGNING_SECRET: secret }, field: /EVENT_SIGNING_KEYSET: PRODUCTION_MODE requires/ },
+    {
+      name: 'a keyset path that does not exist',
+      env: { UPLOAD_SIGNING_SECRET: secret, EVENT_SIGNING_KEYSET_PATH: path.join(dir, 'missing.json') },
+      field: /EVENT_SIGNING_KEYSET_PATH: .*not created in production/,
+    },
+    {
+      name: 'unsigned event frames',
+      env: { UPLOAD_SIGNING_SECRET: secret, EVENT_SIGNING: 'false' },
+      field: /EVENT_SIGNING: PRODUCTION_MODE requires signed/,
+    },
+    {
+      name: 'a secret file that does not exist',
+      env: { UPLOAD_SIGNING_SECRET_FILE: path.join(dir, 'nope'), EVENT_SIGNING_KEYSET_PATH: keysetFile },
+      field: /UPLOAD_SIGNING_SECRET_FILE: cannot read/,
+    },
+    {
+      name: 'a secret file that is too short',
+      env: { UPLOAD_SIGNING_SECRET_FILE: shortFile, EVENT_SIGNING_KEYSET_PATH: keysetFile },
+      field: /UPLOAD_SIGNING_SECRET_FILE: .*at least 32/,
+    },
+    {
+      name: 'both the secret and its file',
+      env: { UPLOAD_SIGNING_SECRET: secret, UPLOAD_SIGNING_SECRET_FILE: secretFile, EVENT_SIGNING_KEYSET_PATH: keysetFile },
+      field: /not both/,
+    },
+  ];
+  refusals.push({
+    name: 'no snapshot keyset',
+    env: { UPLOAD_SIGNING_SECRET: secret, EVENT_SIGNING_KEYSET_PATH: keysetFile },
+    field: /SNAPSHOT_SIGNING_KEYSET: PRODUCTION_MODE requires/,
+  });
+  for (const refusal of refusals) {
+    it(`refuses ${refusal.name}, naming the variable`, () => {
+      assert.throws(
+        () => loadConfig({ PRODUCTION_MODE: 'true', ROLE: 'api', ...refusal.env }),
+        (error: unknown) => error instanceof ConfigError && refusal.field.test(error.message),
+      );
+    });
+  }
+
+  it('accepts the shared secrets, from a file or the environment', () => {
+    const fromFile = loadConfig({
+      PRODUCTION_MODE: 'true',
+      ROLE: 'api',
+      UPLOAD_SIGNING_SECRET_FILE: secretFile,
+      EVENT_SIGNING_KEYSET_PATH: keysetFile,
+      SNAPSHOT_SIGNING_KEYSET_PATH: keysetFile,
+    });
+    assert.equal(fromFile.UPLOAD_SIGNING_SECRET, 's'.repeat(40), 'read from the file, trimmed');
+    const fromEnv = loadConfig({
+      PRODUCTION_MODE: 'true',
+      ROLE: 'all',
+      UPLOAD_SIGNING_SECRET: secret,
+      EVENT_SIGNING_KEYSET: '{"keys":[]}',
+      SNAPSHOT_SIGNING_KEYSET: '{"keys":[]}',
+    });
+    assert.equal(fromEnv.PRODUCTION_MODE, true);
+  });
+
+  it('asks nothing of a worker-only process, nor outside production mode', () => {
+    assert.equal(loadConfig({ PRODUCTION_MODE: 'true', ROLE: 'worker' }).ROLE, 'worker');
+    assert.equal(loadConfig({ ROLE: 'api' }).PRODUCTION_MODE, false);
+  });
 });

@@ -2,7 +2,7 @@
  * The one validated configuration module. Every process reads its settings here, from the
  * environment, with defaults that suit the embedded development stack.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -77,10 +77,22 @@ const configSchema = z.object({
     .default(100 * 1024 * 1024),
   UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
   /** HMAC key for presigned upload URLs; every API process must share it. Generated under DATA_DIR when unset. */
-  UPLOAD_SIGNING_SECRET: z.string().min(32).optional(),
+  UPLOAD_SIGNING_SECRET: z.string().min(32, 'UPLOAD_SIGNING_SECRET must be at least 32 characters').optional(),
+  /** A file holding UPLOAD_SIGNING_SECRET (e.g. a compose secret under /run/secrets); read at start-up. */
+  UPLOAD_SIGNING_SECRET_FILE: z.string().min(1).optional(),
+
+  /**
+   * Production mode: an API process (ROLE=api or all) refuses to start unless the secrets every
+   * replica must share are given (UPLOAD_SIGNING_SECRET or its _FILE, and an event signing keyset
+   * in EVENT_SIGNING_KEYSET or an existing EVENT_SIGNING_KEYSET_PATH file), instead of making its own.
+   */
+  PRODUCTION_MODE: booleanFromEnv.default(false),
 
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.1).default(200),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(400),
+  /** Failed authentications per client address (socket peer): token bucket rate and burst (429 past it). */
+  AUTH_FAILURE_RATE_PER_SECOND: z.coerce.number().min(0.01).default(1),
+  AUTH_FAILURE_BURST: z.coerce.number().int().min(1).default(30),
 
   /**
    * Event-log retention, per tenant: each tenant keeps at least its own newest N events, whatever
@@ -120,6 +132,19 @@ const configSchema = z.object({
   EVENT_SIGNING_KEYSET: z.string().min(2).optional(),
   EVENT_SIGNING_KEYSET_PATH: z.string().optional(),
   WS_TICKET_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+  /**
+   * Memory budget of each API process's in-process search indexes (bytes). Past it, the least
+   * recently searched collections are evicted whole and reloaded from MongoDB when next searched.
+   */
+  SEARCH_INDEX_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(1024 * 1024 * 1024),
+  /** Collections a tenant may have (POST /v1/collections answers 409 collection_limit_reached past it). */
+  MAX_COLLECTIONS_PER_TENANT: z.coerce.number().int().min(1).default(1000),
+  /** Collections a memory may belong to (collection_ids of PATCH /v1/memories/{id}); each one copies its chunks into another index partition. */
+  MAX_COLLECTIONS_PER_MEMORY: z.coerce.number().int().min(1).max(100).default(20),
   SEARCH_DEFAULT_LIMIT: z.coerce.number().int().min(1).max(100).default(10),
   /** A chunk found only by the vector signal needs at least this cosine (e5: unrelated text scores ~0.7). */
   SEARCH_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.78),
@@ -231,10 +256,83 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       path: ['OUTBOUND_UNSAFE_TEST_ORIGIN'],
       message: 'admits one host whatever it resolves to (tests only): set ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN=true to use it',
     })
+    .refine((config) => !(config.UPLOAD_SIGNING_SECRET && config.UPLOAD_SIGNING_SECRET_FILE), {
+      path: ['UPLOAD_SIGNING_SECRET_FILE'],
+      message: 'set UPLOAD_SIGNING_SECRET or UPLOAD_SIGNING_SECRET_FILE, not both',
+    })
+    .transform((config, context) => {
+      const file = config.UPLOAD_SIGNING_SECRET_FILE;
+      if (!file) return config;
+      let secret: string;
+      try {
+        secret = readFileSync(file, 'utf8').trim();
+      } catch (error) {
+        context.addIssue({
+          code: 'custom',
+          path: ['UPLOAD_SIGNING_SECRET_FILE'],
+          message: `cannot read ${file}: ${(error as Error).message}`,
+        });
+        return z.NEVER;
+      }
+      if (secret.length < 32) {
+        context.addIssue({ code: 'custom', path: ['UPLOAD_SIGNING_SECRET_FILE'], message: `${file} must hold at least 32 characters` });
+        return z.NEVER;
+      }
+      return { ...config, UPLOAD_SIGNING_SECRET: secret };
+    })
+    .superRefine((config, context) => {
+      for (const issue of productionIssues(config)) context.addIssue({ code: 'custom', ...issue });
+    })
     .safeParse(given);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return { ...parsed.data, MODELS_DIR: parsed.data.MODELS_DIR ?? defaultModelsDir() };
+}
+
+type ParsedConfig = z.infer<typeof configSchema>;
+
+/**
+ * What production mode requires of a process that serves the API: the secrets that every replica
+ * must share, given from outside. Without them each replica would make its own, so replicas would
+ * refuse each other's upload URLs and clients' pinned signing keys would break on every redeploy.
+ */
+function productionIssues(config: ParsedConfig): { path: string[]; message: string }[] {
+  if (!config.PRODUCTION_MODE || config.ROLE === 'worker') return [];
+  const issues: { path: string[]; message: string }[] = [];
+  if (!config.UPLOAD_SIGNING_SECRET) {
+    issues.push({
+      path: ['UPLOAD_SIGNING_SECRET'],
+      message: 'PRODUCTION_MODE requires UPLOAD_SIGNING_SECRET (or UPLOAD_SIGNING_SECRET_FILE), shared by every API replica',
+    });
+  }
+  if (!config.EVENT_SIGNING) {
+    issues.push({ path: ['EVENT_SIGNING'], message: 'PRODUCTION_MODE requires signed event frames (EVENT_SIGNING=true)' });
+  } else if (!config.EVENT_SIGNING_KEYSET && !config.EVENT_SIGNING_KEYSET_PATH) {
+    issues.push({
+      path: ['EVENT_SIGNING_KEYSET'],
+      message:
+        'PRODUCTION_MODE requires EVENT_SIGNING_KEYSET (JSON) or EVENT_SIGNING_KEYSET_PATH (an existing keyset file), shared by every API replica',
+    });
+  } else if (!config.EVENT_SIGNING_KEYSET && config.EVENT_SIGNING_KEYSET_PATH && !existsSync(config.EVENT_SIGNING_KEYSET_PATH)) {
+    issues.push({
+      path: ['EVENT_SIGNING_KEYSET_PATH'],
+      message: `PRODUCTION_MODE requires the keyset file to exist (it is not created in production): ${config.EVENT_SIGNING_KEYSET_PATH}`,
+    });
+  }
+  // Snapshots signed by one replica must verify on every other (docs/device-memory.md, Keys).
+  if (!config.SNAPSHOT_SIGNING_KEYSET && !config.SNAPSHOT_SIGNING_KEYSET_PATH) {
+    issues.push({
+      path: ['SNAPSHOT_SIGNING_KEYSET'],
+      message:
+        'PRODUCTION_MODE requires SNAPSHOT_SIGNING_KEYSET (JSON) or SNAPSHOT_SIGNING_KEYSET_PATH (an existing keyset file), shared by every API replica',
+    });
+  } else if (!config.SNAPSHOT_SIGNING_KEYSET && config.SNAPSHOT_SIGNING_KEYSET_PATH && !existsSync(config.SNAPSHOT_SIGNING_KEYSET_PATH)) {
+    issues.push({
+      path: ['SNAPSHOT_SIGNING_KEYSET_PATH'],
+      message: `PRODUCTION_MODE requires the keyset file to exist (it is not created in production): ${config.SNAPSHOT_SIGNING_KEYSET_PATH}`,
+    });
+  }
+  return issues;
 }

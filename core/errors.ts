@@ -57,8 +57,8 @@ export const payloadTooLarge = (limitBytes: number): AppError =>
 
 export const unsupportedMediaType = (message: string): AppError => new AppError(415, 'unsupported_media_type', message);
 
-export const rateLimited = (retryAfterSeconds: number): AppError =>
-  new AppError(429, 'rate_limited', `Too many requests; retry after ${retryAfterSeconds} s`, undefined, {
+export const rateLimited = (retryAfterSeconds: number, message = `Too many requests; retry after ${retryAfterSeconds} s`): AppError =>
+  new AppError(429, 'rate_limited', message, undefined, {
     'Retry-After': String(retryAfterSeconds),
   });
 

@@ -133,6 +133,25 @@ export const indexBytes = new Gauge({
   registers,
 });
 
+export const indexBudgetBytes = new Gauge({
+  name: 'engram_index_budget_bytes',
+  help: 'Estimated bytes of the loaded search partitions (kind=used) and their budget SEARCH_INDEX_MAX_BYTES (kind=max)',
+  labelNames: ['kind'] as const,
+  registers,
+});
+
+export const indexEvictions = new Gauge({
+  name: 'engram_index_evictions',
+  help: 'Collections evicted from the in-process search indexes to stay within the memory budget, since the process started',
+  registers,
+});
+
+export const keyLookups = new Counter({
+  name: 'engram_auth_key_lookups_total',
+  help: 'API keys looked up in the database (cache misses of well-formed keys not recently refused)',
+  registers,
+});
+
 export const eventLogSeq = new Gauge({
   name: 'engram_event_log_head_seq',
   help: 'Newest seq of the durable event log seen by this process (its rate is the append rate)',

@@ -14,7 +14,16 @@ import { createApp } from '../api/app.js';
 import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
-import { eventFollowerLag, eventLogSeq, indexBytes, indexEntries, setScrapeCollector, websocketSessions } from '../core/metrics.js';
+import {
+  eventFollowerLag,
+  eventLogSeq,
+  indexBudgetBytes,
+  indexBytes,
+  indexEntries,
+  indexEvictions,
+  setScrapeCollector,
+  websocketSessions,
+} from '../core/metrics.js';
 import { createFileExtractors } from '../extractors/files.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
@@ -184,9 +193,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       eagerStart: worker !== null,
       logger,
     });
-    const searchIndex = new SearchIndex(store, model.modelId, model.dimensions, logger);
+    const searchIndex = new SearchIndex(store, model.modelId, model.dimensions, logger, { maxBytes: config.SEARCH_INDEX_MAX_BYTES });
     await searchIndex.start();
-    const collections = createCollectionService(store);
+    const collections = createCollectionService(store, { maxCollectionsPerTenant: config.MAX_COLLECTIONS_PER_TENANT });
     const uploads = createUploadService({
       store,
       collections,
@@ -195,7 +204,15 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     });
     const tickets = createTicketService(store, config.WS_TICKET_TTL_SECONDS);
     const signing = await eventSigning(config, logger);
-    const memories = createMemoryService({ store, orchestrator, collections, uploads, searchIndex, logger });
+    const memories = createMemoryService({
+      store,
+      orchestrator,
+      collections,
+      uploads,
+      searchIndex,
+      logger,
+      maxCollectionsPerMemory: config.MAX_COLLECTIONS_PER_MEMORY,
+    });
     const deviceMemory = createDeviceMemoryService({
       store,
       collections,
@@ -252,7 +269,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
           unconfidentRate: { perMinute: config.UNCONFIDENT_EVENTS_PER_KEY_PER_MINUTE, burst: config.UNCONFIDENT_EVENTS_PER_KEY_BURST },
           tenantConcurrency: { limit: config.SEARCH_MAX_CONCURRENT_PER_TENANT, maxWaiting: config.SEARCH_MAX_QUEUED_PER_TENANT },
         }),
-        health: createHealthService(store, orchestrator),
+        health: createHealthService(store, orchestrator, searchIndex),
         uploads,
         tickets,
         workflows: createWorkflowService({ store, collections, backend: config.GRAPH_READ_BACKEND }),
@@ -290,6 +307,10 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         indexEntries.set({ index }, entries);
         if (bytes !== null) indexBytes.set({ index }, bytes);
       }
+      const budget = searchIndex.budgetStats();
+      indexBudgetBytes.set({ kind: 'used' }, budget.bytes);
+      if (Number.isFinite(budget.maxBytes)) indexBudgetBytes.set({ kind: 'max' }, budget.maxBytes);
+      indexEvictions.set(budget.evictions);
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {

@@ -15,7 +15,8 @@
  * Document frequency is not stored: it is the number of live postings in a term's list, counted
  * when a query reads the list, so it is exact under any sequence of upserts and removals.
  */
-import { detachedString, tokenize } from './tokenize.js';
+import { PieceTable } from './piece-table.js';
+import { detachedString, hashRun, pieceTerms, scanPlainAscii, tokenize, tokenizeParts } from './tokenize.js';
 
 export interface LexicalHit {
   chunkId: string;
@@ -47,6 +48,8 @@ export interface LexicalStorageStats {
   arenaCapacity: number;
   /** Bytes of the typed arrays (postings arena, per-term and per-document arrays); maps and id strings are not counted. */
   typedArrayBytes: number;
+  /** Distinct words memoised by the partition's piece cache. */
+  cachedPieces: number;
 }
 
 const K1 = 1.2;
@@ -57,6 +60,8 @@ const INITIAL_SLOTS = 16;
 const INITIAL_TERMS = 64;
 const INITIAL_ARENA = 256;
 const MIN_BLOCK = 2;
+/** Distinct pieces a partition memoises at most (a natural vocabulary with its case variants fits). */
+const PIECE_CACHE_LIMIT = 100_000;
 const BLOCK_GROWTH = 2;
 /** Small steps: growing copies the arena while the old one is still alive, so peaks are old + new. */
 const ARENA_GROWTH = 1.2;
@@ -137,6 +142,8 @@ export class LexicalPartition {
   private totalLength = 0;
   private readonly slotOf = new Map<string, number>();
   private readonly chunksOfMemory = new Map<string, string[]>();
+  /** Single-run pieces of text as written → their term ids (see pieceTermIds). */
+  private readonly pieceCache = new PieceTable<number | number[]>();
 
   get size(): number {
     return this.liveDocs;
@@ -155,19 +162,30 @@ export class LexicalPartition {
       if (previousMemoryId !== memoryId) this.detachChunk(previousMemoryId, chunkId);
     }
 
-    // Count term frequencies by term id in a reusable array: cheaper than a Map per chunk.
-    const tokens = tokenize(text);
+    // Count term frequencies by term id in a reusable array: cheaper than a Map per chunk. Plain
+    // words go through the piece cache (one lookup instead of lower-casing, stemming, and two).
     const distinctTermIds: number[] = [];
-    for (const token of tokens) {
-      const termId = this.termIdFor(token);
+    let tokenCount = 0;
+    const count = (termId: number): void => {
       if (this.frequencyOfTerm[termId] === 0) distinctTermIds.push(termId);
       this.frequencyOfTerm[termId]!++;
-    }
+      tokenCount++;
+    };
+    const countPiece = (termIds: number | number[]): void => {
+      if (typeof termIds === 'number') {
+        if (termIds >= 0) count(termIds);
+      } else for (const termId of termIds) count(termId);
+    };
+    const compoundTerms: string[] = [];
+    const scanned = scanPlainAscii(text, (start, end, hash) => countPiece(this.pieceTermIds(text, start, end, hash)), compoundTerms);
+    if (!scanned)
+      tokenizeParts(text, (piece) => countPiece(this.pieceTermIds(piece, 0, piece.length, hashRun(piece, 0, piece.length))), compoundTerms);
+    for (const term of compoundTerms) count(this.termIdFor(term));
 
     const slot = this.allocateSlot();
     this.chunkIdOfSlot[slot] = chunkId;
     this.memoryIdOfSlot[slot] = memoryId;
-    this.docLength[slot] = tokens.length;
+    this.docLength[slot] = tokenCount;
     this.docTermCount[slot] = distinctTermIds.length;
     // Compactions triggered while appending never renumber slots nor free term ids.
     for (const termId of distinctTermIds) {
@@ -175,7 +193,7 @@ export class LexicalPartition {
       this.frequencyOfTerm[termId] = 0;
     }
     this.liveDocs++;
-    this.totalLength += tokens.length;
+    this.totalLength += tokenCount;
     this.slotOf.set(chunkId, slot);
 
     let chunks = this.chunksOfMemory.get(memoryId);
@@ -218,6 +236,7 @@ export class LexicalPartition {
         this.docTermCount,
         this.deadSlot,
       ].reduce((sum, array) => sum + array.byteLength, 0),
+      cachedPieces: this.pieceCache.size,
     };
   }
 
@@ -393,6 +412,22 @@ export class LexicalPartition {
     return slot;
   }
 
+  /**
+   * The term ids of a single-run piece of text, memoised per partition: a number (-1 when the
+   * piece yields no term, e.g. a stop-word) or, for a camelCase piece, a list. Entries hold term
+   * ids, so the cache is emptied whenever a term id is freed; it is bounded by clearing.
+   */
+  private pieceTermIds(text: string, start: number, end: number, hash: number): number | number[] {
+    const cached = this.pieceCache.get(text, start, end, hash);
+    if (cached !== undefined) return cached;
+    const piece = text.slice(start, end);
+    const termIds = pieceTerms(piece).map((term) => this.termIdFor(term));
+    const entry = termIds.length === 0 ? -1 : termIds.length === 1 ? termIds[0]! : termIds;
+    if (this.pieceCache.size >= PIECE_CACHE_LIMIT) this.pieceCache.clear();
+    this.pieceCache.set(detachedString(piece), hash, entry);
+    return entry;
+  }
+
   private termIdFor(term: string): number {
     const existing = this.termIds.get(term);
     if (existing !== undefined) return existing;
@@ -554,6 +589,7 @@ export class LexicalPartition {
   private freeTerm(termId: number): void {
     const term = this.termText[termId];
     if (term === undefined) return;
+    this.pieceCache.clear();
     this.termIds.delete(term);
     this.termText[termId] = undefined;
     this.freeTermIds.push(termId);

@@ -342,3 +342,28 @@ describe('LexicalIndex', () => {
     assert.deepEqual(ids(hits).slice(0, 6), ['m00:0', 'm05:0', 'm10:0', 'm15:0', 'm20:0', 'm25:0']);
   });
 });
+
+describe('the piece cache of a cold load', () => {
+  it('indexes plain words, camelCase, compounds and stop-words as tokenize says, chunk after chunk', () => {
+    const texts = [
+      'The getUserName helper reads ZX-4471 and alice@acme.io twice: getUserName, getUserName.',
+      'Running runners run; the JSONParser parses IDs and URLs.',
+      'the The THE getUserName zx-4471 Running',
+    ];
+    const index = new LexicalIndex();
+    const partition = index.createPartition('c');
+    texts.forEach((text, i) => partition.upsert(`m:${i}`, 'm', text));
+    for (const [i, text] of texts.entries()) {
+      const terms = [...new Set(tokenize(text))];
+      const { hits } = index.search(terms.join(' '), ['c'], 10);
+      assert.ok(
+        hits.some((hit) => hit.chunkId === `m:${i}`),
+        `chunk ${i} is found by its own terms`,
+      );
+    }
+    const distinct = new Set(texts.flatMap((text) => tokenize(text)));
+    assert.equal(partition.storageStats().terms, distinct.size, 'the same dictionary tokenize yields');
+    const postings = texts.reduce((sum, text) => sum + new Set(tokenize(text)).size, 0);
+    assert.equal(partition.storageStats().postings, postings, 'one posting per distinct term per chunk');
+  });
+});

@@ -12,10 +12,41 @@ import type { Store } from '../store/index.js';
 import type { EntityDoc, FactDoc } from '../store/graph.js';
 import { GraphIndex, type GraphEntityInfo, type GraphFactInfo, type GraphMatch, type ProvenanceRow } from './graph-index.js';
 import { LexicalIndex, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
+import { PartitionBudget } from './partition-budget.js';
 import { VectorIndex, type VectorHit } from './vector-index.js';
 
 const FOLLOW_INTERVAL_MS = 500;
 const CHANGES_PER_PULL = 1000;
+/** Concurrent chunk reads of one partition load (disjoint id ranges), see fillPartition. */
+const LOAD_READERS = 2;
+
+/**
+ * Estimated bytes of what the typed arrays leave out, per entry: a chunk's id strings, array
+ * slots and map entries in the vector and the lexical partition; a term's string and map entry;
+ * a graph entity's or fact's object and map entries. Rough, on purpose on the high side, so the
+ * budget is kept rather than exceeded (the bench compares RSS with it).
+ */
+const BYTES_PER_CHUNK_IDS = 2 * 240;
+const BYTES_PER_TERM = 120;
+const BYTES_PER_GRAPH_ENTRY = 600;
+
+export interface SearchIndexOptions {
+  /**
+   * Memory budget of the loaded partitions (SEARCH_INDEX_MAX_BYTES). Past it, the least recently
+   * searched collections are evicted whole, and reloaded from MongoDB when next searched. The
+   * partitions a running search holds are never evicted, so one search over more than the budget
+   * still works: the excess is released when it ends. Infinity: no eviction.
+   */
+  maxBytes?: number;
+}
+
+export interface IndexBudgetStats {
+  maxBytes: number;
+  bytes: number;
+  collections: number;
+  evictions: number;
+  loads: number;
+}
 
 export class SearchIndex {
   private readonly index: VectorIndex;
@@ -26,14 +57,19 @@ export class SearchIndex {
   private pull: Promise<void> = Promise.resolve();
   private queuedPull: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private readonly budget: PartitionBudget;
+  private evictions = 0;
+  private loads = 0;
 
   constructor(
     private readonly store: Store,
     private readonly modelId: string,
     dimensions: number,
     private readonly logger: Logger,
+    options: SearchIndexOptions = {},
   ) {
     this.index = new VectorIndex(dimensions);
+    this.budget = new PartitionBudget(options.maxBytes ?? Infinity);
   }
 
   async start(): Promise<void> {
@@ -60,10 +96,67 @@ export class SearchIndex {
     return next;
   }
 
-  /** Loads the collections' partitions if needed and applies every published change: call before searching. */
+  /**
+   * Loads the collections' partitions if needed and applies every published change: call before
+   * searching. The partitions are held (never evicted) from this call until `release` with the
+   * same ids, which the caller must make once its searches are done, whether this resolved or not.
+   */
   async prepare(collectionIds: string[]): Promise<void> {
-    await Promise.all(collectionIds.map((collectionId) => this.ensureLoaded(collectionId)));
+    const unique = [...new Set(collectionIds)];
+    for (const collectionId of unique) this.budget.hold(collectionId);
+    await Promise.all(unique.map((collectionId) => this.ensureLoaded(collectionId)));
     await this.catchUp();
+  }
+
+  /** Ends the hold `prepare` took; partitions over the budget may be evicted now. */
+  release(collectionIds: string[]): void {
+    for (const collectionId of new Set(collectionIds)) this.budget.release(collectionId);
+    this.enforceBudget();
+  }
+
+  /** Estimated bytes of one collection's partitions (vector, lexical and graph). */
+  partitionBytes(collectionId: string): number {
+    const vector = this.index.partition(collectionId);
+    const lexical = this.lexical.partition(collectionId)?.storageStats();
+    const graph = this.graph.partition(collectionId);
+    return (
+      (vector ? vector.bytes + vector.size * BYTES_PER_CHUNK_IDS : 0) +
+      (lexical ? lexical.typedArrayBytes + (lexical.terms + lexical.cachedPieces) * BYTES_PER_TERM : 0) +
+      (graph ? (graph.entityCount + graph.factCount) * BYTES_PER_GRAPH_ENTRY : 0)
+    );
+  }
+
+  /** Bytes held by every loaded partition (the figure the budget bounds). */
+  totalBytes(): number {
+    return this.index.loadedCollections().reduce((sum, id) => sum + this.partitionBytes(id), 0);
+  }
+
+  budgetStats(): IndexBudgetStats {
+    return {
+      maxBytes: this.budget.maxBytes,
+      bytes: this.totalBytes(),
+      collections: this.index.loadedCollections().length,
+      evictions: this.evictions,
+      loads: this.loads,
+    };
+  }
+
+  /**
+   * Evicts whole collections, least recently searched first, until the loaded partitions fit the
+   * budget. Held and loading partitions stay; if only they remain, the budget is exceeded until
+   * their searches end.
+   */
+  private enforceBudget(): void {
+    if (!Number.isFinite(this.budget.maxBytes)) return;
+    const sizes = new Map(this.index.loadedCollections().map((id) => [id, this.partitionBytes(id)]));
+    for (const collectionId of this.budget.victims(sizes, (id) => this.loading.has(id))) {
+      this.dropPartition(collectionId);
+      this.evictions++;
+      this.logger.debug(
+        { collectionId, bytes: sizes.get(collectionId), maxBytes: this.budget.maxBytes },
+        'index partition evicted (memory budget)',
+      );
+    }
   }
 
   /** Nearest chunks by cosine, from what `prepare` loaded. */
@@ -100,6 +193,7 @@ export class SearchIndex {
     this.index.dropPartition(collectionId);
     this.lexical.dropPartition(collectionId);
     this.graph.dropPartition(collectionId);
+    this.budget.forget(collectionId);
   }
 
   /** Entries and bytes per in-process index, for the metrics endpoint. */
@@ -163,18 +257,27 @@ export class SearchIndex {
     const started = Date.now();
     const partition = this.index.createPartition(collectionId);
     const lexicalPartition = this.lexical.createPartition(collectionId);
+    this.budget.touch(collectionId);
     try {
-      for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId)) {
-        if (!chunk.embedding) continue;
-        partition.upsert(chunk._id, chunk.memory_id, binaryToVector(chunk.embedding));
-        lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
-      }
-      await this.loadGraph(collectionId);
+      // The graph's reads and the chunk reads (in LOAD_READERS disjoint ranges) run concurrently:
+      // while one waits for its next batch from the database, another's batch is indexed.
+      const readChunks = async (index: number): Promise<void> => {
+        for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId, { index, of: LOAD_READERS })) {
+          if (!chunk.embedding) continue;
+          partition.upsertBytes(chunk._id, chunk.memory_id, chunk.embedding.buffer);
+          lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
+        }
+      };
+      const readers = Array.from({ length: LOAD_READERS }, (_, index) => readChunks(index));
+      await Promise.all([...readers, this.loadGraph(collectionId)]);
     } catch (error) {
       this.dropPartition(collectionId);
       throw error;
     }
+    this.loads++;
     this.logger.debug({ collectionId, chunks: partition.size, ms: Date.now() - started }, 'index partition loaded');
+    // This partition still counts as loading here, so its own load never evicts it.
+    this.enforceBudget();
   }
 
   private async loadGraph(collectionId: string): Promise<void> {
@@ -247,6 +350,7 @@ export class SearchIndex {
       }
       await this.applyUpserts([...upserts]);
       this.lastSeq = changes[changes.length - 1]!.seq;
+      if (upserts.size > 0) this.enforceBudget();
       if (changes.length < CHANGES_PER_PULL) return;
     }
   }

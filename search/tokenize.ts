@@ -93,31 +93,106 @@ function pushPiece(terms: string[], piece: string): void {
 
 /** Lower-cased, NFKC, stemmed search terms, in text order, repeats kept (they are term frequencies). */
 export function tokenize(text: string): string[] {
+  const terms: string[] = [];
+  tokenizeParts(text, (piece) => pushPiece(terms, piece), terms);
+  return terms;
+}
+
+/** The terms of one single-run piece of text (what `tokenizeParts` hands to `onPiece`), in order. */
+export function pieceTerms(piece: string): string[] {
+  const terms: string[] = [];
+  pushPiece(terms, piece);
+  return terms;
+}
+
+/**
+ * `tokenize` in two streams, for a caller that memoises: each single run of letters/digits (by
+ * far the most tokens: plain words) goes to `onPiece` as written, since its terms depend on
+ * nothing else (`pieceTerms` gives them); the terms of compounds are pushed onto `terms`. Text
+ * order across the two streams is not kept, which term frequencies do not need.
+ */
+export function tokenizeParts(text: string, onPiece: (piece: string) => void, terms: string[]): void {
   let normalized = text.normalize('NFKC');
   if (normalized.includes("'") || normalized.includes('\u2019'))
     normalized = normalized.replace(POSSESSIVE, '').replace(INNER_APOSTROPHE, '');
-  const terms: string[] = [];
   for (const match of normalized.matchAll(COMPOUND)) {
     const compound = match[0];
     if (!match[1]) {
       // A single run: a plain word, a number, or a letters+digits code like "abc123".
-      pushPiece(terms, compound);
+      onPiece(compound);
       continue;
     }
-    const lowered = compound.toLowerCase();
-    if (DECIMAL_NUMBER.test(compound)) {
-      terms.push(lowered);
-      continue;
-    }
-    pushWhole(terms, lowered);
-    // "alice@acme.io" also yields "acme.io"; "https://x.org/a-b" yields "x.org" and "a-b".
-    const segments = compound.split(MAJOR_SEPARATORS);
-    if (segments.length > 1) {
-      for (const segment of segments) {
-        if (ANY_SEPARATOR.test(segment)) pushWhole(terms, segment.toLowerCase());
-      }
-    }
-    for (const piece of compound.split(ANY_SEPARATOR)) pushPiece(terms, piece);
+    pushCompound(terms, compound);
   }
-  return terms;
+}
+
+/** The terms of runs joined by identifier punctuation ("ZX-4471", "alice@acme.io", "3.14"). */
+function pushCompound(terms: string[], compound: string): void {
+  const lowered = compound.toLowerCase();
+  if (DECIMAL_NUMBER.test(compound)) {
+    terms.push(lowered);
+    return;
+  }
+  pushWhole(terms, lowered);
+  // "alice@acme.io" also yields "acme.io"; "https://x.org/a-b" yields "x.org" and "a-b".
+  const segments = compound.split(MAJOR_SEPARATORS);
+  if (segments.length > 1) {
+    for (const segment of segments) {
+      if (ANY_SEPARATOR.test(segment)) pushWhole(terms, segment.toLowerCase());
+    }
+  }
+  for (const piece of compound.split(ANY_SEPARATOR)) pushPiece(terms, piece);
+}
+
+/** ASCII without apostrophes: NFKC leaves it as it is and no possessive rule applies. */
+// eslint-disable-next-line no-control-regex -- every ASCII character but the apostrophe, control ones included.
+const PLAIN_ASCII = /^[\x00-\x26\x28-\x7f]*$/;
+const isAsciiAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+/** The ASCII characters of COMPOUND's joiners: - _ . @ / : # & */
+const isAsciiJoiner = (c: number): boolean => c === 45 || c === 95 || c === 46 || c === 64 || c === 47 || c === 58 || c === 35 || c === 38;
+
+/** FNV-1a over the char codes of text[start, end): the key `scanPlainAscii` gives each run. */
+export function hashRun(text: string, start: number, end: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash;
+}
+
+/**
+ * `tokenizeParts` for plain ASCII text, without a regex or a string per word: each single run
+ * of letters/digits goes to `onRun` as its bounds and `hashRun` hash (a memoising caller looks it
+ * up without slicing), compounds' terms are pushed onto `terms`. Returns false, having done
+ * nothing, for other text: the caller then uses `tokenizeParts`. Same runs and compounds as the
+ * COMPOUND regex, since in ASCII \p{L}\p{N}\p{M} are exactly the letters and digits.
+ */
+export function scanPlainAscii(text: string, onRun: (start: number, end: number, hash: number) => void, terms: string[]): boolean {
+  if (!PLAIN_ASCII.test(text)) return false;
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    if (!isAsciiAlnum(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let hash = 0x811c9dc5;
+    let c: number;
+    while (i < length && isAsciiAlnum((c = text.charCodeAt(i)))) {
+      hash = Math.imul(hash ^ c, 0x01000193);
+      i++;
+    }
+    // A compound when joiners follow and a run comes after them; it extends as far as that repeats.
+    let end = i;
+    for (;;) {
+      let next = end;
+      while (next < length && isAsciiJoiner(text.charCodeAt(next))) next++;
+      if (next === end || next >= length || !isAsciiAlnum(text.charCodeAt(next))) break;
+      end = next;
+      while (end < length && isAsciiAlnum(text.charCodeAt(end))) end++;
+    }
+    if (end === i) onRun(start, i, hash);
+    else pushCompound(terms, text.slice(start, end));
+    i = end;
+  }
+  return true;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { tokenize } from './tokenize.js';
+import { seededRandom } from '../core/random.js';
+import { hashRun, pieceTerms, scanPlainAscii, tokenize } from './tokenize.js';
 
 describe('tokenize', () => {
   it('keeps an identifier whole and also split into its parts', () => {
@@ -71,3 +72,37 @@ function stemOf(word: string): string {
   assert.ok(term !== undefined);
   return term;
 }
+
+describe('scanPlainAscii (the cold-load fast path)', () => {
+  const viaScanner = (text: string): string[] | null => {
+    const terms: string[] = [];
+    const ok = scanPlainAscii(
+      text,
+      (start, end, hash) => {
+        assert.equal(hash, hashRun(text, start, end));
+        terms.push(...pieceTerms(text.slice(start, end)));
+      },
+      terms,
+    );
+    return ok ? terms.sort() : null;
+  };
+
+  it('yields exactly the terms tokenize yields, on random ASCII text full of edge cases', () => {
+    const random = seededRandom(2026);
+    const atoms = ['Alice', 'getUserName', 'JSONParser', 'IDs', 'the', 'THE', 'running', 'x', 'ZX', '4471', '3', 'a1b2', 'URLs', 'co'];
+    const glue = [' ', '  ', '-', '.', '@', '/', ':', '#', '&', '_', '--', '.-', ', ', '!', '(', ')', '\n', '"', '+', '', '...'];
+    const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)]!;
+    for (let round = 0; round < 2000; round++) {
+      let text = '';
+      const parts = 1 + Math.floor(random() * 12);
+      for (let i = 0; i < parts; i++) text += pick(glue) + pick(atoms);
+      if (random() < 0.5) text += pick(glue);
+      assert.deepEqual(viaScanner(text), [...tokenize(text)].sort(), JSON.stringify(text));
+    }
+  });
+
+  it('declines text it cannot read exactly like tokenize: non-ASCII and apostrophes', () => {
+    for (const text of ["Alice's notes", 'café', 'ﬁne', 'a\u2010b', 'don’t']) assert.equal(viaScanner(text), null, text);
+    assert.deepEqual(viaScanner(''), []);
+  });
+});

@@ -374,6 +374,9 @@ export class Partition {
   private readonly paddedQuery: Float32Array;
   private readonly slotOf = new Map<string, number>();
   private readonly chunksOfMemory = new Map<string, Set<string>>();
+  /** A byte view of the row store's rows, remade when they move (grow). */
+  private rowBytes: Uint8Array | null = null;
+  private rowBytesOf: Float32Array | null = null;
 
   constructor(
     readonly dimensions: number,
@@ -402,6 +405,13 @@ export class Partition {
 
   upsert(chunkId: string, memoryId: string, vector: Float32Array): void {
     if (vector.length !== this.dimensions) throw new Error(`vector has ${vector.length} dimensions, index has ${this.dimensions}`);
+    // The padding after `dimensions` is never written, so it stays zero and adds nothing to a dot product.
+    const slot = this.slotFor(chunkId, memoryId); // first: making room may replace the row store
+    this.store.rows.set(vector, slot * this.stride);
+  }
+
+  /** The chunk's slot, appended (with room made) when it is new. */
+  private slotFor(chunkId: string, memoryId: string): number {
     let slot = this.slotOf.get(chunkId);
     if (slot === undefined) {
       slot = this.chunkIds.length;
@@ -413,8 +423,25 @@ export class Partition {
       if (!chunks) this.chunksOfMemory.set(memoryId, (chunks = new Set()));
       chunks.add(chunkId);
     }
-    // The padding after `dimensions` is never written, so it stays zero and adds nothing to a dot product.
-    this.store.rows.set(vector, slot * this.stride);
+    return slot;
+  }
+
+  /**
+   * `upsert` from the vector's stored bytes (little-endian float32, as store/chunks.ts keeps it):
+   * copied straight into the row, with no Float32Array made per row (a cold load does 100k of these).
+   */
+  upsertBytes(chunkId: string, memoryId: string, bytes: Uint8Array): void {
+    if (bytes.byteLength !== this.dimensions * 4) {
+      throw new Error(`vector has ${bytes.byteLength / 4} dimensions, index has ${this.dimensions}`);
+    }
+    const slot = this.slotFor(chunkId, memoryId);
+    const rows = this.store.rows;
+    // Every grow makes a new `rows` view (a wasm one may keep its buffer but get longer): follow it.
+    if (this.rowBytesOf !== rows || !this.rowBytes) {
+      this.rowBytes = new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength);
+      this.rowBytesOf = rows;
+    }
+    this.rowBytes.set(bytes, slot * this.stride * 4);
   }
 
   removeMemory(memoryId: string): void {
@@ -508,6 +535,8 @@ export class Partition {
   }
 }
 
+const INITIAL_PARTITION_ROWS = 64;
+
 export class VectorIndex {
   private readonly partitions = new Map<string, Partition>();
 
@@ -518,7 +547,10 @@ export class VectorIndex {
   }
 
   createPartition(collectionId: string): Partition {
-    const partition = new Partition(this.dimensions);
+    // Small at first: a collection of a few memories must not reserve 1.5 MB of rows (384 dims x
+    // 1024) against the memory budget; big ones double their way up, which costs little next to
+    // reading them from the database.
+    const partition = new Partition(this.dimensions, INITIAL_PARTITION_ROWS);
     this.partitions.set(collectionId, partition);
     return partition;
   }

@@ -337,3 +337,33 @@ it('VectorIndex.search matches the reference on random data through the public A
     assertSameHits(index.search(query, ['a', 'b'], 25), naiveSearch(model, query, ['a', 'b'], 25), `public search ${q}`);
   }
 });
+
+describe('upsertBytes (a cold load from stored bytes)', () => {
+  for (const backend of ['js', 'wasm-simd', 'auto'] as const) {
+    it(`scores exactly like upsert from a Float32Array, through growth and at odd byte offsets (${backend})`, () => {
+      const random = seededRandom(91);
+      const dimensions = 37;
+      const fromVectors = new Partition(dimensions, 2, { backend });
+      const fromBytes = new Partition(dimensions, 2, { backend });
+      for (let i = 0; i < 3000; i++) {
+        const vector = new Float32Array(dimensions).map(() => random() * 2 - 1);
+        fromVectors.upsert(`c${i}`, `m${i % 40}`, vector);
+        // Stored bytes may sit at any offset of a larger buffer (a BSON document).
+        const carrier = new Uint8Array(vector.byteLength + 3);
+        carrier.set(new Uint8Array(vector.buffer), 3);
+        fromBytes.upsertBytes(`c${i}`, `m${i % 40}`, carrier.subarray(3));
+      }
+      const query = new Float32Array(dimensions).map(() => random() * 2 - 1);
+      const expected: VectorHit[] = [];
+      const actual: VectorHit[] = [];
+      fromVectors.collectTop(query, 25, expected, new Set());
+      fromBytes.collectTop(query, 25, actual, new Set());
+      assert.deepEqual(actual, expected);
+      assert.equal(fromBytes.size, 3000);
+    });
+  }
+
+  it('refuses bytes of the wrong length', () => {
+    assert.throws(() => new Partition(4).upsertBytes('c', 'm', new Uint8Array(12)), /3 dimensions, index has 4/);
+  });
+});

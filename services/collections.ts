@@ -9,7 +9,12 @@ export interface CreateCollectionInput {
   metadata?: Record<string, unknown> | undefined;
 }
 
-export function createCollectionService(store: Store) {
+export interface CollectionLimits {
+  /** MAX_COLLECTIONS_PER_TENANT; unbounded when absent (the operator's admin CLI). */
+  maxCollectionsPerTenant?: number;
+}
+
+export function createCollectionService(store: Store, limits: CollectionLimits = {}) {
   async function readable(tenantId: string, ids: string[], field: string) {
     const unique = [...new Set(ids)];
     const found = await store.collections.existing(tenantId, unique);
@@ -18,8 +23,23 @@ export function createCollectionService(store: Store) {
     return found;
   }
 
+  /** MAX_COLLECTIONS_PER_TENANT, for created and imported (ephemeral) collections alike. */
+  async function assertBelowLimit(tenantId: string, name: string): Promise<void> {
+    const max = limits.maxCollectionsPerTenant;
+    // Counted before the insert: concurrent creates can pass it together, by at most their number
+    // (no multi-document transactions on the stand-in); the bound still holds within that margin.
+    if (max !== undefined && (await store.collections.countForTenant(tenantId)) >= max) {
+      throw conflict(
+        'collection_limit_reached',
+        `This tenant already has the most collections allowed (${max}, MAX_COLLECTIONS_PER_TENANT); name: no collection "${name}" was created`,
+        'name',
+      );
+    }
+  }
+
   return {
     async create(tenantId: string, input: CreateCollectionInput): Promise<CollectionDoc> {
+      await assertBelowLimit(tenantId, input.name);
       try {
         return await store.collections.create({
           _id: newId(),
@@ -68,8 +88,9 @@ export function createCollectionService(store: Store) {
     },
 
     /** A new ephemeral collection for an imported snapshot; the caller fills it, the sweeper removes it after `ttlSeconds`. */
-    createEphemeral(tenantId: string, ttlSeconds: number): Promise<CollectionDoc> {
+    async createEphemeral(tenantId: string, ttlSeconds: number): Promise<CollectionDoc> {
       const id = newId();
+      await assertBelowLimit(tenantId, `snapshot-import-${id}`);
       const now = new Date();
       return store.collections.create({
         _id: id,

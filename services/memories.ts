@@ -74,6 +74,8 @@ export interface MemoryServiceDeps {
   /** Present in processes that serve search: lets a delete drop vectors without waiting. */
   searchIndex: SearchIndex | null;
   logger: Logger;
+  /** MAX_COLLECTIONS_PER_MEMORY: each membership copies the memory's chunks into another index partition. */
+  maxCollectionsPerMemory?: number;
 }
 
 /** Files enter the hash by their digest, not their bytes. */
@@ -244,6 +246,15 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     let removed: string[] = [];
     if (input.collectionIds !== undefined) {
       const wanted = [...new Set(input.collectionIds)];
+      const maxCollections = deps.maxCollectionsPerMemory ?? Infinity;
+      if (wanted.length > maxCollections) {
+        throw validationError([
+          {
+            field: 'collection_ids',
+            issue: `a memory may belong to at most ${maxCollections} collections (MAX_COLLECTIONS_PER_MEMORY); ${wanted.length} were given`,
+          },
+        ]);
+      }
       await deps.collections.assertReadable(tenantId, wanted, 'collection_ids');
       added = wanted.filter((id) => !memory.collection_ids.includes(id));
       removed = memory.collection_ids.filter((id) => !wanted.includes(id));

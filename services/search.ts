@@ -183,7 +183,11 @@ export function createSearchService(deps: {
       await deps.collections.assertReadable(tenantId, input.collectionIds, 'collection_ids');
       const pool = hasFilters(input.filters) ? FILTERED_POOL : Math.max(POOL, input.limit * 5);
 
+      // The partitions are held from prepare to release, so the memory budget never evicts them mid-search.
       const prepared = deps.searchIndex.prepare(input.collectionIds);
+      // Awaited below; this only keeps a failed load from being reported as unhandled when the
+      // query embedding fails first.
+      prepared.catch(() => undefined);
       const graphTask = signals.has('graph')
         ? (async () => {
             const graphStarted = performance.now();
@@ -192,13 +196,19 @@ export function createSearchService(deps: {
             return { result, ms: performance.now() - graphStarted };
           })()
         : Promise.resolve({ result: EMPTY_GRAPH_SIGNAL, ms: 0 });
-      const queryVector = signals.has('vector') ? await (await deps.embedder()).embedQuery(input.query) : null;
-      const embedded = performance.now();
-      await prepared;
-      const vectorHits = queryVector ? deps.searchIndex.vectorSearch(queryVector, input.collectionIds, pool) : [];
-      const lexical = signals.has('lexical') ? deps.searchIndex.lexicalSearch(input.query, input.collectionIds, pool) : null;
-      const searched = performance.now();
-      const { result: rawGraph, ms: graphMs } = await graphTask;
+      const signalsDone = (async () => {
+        const queryVector = signals.has('vector') ? await (await deps.embedder()).embedQuery(input.query) : null;
+        const embedded = performance.now();
+        await prepared;
+        const vectorHits = queryVector ? deps.searchIndex.vectorSearch(queryVector, input.collectionIds, pool) : [];
+        const lexical = signals.has('lexical') ? deps.searchIndex.lexicalSearch(input.query, input.collectionIds, pool) : null;
+        const searched = performance.now();
+        const { result: rawGraph, ms: graphMs } = await graphTask;
+        return { embedded, vectorHits, lexical, searched, rawGraph, graphMs };
+      })();
+      // Both tasks settle before the release (a rejected one is rethrown by the await below).
+      await Promise.allSettled([signalsDone, graphTask]).finally(() => deps.searchIndex.release(input.collectionIds));
+      const { embedded, vectorHits, lexical, searched, rawGraph, graphMs } = await signalsDone;
 
       const candidates = new Map<string, Candidate>();
       const candidate = (chunkId: string, memoryId: string): Candidate => {

@@ -100,11 +100,24 @@ export class ChunkRepository {
       .toArray() as Promise<ChunkDoc[]>;
   }
 
-  /** Streams the vectors (and texts) of one collection for one model: used to build the in-memory indexes. */
-  vectorsForCollection(collectionId: string, model: string) {
+  /**
+   * Streams the vectors (and texts) of one collection for one model: used to build the in-memory
+   * indexes. Only the fields the indexes need (not collection_ids: the caller knows the collection),
+   * in large batches. `part` splits the read by chunk id into `of` disjoint ranges (ids start with
+   * the memory's UUID, so the first hex digit spreads them evenly), for reading them concurrently.
+   */
+  vectorsForCollection(
+    collectionId: string,
+    model: string,
+    part: { index: number; of: number } = { index: 0, of: 1 },
+  ): AsyncIterable<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding' | 'text'>> {
+    const bounds = (i: number): string | undefined => (i <= 0 || i >= part.of ? undefined : Math.floor((16 * i) / part.of).toString(16));
+    const lower = bounds(part.index);
+    const upper = bounds(part.index + 1);
+    const idRange = { ...(lower !== undefined ? { $gte: lower } : {}), ...(upper !== undefined ? { $lt: upper } : {}) };
     return this.collection.find(
-      { collection_ids: collectionId, embedding_model: model },
-      { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1, text: 1 } },
+      { collection_ids: collectionId, embedding_model: model, ...(lower !== undefined || upper !== undefined ? { _id: idRange } : {}) },
+      { projection: { _id: 1, memory_id: 1, embedding: 1, text: 1 }, batchSize: 2000 },
     );
   }
 

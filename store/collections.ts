@@ -61,6 +61,10 @@ export class CollectionRepository {
     return new Map(docs.filter((doc) => live(doc, now)).map((doc) => [doc._id, { ephemeral: !!doc.expires_at }]));
   }
 
+  countForTenant(tenantId: string): Promise<number> {
+    return this.collection.countDocuments({ tenant_id: tenantId });
+  }
+
   async existingIds(tenantId: string, ids: string[]): Promise<Set<string>> {
     return new Set((await this.existing(tenantId, ids)).keys());
   }

@@ -28,6 +28,10 @@ export function generateApiKey(): string {
   return `mk_${randomBytes(24).toString('base64url')}`;
 }
 
+/** The shape generateApiKey produces (24 random bytes in base64url): anything else was never issued. */
+const API_KEY_SHAPE = /^mk_[A-Za-z0-9_-]{32}$/;
+export const isWellFormedApiKey = (key: string): boolean => API_KEY_SHAPE.test(key);
+
 export class TenantRepository {
   readonly tenants: Collection<TenantDoc>;
   readonly keys: Collection<ApiKeyDoc>;

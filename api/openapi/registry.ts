@@ -84,6 +84,7 @@ export const ERROR_CODES: Record<string, number> = {
   upload_not_found: 404,
   route_not_found: 404,
   collection_name_taken: 409,
+  collection_limit_reached: 409,
   memory_not_conversation: 409,
   collection_read_only: 409,
   upload_already_used: 409,
@@ -268,7 +269,25 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
       tag: 'operations',
       summary: 'Liveness probe',
       auth: 'none',
-      success: { status: 200, description: 'The process is up', schema: results(z.strictObject({ status: z.literal('ok') })) },
+      success: {
+        status: 200,
+        description: 'The process is up; an API process also reports its in-process search indexes against their memory budget',
+        schema: results(
+          z.strictObject({
+            status: z.literal('ok'),
+            index: z
+              .strictObject({
+                bytes: z.number().int().meta({ description: 'Estimated bytes of the loaded index partitions' }),
+                max_bytes: z.number().int().nullable().meta({ description: 'SEARCH_INDEX_MAX_BYTES; null when unbounded' }),
+                collections: z.number().int().meta({ description: 'Collections loaded in this process' }),
+                evictions: z.number().int().meta({ description: 'Collections evicted to stay within the budget since start' }),
+                loads: z.number().int().meta({ description: 'Collection loads from the database since start' }),
+                entries: z.strictObject({ vector: z.number().int(), lexical: z.number().int(), graph: z.number().int() }),
+              })
+              .optional(),
+          }),
+        ),
+      },
       errors: [],
     },
     {

@@ -1,0 +1,173 @@
+/**
+ * The in-process search indexes under a memory budget (issue 20, item 1), measured in the bench
+ * process itself against the stack's MongoDB: the same SearchIndex class the API uses, reading the
+ * same store, with no HTTP or embedding in the way.
+ *   cold load   a partition's load from MongoDB (first time, then again in a fresh index);
+ *               BENCH_COLD_LOAD_CHUNKS sets the size (default 20,000; 100000 is opt-in, since writing
+ *               it takes 10+ minutes on the H2 stand-in of a busy 2-core machine), or the `search`
+ *               scenario's 100k collection when that scenario ran;
+ *   budget      BENCH_BUDGET_COLLECTIONS (8) collections of BENCH_BUDGET_CHUNKS (2,000) chunks searched
+ *               round-robin under a budget that holds 3: RSS of this process against the budget,
+ *               the peak index bytes, and a search that reloads against one that does not.
+ */
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { createLogger } from '../core/logger.js';
+import { SearchIndex } from '../search/search-index.js';
+import type { Store } from '../store/index.js';
+import { info, metric, percentile } from './stats.js';
+
+// Silent: pino writes to stdout, which carries only the bench's metric lines.
+const logger = createLogger('bench-index', 'silent');
+
+/** Loads one collection into a fresh index twice (cold, then after dropping it): ms each. */
+export async function coldLoad(
+  store: Store,
+  collectionId: string,
+  modelId: string,
+  dimensions: number,
+  label: string,
+): Promise<{ coldMs: number; reloadMs: number; chunks: number }> {
+  const index = new SearchIndex(store, modelId, dimensions, logger);
+  await index.start();
+  try {
+    const started = performance.now();
+    await index.ensureLoaded(collectionId);
+    const coldMs = performance.now() - started;
+    const chunks = index.loadedChunkCount();
+    const second = new SearchIndex(store, modelId, dimensions, logger);
+    await second.start();
+    const again = performance.now();
+    await second.ensureLoaded(collectionId);
+    const reloadMs = performance.now() - again;
+    second.stop();
+    info(
+      `   cold load of ${chunks} chunks: ${coldMs.toFixed(0)} ms (${((chunks / coldMs) * 1000).toFixed(0)} chunks/s), again: ${reloadMs.toFixed(0)} ms`,
+    );
+    metric(`index_cold_load_${label}`, coldMs, 'ms');
+    metric(`index_reload_${label}`, reloadMs, 'ms');
+    metric(`index_cold_load_${label}_chunks_per_second`, (chunks / coldMs) * 1000, 'chunks/s');
+    return { coldMs, reloadMs, chunks };
+  } finally {
+    index.stop();
+  }
+}
+
+export interface BudgetScenarioInput {
+  store: Store;
+  modelId: string;
+  dimensions: number;
+  /** Collections already written, more than the budget will hold. */
+  collectionIds: string[];
+  /** How many of those collections the budget is sized to hold. */
+  fits: number;
+  rounds: number;
+  queries: string[];
+}
+
+const MB = 1024 * 1024;
+
+// A full GC before each sample, so the figures are what is retained, not garbage awaiting
+// collection (loads make plenty). --expose-gc cannot be passed through `npm run bench`.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
+
+/** RSS, and the JS heap plus ArrayBuffer bytes in use (the wasm row stores count in RSS only), after a full GC. */
+function memorySample(): { rss: number; retained: number } {
+  collectGarbage();
+  const usage = process.memoryUsage();
+  return { rss: usage.rss / MB, retained: (usage.heapUsed + usage.arrayBuffers) / MB };
+}
+
+/**
+ * Searches `collectionIds` round-robin through an index whose budget holds `fits` of them: every
+ * search of a collection not held is a reload. Reports the budget, the most the index held, this
+ * process's RSS against it, and the cost of a search that reloads against one that does not.
+ */
+export async function budgetScenario(input: BudgetScenarioInput): Promise<void> {
+  const { store, modelId, dimensions, collectionIds } = input;
+  const probe = new SearchIndex(store, modelId, dimensions, logger);
+  await probe.start();
+  await probe.ensureLoaded(collectionIds[0]!);
+  const partitionBytes = probe.partitionBytes(collectionIds[0]!);
+  probe.stop();
+  const maxBytes = Math.ceil(partitionBytes * (input.fits + 0.5));
+  info(
+    `   ${collectionIds.length} collections of ~${(partitionBytes / 1048576).toFixed(1)} MB (estimated) each, budget ${(maxBytes / 1048576).toFixed(1)} MB (holds ${input.fits})`,
+  );
+  const baseline = memorySample();
+  const index = new SearchIndex(store, modelId, dimensions, logger, { maxBytes });
+  await index.start();
+  const query = new Float32Array(dimensions);
+  const reloads: number[] = [];
+  const hits: number[] = [];
+  let peakRss = baseline.rss;
+  let peakRetained = baseline.retained;
+  let peakBytes = 0;
+  let search = 0;
+  for (let round = 0; round < input.rounds; round++) {
+    for (const collectionId of collectionIds) {
+      for (let d = 0; d < dimensions; d++) query[d] = Math.sin(search * 31 + d);
+      const loadsBefore = index.budgetStats().loads;
+      const started = performance.now();
+      await index.prepare([collectionId]);
+      try {
+        index.vectorSearch(query, [collectionId], 50);
+        index.lexicalSearch(input.queries[search % input.queries.length]!, [collectionId], 50);
+      } finally {
+        index.release([collectionId]);
+      }
+      const elapsed = performance.now() - started;
+      (index.budgetStats().loads > loadsBefore ? reloads : hits).push(elapsed);
+      peakBytes = Math.max(peakBytes, index.budgetStats().bytes);
+      const sample = memorySample();
+      peakRss = Math.max(peakRss, sample.rss);
+      peakRetained = Math.max(peakRetained, sample.retained);
+      search++;
+    }
+    // Searching the same few again: these stay loaded (hits), the rest keep cycling.
+    for (const collectionId of collectionIds.slice(-input.fits)) {
+      const started = performance.now();
+      await index.prepare([collectionId]);
+      index.release([collectionId]);
+      hits.push(performance.now() - started);
+    }
+  }
+  const stats = index.budgetStats();
+  index.stop();
+  info(
+    `   ${search} searches: ${stats.loads} loads, ${stats.evictions} evictions; index held at most ${(peakBytes / MB).toFixed(1)} MB; after GC: RSS ${baseline.rss.toFixed(0)} → peak ${peakRss.toFixed(0)} MB, heap+buffers ${baseline.retained.toFixed(0)} → peak ${peakRetained.toFixed(0)} MB`,
+  );
+
+  // The same searches without a budget, for contrast: everything searched stays.
+  const unbounded = new SearchIndex(store, modelId, dimensions, logger);
+  await unbounded.start();
+  let unboundedRetained = 0;
+  let unboundedRss = 0;
+  for (const collectionId of collectionIds) {
+    await unbounded.prepare([collectionId]);
+    unbounded.release([collectionId]);
+    const sample = memorySample();
+    unboundedRetained = Math.max(unboundedRetained, sample.retained);
+    unboundedRss = Math.max(unboundedRss, sample.rss);
+  }
+  const unboundedBytes = unbounded.budgetStats().bytes;
+  unbounded.stop();
+  info(
+    `   unbounded, the same collections: index ${(unboundedBytes / MB).toFixed(1)} MB, after GC heap+buffers peak ${unboundedRetained.toFixed(0)} MB, RSS peak ${unboundedRss.toFixed(0)} MB`,
+  );
+  metric('index_budget_max_mb', maxBytes / MB, 'MB');
+  metric('index_budget_partition_mb', partitionBytes / MB, 'MB');
+  metric('index_budget_peak_index_mb', peakBytes / MB, 'MB');
+  metric('index_budget_rss_baseline_mb', baseline.rss, 'MB');
+  metric('index_budget_rss_peak_mb', peakRss, 'MB');
+  metric('index_budget_rss_growth_mb', peakRss - baseline.rss, 'MB');
+  metric('index_budget_retained_growth_mb', peakRetained - baseline.retained, 'MB');
+  metric('index_unbounded_index_mb', unboundedBytes / MB, 'MB');
+  metric('index_unbounded_retained_growth_mb', unboundedRetained - baseline.retained, 'MB');
+  metric('index_unbounded_rss_peak_mb', unboundedRss, 'MB');
+  metric('index_budget_evictions', stats.evictions, 'count');
+  metric('index_budget_reload_p50', percentile(reloads, 50), 'ms');
+  metric('index_budget_reload_p95', percentile(reloads, 95), 'ms');
+  metric('index_budget_loaded_search_p50', percentile(hits, 50), 'ms');
+}
