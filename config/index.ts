@@ -127,6 +127,8 @@ const configSchema = z.object({
     .int()
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
+  /** A subscriber that reads nothing (its socket stays full) this long is closed with 1013 slow_consumer. */
+  WS_SLOW_CONSUMER_MAX_PAUSE_MS: z.coerce.number().int().min(100).default(60_000),
   /** Sign live-event frames (Ed25519). The keyset comes from EVENT_SIGNING_KEYSET (JSON) or a file. */
   EVENT_SIGNING: booleanFromEnv.default(true),
   EVENT_SIGNING_KEYSET: z.string().min(2).optional(),

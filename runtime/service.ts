@@ -285,6 +285,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         maxFrameBytes: 64 * 1024,
         softBufferBytes: Math.min(1024 * 1024, Math.floor(config.WS_MAX_BUFFERED_BYTES / 2)),
         hardBufferBytes: config.WS_MAX_BUFFERED_BYTES,
+        maxPauseMs: config.WS_SLOW_CONSUMER_MAX_PAUSE_MS,
         sessionLimits: {
           perKey: config.WS_MAX_SESSIONS_PER_KEY,
           perTenant: config.WS_MAX_SESSIONS_PER_TENANT,

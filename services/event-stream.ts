@@ -48,6 +48,8 @@ export interface EventStreamOptions {
   softBufferBytes: number;
   /** ...and above this it is closed (1013 slow_consumer): the client resumes by replay. */
   hardBufferBytes: number;
+  /** A session that cannot send (its socket stays above softBufferBytes) this long is closed the same way. */
+  maxPauseMs: number;
   sessionLimits: SessionLimits;
   /** How often open sessions' keys are checked for revocation. */
   revocationCheckMs: number;
@@ -202,6 +204,7 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
     private wakeAgain = false;
     private closed = false;
     private paused = false;
+    private pausedSince = 0;
     private catchingUp = false;
     private pendingAck: number | null = null;
     private ackTimer: NodeJS.Timeout | null = null;
@@ -349,7 +352,10 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
         this.paused = false;
         return true;
       }
-      if (buffered > options.hardBufferBytes) {
+      const now = Date.now();
+      if (!this.paused) this.pausedSince = now;
+      // Past the hard limit, or not reading for too long: closed, and the client resumes by replay.
+      if (buffered > options.hardBufferBytes || now - this.pausedSince > options.maxPauseMs) {
         websocketSlowConsumers.inc();
         this.close(CLOSE_CODES.slowConsumer, 'slow_consumer');
         return false;

@@ -115,6 +115,7 @@ describe('event fairness between tenants (own API process, small limits)', () =>
         WS_MAX_SESSIONS_PER_TENANT: '4',
         WS_MAX_SESSIONS_PER_PROCESS: '8',
         WS_REVOCATION_CHECK_MS: '300',
+        WS_SLOW_CONSUMER_MAX_PAUSE_MS: '20000',
         SEARCH_MAX_CONCURRENT_PER_TENANT: '1',
         SEARCH_MAX_QUEUED_PER_TENANT: '16',
       },
@@ -237,6 +238,27 @@ describe('event fairness between tenants (own API process, small limits)', () =>
     assert.ok(jumps >= 1, 'the trimmed events were really skipped over');
     assert.ok(strictlyIncreasing(seqsOf(socket.events())));
     assert.equal(socket.closed, null, 'paused, not closed as a slow consumer');
+    await closeAll();
+  });
+
+  it('closes a subscriber that stops reading for longer than the pause bound with 1013 slow_consumer', async () => {
+    const tenant = await fairTenant('stalled');
+    const socket = await open(tenant);
+    await subscribe(socket, { event_types: ['stall'] });
+    socket.ws.pause();
+    const pad = 'x'.repeat(16 * 1024);
+    for (let i = 0; i < 1200; i += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, (_, j) => log.append('stall', tenant.tenantId, tenant.collectionId, { n: i + j, pad })),
+      );
+    }
+    const stalledAt = Date.now();
+    await sleep(21_000);
+    socket.ws.resume(); // reading again only after the bound: the close frame waits behind the buffered frames
+    await until(() => socket.closed !== null, 'the stalled session to close', 30_000);
+    assert.equal(socket.closed!.code, 1013);
+    assert.equal(socket.closed!.reason, 'slow_consumer');
+    assert.ok(Date.now() - stalledAt >= 20_000);
     await closeAll();
   });
 
