@@ -202,7 +202,11 @@ export class WorkflowRepository {
       );
     }
     const seedInstances = [...new Set(old.map((row) => row.instance_id).filter((id): id is string => id !== null))];
-    await this.rechain(scope, { memoryIds: [memoryId], instanceIds: seedInstances, caseKeys: drafts.flatMap((draft) => draft.caseKeys) });
+    await this.rechain(
+      scope,
+      { memoryIds: [memoryId], instanceIds: seedInstances, caseKeys: drafts.flatMap((draft) => draft.caseKeys) },
+      rows,
+    );
   }
 
   /**
@@ -239,15 +243,23 @@ export class WorkflowRepository {
    * Re-runs the chaining rule over every trace connected to the seeds (their memories, case keys and
    * instances), rewrites the instances it yields and drops the ones that no longer exist.
    */
-  private async rechain(scope: GraphScope, seeds: { memoryIds: string[]; instanceIds: string[]; caseKeys: string[] }): Promise<void> {
+  private async rechain(
+    scope: GraphScope,
+    seeds: { memoryIds: string[]; instanceIds: string[]; caseKeys: string[] },
+    /** The seed memory's rows just written, when it is the only seed. */
+    justWritten?: ChainRow[],
+  ): Promise<void> {
     const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     const memoryIds = new Set(seeds.memoryIds);
     const instanceIds = new Set(seeds.instanceIds);
     const caseKeys = new Set(seeds.caseKeys);
     let rows: ChainRow[] = [];
+    // A memory with no case identifier that fed no instance yet is a chain of its own: nothing to read.
+    const alone = justWritten !== undefined && seeds.memoryIds.length === 1 && instanceIds.size === 0 && caseKeys.size === 0;
+    if (alone) rows = justWritten;
     // Closure: one memory's chain is decided with its whole memory, and a case key pulls in every
     // instance that shares it. Stored instances are already closed, so this settles in a few rounds.
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 4 && !alone; round++) {
       const or: Filter<WorkflowTraceDoc>[] = [];
       if (memoryIds.size > 0) or.push({ memory_id: { $in: [...memoryIds] } });
       if (instanceIds.size > 0) or.push({ instance_id: { $in: [...instanceIds] } });

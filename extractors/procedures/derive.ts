@@ -10,7 +10,7 @@
  *     affected entities: named after it ("it" and "them" continue the previous trace's subject).
  *     Passive clauses ("the ticket was closed by Dana") swap the two sides.
  *   - occurred_at: an explicit date in the sentence (ISO date, weekday, yesterday/today/tomorrow,
- *     "March 3") resolved against the memory's time, kept in conversation order; else the memory's
+ *     last/next week or month, "March 3") resolved against the memory's time, kept in conversation order; else the memory's
  *     time. `occurredAtSource` says which.
  *   - case keys: identifiers in the subject ("order 1182", "ticket #4521"), which chain traces of
  *     different memories into one instance (chaining.ts).
@@ -328,6 +328,11 @@ export function resolveDate(tokens: Token[], memoryTime: Date): ResolvedDate | n
         Date.UTC(Number(iso[1]), Number(iso[2]) - 1, Number(iso[3]), memoryTime.getUTCHours(), memoryTime.getUTCMinutes()),
       );
       if (!Number.isNaN(date.getTime())) return { date, weekdayBased: false };
+    }
+    const unit = tokens[j + 1]?.word;
+    if ((word === 'last' || word === 'next') && (unit === 'week' || unit === 'month')) {
+      const days = (unit === 'week' ? 7 : 30) * (word === 'last' ? -1 : 1);
+      return { date: new Date(memoryTime.getTime() + days * DAY_MS), weekdayBased: false };
     }
     if (word === 'yesterday') return { date: new Date(memoryTime.getTime() - DAY_MS), weekdayBased: false };
     if (word === 'today') return { date: memoryTime, weekdayBased: false };

@@ -85,6 +85,8 @@ describe('trace derivation', () => {
     assert.equal(traces[2]!.occurredAt.toISOString(), '2026-11-20T10:00:00.000Z');
     assert.equal(traces[3]!.occurredAtSource, 'memory_time');
     assert.equal(traces[3]!.occurredAt.toISOString(), MEMORY_TIME.toISOString());
+    const lastWeek = derive([{ text: 'Finance paid me last week.' }]);
+    assert.equal(lastWeek[0]!.occurredAt.toISOString(), '2026-11-11T10:00:00.000Z');
     const iso = derive([{ text: 'The warehouse dispatched the parcel on 2026-03-04.' }]);
     assert.equal(iso[0]!.occurredAt.toISOString().slice(0, 10), '2026-03-04');
   });
