@@ -174,7 +174,7 @@ export class GraphPartition {
     for (const key of keys) {
       for (const id of this.byAlias.get(key) ?? []) {
         const entity = this.entities.get(id);
-        if (!entity || match.matched.size >= MAX_MATCHED) continue;
+        if (!entity) continue;
         const weight = this.weights.get(id) ?? 1;
         match.matched.set(id, { entity, weight, score: categoryWeight(entity.category) / (1 + Math.log1p(weight)), partition: this });
       }
@@ -215,6 +215,8 @@ interface MatchBuilder {
   matched: Map<string, { entity: GraphEntityInfo; weight: number; score: number; partition: GraphPartition }>;
 }
 
+const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(':'));
 
 /**
@@ -229,6 +231,12 @@ const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(':'));
 export function matchGraph(partitions: GraphPartition[], keys: string[]): GraphMatch {
   const builder: MatchBuilder = { matched: new Map() };
   for (const partition of partitions) partition.collect(keys, builder);
+  // The best MAX_MATCHED, ties broken by id: the same graph gives the same answer whatever order it
+  // was loaded in (a collection's partition and a snapshot's are built in different orders).
+  if (builder.matched.size > MAX_MATCHED) {
+    const kept = [...builder.matched].sort(([a, x], [b, y]) => y.score - x.score || (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_MATCHED);
+    builder.matched = new Map(kept);
+  }
   const empty: GraphMatch = { chunks: new Map(), episodes: new Map(), entities: [], relationships: [], support: new Map() };
   if (builder.matched.size === 0) return empty;
 
@@ -275,9 +283,9 @@ export function matchGraph(partitions: GraphPartition[], keys: string[]): GraphM
     ...[...builder.matched.values()].map(({ entity, score, weight }) => ({ ...entity, score: score / best, weight })),
     ...[...neighbours.values()].map(({ entity, score, weight }) => ({ ...entity, score: score / best, weight })),
   ]
-    .sort((a, b) => b.score - a.score || b.weight - a.weight)
+    .sort((a, b) => b.score - a.score || b.weight - a.weight || byId(a, b))
     .slice(0, 20);
-  const shownRelationships = [...relationships.values()].sort((a, b) => b.score - a.score).slice(0, 20);
+  const shownRelationships = [...relationships.values()].sort((a, b) => b.score - a.score || byId(a, b)).slice(0, 20);
   const support = new Map<string, Support[]>();
   for (const { id } of [...entities, ...shownRelationships]) {
     const backing = partitions.flatMap((partition) => partition.support(id, SUPPORT_CAP));
