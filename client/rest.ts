@@ -168,6 +168,62 @@ export interface ListEnvelope<T> {
   total_entries: number;
 }
 
+/** Workflow reads (docs/workflows.md). */
+export interface WorkflowInstanceSummary {
+  id: string;
+  collection_id: string;
+  pattern_id: string | null;
+  current_state_description: string;
+  last_activity_at: string;
+  trace_count: number;
+}
+
+export interface WorkflowState {
+  node_id: string;
+  description: string;
+  entered_at: string | null;
+  members: {
+    entities: { id: string; name: string }[];
+    facts: { id: string; predicate: string; subject: string; object: string; description: string }[];
+  };
+}
+
+export interface WorkflowTrace {
+  id: string;
+  verb_class: string;
+  description: string;
+  occurred_at: string;
+  extraction_confidence: number;
+  occurred_at_source?: 'explicit' | 'memory_time';
+  verb?: string;
+}
+
+export interface WorkflowInstanceDetail extends WorkflowInstanceSummary {
+  current_state: WorkflowState;
+  position?: { step: number; of: number };
+  history: { state: WorkflowState; trace: WorkflowTrace | null }[];
+  history_truncated: boolean;
+  similar_instances: Pick<WorkflowInstanceSummary, 'id' | 'pattern_id' | 'current_state_description' | 'last_activity_at'>[];
+}
+
+export interface WorkflowPatternSummary {
+  id: string;
+  collection_id: string;
+  name: string;
+  description: string;
+  confidence: number;
+  instance_count: number;
+  pattern_size: number;
+}
+
+export interface WorkflowPatternDetail extends WorkflowPatternSummary {
+  canonical_signature: string;
+  weighted_frequency: number;
+  canonical_instance_id: string;
+  instance_ids: string[];
+  instance_ids_total: number;
+}
+
 export interface SearchHit {
   memory_id: string;
   chunk_index: number;
@@ -213,6 +269,8 @@ export interface FileInput {
 
 const DEFAULT_RETRY: RetryPolicy = { retries: 4, minDelayMs: 200, maxDelayMs: 10_000 };
 const RETRYABLE = new Set([429, 503]);
+/** 503s that a retry cannot fix: the deployment is configured that way. */
+const PERMANENT_CODES = new Set<string>(['graph_read_backend_unavailable']);
 const UPLOAD_CHUNK_BYTES = 64 * 1024;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -317,6 +375,45 @@ export class MemoryServiceClient {
     },
   };
 
+  // ---- workflow reads (per collection) ----
+  readonly workflows = {
+    list: (collectionId: string, filter: { patternId?: string; includeUnpatterned?: boolean; limit?: number; offset?: number } = {}) =>
+      this.#json<ListEnvelope<WorkflowInstanceSummary>>(
+        'GET',
+        `/v1/workflows${query({
+          collection_id: collectionId,
+          pattern_id: filter.patternId,
+          include_unpatterned: filter.includeUnpatterned === undefined ? undefined : String(filter.includeUnpatterned),
+          limit: filter.limit,
+          offset: filter.offset,
+        })}`,
+      ),
+    /** An instance by its id or by the id of any of its traces. */
+    get: (collectionId: string, instanceId: string, options: { historyLimit?: number; similarLimit?: number } = {}) =>
+      this.#results<WorkflowInstanceDetail>(
+        'GET',
+        `/v1/workflows/${encodeURIComponent(instanceId)}${query({
+          collection_id: collectionId,
+          history_limit: options.historyLimit,
+          similar_limit: options.similarLimit,
+        })}`,
+      ),
+    patterns: (collectionId: string, page: { limit?: number; offset?: number } = {}) =>
+      this.#json<ListEnvelope<WorkflowPatternSummary>>(
+        'GET',
+        `/v1/workflow-patterns${query({ collection_id: collectionId, limit: page.limit, offset: page.offset })}`,
+      ),
+    pattern: (collectionId: string, patternId: string, page: { instanceLimit?: number; instanceOffset?: number } = {}) =>
+      this.#results<WorkflowPatternDetail>(
+        'GET',
+        `/v1/workflow-patterns/${encodeURIComponent(patternId)}${query({
+          collection_id: collectionId,
+          instance_limit: page.instanceLimit,
+          instance_offset: page.instanceOffset,
+        })}`,
+      ),
+  };
+
   // ---- presigned uploads ----
   readonly uploads = {
     /** POST /v1/uploads, then PUT the bytes with progress; resolves with the upload_id for content_parts. */
@@ -379,7 +476,7 @@ export class MemoryServiceClient {
       }
       if (response.ok) return response;
       const failure = await toApiError(response);
-      if (!RETRYABLE.has(response.status) || attempt >= this.#retry.retries) throw failure;
+      if (!RETRYABLE.has(response.status) || PERMANENT_CODES.has(failure.code ?? '') || attempt >= this.#retry.retries) throw failure;
       const delayMs = Math.min(
         this.#retry.maxDelayMs,
         retryAfterMs(response.headers.get('Retry-After')) ??

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { ApiError, MemoryServiceClient } from '../../client/rest.js';
 import { stopChild } from '../../dev/stack.js';
 import { Api, createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
@@ -288,6 +289,24 @@ describe('workflow reads', () => {
     assert.equal((await tenant.api.get(url({ instance_limit: 200 }))).status, 200);
   });
 
+  it('is read the same way through the typed REST client', async () => {
+    const client = new MemoryServiceClient({ baseUrl: tenant.api.baseUrl, apiKey: tenant.apiKey });
+    const list = await client.workflows.patterns(tenant.collectionId);
+    const expense = list.results.find((pattern) => pattern.name === 'Submit → Approve → Pay')!;
+    const detail = await client.workflows.pattern(tenant.collectionId, expense.id, { instanceLimit: 2 });
+    assert.equal(detail.instance_ids.length, 2);
+    assert.equal(detail.instance_ids_total, expense.instance_count);
+    const linked = await client.workflows.list(tenant.collectionId, { patternId: expense.id });
+    assert.equal(linked.total_entries, expense.instance_count);
+    const unpatterned = await client.workflows.list(tenant.collectionId, { includeUnpatterned: false, limit: 100 });
+    assert.ok(unpatterned.results.every((row) => row.pattern_id !== null));
+    const instance = await client.workflows.get(tenant.collectionId, detail.canonical_instance_id, { historyLimit: 1, similarLimit: 0 });
+    assert.equal(instance.history.length, 1);
+    assert.deepEqual(instance.similar_instances, []);
+    const refused = await client.workflows.get(secondCollection, instance.id).catch((error: unknown) => error);
+    assert.ok(refused instanceof ApiError && refused.is('workflow_instance_not_found'), String(refused));
+  });
+
   it('rejects every parameter outside its range with a 400 naming it', async () => {
     const c = tenant.collectionId;
     const someId = await instanceOfMemory(expenseIds[0]!);
@@ -392,6 +411,16 @@ describe('workflow reads', () => {
         assert.match(response.body.error.message, /graph read backend/);
       }
       assert.equal((await api.get(`/v1/memories/${expenseIds[0]}`)).status, 200);
+      // The typed client does not retry a 503 that only a configuration change can fix.
+      const retries: number[] = [];
+      const client = new MemoryServiceClient({
+        baseUrl: api.baseUrl,
+        apiKey: tenant.apiKey,
+        onRetry: ({ attempt }) => retries.push(attempt),
+      });
+      const refused = await client.workflows.patterns(c).catch((error: unknown) => error);
+      assert.ok(refused instanceof ApiError && refused.is('graph_read_backend_unavailable'), String(refused));
+      assert.deepEqual(retries, []);
     });
   });
 
