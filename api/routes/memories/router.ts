@@ -1,9 +1,8 @@
 import Router from '@koa/router';
-import type { z } from 'zod';
 import { AppError, validationError } from '../../../core/errors.js';
 import type { CreateMemoryInput } from '../../../services/memories.js';
 import type { ApiDeps, AppState } from '../../context.js';
-import { validate } from '../../middleware/validate.js';
+import { handle } from '../../middleware/validate.js';
 import { assertSnapshotBodySize, respondWithSnapshot } from '../device-memory/presenter.js';
 import { decodeContentParts } from './content-parts.js';
 import { presentAccepted, presentMemory, presentMemoryWithChunks } from './presenter.js';
@@ -39,100 +38,124 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
   const createBody = createMemoryBody(config);
   const appendBody = appendMessagesBody(config);
 
-  router.post('/', validate({ body: createBody }), async (ctx) => {
-    const body = ctx.state.input.body as CreateMemoryBody;
-    if (body.snapshot !== undefined || body.snapshot_ref !== undefined) {
-      // Device mode: processed synchronously, nothing stored (services/device-memory.ts).
-      if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
-      const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
-      const outcome = await services.deviceMemory.create(ctx.state.principal.tenantId, source, {
-        rawText: body.raw_text!,
-        metadata: body.metadata ?? {},
+  router.post(
+    '/',
+    handle({ body: createBody }, async (ctx, input) => {
+      const body = input.body;
+      if (body.snapshot !== undefined || body.snapshot_ref !== undefined) {
+        // Device mode: processed synchronously, nothing stored (services/device-memory.ts).
+        if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
+        const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
+        const outcome = await services.deviceMemory.create(ctx.state.principal.tenantId, source, {
+          rawText: body.raw_text!,
+          metadata: body.metadata ?? {},
+        });
+        respondWithSnapshot(ctx, outcome, true);
+        return;
+      }
+      const idempotencyKey = ctx.get('Idempotency-Key') || null;
+      if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+        throw validationError([{ field: 'Idempotency-Key', issue: 'must be 1 to 255 printable ASCII characters' }]);
+      }
+      const { memory, replayed } = await services.memories.create(
+        ctx.state.principal.tenantId,
+        toCreateInput(body, config.INLINE_PART_MAX_BYTES),
+        idempotencyKey,
+      );
+      ctx.state.workflowId = memory.workflow_id;
+      ctx.status = 202;
+      ctx.set('Location', `/v1/memories/${memory._id}`);
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      ctx.body = { results: presentAccepted(memory) };
+    }),
+  );
+
+  router.get(
+    '/',
+    handle({ query: listMemoriesQuery }, async (ctx, input) => {
+      const query = input.query;
+      const { items, total } = await services.memories.list(ctx.state.principal.tenantId, {
+        collectionIds: query.collection_ids,
+        metadataFilter: query.metadata_filters,
+        offset: query.offset,
+        limit: query.limit,
       });
-      respondWithSnapshot(ctx, outcome, true);
-      return;
-    }
-    const idempotencyKey = ctx.get('Idempotency-Key') || null;
-    if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw validationError([{ field: 'Idempotency-Key', issue: 'must be 1 to 255 printable ASCII characters' }]);
-    }
-    const { memory, replayed } = await services.memories.create(
-      ctx.state.principal.tenantId,
-      toCreateInput(body, config.INLINE_PART_MAX_BYTES),
-      idempotencyKey,
-    );
-    ctx.state.workflowId = memory.workflow_id;
-    ctx.status = 202;
-    ctx.set('Location', `/v1/memories/${memory._id}`);
-    if (replayed) ctx.set('Idempotent-Replayed', 'true');
-    ctx.body = { results: presentAccepted(memory) };
-  });
+      ctx.body = { results: items.map(presentMemory), total_entries: total };
+    }),
+  );
 
-  router.get('/', validate({ query: listMemoriesQuery }), async (ctx) => {
-    const query = ctx.state.input.query as z.infer<typeof listMemoriesQuery>;
-    const { items, total } = await services.memories.list(ctx.state.principal.tenantId, {
-      collectionIds: query.collection_ids,
-      metadataFilter: query.metadata_filters,
-      offset: query.offset,
-      limit: query.limit,
-    });
-    ctx.body = { results: items.map(presentMemory), total_entries: total };
-  });
+  router.post(
+    '/delete',
+    handle({ body: deleteManyBody }, async (ctx, input) => {
+      const ids = input.body;
+      const { deleted, notFound } = await services.memories.delete(ctx.state.principal.tenantId, ids);
+      ctx.body = { results: { deleted, not_found: notFound, deleted_count: deleted.length } };
+    }),
+  );
 
-  router.post('/delete', validate({ body: deleteManyBody }), async (ctx) => {
-    const ids = ctx.state.input.body as z.infer<typeof deleteManyBody>;
-    const { deleted, notFound } = await services.memories.delete(ctx.state.principal.tenantId, ids);
-    ctx.body = { results: { deleted, not_found: notFound, deleted_count: deleted.length } };
-  });
+  router.get(
+    '/:memory_id',
+    handle({ params: memoryIdParams }, async (ctx, input) => {
+      const { memory_id } = input.params;
+      const { memory, chunks } = await services.memories.get(ctx.state.principal.tenantId, memory_id);
+      ctx.body = { results: presentMemoryWithChunks(memory, chunks) };
+    }),
+  );
 
-  router.get('/:memory_id', validate({ params: memoryIdParams }), async (ctx) => {
-    const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
-    const { memory, chunks } = await services.memories.get(ctx.state.principal.tenantId, memory_id);
-    ctx.body = { results: presentMemoryWithChunks(memory, chunks) };
-  });
+  router.get(
+    '/:memory_id/content',
+    handle({ params: memoryIdParams, query: contentQuery }, async (ctx, input) => {
+      const { memory_id } = input.params;
+      const { part } = input.query;
+      const { file, stream } = await services.memories.openFile(ctx.state.principal.tenantId, memory_id, part);
+      ctx.set('Content-Type', file.media_type);
+      ctx.set('Content-Length', String(file.size));
+      ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`);
+      ctx.set('Digest', `sha-256=${Buffer.from(file.sha256, 'hex').toString('base64')}`);
+      ctx.body = stream;
+    }),
+  );
 
-  router.get('/:memory_id/content', validate({ params: memoryIdParams, query: contentQuery }), async (ctx) => {
-    const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
-    const { part } = ctx.state.input.query as z.infer<typeof contentQuery>;
-    const { file, stream } = await services.memories.openFile(ctx.state.principal.tenantId, memory_id, part);
-    ctx.set('Content-Type', file.media_type);
-    ctx.set('Content-Length', String(file.size));
-    ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`);
-    ctx.set('Digest', `sha-256=${Buffer.from(file.sha256, 'hex').toString('base64')}`);
-    ctx.body = stream;
-  });
+  router.patch(
+    '/:memory_id',
+    handle({ params: memoryIdParams, body: updateMemoryBody }, async (ctx, input) => {
+      const { memory_id } = input.params;
+      const body = input.body;
+      const memory = await services.memories.update(ctx.state.principal.tenantId, memory_id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+        mergeMetadata: body.merge_metadata ?? false,
+        ...(body.collection_ids !== undefined ? { collectionIds: body.collection_ids } : {}),
+      });
+      ctx.body = { results: presentMemory(memory) };
+    }),
+  );
 
-  router.patch('/:memory_id', validate({ params: memoryIdParams, body: updateMemoryBody }), async (ctx) => {
-    const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
-    const body = ctx.state.input.body as z.infer<typeof updateMemoryBody>;
-    const memory = await services.memories.update(ctx.state.principal.tenantId, memory_id, {
-      ...(body.name !== undefined ? { name: body.name } : {}),
-      ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
-      mergeMetadata: body.merge_metadata ?? false,
-      ...(body.collection_ids !== undefined ? { collectionIds: body.collection_ids } : {}),
-    });
-    ctx.body = { results: presentMemory(memory) };
-  });
+  router.post(
+    '/:memory_id/messages',
+    handle({ params: memoryIdParams, body: appendBody }, async (ctx, input) => {
+      const { memory_id } = input.params;
+      const body = input.body;
+      const memory = await services.memories.append(ctx.state.principal.tenantId, memory_id, {
+        collectionId: body.collection_id,
+        messages: body.messages,
+      });
+      ctx.state.workflowId = memory.workflow_id;
+      ctx.status = 202;
+      ctx.set('Location', `/v1/memories/${memory._id}`);
+      ctx.body = { results: { ...presentMemory(memory), appended_messages: body.messages.length } };
+    }),
+  );
 
-  router.post('/:memory_id/messages', validate({ params: memoryIdParams, body: appendBody }), async (ctx) => {
-    const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
-    const body = ctx.state.input.body as z.infer<typeof appendBody>;
-    const memory = await services.memories.append(ctx.state.principal.tenantId, memory_id, {
-      collectionId: body.collection_id,
-      messages: body.messages,
-    });
-    ctx.state.workflowId = memory.workflow_id;
-    ctx.status = 202;
-    ctx.set('Location', `/v1/memories/${memory._id}`);
-    ctx.body = { results: { ...presentMemory(memory), appended_messages: body.messages.length } };
-  });
-
-  router.delete('/:memory_id', validate({ params: memoryIdParams }), async (ctx) => {
-    const { memory_id } = ctx.state.input.params as z.infer<typeof memoryIdParams>;
-    const { deleted } = await services.memories.delete(ctx.state.principal.tenantId, [memory_id]);
-    if (deleted.length === 0) throw new AppError(404, 'memory_not_found', `No memory with id ${memory_id}`);
-    ctx.body = { results: { id: memory_id, deleted: true } };
-  });
+  router.delete(
+    '/:memory_id',
+    handle({ params: memoryIdParams }, async (ctx, input) => {
+      const { memory_id } = input.params;
+      const { deleted } = await services.memories.delete(ctx.state.principal.tenantId, [memory_id]);
+      if (deleted.length === 0) throw new AppError(404, 'memory_not_found', `No memory with id ${memory_id}`);
+      ctx.body = { results: { id: memory_id, deleted: true } };
+    }),
+  );
 
   return router;
 }

@@ -2,37 +2,40 @@ import Router from '@koa/router';
 import type { SignalName } from '../../../search/fusion.js';
 import { parseSignals } from '../../../services/search.js';
 import type { ApiDeps, AppState } from '../../context.js';
-import { validate } from '../../middleware/validate.js';
+import { handle } from '../../middleware/validate.js';
 import { assertSnapshotBodySize } from '../device-memory/presenter.js';
 import { presentSearch } from './presenter.js';
-import { searchBody, type SearchBody } from './schema.js';
+import { searchBody } from './schema.js';
 
 export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/memories' });
 
-  router.post('/search', validate({ body: searchBody }), async (ctx) => {
-    const body = ctx.state.input.body as SearchBody;
-    if (!body.collection_ids) {
-      if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
-      const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
-      ctx.body = { results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query) };
-      return;
-    }
-    const outcome = await services.search.search(ctx.state.principal, {
-      query: body.query,
-      collectionIds: body.collection_ids,
-      limit: body.limit ?? config.SEARCH_DEFAULT_LIMIT,
-      signals: parseSignals(body.signals as SignalName[] | undefined),
-      trackAccess: body.track_access ?? true,
-      filters: {
-        metadata: body.metadata_filters ?? {},
-        ...(body.created_after ? { createdAfter: body.created_after } : {}),
-        ...(body.created_before ? { createdBefore: body.created_before } : {}),
-        ...(body.kind ? { kind: body.kind } : {}),
-      },
-    });
-    ctx.body = { results: presentSearch(body.query, outcome) };
-  });
+  router.post(
+    '/search',
+    handle({ body: searchBody }, async (ctx, input) => {
+      const body = input.body;
+      if (!body.collection_ids) {
+        if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
+        const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
+        ctx.body = { results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query) };
+        return;
+      }
+      const outcome = await services.search.search(ctx.state.principal, {
+        query: body.query,
+        collectionIds: body.collection_ids,
+        limit: body.limit ?? config.SEARCH_DEFAULT_LIMIT,
+        signals: parseSignals(body.signals as SignalName[] | undefined),
+        trackAccess: body.track_access ?? true,
+        filters: {
+          metadata: body.metadata_filters ?? {},
+          ...(body.created_after ? { createdAfter: body.created_after } : {}),
+          ...(body.created_before ? { createdBefore: body.created_before } : {}),
+          ...(body.kind ? { kind: body.kind } : {}),
+        },
+      });
+      ctx.body = { results: presentSearch(body.query, outcome) };
+    }),
+  );
 
   return router;
 }

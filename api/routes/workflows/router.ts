@@ -1,9 +1,8 @@
 /** GET /v1/workflows(/{instance_id}) and GET /v1/workflow-patterns(/{pattern_id}): read-only, per collection. */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { z } from 'zod';
 import type { ApiDeps, AppState } from '../../context.js';
-import { validate } from '../../middleware/validate.js';
+import { handle } from '../../middleware/validate.js';
 import { presentInstanceDetail, presentInstanceSummary, presentPatternDetail, presentPatternSummary } from './presenter.js';
 import { instanceParams, instanceQuery, listInstancesQuery, listPatternsQuery, patternParams, patternQuery } from './schema.js';
 
@@ -17,49 +16,59 @@ export function workflowsRouter({ services }: ApiDeps): Router<AppState> {
     await next();
   };
 
-  router.get('/workflows', available, validate({ query: listInstancesQuery }), async (ctx) => {
-    const query = ctx.state.input.query as z.infer<typeof listInstancesQuery>;
-    const page = await workflows.listInstances(ctx.state.principal.tenantId, {
-      collectionId: query.collection_id,
-      patternId: query.pattern_id ?? null,
-      includeUnpatterned: query.include_unpatterned,
-      offset: query.offset,
-      limit: query.limit,
-    });
-    ctx.body = { results: page.items.map(presentInstanceSummary), total_entries: page.total };
-  });
+  router.get(
+    '/workflows',
+    available,
+    handle({ query: listInstancesQuery }, async (ctx, { query }) => {
+      const page = await workflows.listInstances(ctx.state.principal.tenantId, {
+        collectionId: query.collection_id,
+        patternId: query.pattern_id ?? null,
+        includeUnpatterned: query.include_unpatterned,
+        offset: query.offset,
+        limit: query.limit,
+      });
+      ctx.body = { results: page.items.map(presentInstanceSummary), total_entries: page.total };
+    }),
+  );
 
-  router.get('/workflows/:instance_id', available, validate({ params: instanceParams, query: instanceQuery }), async (ctx) => {
-    const { instance_id } = ctx.state.input.params as z.infer<typeof instanceParams>;
-    const query = ctx.state.input.query as z.infer<typeof instanceQuery>;
-    const detail = await workflows.getInstance(ctx.state.principal.tenantId, instance_id, {
-      collectionId: query.collection_id,
-      historyLimit: query.history_limit,
-      similarLimit: query.similar_limit,
-    });
-    ctx.body = { results: presentInstanceDetail(detail) };
-  });
+  router.get(
+    '/workflows/:instance_id',
+    available,
+    handle({ params: instanceParams, query: instanceQuery }, async (ctx, { params, query }) => {
+      const detail = await workflows.getInstance(ctx.state.principal.tenantId, params.instance_id, {
+        collectionId: query.collection_id,
+        historyLimit: query.history_limit,
+        similarLimit: query.similar_limit,
+      });
+      ctx.body = { results: presentInstanceDetail(detail) };
+    }),
+  );
 
-  router.get('/workflow-patterns', available, validate({ query: listPatternsQuery }), async (ctx) => {
-    const query = ctx.state.input.query as z.infer<typeof listPatternsQuery>;
-    const page = await workflows.listPatterns(ctx.state.principal.tenantId, {
-      collectionId: query.collection_id,
-      offset: query.offset,
-      limit: query.limit,
-    });
-    ctx.body = { results: page.items.map(presentPatternSummary), total_entries: page.total };
-  });
+  router.get(
+    '/workflow-patterns',
+    available,
+    handle({ query: listPatternsQuery }, async (ctx, { query }) => {
+      const page = await workflows.listPatterns(ctx.state.principal.tenantId, {
+        collectionId: query.collection_id,
+        offset: query.offset,
+        limit: query.limit,
+      });
+      ctx.body = { results: page.items.map(presentPatternSummary), total_entries: page.total };
+    }),
+  );
 
-  router.get('/workflow-patterns/:pattern_id', available, validate({ params: patternParams, query: patternQuery }), async (ctx) => {
-    const { pattern_id } = ctx.state.input.params as z.infer<typeof patternParams>;
-    const query = ctx.state.input.query as z.infer<typeof patternQuery>;
-    const detail = await workflows.getPattern(ctx.state.principal.tenantId, pattern_id, {
-      collectionId: query.collection_id,
-      instanceOffset: query.instance_offset,
-      instanceLimit: query.instance_limit,
-    });
-    ctx.body = { results: presentPatternDetail(detail) };
-  });
+  router.get(
+    '/workflow-patterns/:pattern_id',
+    available,
+    handle({ params: patternParams, query: patternQuery }, async (ctx, { params, query }) => {
+      const detail = await workflows.getPattern(ctx.state.principal.tenantId, params.pattern_id, {
+        collectionId: query.collection_id,
+        instanceOffset: query.instance_offset,
+        instanceLimit: query.instance_limit,
+      });
+      ctx.body = { results: presentPatternDetail(detail) };
+    }),
+  );
 
   return router;
 }
