@@ -215,7 +215,17 @@ interface MatchBuilder {
   matched: Map<string, { entity: GraphEntityInfo; weight: number; score: number; partition: GraphPartition }>;
 }
 
-const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Ties are broken by what the text says (name, category; a fact's description and predicate),
+ * then by id. Ids are derived per scope (a collection, an imported copy, a snapshot grown from
+ * `{}`), so the same graph in two storages must not rank equal scores by id first.
+ */
+const entityOrder = (a: GraphEntityInfo, b: GraphEntityInfo): number =>
+  compareText(a.name, b.name) || compareText(a.category, b.category) || compareText(a.id, b.id);
+const factOrder = (a: GraphFactInfo, b: GraphFactInfo): number =>
+  compareText(a.description, b.description) || compareText(a.predicate, b.predicate) || compareText(a.id, b.id);
 
 const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(':'));
 
@@ -231,10 +241,10 @@ const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(':'));
 export function matchGraph(partitions: GraphPartition[], keys: string[]): GraphMatch {
   const builder: MatchBuilder = { matched: new Map() };
   for (const partition of partitions) partition.collect(keys, builder);
-  // The best MAX_MATCHED, ties broken by id: the same graph gives the same answer whatever order it
-  // was loaded in (a collection's partition and a snapshot's are built in different orders).
+  // The best MAX_MATCHED, ties broken by entityOrder: the same graph gives the same answer whatever
+  // order it was loaded in (a collection's partition and a snapshot's are built in different orders).
   if (builder.matched.size > MAX_MATCHED) {
-    const kept = [...builder.matched].sort(([a, x], [b, y]) => y.score - x.score || (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_MATCHED);
+    const kept = [...builder.matched].sort(([, x], [, y]) => y.score - x.score || entityOrder(x.entity, y.entity)).slice(0, MAX_MATCHED);
     builder.matched = new Map(kept);
   }
   const empty: GraphMatch = { chunks: new Map(), episodes: new Map(), entities: [], relationships: [], support: new Map() };
@@ -283,9 +293,9 @@ export function matchGraph(partitions: GraphPartition[], keys: string[]): GraphM
     ...[...builder.matched.values()].map(({ entity, score, weight }) => ({ ...entity, score: score / best, weight })),
     ...[...neighbours.values()].map(({ entity, score, weight }) => ({ ...entity, score: score / best, weight })),
   ]
-    .sort((a, b) => b.score - a.score || b.weight - a.weight || byId(a, b))
+    .sort((a, b) => b.score - a.score || b.weight - a.weight || entityOrder(a, b))
     .slice(0, 20);
-  const shownRelationships = [...relationships.values()].sort((a, b) => b.score - a.score || byId(a, b)).slice(0, 20);
+  const shownRelationships = [...relationships.values()].sort((a, b) => b.score - a.score || factOrder(a, b)).slice(0, 20);
   const support = new Map<string, Support[]>();
   for (const { id } of [...entities, ...shownRelationships]) {
     const backing = partitions.flatMap((partition) => partition.support(id, SUPPORT_CAP));

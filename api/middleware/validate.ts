@@ -66,6 +66,8 @@ export function handle<S extends Schemas>(
   handler: (ctx: ParameterizedContext<AppState>, input: ValidatedInput<S>) => Promise<void>,
 ): Middleware<AppState> {
   const check = validate(schemas);
-  // The one place the validated values meet their inferred types.
-  return (ctx, next) => check(ctx, () => handler(ctx, ctx.state.input as ValidatedInput<S>).then(() => next()));
+  // The one place the validated values meet their inferred types. The handler ends the chain, as a
+  // plain route handler does: calling next() would run what is mounted after the router (e.g.
+  // authentication after the signed-upload PUT, which carries no API key).
+  return (ctx) => check(ctx, () => handler(ctx, ctx.state.input as ValidatedInput<S>));
 }
