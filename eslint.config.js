@@ -69,5 +69,24 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The floors (README, Architecture): the bottom floors know nothing of persistence. Their unit
+    // tests may build fixtures through the store.
+    files: ['core/**/*.ts', 'extractors/**/*.ts', 'snapshot/**/*.ts', 'config/**/*.ts', 'models/**/*.ts'],
+    ignores: ['**/*.unit.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/*', '**/services/*', '**/api/*', '**/runtime/*', '**/activities/*'],
+              message: 'core/, extractors/, snapshot/, config/ and models/ sit below the store: import domain types from core/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 );

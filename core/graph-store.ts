@@ -1,5 +1,5 @@
 /** The graph storage seam shared by collection mode and device mode. */
-import type { GraphScope, NewEntity, NewFact, NewMention } from '../store/graph.js';
+import type { GraphScope, NewEntity, NewFact, NewMention } from './graph-model.js';
 
 /** An entity as resolution needs it, whatever holds the graph. */
 export interface EntityCandidate {

@@ -3,8 +3,7 @@
  * Text is cut at paragraph, then sentence, then word boundaries, never mid-word unless a single
  * "word" is longer than the limit. Every chunk keeps where it came from (provenance).
  */
-import type { ChunkSource } from '../store/chunks.js';
-import type { MemoryContent } from '../store/memories.js';
+import type { ChunkSource, MemoryContent } from '../core/content-model.js';
 import type { Extraction } from './types.js';
 
 export interface PlannedChunk {

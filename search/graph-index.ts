@@ -9,7 +9,7 @@
  * falls to zero leaves the index, as it leaves the store.
  */
 import { chunkId } from '../core/ids.js';
-import type { NewFact } from '../store/graph.js';
+import type { NewFact } from '../core/graph-model.js';
 
 export interface GraphEntityInfo {
   id: string;

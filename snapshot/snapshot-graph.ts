@@ -6,7 +6,7 @@
  */
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
 import { GraphPartition, type GraphEntityInfo, type GraphFactInfo, type ProvenanceRow } from '../search/graph-index.js';
-import { tokensOf, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
+import { tokensOf, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
 import {
   decodeInt8,
   encodeInt8,

@@ -1,25 +1,7 @@
 import { Binary, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
+import type { ChunkSource } from '../core/content-model.js';
 
-export interface ChunkSource {
-  /** Where in the memory's content the chunk came from. */
-  type: 'text' | 'chunk' | 'message' | 'file';
-  /** For messages: the speaker role and the message's index in the conversation. */
-  role?: string;
-  message_index?: number;
-  /** Character offsets into raw_text, for text chunks. */
-  start?: number;
-  end?: number;
-  /** For files: which content part, its name, and where in it (page, time range, heading). */
-  file_index?: number;
-  filename?: string;
-  media_type?: string;
-  page?: number;
-  start_s?: number;
-  end_s?: number;
-  heading?: string;
-  /** How the text was obtained: text-layer, ocr, asr, parse. */
-  method?: string;
-}
+export type { ChunkSource } from '../core/content-model.js';
 
 export interface ChunkDoc {
   _id: string;

@@ -17,6 +17,10 @@
  * fact it points at is upserted. An orphan sweep that runs concurrently either sees the new row
  * (and keeps the target) or deletes the target before the upsert, which then re-creates it.
  */
+import type { GraphScope, NewEntity, NewFact, NewMention } from '../core/graph-model.js';
+import { tokensOf } from '../core/graph-model.js';
+
+export { tokensOf, type GraphScope, type NewEntity, type NewFact, type NewMention };
 import { type Binary, type AnyBulkWriteOperation, type Collection, type Db, type Filter } from 'mongodb';
 import { sha256Hex } from '../core/hash.js';
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
@@ -71,45 +75,6 @@ export interface MentionDoc {
   /** What this memory says about the target (rows written before descriptions were kept: absent). */
   description?: string;
 }
-
-export interface NewEntity {
-  id: string;
-  key: string;
-  name: string;
-  category: string;
-  aliases: string[];
-  aliasKeys: string[];
-  description: string;
-  nameVector: Float32Array | null;
-}
-
-export interface NewFact {
-  id: string;
-  subjectId: string;
-  objectId: string;
-  predicate: string;
-  description: string;
-  confidence: number;
-}
-
-export interface NewMention {
-  memoryId: string;
-  chunkIndex: number;
-  kind: 'entity' | 'fact';
-  targetId: string;
-  count: number;
-  confidence: number;
-  description: string;
-}
-
-export interface GraphScope {
-  tenantId: string;
-  collectionId: string;
-}
-
-export const tokensOf = (keys: string[]): string[] => [
-  ...new Set(keys.flatMap((key) => key.split(' ')).filter((token) => token.length > 1)),
-];
 
 /** Deterministic ids: the same name in the same collection is the same node, from any process. */
 export const entityIdFor = (scope: GraphScope, key: string): string =>

@@ -1,30 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
+import type { MemoryContent, MemoryKind, MemoryStatus, MessageInput } from '../core/content-model.js';
 
-export type MemoryKind = 'document' | 'conversation';
-/** queued → reading → structuring → indexing → complete, or → failed from any of them. */
-export type MemoryStatus = 'queued' | 'reading' | 'structuring' | 'indexing' | 'complete' | 'failed';
-
-export interface MessageInput {
-  role: string;
-  content: string;
-}
-
-/** An uploaded file, kept in GridFS; its text is extracted by the read stage. */
-export interface MemoryFile {
-  file_id: string;
-  filename: string;
-  /** As declared by the client; the read stage sniffs the real type from the bytes. */
-  media_type: string;
-  size: number;
-  sha256: string;
-}
-
-export interface MemoryContent {
-  raw_text?: string;
-  chunks?: string[];
-  messages?: MessageInput[];
-  files?: MemoryFile[];
-}
+export type { MemoryContent, MemoryFile, MemoryKind, MemoryStatus, MessageInput } from '../core/content-model.js';
 
 export interface MemoryDoc {
   _id: string;

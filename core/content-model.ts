@@ -1,0 +1,51 @@
+/**
+ * What a memory holds and where each chunk came from: domain shapes shared by the API, the
+ * extractors and the store. Persistence types (with `_id`) stay in store/.
+ */
+
+export type MemoryKind = 'document' | 'conversation';
+/** queued → reading → structuring → indexing → complete, or → failed from any of them. */
+export type MemoryStatus = 'queued' | 'reading' | 'structuring' | 'indexing' | 'complete' | 'failed';
+
+/** An uploaded file, kept in GridFS; its text is extracted by the read stage. */
+export interface MemoryFile {
+  file_id: string;
+  filename: string;
+  /** As declared by the client; the read stage sniffs the real type from the bytes. */
+  media_type: string;
+  size: number;
+  sha256: string;
+}
+
+export interface MemoryContent {
+  raw_text?: string;
+  chunks?: string[];
+  messages?: MessageInput[];
+  files?: MemoryFile[];
+}
+
+export interface MessageInput {
+  role: string;
+  content: string;
+}
+
+export interface ChunkSource {
+  /** Where in the memory's content the chunk came from. */
+  type: 'text' | 'chunk' | 'message' | 'file';
+  /** For messages: the speaker role and the message's index in the conversation. */
+  role?: string;
+  message_index?: number;
+  /** Character offsets into raw_text, for text chunks. */
+  start?: number;
+  end?: number;
+  /** For files: which content part, its name, and where in it (page, time range, heading). */
+  file_index?: number;
+  filename?: string;
+  media_type?: string;
+  page?: number;
+  start_s?: number;
+  end_s?: number;
+  heading?: string;
+  /** How the text was obtained: text-layer, ocr, asr, parse. */
+  method?: string;
+}
