@@ -58,3 +58,12 @@ it('builds the api and worker services from the shared anchors', () => {
     assert.match(own, /<<: \*app-env\n/, `${service} uses x-app-env`);
   }
 });
+
+it('publishes the api on a host port range, so two replicas can run side by side', () => {
+  const services = block('services:').join('\n');
+  const api = services.split('\n  api:\n')[1]?.split(/\n {2}\S/)[0] ?? '';
+  const published = [...api.matchAll(/- '(\d+)(?:-(\d+))?:8080'/g)];
+  assert.equal(published.length, 1, 'one port mapping for the API container');
+  const [, first, last] = published[0]!;
+  assert.ok(last !== undefined && Number(last) > Number(first!), `a range of host ports, not one fixed port: ${published[0]![0]}`);
+});
