@@ -567,7 +567,7 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
           z.strictObject({ upload_id: z.string(), size: z.number().int(), sha256: z.string(), status: z.literal('uploaded') }),
         ),
       },
-      errors: [400, 403, 404, 409, 413],
+      errors: [400, 403, 404, 409, 413, 429],
     },
     {
       method: 'post',
