@@ -5,25 +5,31 @@
  *
  * Eviction order: while over the budget, the tenant holding the most bytes beyond its fair share
  * (the budget divided by the tenants with loaded partitions) loses its least recently searched
- * partition first; only when no tenant is over its share does the global least-recently-used
- * order decide. So one tenant cycling through many collections evicts its own, not another
- * tenant's hot ones. Held (searched right now) and loading partitions are never evicted; they
- * are "pinned", and SearchIndex keeps pinned bytes within the budget by refusing loads.
+ * partition first. A tenant within its share keeps its partitions while they are in use: only
+ * one not searched for `idleMs` is evicted for room beyond that, least recently searched first.
+ * So one tenant cycling through many collections, or pinning them with concurrent searches,
+ * evicts its own, not another tenant's hot ones (SearchIndex refuses its load instead). Held
+ * (searched right now) and loading partitions are never evicted; they are "pinned".
  */
 export class PartitionBudget {
-  /** Collections by recency, least recently searched first (a Map keeps insertion order). */
-  private readonly recency = new Map<string, true>();
+  /** Collections by recency, least recently searched first (a Map keeps insertion order), with when. */
+  private readonly recency = new Map<string, number>();
   /** Searches holding each collection. */
   private readonly holds = new Map<string, number>();
   /** The tenant owning each known collection (collections are never shared between tenants). */
   private readonly owners = new Map<string, string>();
 
-  constructor(readonly maxBytes: number) {}
+  constructor(
+    readonly maxBytes: number,
+    /** Unsearched this long, a partition within its tenant's share may go too. */
+    private readonly idleMs = 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The collection was just searched (or loaded): it becomes the last to go. */
   touch(collectionId: string, tenantId?: string): void {
     this.recency.delete(collectionId);
-    this.recency.set(collectionId, true);
+    this.recency.set(collectionId, this.now());
     if (tenantId !== undefined) this.owners.set(collectionId, tenantId);
   }
 
@@ -57,8 +63,8 @@ export class PartitionBudget {
 
   /**
    * The collections to evict, in order, so that the rest fit `maxBytes` (see the class comment
-   * for the order), skipping held ones and those `busy` names. Fewer than needed when only pinned
-   * ones remain.
+   * for the order), skipping held ones and those `busy` names. Fewer than needed when what
+   * remains is pinned, or in use by tenants within their share.
    */
   victims(sizes: ReadonlyMap<string, number>, busy: (collectionId: string) => boolean = () => false): string[] {
     let total = 0;
@@ -73,19 +79,7 @@ export class PartitionBudget {
     // Loaded but never touched (should not happen) count as the oldest.
     const order = [...[...sizes.keys()].filter((id) => !this.recency.has(id)), ...this.recency.keys()];
     const evictable = order.filter((id) => sizes.has(id) && !this.isHeld(id) && !busy(id));
-    while (total > this.maxBytes && evictable.length > 0) {
-      const fairShare = this.maxBytes / byTenant.size;
-      // The oldest evictable partition of the tenant furthest over its fair share (ties: the
-      // older partition); when no tenant with an evictable partition is over, the oldest one.
-      let at = 0;
-      let worstExcess = 0;
-      for (const [index, id] of evictable.entries()) {
-        const excess = (byTenant.get(this.owner(id)) ?? 0) - fairShare;
-        if (excess > worstExcess) {
-          at = index;
-          worstExcess = excess;
-        }
-      }
+    const evict = (at: number): void => {
       const [victim] = evictable.splice(at, 1) as [string];
       const bytes = sizes.get(victim)!;
       victims.push(victim);
@@ -94,6 +88,29 @@ export class PartitionBudget {
       const left = byTenant.get(tenant)! - bytes;
       if (left > 0) byTenant.set(tenant, left);
       else byTenant.delete(tenant);
+    };
+    // First the tenants over their fair share: the oldest partition of the one furthest over
+    // (ties: the older partition).
+    while (total > this.maxBytes) {
+      const fairShare = this.maxBytes / byTenant.size;
+      let at = -1;
+      let worstExcess = 0;
+      for (const [index, id] of evictable.entries()) {
+        const excess = (byTenant.get(this.owner(id)) ?? 0) - fairShare;
+        if (excess > worstExcess) {
+          at = index;
+          worstExcess = excess;
+        }
+      }
+      if (at < 0) break;
+      evict(at);
+    }
+    // Then idle partitions of anyone, least recently searched first.
+    const idleBefore = this.now() - this.idleMs;
+    while (total > this.maxBytes) {
+      const at = evictable.findIndex((id) => (this.recency.get(id) ?? -Infinity) <= idleBefore);
+      if (at < 0) break;
+      evict(at);
     }
     return victims;
   }

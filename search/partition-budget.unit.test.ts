@@ -60,12 +60,14 @@ it('a single partition larger than the budget is evicted once nothing holds it',
 });
 
 describe('tenant fairness in eviction', () => {
+  const IDLE_MS = 60_000;
   // Each row: the budget, the partitions in recency order (oldest first) with owner and bytes,
   // the held ones, and the victims expected.
   const cases: {
     name: string;
     maxBytes: number;
-    loaded: [id: string, tenant: string, bytes: number][];
+    /** touchedAt: when last searched (default: now, IDLE_MS after 0). */
+    loaded: [id: string, tenant: string, bytes: number, touchedAt?: number][];
     held?: string[];
     victims: string[];
   }[] = [
@@ -105,7 +107,7 @@ describe('tenant fairness in eviction', () => {
       victims: ['b1'],
     },
     {
-      name: "the over-share tenant's partitions are all held: others are evicted by recency",
+      name: "the over-share tenant's partitions are all held: a tenant within its share keeps its recent ones",
       maxBytes: 300,
       loaded: [
         ['b1', 'B', 100],
@@ -114,7 +116,20 @@ describe('tenant fairness in eviction', () => {
         ['a2', 'A', 100],
       ],
       held: ['a1', 'a2'],
-      victims: ['b1'],
+      victims: [],
+    },
+    {
+      name: 'then idle partitions go, whoever owns them, least recently searched first',
+      maxBytes: 300,
+      loaded: [
+        ['c1', 'C', 50, 0],
+        ['c2', 'C', 20, 0],
+        ['b1', 'B', 60],
+        ['a1', 'A', 100],
+        ['a2', 'A', 100],
+      ],
+      held: ['a1', 'a2'],
+      victims: ['c1'],
     },
     {
       name: 'a single tenant: plain least recently used',
@@ -129,8 +144,13 @@ describe('tenant fairness in eviction', () => {
   ];
   for (const testCase of cases) {
     it(testCase.name, () => {
-      const budget = new PartitionBudget(testCase.maxBytes);
-      for (const [id, tenant] of testCase.loaded) budget.touch(id, tenant);
+      let now = 0;
+      const budget = new PartitionBudget(testCase.maxBytes, IDLE_MS, () => now);
+      for (const [id, tenant, , touchedAt] of testCase.loaded) {
+        now = touchedAt ?? IDLE_MS;
+        budget.touch(id, tenant);
+      }
+      now = IDLE_MS;
       for (const id of testCase.held ?? []) budget.hold(id);
       const all = new Map(testCase.loaded.map(([id, , bytes]) => [id, bytes]));
       assert.deepEqual(budget.victims(all), testCase.victims);

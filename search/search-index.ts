@@ -176,14 +176,15 @@ export class SearchIndex {
 
   /**
    * Called as a load grows: evicts what may be evicted to make room, and throws OverBudget when
-   * the pinned partitions (held or loading, this one included) are past the budget anyway.
+   * the partitions are past the budget anyway: pinned ones (held or loading, this one included),
+   * or those of other tenants within their fair share that are in use (see PartitionBudget).
    */
   private checkLoad(collectionId: string): void {
     if (!Number.isFinite(this.budget.maxBytes)) return;
     const sizes = this.loadedSizes();
     const busy = (id: string): boolean => id === collectionId || this.loading.has(id);
     if (this.budget.pinnedBytes(sizes, busy) > this.budget.maxBytes) throw new OverBudget(sizes);
-    this.enforceBudget(sizes, busy);
+    if (this.enforceBudget(sizes, busy) > this.budget.maxBytes) throw new OverBudget(sizes);
   }
 
   /** Ends the hold `prepare` took; partitions over the budget may be evicted now. */
@@ -220,16 +221,19 @@ export class SearchIndex {
   }
 
   /**
-   * Evicts whole collections, least recently searched first, until the loaded partitions fit the
-   * budget. Held and loading partitions stay; if only they remain, the budget is exceeded until
-   * their searches end.
+   * Evicts whole collections (in PartitionBudget's order) until the loaded partitions fit the
+   * budget, and returns the bytes that remain. Pinned partitions and other tenants' in-use ones
+   * within their share stay; the caller of a load refuses it when they do not fit (checkLoad).
    */
   private enforceBudget(
     sizes: ReadonlyMap<string, number> = this.loadedSizes(),
     busy: (collectionId: string) => boolean = (id) => this.loading.has(id),
-  ): void {
-    if (!Number.isFinite(this.budget.maxBytes)) return;
+  ): number {
+    let total = 0;
+    for (const bytes of sizes.values()) total += bytes;
+    if (!Number.isFinite(this.budget.maxBytes)) return total;
     for (const collectionId of this.budget.victims(sizes, busy)) {
+      total -= sizes.get(collectionId) ?? 0;
       this.rememberBytes(collectionId, sizes.get(collectionId) ?? 0);
       this.dropPartition(collectionId);
       this.evictions++;
@@ -238,6 +242,7 @@ export class SearchIndex {
         'index partition evicted (memory budget)',
       );
     }
+    return total;
   }
 
   /** Nearest chunks by cosine, from what `prepare` loaded. */
