@@ -349,10 +349,13 @@ export class SearchIndex {
     try {
       // The graph's reads and the chunk reads (in LOAD_READERS disjoint ranges) run concurrently:
       // while one waits for its next batch from the database, another's batch is indexed.
+      // The new partitions' first allocation counts at once (before anything can observe it), and
+      // the growth after every BUDGET_CHECK_CHUNKS chunks of each reader, from its first chunk on.
+      if (bounded) this.checkLoad(collectionId);
       // A reader that fails (or finds the load over budget) stops the others at their next chunk.
       let failed = false;
       const readChunks = async (index: number): Promise<void> => {
-        let sinceCheck = 0;
+        let sinceCheck = BUDGET_CHECK_CHUNKS - 1;
         for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId, { index, of: LOAD_READERS })) {
           if (failed) return;
           if (!chunk.embedding) continue;
