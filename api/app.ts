@@ -2,7 +2,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import type { ApiDeps, AppState } from './context.js';
-import { authenticate } from './middleware/auth.js';
+import { AuthFailures, authenticate } from './middleware/auth.js';
 import { deadline } from './middleware/deadline.js';
 import { errorHandler } from './middleware/errors.js';
 import { httpMetrics } from './middleware/metrics.js';
@@ -30,14 +30,15 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.use(openApiRouter(deps).routes());
   app.use(metricsRouter(deps).routes());
   // Presigned PUTs: authenticated by their signature, and their body must stay a raw stream.
-  const signedUploads = signedUploadRouter(deps);
+  const failures = deps.authFailures ?? new AuthFailures(deps.config.AUTH_FAILURE_RATE_PER_SECOND, deps.config.AUTH_FAILURE_BURST);
+  const signedUploads = signedUploadRouter(deps, failures);
   app.use(signedUploads.routes());
   app.use(websocketPathRouter().routes());
 
   // Uploads stream up to 100 MB and are bounded by their own size limit; everything below has a deadline.
   app.use(deadline(deps.config.REQUEST_TIMEOUT_MS, deps.logger));
 
-  app.use(authenticate(deps.services.auth, deps.config.AUTH_FAILURE_RATE_PER_SECOND, deps.config.AUTH_FAILURE_BURST));
+  app.use(authenticate(deps.services.auth, failures));
   app.use(rateLimit(deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));
 

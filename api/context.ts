@@ -10,6 +10,7 @@ import type { SearchService } from '../services/search.js';
 import type { TicketService } from '../services/tickets.js';
 import type { UploadService } from '../services/uploads.js';
 import type { WorkflowService } from '../services/workflows.js';
+import type { AuthFailures } from './middleware/auth.js';
 
 export interface ApiServices {
   auth: AuthService;
@@ -29,6 +30,11 @@ export interface ApiDeps {
   config: Config;
   logger: Logger;
   services: ApiServices;
+  /**
+   * Failed credential checks per client address, shared with the WebSocket upgrade (the
+   * composition root passes one instance to both); made from the config when absent.
+   */
+  authFailures?: AuthFailures;
 }
 
 export interface AppState {

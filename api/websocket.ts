@@ -1,7 +1,10 @@
 /**
  * GET /v1/ws/memory-events?ticket=… as a WebSocket (the `ws` package on the HTTP server's
  * upgrade event, beside Koa). The ticket is consumed at the upgrade: a missing, unknown,
- * expired or used ticket gets an HTTP 401 with the usual JSON error body and no socket.
+ * expired or used ticket gets an HTTP 401 with the usual JSON error body and no socket. Each 401
+ * is charged to the peer's failed-authentication bucket (AuthFailures, shared with API keys and
+ * signed uploads); a peer that spent it gets 429 `rate_limited` before any ticket lookup, and a
+ * ticket of the wrong shape is never looked up.
  * Dead peers are found with ping/pong; the protocol itself lives in services/event-stream.ts.
  */
 import type { IncomingMessage, Server } from 'node:http';
@@ -10,17 +13,28 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../core/logger.js';
 import { CLOSE_CODES, type EventStream } from '../services/event-stream.js';
 import type { TicketService } from '../services/tickets.js';
+import { tooManyFailures, type AuthFailures } from './middleware/auth.js';
 
 const PATH = '/v1/ws/memory-events';
 const PING_INTERVAL_MS = 20_000;
 const SUBSCRIBER_ID = /^[\w.:-]{1,128}$/;
 
-function refuse(socket: Duplex, status: number, code: string, message: string): void {
+const REASONS: Record<number, string> = { 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests', 503: 'Service Unavailable' };
+
+function refuse(socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ error: { status, code, message } });
-  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
+}
+
+/** The same body and Retry-After as the REST API's 429 for failed authentications. */
+function refuseTooMany(socket: Duplex, retryAfter: number): void {
+  const error = tooManyFailures(retryAfter);
+  refuse(socket, error.status, error.code, error.message, error.headers);
 }
 
 const TICKET_MESSAGES: Record<string, string> = {
@@ -32,7 +46,7 @@ const TICKET_MESSAGES: Record<string, string> = {
 
 export function attachEventWebSocket(
   server: Server,
-  deps: { tickets: TicketService; events: EventStream; logger: Logger },
+  deps: { tickets: TicketService; events: EventStream; logger: Logger; failures: AuthFailures },
 ): () => Promise<void> {
   // Frames above the protocol's own limit are answered with an error frame by the session; ws's
   // hard cap only guards memory (it closes the socket, so it sits well above the protocol limit).
@@ -41,15 +55,23 @@ export function attachEventWebSocket(
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== PATH) return refuse(socket, 404, 'route_not_found', `No WebSocket endpoint at ${url.pathname}`);
+    const address = request.socket.remoteAddress ?? 'unknown';
+    const wait = deps.failures.wait(address);
+    if (wait > 0) return refuseTooMany(socket, wait);
+    const unauthorized = (code: string, message: string): void => {
+      const retryAfter = deps.failures.charge(address);
+      if (retryAfter > 0) refuseTooMany(socket, retryAfter);
+      else refuse(socket, 401, code, message);
+    };
     const ticket = url.searchParams.get('ticket');
-    if (!ticket) return refuse(socket, 401, 'ticket_required', 'Pass a ticket from POST /v1/users/ws-ticket as ?ticket=');
+    if (!ticket) return unauthorized('ticket_required', 'Pass a ticket from POST /v1/users/ws-ticket as ?ticket=');
     const subscriberId = url.searchParams.get('subscriber_id');
     if (subscriberId !== null && !SUBSCRIBER_ID.test(subscriberId)) {
       return refuse(socket, 400, 'validation_failed', 'subscriber_id must be 1 to 128 letters, digits, or . _ : -');
     }
     deps.tickets.use(ticket).then(
       (use) => {
-        if (!use.ok) return refuse(socket, 401, use.reason, TICKET_MESSAGES[use.reason] ?? use.reason);
+        if (!use.ok) return unauthorized(use.reason, TICKET_MESSAGES[use.reason] ?? use.reason);
         wss.handleUpgrade(request, socket, head, (ws) => serve(ws, use.ticket.tenant_id, use.ticket.key_id, subscriberId));
       },
       (error: unknown) => {

@@ -12,8 +12,10 @@
  *                   searching more collections than it holds (bench/index-budget.ts; the 100k cold
  *                   load is opt-in with BENCH_COLD_LOAD_CHUNKS=100000 unless `search` ran);
  *   events       6. live events: append → WebSocket receipt latency and delivery rate;
- *   fairness    10. one tenant floods weak searches and holds sockets at its cap while another ingests,
- *                   subscribes, disconnects and resumes: its events lost, search p95 idle vs loaded, RSS;
+ *   fairness    10. against an API process of its own with a small index budget and session caps, one
+ *                   tenant floods searches past the budget and holds sockets at its key and tenant caps
+ *                   while another ingests, subscribes, disconnects and resumes: its events lost (against
+ *                   the memories it created), search p95 idle vs loaded, index bytes vs budget and RSS;
  *   device      11. device memory: snapshot size, export/import time, device create and search beside
  *                   collection search, on 1,000 memories (bench/device.ts; BENCH_DEVICE_MEMORIES);
  * then, after the whole stack is stopped:
@@ -45,7 +47,7 @@ import { openStore, type Store } from '../store/index.js';
 import { fetchBreakdowns } from './breakdown.js';
 import { deviceScenario } from './device.js';
 import { eventScenario } from './events.js';
-import { fairnessScenario } from './fairness.js';
+import { FAIRNESS_LIMITS, fairnessScenario } from './fairness.js';
 import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
@@ -734,16 +736,44 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   }
 
   if (runs('fairness')) {
-    info('10) fairness: tenant A floods weak searches and holds sockets at its cap; tenant B ingests, drops and resumes');
-    await fairnessScenario({
-      baseUrl,
-      store,
-      tenant: async (name) => {
-        const created = await admin.bootstrap(`${name}-${Date.now().toString(36)}`, 'main', 'bench');
-        return { tenantId: created.tenant._id, apiKey: created.apiKey, collectionId: created.collection._id };
+    info('10) fairness: tenant A floods searches past the index budget and holds sockets at its caps; tenant B ingests, drops and resumes');
+    // An API process of its own with the small limits (the bench service's worker ingests for it).
+    const fairnessPort = await freePort();
+    const fairnessApi = spawnService(
+      'api/main.js',
+      {
+        ROLE: 'api',
+        MONGODB_URI: backing.mongoUri,
+        MONGODB_DB: dbName,
+        TEMPORAL_ADDRESS: backing.temporalAddress,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        DATA_DIR: dataDir,
+        PORT: String(fairnessPort),
+        LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'warn',
+        RATE_LIMIT_PER_SECOND: '100000',
+        RATE_LIMIT_BURST: '100000',
+        ...FAIRNESS_LIMITS,
       },
-      rssMb: () => readRssMb(servicePid)?.rss ?? null,
-    });
+      path.join(logDir, 'fairness-api.log'),
+    );
+    const stopFairnessApi = () => stopChild(fairnessApi);
+    registerCleanup(stopFairnessApi);
+    const fairnessUrl = `http://127.0.0.1:${fairnessPort}`;
+    await waitForReady(fairnessUrl, 180_000, fairnessApi);
+    try {
+      await fairnessScenario({
+        baseUrl: fairnessUrl,
+        store,
+        tenant: async (name) => {
+          const created = await admin.bootstrap(`${name}-${Date.now().toString(36)}`, 'main', 'bench');
+          return { tenantId: created.tenant._id, apiKey: created.apiKey, collectionId: created.collection._id };
+        },
+        extraKey: async (tenantId) => (await admin.createKey(tenantId, 'bench-second')).key,
+        rssMb: () => readRssMb(fairnessApi.pid ?? 0)?.rss ?? null,
+      });
+    } finally {
+      await stopFairnessApi();
+    }
   }
 
   if (runs('device')) {

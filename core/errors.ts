@@ -62,6 +62,7 @@ export const rateLimited = (retryAfterSeconds: number, message = `Too many reque
     'Retry-After': String(retryAfterSeconds),
   });
 
-export const serviceUnavailable = (code: string, message: string): AppError => new AppError(503, code, message);
+export const serviceUnavailable = (code: string, message: string, retryAfterSeconds?: number): AppError =>
+  new AppError(503, code, message, undefined, retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(retryAfterSeconds) });
 
 export const internalError = (): AppError => new AppError(500, 'internal_error', 'Internal server error');

@@ -152,6 +152,18 @@ export const keyLookups = new Counter({
   registers,
 });
 
+export const ticketLookups = new Counter({
+  name: 'engram_ws_ticket_lookups_total',
+  help: 'WebSocket tickets looked up in the database (well-formed tickets presented at the upgrade)',
+  registers,
+});
+
+export const uploadLookups = new Counter({
+  name: 'engram_upload_lookups_total',
+  help: 'Upload records read for a signed PUT (only after its signature verified)',
+  registers,
+});
+
 export const eventLogSeq = new Gauge({
   name: 'engram_event_log_head_seq',
   help: 'Newest seq of the durable event log seen by this process (its rate is the append rate)',

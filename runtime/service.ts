@@ -11,6 +11,7 @@ import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { createApp } from '../api/app.js';
+import { AuthFailures } from '../api/middleware/auth.js';
 import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
@@ -246,9 +247,12 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         maxConcurrency: config.DEVICE_MAX_CONCURRENCY,
       },
     });
+    // One failed-authentication bucket per peer for API keys, signed uploads and WebSocket tickets.
+    const authFailures = new AuthFailures(config.AUTH_FAILURE_RATE_PER_SECOND, config.AUTH_FAILURE_BURST);
     const app = createApp({
       config,
       logger,
+      authFailures,
       services: {
         auth: createAuthService(store),
         collections,
@@ -296,7 +300,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         ringBytes: config.EVENT_FANOUT_MAX_BYTES,
       },
     });
-    const detachWebSocket = attachEventWebSocket(server, { tickets, events: eventStream, logger });
+    const detachWebSocket = attachEventWebSocket(server, { tickets, events: eventStream, logger, failures: authFailures });
     // Gauges sampled at scrape time (GET /metrics).
     setScrapeCollector(async () => {
       websocketSessions.set(eventStream.sessionCount());

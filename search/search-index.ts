@@ -19,6 +19,10 @@ const FOLLOW_INTERVAL_MS = 500;
 const CHANGES_PER_PULL = 1000;
 /** Concurrent chunk reads of one partition load (disjoint id ranges), see fillPartition. */
 const LOAD_READERS = 2;
+/** A load re-checks the budget after this many chunks per reader (the most it overshoots by). */
+const BUDGET_CHECK_CHUNKS = 256;
+/** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
+const KNOWN_SIZES = 10_000;
 
 /**
  * Estimated bytes of what the typed arrays leave out, per entry: a chunk's id strings, array
@@ -32,12 +36,36 @@ const BYTES_PER_GRAPH_ENTRY = 600;
 
 export interface SearchIndexOptions {
   /**
-   * Memory budget of the loaded partitions (SEARCH_INDEX_MAX_BYTES). Past it, the least recently
-   * searched collections are evicted whole, and reloaded from MongoDB when next searched. The
-   * partitions a running search holds are never evicted, so one search over more than the budget
-   * still works: the excess is released when it ends. Infinity: no eviction.
+   * Memory budget of the loaded partitions (SEARCH_INDEX_MAX_BYTES). Past it, whole collections
+   * are evicted (the tenant furthest over its fair share first, then least recently searched), and
+   * reloaded from MongoDB when next searched. The partitions running searches hold cannot be
+   * evicted, so a load that would take them past the budget is refused (IndexBudgetError).
+   * Infinity: no eviction.
    */
   maxBytes?: number;
+}
+
+/**
+ * A search's partitions do not fit the budget. `exceeded`: its own collections alone need more
+ * than the whole budget (retrying cannot help). `exhausted`: other running searches pin the
+ * rest of it (retry shortly).
+ */
+export class IndexBudgetError extends Error {
+  constructor(
+    readonly kind: 'exceeded' | 'exhausted',
+    readonly neededBytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`index budget ${kind}: ${neededBytes} of ${maxBytes} bytes`);
+    this.name = 'IndexBudgetError';
+  }
+}
+
+/** Thrown inside a load that would pin more than the budget; `prepare` classifies it. */
+class OverBudget extends Error {
+  constructor(readonly pinned: ReadonlyMap<string, number>) {
+    super('partition load over the index budget');
+  }
 }
 
 export interface IndexBudgetStats {
@@ -60,6 +88,8 @@ export class SearchIndex {
   private readonly budget: PartitionBudget;
   private evictions = 0;
   private loads = 0;
+  /** Last measured bytes of collections (loaded, evicted or aborted), oldest first. */
+  private readonly knownBytes = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -100,12 +130,61 @@ export class SearchIndex {
    * Loads the collections' partitions if needed and applies every published change: call before
    * searching. The partitions are held (never evicted) from this call until `release` with the
    * same ids, which the caller must make once its searches are done, whether this resolved or not.
+   * Rejects with IndexBudgetError when loading them would pin more than the budget: before any
+   * read when their last known sizes already tell, else as soon as a load crosses it. Missing
+   * collections are loaded one after the other, so a refused search has loaded little.
    */
-  async prepare(collectionIds: string[]): Promise<void> {
+  async prepare(collectionIds: string[], tenantId?: string): Promise<void> {
     const unique = [...new Set(collectionIds)];
-    for (const collectionId of unique) this.budget.hold(collectionId);
-    await Promise.all(unique.map((collectionId) => this.ensureLoaded(collectionId)));
+    for (const collectionId of unique) this.budget.hold(collectionId, tenantId);
+    if (Number.isFinite(this.budget.maxBytes)) {
+      const missing = unique.filter((id) => !this.index.partition(id) && !this.loading.has(id));
+      const expected = missing.reduce((sum, id) => sum + (this.knownBytes.get(id) ?? 0), 0);
+      if (expected > 0) {
+        const sizes = this.loadedSizes();
+        const pinned = this.budget.pinnedBytes(sizes, (id) => this.loading.has(id));
+        if (pinned + expected > this.budget.maxBytes) throw this.refusal(unique, sizes, missing);
+      }
+    }
+    try {
+      for (const collectionId of unique) await this.ensureLoaded(collectionId);
+    } catch (error) {
+      if (error instanceof OverBudget) throw this.refusal(unique, error.pinned, []);
+      throw error;
+    }
     await this.catchUp();
+  }
+
+  /** Classifies a refused search: does it need more than the whole budget by itself? */
+  private refusal(collectionIds: string[], sizes: ReadonlyMap<string, number>, missing: string[]): IndexBudgetError {
+    let own = 0;
+    for (const id of collectionIds) own += sizes.get(id) ?? 0;
+    for (const id of missing) own += this.knownBytes.get(id) ?? 0;
+    const max = this.budget.maxBytes;
+    return new IndexBudgetError(own > max ? 'exceeded' : 'exhausted', own, max);
+  }
+
+  private loadedSizes(): Map<string, number> {
+    return new Map(this.index.loadedCollections().map((id) => [id, this.partitionBytes(id)]));
+  }
+
+  private rememberBytes(collectionId: string, bytes: number): void {
+    this.knownBytes.delete(collectionId);
+    this.knownBytes.set(collectionId, bytes);
+    if (this.knownBytes.size > KNOWN_SIZES) this.knownBytes.delete(this.knownBytes.keys().next().value!);
+  }
+
+  /**
+   * Called as a load grows: evicts what may be evicted to make room, and throws OverBudget when
+   * the partitions are past the budget anyway: pinned ones (held or loading, this one included),
+   * or those of other tenants within their fair share that are in use (see PartitionBudget).
+   */
+  private checkLoad(collectionId: string): void {
+    if (!Number.isFinite(this.budget.maxBytes)) return;
+    const sizes = this.loadedSizes();
+    const busy = (id: string): boolean => id === collectionId || this.loading.has(id);
+    if (this.budget.pinnedBytes(sizes, busy) > this.budget.maxBytes) throw new OverBudget(sizes);
+    if (this.enforceBudget(sizes, busy) > this.budget.maxBytes) throw new OverBudget(sizes);
   }
 
   /** Ends the hold `prepare` took; partitions over the budget may be evicted now. */
@@ -142,14 +221,20 @@ export class SearchIndex {
   }
 
   /**
-   * Evicts whole collections, least recently searched first, until the loaded partitions fit the
-   * budget. Held and loading partitions stay; if only they remain, the budget is exceeded until
-   * their searches end.
+   * Evicts whole collections (in PartitionBudget's order) until the loaded partitions fit the
+   * budget, and returns the bytes that remain. Pinned partitions and other tenants' in-use ones
+   * within their share stay; the caller of a load refuses it when they do not fit (checkLoad).
    */
-  private enforceBudget(): void {
-    if (!Number.isFinite(this.budget.maxBytes)) return;
-    const sizes = new Map(this.index.loadedCollections().map((id) => [id, this.partitionBytes(id)]));
-    for (const collectionId of this.budget.victims(sizes, (id) => this.loading.has(id))) {
+  private enforceBudget(
+    sizes: ReadonlyMap<string, number> = this.loadedSizes(),
+    busy: (collectionId: string) => boolean = (id) => this.loading.has(id),
+  ): number {
+    let total = 0;
+    for (const bytes of sizes.values()) total += bytes;
+    if (!Number.isFinite(this.budget.maxBytes)) return total;
+    for (const collectionId of this.budget.victims(sizes, busy)) {
+      total -= sizes.get(collectionId) ?? 0;
+      this.rememberBytes(collectionId, sizes.get(collectionId) ?? 0);
       this.dropPartition(collectionId);
       this.evictions++;
       this.logger.debug(
@@ -157,6 +242,7 @@ export class SearchIndex {
         'index partition evicted (memory budget)',
       );
     }
+    return total;
   }
 
   /** Nearest chunks by cosine, from what `prepare` loaded. */
@@ -235,7 +321,7 @@ export class SearchIndex {
     if (this.index.partition(collectionId)) return Promise.resolve();
     return this.trackLoad(
       collectionId,
-      this.catchUp().then(() => this.fillPartition(collectionId)),
+      this.catchUp().then(() => this.fillPartition(collectionId, true)),
     );
   }
 
@@ -252,8 +338,10 @@ export class SearchIndex {
    * feed up to some seq first (a catch-up, or the gap path setting lastSeq to the newest seq):
    * anything published after it is applied again by later pulls, and applying a change twice is
    * harmless. It never waits for a catch-up itself, since the gap path runs inside one.
+   * `bounded`: checks the budget as it grows (see checkLoad); the gap path's reloads do not, as
+   * they only restore what was loaded within the budget before.
    */
-  private async fillPartition(collectionId: string): Promise<void> {
+  private async fillPartition(collectionId: string, bounded: boolean): Promise<void> {
     const started = Date.now();
     const partition = this.index.createPartition(collectionId);
     const lexicalPartition = this.lexical.createPartition(collectionId);
@@ -261,19 +349,37 @@ export class SearchIndex {
     try {
       // The graph's reads and the chunk reads (in LOAD_READERS disjoint ranges) run concurrently:
       // while one waits for its next batch from the database, another's batch is indexed.
+      // The new partitions' first allocation counts at once (before anything can observe it), and
+      // the growth after every BUDGET_CHECK_CHUNKS chunks of each reader, from its first chunk on.
+      if (bounded) this.checkLoad(collectionId);
+      // A reader that fails (or finds the load over budget) stops the others at their next chunk.
+      let failed = false;
       const readChunks = async (index: number): Promise<void> => {
+        let sinceCheck = BUDGET_CHECK_CHUNKS - 1;
         for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId, { index, of: LOAD_READERS })) {
+          if (failed) return;
           if (!chunk.embedding) continue;
           partition.upsertBytes(chunk._id, chunk.memory_id, chunk.embedding.buffer);
           lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
+          if (bounded && ++sinceCheck >= BUDGET_CHECK_CHUNKS) {
+            sinceCheck = 0;
+            this.checkLoad(collectionId);
+          }
         }
       };
       const readers = Array.from({ length: LOAD_READERS }, (_, index) => readChunks(index));
-      await Promise.all([...readers, this.loadGraph(collectionId)]);
+      await Promise.all([...readers, this.loadGraph(collectionId)]).catch((error: unknown) => {
+        failed = true;
+        throw error;
+      });
+      // The last (partial) batches and the graph, measured once complete.
+      if (bounded) this.checkLoad(collectionId);
     } catch (error) {
+      if (error instanceof OverBudget) this.rememberBytes(collectionId, error.pinned.get(collectionId) ?? 0);
       this.dropPartition(collectionId);
       throw error;
     }
+    this.rememberBytes(collectionId, this.partitionBytes(collectionId));
     this.loads++;
     this.logger.debug({ collectionId, chunks: partition.size, ms: Date.now() - started }, 'index partition loaded');
     // This partition still counts as loading here, so its own load never evicts it.
@@ -336,7 +442,7 @@ export class SearchIndex {
         );
         for (const collectionId of collections) this.dropPartition(collectionId);
         this.lastSeq = newest;
-        await Promise.all(collections.map((collectionId) => this.trackLoad(collectionId, this.fillPartition(collectionId))));
+        await Promise.all(collections.map((collectionId) => this.trackLoad(collectionId, this.fillPartition(collectionId, false))));
         continue;
       }
       const upserts = new Set<string>();

@@ -14,14 +14,14 @@
 import { observeSearch, unconfidentEventsSuppressed } from '../core/metrics.js';
 import { TokenBuckets } from '../core/token-bucket.js';
 import { ConcurrencyGate } from '../core/concurrency-gate.js';
-import { rateLimited } from '../core/errors.js';
+import { rateLimited, serviceUnavailable, unprocessable, type AppError } from '../core/errors.js';
 import type { Filter } from 'mongodb';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import type { Logger } from '../core/logger.js';
 import type { Embedder } from '../models/embedder.js';
 import { activationOf } from '../search/activation.js';
 import { ALL_SIGNALS, DEFAULT_FUSION_WEIGHTS, fuse, type Candidate, type ScoreBreakdown, type SignalName } from '../search/fusion.js';
-import type { SearchIndex } from '../search/search-index.js';
+import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
 import type { MemoryDoc, MemoryKind, MemorySummaryDoc } from '../store/memories.js';
@@ -106,6 +106,24 @@ const FILTERED_POOL = 2000;
 
 const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
+/**
+ * A search whose partitions do not fit the in-process index budget: 422 when its own collections
+ * need more than the whole budget (retrying cannot help), else 503 with Retry-After (other
+ * running searches pin the budget now).
+ */
+const budgetRefusal = (error: IndexBudgetError): AppError =>
+  error.kind === 'exceeded'
+    ? unprocessable(
+        'index_budget_exceeded',
+        `The collections in collection_ids need more in-process index memory (about ${error.neededBytes} bytes) than SEARCH_INDEX_MAX_BYTES (${error.maxBytes}); search fewer collections at once`,
+        'collection_ids',
+      )
+    : serviceUnavailable(
+        'index_budget_exhausted',
+        'The in-process search index budget (SEARCH_INDEX_MAX_BYTES) is taken by other running searches; retry shortly',
+        1,
+      );
+
 export function createSearchService(deps: {
   store: Store;
   collections: CollectionService;
@@ -184,7 +202,9 @@ export function createSearchService(deps: {
       const pool = hasFilters(input.filters) ? FILTERED_POOL : Math.max(POOL, input.limit * 5);
 
       // The partitions are held from prepare to release, so the memory budget never evicts them mid-search.
-      const prepared = deps.searchIndex.prepare(input.collectionIds);
+      const prepared = deps.searchIndex.prepare(input.collectionIds, tenantId).catch((error: unknown) => {
+        throw error instanceof IndexBudgetError ? budgetRefusal(error) : error;
+      });
       // Awaited below; this only keeps a failed load from being reported as unhandled when the
       // query embedding fails first.
       prepared.catch(() => undefined);

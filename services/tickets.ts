@@ -5,7 +5,8 @@
  */
 import type { Principal } from './auth.js';
 import type { Store } from '../store/index.js';
-import type { TicketUse } from '../store/tickets.js';
+import { isWellFormedTicket, type TicketUse } from '../store/tickets.js';
+import { ticketLookups } from '../core/metrics.js';
 
 export type TicketCheck = TicketUse | { ok: false; reason: 'key_revoked' };
 
@@ -13,6 +14,9 @@ export function createTicketService(store: Store, ttlSeconds: number) {
   return {
     mint: (principal: Principal) => store.tickets.mint(principal.tenantId, principal.keyId, ttlSeconds),
     async use(ticket: string): Promise<TicketCheck> {
+      // A ticket that cannot have been minted costs no query (the upgrade charges the failure).
+      if (!isWellFormedTicket(ticket)) return { ok: false, reason: 'unknown_ticket' };
+      ticketLookups.inc();
       const use = await store.tickets.use(ticket);
       if (use.ok && !(await store.tenants.isKeyActive(use.ticket.key_id))) return { ok: false, reason: 'key_revoked' };
       return use;

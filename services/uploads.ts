@@ -1,7 +1,9 @@
 /**
  * Presigned uploads for files above the inline limit (up to UPLOAD_MAX_BYTES):
  *   1. POST /v1/uploads {collection_id, filename, media_type, size} → a short-lived URL whose
- *      HMAC signature binds upload id, tenant, collection, size, type and expiry;
+ *      HMAC signature binds the upload id and the expiry (what the URL carries, so a PUT is
+ *      verified before any database read; tenant, collection, size and type live in the record
+ *      the random id names, which only this service writes);
  *   2. PUT <url> with the bytes: streamed into GridFS, never buffered whole; single use;
  *   3. POST /v1/memories with content_parts [{type: "document", upload_id}].
  * Every refusal leaves nothing stored: an oversize or short body aborts the GridFS upload.
@@ -10,6 +12,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError, notFound } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
+import { uploadLookups } from '../core/metrics.js';
 import { TooLargeError } from '../store/files.js';
 import type { Store } from '../store/index.js';
 import type { MemoryFile } from '../store/memories.js';
@@ -29,10 +32,8 @@ export interface UploadServiceOptions {
   maxBytes: number;
 }
 
-const signatureOf = (secret: string, upload: UploadDoc, expires: number): string =>
-  createHmac('sha256', secret)
-    .update([upload._id, upload.tenant_id, upload.collection_id, upload.size, upload.media_type, expires].join('\n'))
-    .digest('base64url');
+const signatureOf = (secret: string, uploadId: string, expires: number): string =>
+  createHmac('sha256', secret).update(['upload-put', uploadId, expires].join('\n')).digest('base64url');
 
 const sameSignature = (expected: string, given: string): boolean => {
   const a = Buffer.from(expected);
@@ -69,7 +70,7 @@ export function createUploadService(deps: { store: Store; collections: Collectio
       };
       await store.uploads.create(upload);
       const expires = Math.floor(upload.expires_at.getTime() / 1000);
-      return { upload, path: `/v1/uploads/${upload._id}?expires=${expires}&signature=${signatureOf(options.secret, upload, expires)}` };
+      return { upload, path: `/v1/uploads/${upload._id}?expires=${expires}&signature=${signatureOf(options.secret, upload._id, expires)}` };
     },
 
     /** Handles the PUT of a presigned URL; the signature is its only credential. */
@@ -81,12 +82,22 @@ export function createUploadService(deps: { store: Store; collections: Collectio
       contentLength: number | undefined,
       body: AsyncIterable<Uint8Array>,
     ) {
-      const upload = await store.uploads.find(uploadId);
-      // Unknown id and bad signature answer the same, so ids cannot be probed.
-      if (!upload || !sameSignature(signatureOf(options.secret, upload, expires), signature)) {
+      // The signature is checked before any read: a forged URL costs no database query.
+      if (!sameSignature(signatureOf(options.secret, uploadId, expires), signature)) {
         throw new AppError(403, 'invalid_upload_signature', 'The upload URL is not valid (tampered, or not issued by this service)');
       }
-      if (expires * 1000 < Date.now() || upload.expires_at.getTime() < Date.now()) {
+      if (expires * 1000 < Date.now()) {
+        throw new AppError(
+          403,
+          'upload_url_expired',
+          `The upload URL expired at ${new Date(expires * 1000).toISOString()}; request a new one`,
+        );
+      }
+      uploadLookups.inc();
+      const upload = await store.uploads.find(uploadId);
+      // Issued by us, but its record is gone (swept after expiry, or its memory deleted).
+      if (!upload) throw notFound('upload', uploadId);
+      if (upload.expires_at.getTime() < Date.now()) {
         throw new AppError(403, 'upload_url_expired', `The upload URL expired at ${upload.expires_at.toISOString()}; request a new one`);
       }
       if (contentType !== undefined && mediaTypeOf(contentType) !== upload.media_type) {

@@ -22,6 +22,12 @@ export type TicketUse = { ok: true; ticket: TicketDoc } | { ok: false; reason: '
 
 const hashTicket = sha256Hex;
 
+/** `wst_` and 24 random bytes in base64url, as minted below. */
+const TICKET_SHAPE = /^wst_[A-Za-z0-9_-]{32}$/;
+
+/** False for a string `mint` cannot have produced: refused without a lookup. */
+export const isWellFormedTicket = (ticket: string): boolean => TICKET_SHAPE.test(ticket);
+
 export class TicketRepository {
   private readonly tickets: Collection<TicketDoc>;
   private readonly uses: Collection<{ _id: string; at: Date }>;

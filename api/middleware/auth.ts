@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { rateLimited, unauthenticated } from '../../core/errors.js';
+import { AppError, rateLimited, unauthenticated } from '../../core/errors.js';
 import { TokenBuckets } from '../../core/token-bucket.js';
 import type { AuthService } from '../../services/auth.js';
 import type { AppState } from '../context.js';
@@ -7,18 +7,46 @@ import type { AppState } from '../context.js';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
- * Resolves the API key to a principal. Failed authentications are rate limited per client
- * address (a token bucket of AUTH_FAILURE_RATE_PER_SECOND, AUTH_FAILURE_BURST): an address that
- * spent its failures gets 429 `rate_limited` with Retry-After, without a key lookup, except for
- * a key this process validated moments ago (so a client behind a shared address keeps working).
- * The address is the socket's peer, never X-Forwarded-For, which a client could vary at will.
+ * Failed credential checks per client address, shared by every unauthenticated entry point (API
+ * keys, WebSocket tickets, signed upload URLs): a token bucket of AUTH_FAILURE_RATE_PER_SECOND,
+ * AUTH_FAILURE_BURST. An address that spent its failures gets 429 `rate_limited` with
+ * Retry-After, before any credential is looked up, on every one of them (one process-wide
+ * bucket, so switching entry points buys no extra guesses). The address is the socket's peer,
+ * never X-Forwarded-For, which a client could vary at will.
  */
-export function authenticate(auth: AuthService, failureRatePerSecond: number, failureBurst: number): Middleware<AppState> {
-  const failures = new TokenBuckets(failureRatePerSecond, failureBurst);
+export class AuthFailures {
+  private readonly buckets: TokenBuckets;
+
+  constructor(ratePerSecond: number, burst: number) {
+    this.buckets = new TokenBuckets(ratePerSecond, burst);
+  }
+
+  /** Seconds the address must wait before its next credential check; 0 when it may try. */
+  wait(address: string): number {
+    return this.buckets.peek(address);
+  }
+
+  /** Records a failure; the seconds to wait when it was one too many (answer 429), else 0. */
+  charge(address: string): number {
+    return this.buckets.take(address);
+  }
+}
+
+export const tooManyFailures = (retryAfter: number): AppError =>
+  rateLimited(retryAfter, `Too many failed authentications from this address; retry after ${retryAfter} s`);
+
+const peerOf = (ctx: { req: { socket: { remoteAddress?: string } } }): string => ctx.req.socket.remoteAddress ?? 'unknown';
+
+/**
+ * Resolves the API key to a principal. Failed authentications are charged to the address's
+ * AuthFailures bucket; once spent, 429 without a key lookup, except for a key this process
+ * validated moments ago (so a client behind a shared address keeps working).
+ */
+export function authenticate(auth: AuthService, failures: AuthFailures): Middleware<AppState> {
   return async (ctx, next) => {
-    const address = ctx.req.socket.remoteAddress ?? 'unknown';
+    const address = peerOf(ctx);
     const refuse = (message: string): never => {
-      const retryAfter = failures.take(address);
+      const retryAfter = failures.charge(address);
       if (retryAfter > 0) throw tooManyFailures(retryAfter);
       throw unauthenticated(message);
     };
@@ -26,7 +54,7 @@ export function authenticate(auth: AuthService, failureRatePerSecond: number, fa
     const key = header ? BEARER.exec(header)?.[1] : undefined;
     let principal = key ? auth.cachedPrincipal(key) : null;
     if (!principal) {
-      const wait = failures.peek(address);
+      const wait = failures.wait(address);
       if (wait > 0) throw tooManyFailures(wait);
       if (!header) refuse('Missing Authorization header; send Authorization: Bearer <api key>');
       if (!key) refuse('Authorization header must be of the form Bearer <api key>');
@@ -38,5 +66,24 @@ export function authenticate(auth: AuthService, failureRatePerSecond: number, fa
   };
 }
 
-const tooManyFailures = (retryAfter: number) =>
-  rateLimited(retryAfter, `Too many failed authentications from this address; retry after ${retryAfter} s`);
+/**
+ * For a route whose credential is in the request itself (a signed URL): refuses a spent address
+ * with 429 before the route runs, and charges the refusals whose code `codes` names (a bad
+ * signature) to the same bucket as failed authentications.
+ */
+export function chargeCredentialFailures(failures: AuthFailures, codes: ReadonlySet<string>): Middleware<AppState> {
+  return async (ctx, next) => {
+    const address = peerOf(ctx);
+    const wait = failures.wait(address);
+    if (wait > 0) throw tooManyFailures(wait);
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof AppError && codes.has(error.code)) {
+        const retryAfter = failures.charge(address);
+        if (retryAfter > 0) throw tooManyFailures(retryAfter);
+      }
+      throw error;
+    }
+  };
+}

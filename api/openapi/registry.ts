@@ -94,6 +94,7 @@ export const ERROR_CODES: Record<string, number> = {
   snapshot_too_large: 413,
   unsupported_media_type: 415,
   upload_collection_mismatch: 422,
+  index_budget_exceeded: 422,
   rate_limited: 429,
   internal_error: 500,
   upstream_failed: 502,
@@ -103,6 +104,7 @@ export const ERROR_CODES: Record<string, number> = {
   orchestrator_unavailable: 503,
   request_timeout: 503,
   graph_read_backend_unavailable: 503,
+  index_budget_exhausted: 503,
 };
 
 // ---- response bodies (checked against real traffic in test/e2e/openapi.test.ts) ----------------
@@ -399,7 +401,7 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
         description: 'MemoryResponse or SnapshotSearchResult',
         schema: results(z.union([MemoryResponse, SnapshotSearchResult])),
       },
-      errors: [400, 404, 413, 502, 503, 504],
+      errors: [400, 404, 413, 422, 502, 503, 504],
     },
     {
       method: 'post',
@@ -565,7 +567,7 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
           z.strictObject({ upload_id: z.string(), size: z.number().int(), sha256: z.string(), status: z.literal('uploaded') }),
         ),
       },
-      errors: [400, 403, 404, 409, 413],
+      errors: [400, 403, 404, 409, 413, 429],
     },
     {
       method: 'post',

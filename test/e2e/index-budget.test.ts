@@ -107,14 +107,87 @@ describe('in-process index budget and per-tenant limits', () => {
     assert.ok(reloaded.loads > full.loads, `loads ${full.loads} → ${reloaded.loads}`);
     assert.ok(reloaded.bytes <= BUDGET);
 
-    // One search over more collections than fit: all are held while it runs, and it finds every one.
+    // One search over more collections than the whole budget: refused clearly (retrying cannot
+    // help), nothing it loaded stays past the budget, and the process keeps answering.
     const wide = await api.search(
       facts.map((fact) => fact.collection),
       'harbour pilot glacier guide orchard cider',
     );
-    assert.equal(wide.status, 200);
-    const found = new Set(wide.body.results.hits.map((hit: { memory_id: string }) => hit.memory_id));
-    for (const id of ids) assert.ok(found.has(id), `the wide search found ${id}`);
-    assert.ok((await health()).bytes <= BUDGET, 'back within the budget once it ended');
+    assert.equal(wide.status, 422, JSON.stringify(wide.body));
+    assert.equal(wide.body.error.code, 'index_budget_exceeded');
+    assert.equal(wide.body.error.details[0].field, 'collection_ids');
+    assert.match(wide.body.error.message, /SEARCH_INDEX_MAX_BYTES/);
+    const afterWide = await health();
+    assert.ok(afterWide.bytes <= BUDGET, `back within the budget once it ended: ${afterWide.bytes}`);
+    const single = await api.search([facts[2]!.collection], facts[2]!.query);
+    assert.equal(single.body.results.hits[0]?.memory_id, ids[2], 'one collection still answers');
+  });
+});
+
+/**
+ * Item 1, fairness: tenant A cycles through more collections than the budget holds while tenant
+ * B searches one hot collection before and after. Eviction takes from the tenant furthest over
+ * its fair share, so B's collection stays loaded: the process loads exactly A's collections, and
+ * B's second search loads nothing. With a global least-recently-used order B's collection, the
+ * oldest, was the first to go.
+ */
+describe('index budget eviction is fair between tenants', () => {
+  /** Three or four small collections (see BUDGET), so tenant A's six cannot all stay. */
+  const FAIR_BUDGET = 3 * BUDGET;
+  const A_COLLECTIONS = 6;
+  let started: ApiProcess;
+
+  before(async () => {
+    started = await startApiProcess('api-index-fairness', { SEARCH_INDEX_MAX_BYTES: String(FAIR_BUDGET) });
+  });
+  after(() => stopChild(started.child));
+
+  const health = async (): Promise<IndexHealth> =>
+    (await new Api(started.baseUrl, null).get('/v1/health')).body.results.index as IndexHealth;
+
+  it("tenant A cycling collections evicts its own partitions, never tenant B's hot one", async () => {
+    const [a, b] = await Promise.all([newTenant('cycler'), newTenant('hot')]);
+    const apiA = new Api(started.baseUrl, a.apiKey);
+    const apiB = new Api(started.baseUrl, b.apiKey);
+    const collectionsA = [a.collectionId];
+    for (let i = 1; i < A_COLLECTIONS; i++) {
+      const created = await apiA.post('/v1/collections', { name: `cycle-${i}` });
+      assert.equal(created.status, 201);
+      collectionsA.push(created.body.results.id as string);
+    }
+    const memoriesA: string[] = [];
+    for (const [i, collection] of collectionsA.entries()) {
+      memoriesA.push(
+        await createMemory(a, {
+          collection_id: collection,
+          raw_text: `Cargo manifest ${i}: the ferry carries crate number ${i} of timber.`,
+        }),
+      );
+    }
+    const memoryB = await createMemory(b, { raw_text: 'The beekeeper checks the hive frames for queen cells.' });
+    for (const id of memoriesA) await waitForStatus(apiA, id, ['complete']);
+    await waitForStatus(apiB, memoryB, ['complete']);
+
+    const searchB = async (): Promise<void> => {
+      const found = await apiB.search([b.collectionId], 'beekeeper hive queen');
+      assert.equal(found.status, 200, JSON.stringify(found.body));
+      assert.equal(found.body.results.hits[0]?.memory_id, memoryB);
+    };
+    await searchB();
+    const before = await health();
+    for (const [i, collection] of collectionsA.entries()) {
+      const found = await apiA.search([collection], 'ferry timber crate');
+      assert.equal(found.status, 200, JSON.stringify(found.body));
+      assert.equal(found.body.results.hits[0]?.memory_id, memoriesA[i]);
+      assert.ok((await health()).bytes <= FAIR_BUDGET, `within the budget after A's search ${i + 1}`);
+    }
+    const cycled = await health();
+    assert.equal(cycled.loads - before.loads, A_COLLECTIONS, "one load per A collection, none of B's");
+    assert.ok(cycled.evictions > before.evictions, `A's cycling went past the budget: ${JSON.stringify(cycled)}`);
+
+    await searchB();
+    const last = await health();
+    assert.equal(last.loads, cycled.loads, "B's hot collection was still loaded: its search reloaded nothing");
+    assert.ok(last.bytes <= FAIR_BUDGET);
   });
 });

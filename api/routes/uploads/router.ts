@@ -5,6 +5,7 @@
  */
 import Router from '@koa/router';
 import type { ApiDeps, AppState } from '../../context.js';
+import { chargeCredentialFailures, type AuthFailures } from '../../middleware/auth.js';
 import { handle } from '../../middleware/validate.js';
 import { createUploadBody, signedUrlQuery, uploadIdParams } from './schema.js';
 
@@ -31,10 +32,14 @@ export function uploadsRouter({ services, config }: ApiDeps): Router<AppState> {
   return router;
 }
 
-export function signedUploadRouter({ services }: ApiDeps): Router<AppState> {
+/** A bad signature is a failed credential: charged like a bad API key (429 past the burst). */
+const SIGNATURE_FAILURES: ReadonlySet<string> = new Set(['invalid_upload_signature']);
+
+export function signedUploadRouter({ services }: ApiDeps, failures: AuthFailures): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/uploads' });
   router.put(
     '/:upload_id',
+    chargeCredentialFailures(failures, SIGNATURE_FAILURES),
     handle({ params: uploadIdParams, query: signedUrlQuery }, async (ctx, input) => {
       const { upload_id } = input.params;
       const { expires, signature } = input.query;
