@@ -352,12 +352,28 @@ export class WorkflowRepository {
     }
     const alive = new Set(written.map((doc) => doc._id));
     const stale = [...instanceIds].filter((id) => !alive.has(id));
-    if (stale.length > 0) await this.instances.deleteMany({ ...base, _id: { $in: stale } });
-    if (written.length + stale.length > 0) await this.refreshPatterns(scope, [...alive], written.length + stale.length);
+    // A vanished instance's pattern loses a member: noted before the row goes, so that the bounded
+    // refresh recounts it (and re-picks its canonical instance, or dissolves it) like any other.
+    const vanishedPatternIds: string[] = [];
+    if (stale.length > 0) {
+      const links = await this.instances
+        .find({ ...base, _id: { $in: stale }, pattern_id: { $ne: null } }, { projection: { pattern_id: 1 } })
+        .toArray();
+      for (const link of links) if (link.pattern_id) vanishedPatternIds.push(link.pattern_id);
+      await this.instances.deleteMany({ ...base, _id: { $in: stale } });
+    }
+    if (written.length + stale.length > 0) {
+      await this.refreshPatterns(scope, [...alive], vanishedPatternIds, written.length + stale.length);
+    }
   }
 
   /** Bounded re-mining (module comment): incremental assignment, full re-mine every 10 % of changes. */
-  private async refreshPatterns(scope: GraphScope, changedInstanceIds: string[], changes: number): Promise<void> {
+  private async refreshPatterns(
+    scope: GraphScope,
+    changedInstanceIds: string[],
+    vanishedPatternIds: string[],
+    changes: number,
+  ): Promise<void> {
     const state = await this.mining.findOneAndUpdate(
       { _id: scope.collectionId },
       // The stand-in's concurrent $inc may lose a count: these only pace re-mining and detect change.
@@ -372,17 +388,20 @@ export class WorkflowRepository {
       await this.mineCollection(scope);
       return;
     }
-    await this.assignToPatterns(scope, changedInstanceIds);
+    await this.assignToPatterns(scope, changedInstanceIds, vanishedPatternIds);
   }
 
-  /** Links instances to the nearest existing pattern and refreshes the numbers of the patterns touched. */
-  private async assignToPatterns(scope: GraphScope, instanceIds: string[]): Promise<void> {
+  /**
+   * Links instances to the nearest existing pattern and refreshes the numbers of the patterns touched:
+   * those the instances left or joined, and those that lost a member which no longer exists.
+   */
+  private async assignToPatterns(scope: GraphScope, instanceIds: string[], vanishedPatternIds: string[]): Promise<void> {
     const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     const patterns = await this.patterns.find(base, { projection: { _id: 1, signature: 1, canonical_instance_id: 1 } }).toArray();
     const instances = await this.instances
       .find({ ...base, _id: { $in: instanceIds } }, { projection: { _id: 1, signature: 1, pattern_id: 1 } })
       .toArray();
-    const touched = new Set<string>();
+    const touched = new Set<string>(vanishedPatternIds);
     const updates: AnyBulkWriteOperation<WorkflowInstanceDoc>[] = [];
     for (const instance of instances) {
       const found = nearest(

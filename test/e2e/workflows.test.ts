@@ -512,6 +512,63 @@ describe('workflow reads', () => {
     assert.ok(listed.results.some((row) => row.trace_count === 4 && row.current_state_description === 'ticket 4103 completed'));
   });
 
+  it('recounts, re-roots and dissolves patterns on the bounded path when a deleted memory was a whole instance', async () => {
+    const db = await database();
+    const created = await tenant.api.post('/v1/collections', { name: 'bounded' });
+    const collectionId = created.body.results.id as string;
+    const trips = ['Berlin', 'Paris', 'Rome', 'Oslo', 'Lisbon', 'Vienna', 'Prague', 'Madrid', 'Dublin', 'Athens'];
+    const expense = (n: number): Message[] => [
+      user(`I submitted the expense report for the ${trips[n % trips.length]} trip number ${n}.`),
+      user('The manager approved it.'),
+      user('Finance paid it.'),
+    ];
+    const flight = (city: string): Message[] => [user(`I booked the flight to ${city}.`), user('Then I cancelled the flight.')];
+    const conversations = [...Array.from({ length: 20 }, (_, n) => expense(n)), flight('Rome'), flight('Oslo')];
+    const ids = await Promise.all(
+      conversations.map((messages) => createMemory(tenant, { kind: 'conversation', messages, collection_id: collectionId })),
+    );
+    await Promise.all(ids.map((id) => waitForStatus(tenant.api, id, ['complete'])));
+    const byName = async () =>
+      new Map((await patterns(collectionId)).results.map((pattern): [string, PatternRow] => [pattern.name, pattern]));
+    const expenses = (await byName()).get('Submit → Approve → Pay');
+    assert.equal(expenses?.instance_count, 20);
+    assert.equal((await byName()).get('Schedule → Cancel')?.instance_count, 2);
+    // With 22 instances at its last full mine the collection re-mines in full only every 2 changes;
+    // pinning the pacing keeps both deletes below on the bounded path whatever order ingestion took.
+    const mining = db.collection<{ _id: string; instances_at_mine: number; changes_since: number }>('workflow_mining');
+    await mining.updateOne({ _id: collectionId }, { $set: { instances_at_mine: 100, changes_since: 0 } });
+
+    const patternDetail = async (id: string) => {
+      const response = await tenant.api.get(`/v1/workflow-patterns/${id}?${q({ collection_id: collectionId, instance_limit: 200 })}`);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      return response.body.results;
+    };
+    const memoryOf = async (instanceId: string): Promise<string> => {
+      const response = await tenant.api.get(`/v1/workflows/${instanceId}?${q({ collection_id: collectionId })}`);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      return response.body.results.history[0].trace.memory_id as string;
+    };
+    // The canonical instance's conversation goes: count, total and canonical instance follow.
+    const canonical = (await patternDetail(expenses!.id)).canonical_instance_id as string;
+    assert.equal((await tenant.api.delete(`/v1/memories/${await memoryOf(canonical)}`)).status, 200);
+    const after = await patternDetail(expenses!.id);
+    assert.equal(after.instance_count, 19);
+    assert.equal(after.instance_ids_total, 19);
+    assert.notEqual(after.canonical_instance_id, canonical);
+    const resolved = await tenant.api.get(`/v1/workflows/${after.canonical_instance_id}?${q({ collection_id: collectionId })}`);
+    assert.equal(resolved.status, 200, 'the canonical instance resolves');
+    assert.equal(resolved.body.results.pattern_id, expenses!.id);
+
+    // One of the two flights goes: a pattern of one instance is none.
+    const flights = (await instances({}, collectionId)).results.filter((row) => row.current_state_description === 'flight cancelled');
+    assert.equal(flights.length, 2);
+    assert.equal((await tenant.api.delete(`/v1/memories/${await memoryOf(flights[0]!.id)}`)).status, 200);
+    assert.equal((await byName()).get('Schedule → Cancel'), undefined, 'dissolved');
+    const left = (await instances({}, collectionId)).results.find((row) => row.id === flights[1]!.id);
+    assert.equal(left?.pattern_id, null);
+    assert.equal((await mining.findOne({ _id: collectionId }))?.instances_at_mine, 100, 'no full re-mine ran');
+  });
+
   it('deleting conversations removes their traces and updates instances, counts, patterns and positions', async () => {
     const db = await database();
     const rootId = await instanceOfMemory(startId);
