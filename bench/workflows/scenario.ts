@@ -117,6 +117,8 @@ function scoreCollection(collection: BenchCollection, scores: Scores): void {
       memoryTime: trace.memoryTime,
       seq: trace.seq,
       caseKeys: trace.caseKeys,
+      subject: trace.subject,
+      verbClass: trace.verbClass,
     })),
   );
   const majorityCase = new Map<string, string | null>();

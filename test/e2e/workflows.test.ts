@@ -488,6 +488,38 @@ describe('workflow reads', () => {
     assert.equal(after[0]!.current_state_description, 'expense report paid');
   });
 
+  it('chains a process told over several conversations without a case number by its subject', async () => {
+    const created = await tenant.api.post('/v1/collections', { name: 'unnumbered' });
+    const collectionId = created.body.results.id as string;
+    const submitted = await ingest(tenant, [user('I submitted the expense report for the Rome offsite on Monday.')], collectionId);
+    const approved = await ingest(tenant, [assistant('How did it go?'), user('The manager approved the expense report.')], collectionId);
+    const paid = await ingest(tenant, [user('Finance reimbursed the expense report.')], collectionId);
+    // Submitting again is a new report: a second instance, not a step of the first.
+    await ingest(tenant, [user('I submitted the expense report for the Oslo summit.')], collectionId);
+    const list = (await instances({}, collectionId)).results;
+    assert.equal(list.length, 2, JSON.stringify(list));
+    const chained = list.find((row) => row.trace_count === 3);
+    assert.ok(chained, JSON.stringify(list));
+    assert.equal(chained.current_state_description, 'expense report paid');
+    const detail = (await tenant.api.get(`/v1/workflows/${chained.id}?${q({ collection_id: collectionId })}`)).body.results;
+    assert.deepEqual(
+      detail.history.map((entry: { trace: { memory_id: string; verb_class: string } }) => [entry.trace.memory_id, entry.trace.verb_class]),
+      [
+        [submitted, 'submit'],
+        [approved, 'approve'],
+        [paid, 'pay'],
+      ],
+    );
+    assert.equal(list.find((row) => row !== chained)?.current_state_description, 'expense report submitted');
+    // The middle conversation goes: payment still follows submission, so one instance of two steps.
+    assert.equal((await tenant.api.delete(`/v1/memories/${approved}`)).status, 200);
+    const after = (await instances({}, collectionId)).results;
+    assert.equal(after.length, 2, JSON.stringify(after));
+    const shrunk = after.find((row) => row.id === chained.id);
+    assert.equal(shrunk?.trace_count, 2);
+    assert.equal(shrunk?.current_state_description, 'expense report paid');
+  });
+
   it('converges on the same instances and patterns when conversations arrive at once', async () => {
     const created = await tenant.api.post('/v1/collections', { name: 'concurrent' });
     assert.equal(created.status, 201);
