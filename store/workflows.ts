@@ -166,6 +166,8 @@ export class WorkflowRepository {
       // GET /v1/workflows: newest activity first, optionally one pattern's instances.
       this.instances.createIndex({ tenant_id: 1, collection_id: 1, last_activity_at: -1, _id: 1 }),
       this.instances.createIndex({ tenant_id: 1, collection_id: 1, pattern_id: 1, last_activity_at: -1, _id: 1 }),
+      // A pattern's members closest first: similar_instances, a pattern's instance ids, a new canonical instance.
+      this.instances.createIndex({ tenant_id: 1, collection_id: 1, pattern_id: 1, pattern_distance: 1, last_activity_at: -1, _id: 1 }),
       this.instances.createIndex({ memory_ids: 1 }),
       // GET /v1/workflow-patterns: most confident first.
       this.patterns.createIndex({ tenant_id: 1, collection_id: 1, confidence: -1, _id: 1 }),

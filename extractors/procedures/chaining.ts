@@ -11,8 +11,8 @@
  *      1182 shipped" in one conversation continues "I ordered 1182" in another.
  *   4. Across memories without a case identifier, the same subject continues an open chain. A chain
  *      whose traces carry no case identifier, and whose first trace f names a subject ("expense
- *      report"), continues the most recent instance that, at f, stands at a trace h with the same
- *      subject, of another memory at most SUBJECT_CHAIN_WINDOW_MS older, where f's verb class can
+ *      report"), continues the most recent instance that acted on that subject before f and, at f,
+ *      stands at a trace h of another memory at most SUBJECT_CHAIN_WINDOW_MS older, where f's verb class can
  *      follow h's (lexicon.ts `canFollow`: a later stage, h neither completed nor cancelled). So
  *      "the manager approved the expense report" continues "I submitted the expense report" told a
  *      day before, while a second "I submitted the expense report" starts a new instance. Chains are
@@ -144,15 +144,11 @@ function continued(first: ChainTrace, candidates: ChainTrace[][]): ChainTrace[] 
   if (first.subject === '') return null;
   let best: { chain: ChainTrace[]; at: ChainTrace } | null = null;
   for (const chain of candidates) {
-    // Where the chain stands when `first` is told: its latest earlier trace.
-    let at: ChainTrace | undefined;
-    for (let i = chain.length - 1; i >= 0; i--) {
-      if (compareTraces(chain[i]!, first) < 0) {
-        at = chain[i];
-        break;
-      }
-    }
-    if (!at || at.memoryId === first.memoryId || at.subject !== first.subject) continue;
+    // Where the chain stands when `first` is told: its latest earlier trace. The subject may have
+    // been named a step before ("trained Bob on the onboarding plan" acts on Bob).
+    const earlier = chain.filter((trace) => compareTraces(trace, first) < 0);
+    const at = earlier[earlier.length - 1];
+    if (!at || at.memoryId === first.memoryId || !earlier.some((trace) => trace.subject === first.subject)) continue;
     if (first.memoryTime - at.memoryTime > SUBJECT_CHAIN_WINDOW_MS || !canFollow(at.verbClass, first.verbClass)) continue;
     if (!best || compareTraces(at, best.at) > 0) best = { chain, at };
   }

@@ -59,6 +59,21 @@ describe('trace derivation', () => {
     for (const trace of traces) assert.ok(trace.extractionConfidence > 0 && trace.extractionConfidence <= 1);
   });
 
+  it('raises confidence for "after that", "afterwards" and "next" as step markers; "next" alone is no future date', () => {
+    const confidence = (text: string) => derive([{ text }])[0]!.extractionConfidence;
+    const plain = confidence('The manager approved the report.');
+    for (const marked of [
+      'After that, the manager approved the report.',
+      'Afterwards the manager approved the report.',
+      'Next, the manager approved the report.',
+    ])
+      assert.equal(confidence(marked), Math.round((plain + 0.05) * 100) / 100, marked);
+    const monday = derive([{ text: 'Next, the manager approved the report on Monday.' }])[0]!;
+    assert.equal(monday.occurredAt.toISOString().slice(0, 10), '2026-11-16', 'the Monday before the memory');
+    const ahead = derive([{ text: 'The manager will approve the report next Monday.' }])[0]!;
+    assert.equal(ahead.occurredAt.toISOString().slice(0, 10), '2026-11-23');
+  });
+
   it('reads a numbered runbook as imperative steps', () => {
     const traces = derive([
       {
@@ -195,6 +210,11 @@ describe('chaining rule 4: the same subject across memories, without a case iden
         ['A0', 'C0'],
         ['B0', 'B1', 'B2'],
       ],
+    ],
+    [
+      'a step acting on someone in between does not hide the subject',
+      [step('A', 1, 0, 'sign', 'onboarding plan'), step('A', 1, 1, 'train', 'bob'), step('B', 2, 0, 'complete', 'onboarding plan')],
+      [['A0', 'A1', 'B0']],
     ],
     [
       'the chain is judged where it stands at the first step, the last step of the other memory',
