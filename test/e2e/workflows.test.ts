@@ -189,6 +189,14 @@ describe('workflow reads', () => {
       submit.state.members.entities.some((entity: { name: string }) => /expense report/i.test(entity.name)),
       `the state links the graph entity: ${JSON.stringify(submit.state.members)}`,
     );
+    // "I submitted the expense report" is also a graph fact between the speaker and the report.
+    assert.ok(
+      submit.state.members.facts.some(
+        (fact: { id: string; subject: string; object: string }) =>
+          typeof fact.id === 'string' && [fact.subject, fact.object].some((name) => /expense report/i.test(name)),
+      ),
+      `the state links the graph fact: ${JSON.stringify(submit.state.members)}`,
+    );
     assert.equal(first.history[2].trace.verb, 'reimburse');
     assert.equal(first.history[2].trace.verb_class, 'pay');
     const third = await instance(await instanceOfMemory(expenseIds[2]!));
