@@ -330,7 +330,10 @@ export class WorkflowRepository {
       dirty.add(instanceOfTrace.get(row._id)!);
       if (row.instance_id) dirty.add(row.instance_id);
     }
-    for (const id of settled) dirty.add(instanceOfTrace.get(id)!);
+    for (const id of settled) {
+      const chainId = instanceOfTrace.get(id);
+      if (chainId) dirty.add(chainId);
+    }
 
     const now = new Date();
     const written: WorkflowInstanceDoc[] = [];
