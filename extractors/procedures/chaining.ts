@@ -9,14 +9,16 @@
  *      identifier continue the current chain.
  *   3. Across memories, chains sharing a case identifier are one instance (union–find), so "order
  *      1182 shipped" in one conversation continues "I ordered 1182" in another.
- *   4. Across memories without a case identifier, the same subject continues an open chain. A chain
- *      whose traces carry no case identifier, and whose first trace f names a subject ("expense
- *      report"), continues the most recent instance that acted on that subject before f and, at f,
- *      stands at a trace h of another memory at most SUBJECT_CHAIN_WINDOW_MS older, where f's verb class can
- *      follow h's (lexicon.ts `canFollow`: a later stage, h neither completed nor cancelled). So
- *      "the manager approved the expense report" continues "I submitted the expense report" told a
- *      day before, while a second "I submitted the expense report" starts a new instance. Chains are
- *      considered in order, so a continuation can itself be continued.
+ *   4. Across memories without a case identifier, the same subject continues an open chain. A
+ *      chain whose traces carry no case identifier, and whose first trace f names a subject
+ *      ("expense report"), continues the most recent instance that acted on that subject before f
+ *      and, at f, stands at a trace h of another memory at most SUBJECT_CHAIN_WINDOW_MS older,
+ *      where f's verb class can follow h's (lexicon.ts `canFollow`: a later stage, h neither
+ *      completed nor cancelled). So "the manager approved the expense report" continues "I
+ *      submitted the expense report" told a day before, while a second "I submitted the expense
+ *      report" starts a new instance. Chains are considered in order, so a continuation can itself
+ *      be continued. The result depends only on the traces given (in any order); the store gives
+ *      it a change's subject neighbours (store/workflows.ts `subjectNeighbours`).
  *
  * An instance's traces are ordered by (memory time, memory id, position in the memory); its id is
  * the id of its first (root) trace. Deleting a memory re-runs the rule over what is left, which
