@@ -23,7 +23,8 @@
  */
 import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import { deterministicUuid } from '../core/ids.js';
-import { chainTraces, type ChainTrace } from '../extractors/procedures/chaining.js';
+import { chainTraces, SUBJECT_CHAIN_WINDOW_MS, type ChainTrace } from '../extractors/procedures/chaining.js';
+import { classesAfter, classesBefore } from '../extractors/procedures/lexicon.js';
 import type { OccurredAtSource, TraceDraft } from '../extractors/procedures/derive.js';
 import { describePattern, minePatterns, MIN_SUPPORT, nearest, signatureKey, signatureOf } from '../extractors/procedures/mining.js';
 import type { GraphScope } from './graph.js';
@@ -116,8 +117,23 @@ const patternIdFor = (scope: GraphScope, signature: string[]): string =>
 const orderKeyOf = (memoryTime: Date, memoryId: string, seq: number): string =>
   `${memoryTime.toISOString()}|${memoryId}|${String(seq).padStart(6, '0')}`;
 
-type ChainRow = Pick<WorkflowTraceDoc, '_id' | 'memory_id' | 'memory_time' | 'seq' | 'case_keys' | 'instance_id'>;
-const CHAIN_PROJECTION = { _id: 1, memory_id: 1, memory_time: 1, seq: 1, case_keys: 1, instance_id: 1 } as const;
+type ChainRow = Pick<
+  WorkflowTraceDoc,
+  '_id' | 'memory_id' | 'memory_time' | 'seq' | 'case_keys' | 'instance_id' | 'subject' | 'verb_class'
+>;
+const CHAIN_PROJECTION = {
+  _id: 1,
+  memory_id: 1,
+  memory_time: 1,
+  seq: 1,
+  case_keys: 1,
+  instance_id: 1,
+  subject: 1,
+  verb_class: 1,
+} as const;
+/** Rule 4's look-ups: candidates per direction, and memories looked up per change. */
+const SUBJECT_CANDIDATES = 5;
+const SUBJECT_MEMORIES = 16;
 
 export interface InstancePage {
   items: WorkflowInstanceDoc[];
@@ -145,9 +161,13 @@ export class WorkflowRepository {
       this.traces.createIndex({ memory_id: 1 }),
       this.traces.createIndex({ collection_id: 1, instance_id: 1, order_key: 1 }),
       this.traces.createIndex({ collection_id: 1, case_keys: 1 }),
+      // Chaining rule 4: the traces of one subject around a memory's time.
+      this.traces.createIndex({ collection_id: 1, subject: 1, memory_time: 1 }),
       // GET /v1/workflows: newest activity first, optionally one pattern's instances.
       this.instances.createIndex({ tenant_id: 1, collection_id: 1, last_activity_at: -1, _id: 1 }),
       this.instances.createIndex({ tenant_id: 1, collection_id: 1, pattern_id: 1, last_activity_at: -1, _id: 1 }),
+      // A pattern's members closest first: similar_instances, a pattern's instance ids, a new canonical instance.
+      this.instances.createIndex({ tenant_id: 1, collection_id: 1, pattern_id: 1, pattern_distance: 1, last_activity_at: -1, _id: 1 }),
       this.instances.createIndex({ memory_ids: 1 }),
       // GET /v1/workflow-patterns: most confident first.
       this.patterns.createIndex({ tenant_id: 1, collection_id: 1, confidence: -1, _id: 1 }),
@@ -241,7 +261,8 @@ export class WorkflowRepository {
 
   /**
    * Re-runs the chaining rule over every trace connected to the seeds (their memories, case keys and
-   * instances), rewrites the instances it yields and drops the ones that no longer exist.
+   * instances, and the instances their subjects may continue or be continued by: rule 4), rewrites
+   * the instances it yields and drops the ones that no longer exist.
    */
   private async rechain(
     scope: GraphScope,
@@ -253,27 +274,39 @@ export class WorkflowRepository {
     const memoryIds = new Set(seeds.memoryIds);
     const instanceIds = new Set(seeds.instanceIds);
     const caseKeys = new Set(seeds.caseKeys);
-    let rows: ChainRow[] = [];
-    // A memory with no case identifier that fed no instance yet is a chain of its own: nothing to read.
-    const alone = justWritten !== undefined && seeds.memoryIds.length === 1 && instanceIds.size === 0 && caseKeys.size === 0;
-    if (alone) rows = justWritten;
     // Closure: one memory's chain is decided with its whole memory, and a case key pulls in every
     // instance that shares it. Stored instances are already closed, so this settles in a few rounds.
-    for (let round = 0; round < 4 && !alone; round++) {
-      const or: Filter<WorkflowTraceDoc>[] = [];
-      if (memoryIds.size > 0) or.push({ memory_id: { $in: [...memoryIds] } });
-      if (instanceIds.size > 0) or.push({ instance_id: { $in: [...instanceIds] } });
-      if (caseKeys.size > 0) or.push({ case_keys: { $in: [...caseKeys] } });
-      if (or.length === 0) break;
-      rows = await this.traces.find({ ...base, $or: or }, { projection: CHAIN_PROJECTION }).toArray();
-      const before = memoryIds.size + instanceIds.size + caseKeys.size;
-      for (const row of rows) {
-        memoryIds.add(row.memory_id);
-        if (row.instance_id) instanceIds.add(row.instance_id);
-        for (const key of row.case_keys) caseKeys.add(key);
+    const close = async (): Promise<ChainRow[]> => {
+      let rows: ChainRow[] = [];
+      for (let round = 0; round < 4; round++) {
+        const or: Filter<WorkflowTraceDoc>[] = [];
+        if (memoryIds.size > 0) or.push({ memory_id: { $in: [...memoryIds] } });
+        if (instanceIds.size > 0) or.push({ instance_id: { $in: [...instanceIds] } });
+        if (caseKeys.size > 0) or.push({ case_keys: { $in: [...caseKeys] } });
+        if (or.length === 0) break;
+        rows = await this.traces.find({ ...base, $or: or }, { projection: CHAIN_PROJECTION }).toArray();
+        const before = memoryIds.size + instanceIds.size + caseKeys.size;
+        for (const row of rows) {
+          memoryIds.add(row.memory_id);
+          if (row.instance_id) instanceIds.add(row.instance_id);
+          for (const key of row.case_keys) caseKeys.add(key);
+        }
+        if (memoryIds.size + instanceIds.size + caseKeys.size === before) break;
       }
-      if (memoryIds.size + instanceIds.size + caseKeys.size === before) break;
-    }
+      return rows;
+    };
+    // A memory with no case identifier that fed no instance yet needs no closure: its own rows.
+    const alone = justWritten !== undefined && seeds.memoryIds.length === 1 && instanceIds.size === 0 && caseKeys.size === 0;
+    let rows = alone ? justWritten : await close();
+    // Every chain of these rows is rewritten (a retried change repairs what a crash left);
+    // instances pulled in below only for rule 4 are rewritten only if the rule changed them.
+    const settled = new Set(rows.map((row) => row._id));
+    const neighbours = await this.subjectNeighbours(base, rows);
+    const before = memoryIds.size + instanceIds.size;
+    for (const id of neighbours.memoryIds) memoryIds.add(id);
+    for (const id of neighbours.instanceIds) instanceIds.add(id);
+    if (memoryIds.size + instanceIds.size > before) rows = await close();
+
     const chains = chainTraces(
       rows.map((row): ChainTrace => ({
         id: row._id,
@@ -281,18 +314,31 @@ export class WorkflowRepository {
         memoryTime: row.memory_time.getTime(),
         seq: row.seq,
         caseKeys: row.case_keys,
+        subject: row.subject,
+        verbClass: row.verb_class,
       })),
     );
     const instanceOfTrace = new Map<string, string>();
     for (const chain of chains) for (const traceId of chain.traceIds) instanceOfTrace.set(traceId, chain.id);
-    const moves: AnyBulkWriteOperation<WorkflowTraceDoc>[] = rows
-      .filter((row) => row.instance_id !== instanceOfTrace.get(row._id))
-      .map((row) => ({ updateOne: { filter: { _id: row._id }, update: { $set: { instance_id: instanceOfTrace.get(row._id)! } } } }));
+    const moved = rows.filter((row) => row.instance_id !== instanceOfTrace.get(row._id));
+    const moves: AnyBulkWriteOperation<WorkflowTraceDoc>[] = moved.map((row) => ({
+      updateOne: { filter: { _id: row._id }, update: { $set: { instance_id: instanceOfTrace.get(row._id)! } } },
+    }));
     if (moves.length > 0) await this.traces.bulkWrite(moves, { ordered: false });
+    const dirty = new Set<string>();
+    for (const row of moved) {
+      dirty.add(instanceOfTrace.get(row._id)!);
+      if (row.instance_id) dirty.add(row.instance_id);
+    }
+    for (const id of settled) {
+      const chainId = instanceOfTrace.get(id);
+      if (chainId) dirty.add(chainId);
+    }
 
     const now = new Date();
     const written: WorkflowInstanceDoc[] = [];
     for (const chain of chains) {
+      if (!dirty.has(chain.id)) continue;
       const traces = await this.traces
         .find(
           { ...base, _id: { $in: chain.traceIds } },
@@ -350,14 +396,97 @@ export class WorkflowRepository {
         { ordered: false },
       );
     }
-    const alive = new Set(written.map((doc) => doc._id));
+    const alive = new Set(chains.map((chain) => chain.id));
     const stale = [...instanceIds].filter((id) => !alive.has(id));
-    if (stale.length > 0) await this.instances.deleteMany({ ...base, _id: { $in: stale } });
-    if (written.length + stale.length > 0) await this.refreshPatterns(scope, [...alive], written.length + stale.length);
+    // A vanished instance's pattern loses a member: noted before the row goes, so that the bounded
+    // refresh recounts it (and re-picks its canonical instance, or dissolves it) like any other.
+    const vanishedPatternIds: string[] = [];
+    if (stale.length > 0) {
+      const links = await this.instances
+        .find({ ...base, _id: { $in: stale }, pattern_id: { $ne: null } }, { projection: { pattern_id: 1 } })
+        .toArray();
+      for (const link of links) if (link.pattern_id) vanishedPatternIds.push(link.pattern_id);
+      await this.instances.deleteMany({ ...base, _id: { $in: stale } });
+    }
+    if (written.length + stale.length > 0) {
+      await this.refreshPatterns(
+        scope,
+        written.map((doc) => doc._id),
+        vanishedPatternIds,
+        written.length + stale.length,
+      );
+    }
+  }
+
+  /**
+   * Rule 4's look-ups (extractors/procedures/chaining.ts): for each memory of `rows` whose traces
+   * carry no case identifier, the latest traces of the same subject within the window that its
+   * first step can follow, and the earliest unnumbered ones within the window that can follow its
+   * last step. A few of each (SUBJECT_CANDIDATES): the rule picks the most recent that fits, and
+   * a trace of an instance already further along is not one. Their memories and instances join
+   * the closure.
+   */
+  private async subjectNeighbours(
+    base: { tenant_id: string; collection_id: string },
+    rows: ChainRow[],
+  ): Promise<{ memoryIds: string[]; instanceIds: string[] }> {
+    const byMemory = new Map<string, ChainRow[]>();
+    for (const row of rows) byMemory.set(row.memory_id, [...(byMemory.get(row.memory_id) ?? []), row]);
+    const lookups: Promise<Pick<WorkflowTraceDoc, 'memory_id' | 'instance_id'>[]>[] = [];
+    const find = (filter: Filter<WorkflowTraceDoc>, direction: 1 | -1) =>
+      this.traces
+        .find(filter, { sort: { memory_time: direction, _id: 1 }, limit: SUBJECT_CANDIDATES, projection: { memory_id: 1, instance_id: 1 } })
+        .toArray();
+    const unnumbered = [...byMemory.entries()].filter(([, own]) => own.every((row) => row.case_keys.length === 0));
+    for (const [memoryId, own] of unnumbered.slice(0, SUBJECT_MEMORIES)) {
+      own.sort((a, b) => a.seq - b.seq);
+      const first = own[0]!;
+      const last = own[own.length - 1]!;
+      const time = first.memory_time.getTime();
+      if (first.subject !== '') {
+        lookups.push(
+          find(
+            {
+              ...base,
+              subject: first.subject,
+              memory_id: { $ne: memoryId },
+              memory_time: { $gte: new Date(time - SUBJECT_CHAIN_WINDOW_MS), $lte: first.memory_time },
+              verb_class: { $in: classesBefore(first.verb_class) },
+            },
+            -1,
+          ),
+        );
+      }
+      if (last.subject !== '') {
+        lookups.push(
+          find(
+            {
+              ...base,
+              subject: last.subject,
+              memory_id: { $ne: memoryId },
+              memory_time: { $gte: last.memory_time, $lte: new Date(time + SUBJECT_CHAIN_WINDOW_MS) },
+              verb_class: { $in: classesAfter(last.verb_class) },
+              case_keys: { $size: 0 },
+            },
+            1,
+          ),
+        );
+      }
+    }
+    const found = (await Promise.all(lookups)).flat();
+    return {
+      memoryIds: [...new Set(found.map((row) => row.memory_id))],
+      instanceIds: [...new Set(found.map((row) => row.instance_id).filter((id): id is string => id !== null))],
+    };
   }
 
   /** Bounded re-mining (module comment): incremental assignment, full re-mine every 10 % of changes. */
-  private async refreshPatterns(scope: GraphScope, changedInstanceIds: string[], changes: number): Promise<void> {
+  private async refreshPatterns(
+    scope: GraphScope,
+    changedInstanceIds: string[],
+    vanishedPatternIds: string[],
+    changes: number,
+  ): Promise<void> {
     const state = await this.mining.findOneAndUpdate(
       { _id: scope.collectionId },
       // The stand-in's concurrent $inc may lose a count: these only pace re-mining and detect change.
@@ -372,17 +501,20 @@ export class WorkflowRepository {
       await this.mineCollection(scope);
       return;
     }
-    await this.assignToPatterns(scope, changedInstanceIds);
+    await this.assignToPatterns(scope, changedInstanceIds, vanishedPatternIds);
   }
 
-  /** Links instances to the nearest existing pattern and refreshes the numbers of the patterns touched. */
-  private async assignToPatterns(scope: GraphScope, instanceIds: string[]): Promise<void> {
+  /**
+   * Links instances to the nearest existing pattern and refreshes the numbers of the patterns touched:
+   * those the instances left or joined, and those that lost a member which no longer exists.
+   */
+  private async assignToPatterns(scope: GraphScope, instanceIds: string[], vanishedPatternIds: string[]): Promise<void> {
     const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     const patterns = await this.patterns.find(base, { projection: { _id: 1, signature: 1, canonical_instance_id: 1 } }).toArray();
     const instances = await this.instances
       .find({ ...base, _id: { $in: instanceIds } }, { projection: { _id: 1, signature: 1, pattern_id: 1 } })
       .toArray();
-    const touched = new Set<string>();
+    const touched = new Set<string>(vanishedPatternIds);
     const updates: AnyBulkWriteOperation<WorkflowInstanceDoc>[] = [];
     for (const instance of instances) {
       const found = nearest(

@@ -2,8 +2,8 @@
  * Procedural conversations with known answers, for the workflow bench: six recurring processes
  * (expense approval, support ticket, order fulfilment, deployment, onboarding, refund) told with
  * paraphrased verbs, optional and reordered steps, cases that stop early, cases split over two
- * conversations (by their number), interleaved small talk, one-off procedures, over several
- * collections. Every step message records its planted verb class and case, so the bench can score
+ * conversations (joined by their number, or by their subject when they have none: chaining rule 4),
+ * interleaved small talk, one-off procedures, over several collections. Every step message records its planted verb class and case, so the bench can score
  * traces, instance links, positions and patterns.
  */
 import { seededRandom } from '../texts.js';
@@ -71,6 +71,21 @@ const ONE_OFF_SUBJECTS = [
   'newsletter',
   'garden plan',
   'budget sheet',
+];
+/** One-offs are unrelated errands: qualified so that two rarely share a subject (which would chain them). */
+const ONE_OFF_QUALIFIERS = [
+  'quarterly',
+  'annual',
+  'weekly',
+  'monthly',
+  'local',
+  'big',
+  'small',
+  'urgent',
+  'regional',
+  'internal',
+  'shared',
+  'yearly',
 ];
 
 const SMALL_TALK = [
@@ -181,9 +196,9 @@ export function generateCollections(options: GeneratorOptions): BenchCollection[
           lastTemplateStep: Math.max(...indexes.slice(-1).map((index) => index + 1)),
           stepCount: steps.length,
         });
-        // Numbered cases are sometimes told in two conversations.
-        const numbered = /\d/.test(subject);
-        if (numbered && steps.length >= 3 && random() < 0.3) {
+        // Cases are sometimes told in two conversations: numbered ones join by their number,
+        // unnumbered ones by their subject (chaining rule 4).
+        if (steps.length >= 3 && random() < 0.3) {
           const cut = 1 + Math.floor(random() * (steps.length - 1));
           pending.push({ memoryId: '', memoryTime: new Date(0), messages: withTalk(steps.slice(0, cut)), caseId });
           pending.push({ memoryId: '', memoryTime: new Date(0), messages: withTalk(steps.slice(cut)), caseId });
@@ -195,7 +210,7 @@ export function generateCollections(options: GeneratorOptions): BenchCollection[
     for (let k = 0; k < options.oneOffs; k++) {
       const caseId = `${collection.id}/one-off/${k}`;
       const classes = [...ONE_OFF_CLASSES].sort(() => random() - 0.5).slice(0, 2 + Math.floor(random() * 2));
-      const subject = pick(ONE_OFF_SUBJECTS);
+      const subject = `${pick(ONE_OFF_QUALIFIERS)} ${pick(ONE_OFF_SUBJECTS)}`;
       const steps: BenchMessage[] = classes.map((verbClass, index) => ({
         role: 'user',
         content: fill(pick(PHRASES[verbClass]!), subject),

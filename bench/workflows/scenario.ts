@@ -14,8 +14,9 @@
  * Speed:
  *   workflow_derive_ms_per_memory           derivation of one conversation (pure)
  *   workflow_store_ms_per_memory_first/last storing a memory's traces (re-chaining and bounded
- *                                           re-mining included) at the start and at ~10k traces
- *   workflow_mine_10k_traces_ms             a full re-mine of a collection of ~10k traces (store)
+ *                                           re-mining included) at the start and at >= 10k traces
+ *   workflow_mine_10k_traces_ms             a full re-mine of a collection of >= 10k traces (store;
+ *                                           480 cases per process: ~10.4k traces, workflow_store_traces)
  *   workflow_mine_10k_traces_pure_ms        the miner alone on the same instances
  *   workflow_store_full_remines             full re-mines during that ingestion (bounded re-mining)
  * The stand-in scans for secondary-index queries (measured: a memory_id lookup costs 12 ms at 1k
@@ -117,6 +118,8 @@ function scoreCollection(collection: BenchCollection, scores: Scores): void {
       memoryTime: trace.memoryTime,
       seq: trace.seq,
       caseKeys: trace.caseKeys,
+      subject: trace.subject,
+      verbClass: trace.verbClass,
     })),
   );
   const majorityCase = new Map<string, string | null>();
@@ -193,7 +196,7 @@ async function storeScenario(): Promise<void> {
   const [big] = generateCollections({
     collections: 1,
     processesPerCollection: 6,
-    casesPerProcess: 420,
+    casesPerProcess: 480,
     oneOffs: 150,
     smallTalk: 100,
     seed: 7,

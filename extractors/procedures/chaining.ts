@@ -9,11 +9,26 @@
  *      identifier continue the current chain.
  *   3. Across memories, chains sharing a case identifier are one instance (union–find), so "order
  *      1182 shipped" in one conversation continues "I ordered 1182" in another.
+ *   4. Across memories without a case identifier, the same subject continues an open chain. A
+ *      chain whose traces carry no case identifier, and whose first trace f names a subject
+ *      ("expense report"), continues the most recent instance that acted on that subject before f
+ *      and, at f, stands at a trace h of another memory at most SUBJECT_CHAIN_WINDOW_MS older,
+ *      where f's verb class can follow h's (lexicon.ts `canFollow`: a later stage, h neither
+ *      completed nor cancelled). So "the manager approved the expense report" continues "I
+ *      submitted the expense report" told a day before, while a second "I submitted the expense
+ *      report" starts a new instance. Chains are considered in order, so a continuation can itself
+ *      be continued. The result depends only on the traces given (in any order); the store gives
+ *      it a change's subject neighbours (store/workflows.ts `subjectNeighbours`).
  *
  * An instance's traces are ordered by (memory time, memory id, position in the memory); its id is
  * the id of its first (root) trace. Deleting a memory re-runs the rule over what is left, which
  * can shrink, re-root or split an instance.
  */
+
+import { canFollow } from './lexicon.js';
+
+/** How far back (memory time) rule 4 looks for the chain a subject continues: two weeks. */
+export const SUBJECT_CHAIN_WINDOW_MS = 14 * 86_400_000;
 
 export interface ChainTrace {
   id: string;
@@ -23,6 +38,9 @@ export interface ChainTrace {
   /** Position in the memory. */
   seq: number;
   caseKeys: string[];
+  /** What the step acted on ("expense report"), '' when unknown (rule 4). */
+  subject: string;
+  verbClass: string;
 }
 
 export interface ChainedInstance {
@@ -95,12 +113,46 @@ export function chainTraces(traces: ChainTrace[]): ChainedInstance[] {
       else unions.union(first, segment);
     }
   });
-  const byRoot = new Map<number, string[]>();
+  const byRoot = new Map<number, ChainTrace[]>();
   for (const trace of sorted) {
     const root = unions.find(segmentOf.get(trace.id)!);
     const list = byRoot.get(root) ?? [];
-    list.push(trace.id);
+    list.push(trace);
     byRoot.set(root, list);
   }
-  return [...byRoot.values()].map((traceIds) => ({ id: traceIds[0]!, traceIds }));
+  // Rule 4, chains in order of their first trace (Map order is that of the sorted traces).
+  const chains: ChainTrace[][] = [];
+  const bySubject = new Map<string, ChainTrace[][]>();
+  for (const group of byRoot.values()) {
+    const first = group[0]!;
+    const target = group.every((trace) => trace.caseKeys.length === 0) ? continued(first, bySubject.get(first.subject) ?? []) : null;
+    if (target) {
+      target.push(...group);
+      target.sort(compareTraces);
+    } else chains.push(group);
+    const chain = target ?? group;
+    for (const subject of new Set(group.map((trace) => trace.subject))) {
+      if (subject === '') continue;
+      const list = bySubject.get(subject) ?? [];
+      if (!list.includes(chain)) list.push(chain);
+      bySubject.set(subject, list);
+    }
+  }
+  return chains.map((chain) => ({ id: chain[0]!.id, traceIds: chain.map((trace) => trace.id) }));
+}
+
+/** The chain an unnumbered chain starting at `first` continues under rule 4, if any. */
+function continued(first: ChainTrace, candidates: ChainTrace[][]): ChainTrace[] | null {
+  if (first.subject === '') return null;
+  let best: { chain: ChainTrace[]; at: ChainTrace } | null = null;
+  for (const chain of candidates) {
+    // Where the chain stands when `first` is told: its latest earlier trace. The subject may have
+    // been named a step before ("trained Bob on the onboarding plan" acts on Bob).
+    const earlier = chain.filter((trace) => compareTraces(trace, first) < 0);
+    const at = earlier[earlier.length - 1];
+    if (!at || at.memoryId === first.memoryId || !earlier.some((trace) => trace.subject === first.subject)) continue;
+    if (first.memoryTime - at.memoryTime > SUBJECT_CHAIN_WINDOW_MS || !canFollow(at.verbClass, first.verbClass)) continue;
+    if (!best || compareTraces(at, best.at) > 0) best = { chain, at };
+  }
+  return best?.chain ?? null;
 }

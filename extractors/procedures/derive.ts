@@ -84,7 +84,22 @@ const DETERMINERS = new Set([
   'all',
 ]);
 const CLAUSE_STOPS = new Set(['and', 'but', 'then', 'after', 'before', 'while', 'which', 'who', 'so', 'once', 'when', 'because']);
-const STEP_MARKERS = new Set(['first', 'firstly', 'then', 'next', 'finally', 'lastly', 'afterwards', 'subsequently', 'second', 'third']);
+const STEP_MARKERS = new Set([
+  'first',
+  'firstly',
+  'then',
+  'next',
+  'finally',
+  'lastly',
+  'afterwards',
+  'afterward',
+  'subsequently',
+  'second',
+  'third',
+]);
+/** Two-word step markers ("after that", "after this"). */
+const isAfterThat = (tokens: Token[], j: number): boolean =>
+  tokens[j]?.word === 'after' && ['that', 'this'].includes(tokens[j + 1]?.word ?? '');
 const PARTICLES = new Set(['in', 'off', 'up', 'out', 'over', 'back', 'down', 'for', 'on']);
 const ADVISORY_MODALS = new Set(['should', 'could', 'would', 'might', 'may', 'can', 'must', 'shall']);
 const FUTURE = new Set(['will', "'ll"]);
@@ -92,6 +107,7 @@ const BE_FORMS = new Set(['is', 'was', 'were', 'be', 'been', 'being', 'are', 'go
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const DAY_MS = 86_400_000;
+const isDateUnit = (word: string): boolean => ['week', 'month', 'year'].includes(word) || WEEKDAYS.includes(word);
 const MAX_SUBJECT_WORDS = 6;
 
 const isVerbToken = (token: Token): boolean => token.chunk === 'Verb' && token.tags.has('Verb');
@@ -132,7 +148,9 @@ export function deriveTraces(input: DerivationInput): TraceDraft[] {
         source = 'explicit';
         lastExplicit = date;
       }
-      const stepMarked = tokens.slice(0, 3).some((token) => STEP_MARKERS.has(token.word)) || /^\s*(\d{1,3}[.)]|[-*•])\s/u.test(chunk.text);
+      const stepMarked =
+        tokens.slice(0, 3).some((token, j) => STEP_MARKERS.has(token.word) || isAfterThat(tokens, j)) ||
+        /^\s*(\d{1,3}[.)]|[-*•])\s/u.test(chunk.text);
       for (let i = 0; i < tokens.length; i++) {
         const token = tokens[i]!;
         if (!isVerbToken(token) || isAuxiliary(token) || token.tags.has('Gerund')) continue;
@@ -319,7 +337,10 @@ function clip(text: string, max: number): string {
 
 /** The explicit date of a sentence, if it names one. */
 export function resolveDate(tokens: Token[], memoryTime: Date): ResolvedDate | null {
-  const future = tokens.some((token) => FUTURE.has(token.word) || token.word === 'next');
+  // "next week", "next Monday" look ahead; "Next, the manager approved it" is a step marker.
+  const future = tokens.some(
+    (token, j) => FUTURE.has(token.word) || (token.word === 'next' && isDateUnit(tokens[j + 1]?.word.replace(/s$/u, '') ?? '')),
+  );
   for (let j = 0; j < tokens.length; j++) {
     const word = tokens[j]!.word;
     const iso = /^(\d{4})-(\d{2})-(\d{2})$/u.exec(tokens[j]!.text);

@@ -56,6 +56,51 @@ export const STATE_WORD: Record<VerbClass, string> = {
 };
 
 /**
+ * Where a step usually sits in a process, early to late: the lexicon's ordering, used by the
+ * chaining rule across memories (chaining.ts rule 4) to decide whether a step can continue a chain
+ * that stands at another step. Coarse on purpose: classes of one stage do not follow each other
+ * across memories ("submitted" again is a new report), and `complete` and `cancel` end a chain.
+ */
+export const STAGE: Record<VerbClass, number> = {
+  create: 0,
+  submit: 1,
+  request: 1,
+  sign: 1,
+  assign: 2,
+  schedule: 2,
+  update: 2,
+  review: 3,
+  provision: 3,
+  train: 3,
+  escalate: 4,
+  approve: 4,
+  reject: 4,
+  ship: 5,
+  deploy: 5,
+  pay: 5,
+  deliver: 6,
+  notify: 6,
+  refund: 6,
+  complete: 7,
+  cancel: 7,
+};
+
+/** Classes after which a chain is closed: nothing continues it across memories. */
+export const TERMINAL_CLASSES: ReadonlySet<string> = new Set<VerbClass>(['complete', 'cancel']);
+
+const isVerbClass = (value: string): value is VerbClass => (VERB_CLASSES as readonly string[]).includes(value);
+
+/** Whether a step of class `next` can continue a chain whose current step is `current` (rule above). */
+export function canFollow(current: string, next: string): boolean {
+  if (!isVerbClass(current) || !isVerbClass(next) || TERMINAL_CLASSES.has(current)) return false;
+  return STAGE[next] > STAGE[current];
+}
+
+/** The open classes a step of class `next` can follow, and the classes that can follow `current` (store look-ups). */
+export const classesBefore = (next: string): VerbClass[] => VERB_CLASSES.filter((current) => canFollow(current, next));
+export const classesAfter = (current: string): VerbClass[] => VERB_CLASSES.filter((next) => canFollow(current, next));
+
+/**
  * Lemma (or "lemma particle" for phrasal verbs, looked up first) → class. Paraphrases map to the
  * same class so that "filed", "sent in" and "submitted" are one step.
  */

@@ -59,6 +59,21 @@ describe('trace derivation', () => {
     for (const trace of traces) assert.ok(trace.extractionConfidence > 0 && trace.extractionConfidence <= 1);
   });
 
+  it('raises confidence for "after that", "afterwards" and "next" as step markers; "next" alone is no future date', () => {
+    const confidence = (text: string) => derive([{ text }])[0]!.extractionConfidence;
+    const plain = confidence('The manager approved the report.');
+    for (const marked of [
+      'After that, the manager approved the report.',
+      'Afterwards the manager approved the report.',
+      'Next, the manager approved the report.',
+    ])
+      assert.equal(confidence(marked), Math.round((plain + 0.05) * 100) / 100, marked);
+    const monday = derive([{ text: 'Next, the manager approved the report on Monday.' }])[0]!;
+    assert.equal(monday.occurredAt.toISOString().slice(0, 10), '2026-11-16', 'the Monday before the memory');
+    const ahead = derive([{ text: 'The manager will approve the report next Monday.' }])[0]!;
+    assert.equal(ahead.occurredAt.toISOString().slice(0, 10), '2026-11-23');
+  });
+
   it('reads a numbered runbook as imperative steps', () => {
     const traces = derive([
       {
@@ -118,6 +133,8 @@ describe('chaining rule', () => {
     memoryTime,
     seq,
     caseKeys,
+    subject: '',
+    verbClass: 'review',
   });
 
   it('keeps a memory in one chain, splits it by case identifiers and joins memories that share one', () => {
@@ -140,6 +157,80 @@ describe('chaining rule', () => {
     const instances = chainTraces([trace('c1', 'C', 3, 0, ['order 1']), trace('d1', 'D', 4, 0, ['order 1'])]);
     assert.deepEqual(instances, [{ id: 'c1', traceIds: ['c1', 'd1'] }]);
   });
+});
+
+describe('chaining rule 4: the same subject across memories, without a case identifier', () => {
+  const DAY = 86_400_000;
+  const step = (memoryId: string, day: number, seq: number, verbClass: string, subject: string, caseKeys: string[] = []): ChainTrace => ({
+    id: `${memoryId}${seq}`,
+    memoryId,
+    memoryTime: day * DAY,
+    seq,
+    caseKeys,
+    subject,
+    verbClass,
+  });
+  const report = 'expense report';
+  // [case, traces, expected instances (trace ids, root first)]
+  const cases: [string, ChainTrace[], string[][]][] = [
+    ['a later step on the same subject continues', [step('A', 1, 0, 'submit', report), step('B', 2, 0, 'approve', report)], [['A0', 'B0']]],
+    [
+      'a continuation can be continued, across three memories',
+      [step('A', 1, 0, 'submit', report), step('B', 2, 0, 'approve', report), step('C', 3, 0, 'pay', report)],
+      [['A0', 'B0', 'C0']],
+    ],
+    ['the same step again is a new case', [step('A', 1, 0, 'submit', report), step('B', 2, 0, 'submit', report)], [['A0'], ['B0']]],
+    ['an earlier stage is a new case', [step('A', 1, 0, 'approve', report), step('B', 2, 0, 'submit', report)], [['A0'], ['B0']]],
+    ['a completed chain is closed', [step('A', 1, 0, 'complete', report), step('B', 2, 0, 'notify', report)], [['A0'], ['B0']]],
+    ['a cancelled chain is closed', [step('A', 1, 0, 'cancel', report), step('B', 2, 0, 'complete', report)], [['A0'], ['B0']]],
+    ['another subject is another case', [step('A', 1, 0, 'submit', report), step('B', 2, 0, 'approve', 'invoice')], [['A0'], ['B0']]],
+    ['no subject, no link', [step('A', 1, 0, 'submit', ''), step('B', 2, 0, 'approve', '')], [['A0'], ['B0']]],
+    ['beyond the window', [step('A', 1, 0, 'submit', report), step('B', 16, 0, 'approve', report)], [['A0'], ['B0']]],
+    ['at the window’s edge', [step('A', 1, 0, 'submit', report), step('B', 15, 0, 'approve', report)], [['A0', 'B0']]],
+    [
+      'a numbered chain does not join by subject',
+      [step('A', 1, 0, 'submit', report), step('B', 2, 0, 'approve', report, ['report 7'])],
+      [['A0'], ['B0']],
+    ],
+    [
+      'the most recent open chain that fits wins',
+      [step('A', 1, 0, 'submit', report), step('B', 2, 0, 'submit', report), step('C', 3, 0, 'approve', report)],
+      [['A0'], ['B0', 'C0']],
+    ],
+    [
+      'a more recent chain already further along is passed over',
+      [
+        step('A', 1, 0, 'submit', report),
+        step('B', 2, 0, 'submit', report),
+        step('B', 2, 1, 'approve', report),
+        step('B', 2, 2, 'pay', report),
+        step('C', 3, 0, 'approve', report),
+      ],
+      [
+        ['A0', 'C0'],
+        ['B0', 'B1', 'B2'],
+      ],
+    ],
+    [
+      'a step acting on someone in between does not hide the subject',
+      [step('A', 1, 0, 'sign', 'onboarding plan'), step('A', 1, 1, 'train', 'bob'), step('B', 2, 0, 'complete', 'onboarding plan')],
+      [['A0', 'A1', 'B0']],
+    ],
+    [
+      'the chain is judged where it stands at the first step, the last step of the other memory',
+      [step('A', 1, 0, 'submit', report), step('A', 1, 1, 'review', report), step('B', 2, 0, 'review', report)],
+      [['A0', 'A1'], ['B0']],
+    ],
+  ];
+  for (const [name, traces, expected] of cases) {
+    it(name, () => {
+      const shuffled = [...traces].reverse();
+      assert.deepEqual(
+        chainTraces(shuffled).map((instance) => instance.traceIds),
+        expected,
+      );
+    });
+  }
 });
 
 describe('pattern mining', () => {

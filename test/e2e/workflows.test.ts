@@ -189,6 +189,14 @@ describe('workflow reads', () => {
       submit.state.members.entities.some((entity: { name: string }) => /expense report/i.test(entity.name)),
       `the state links the graph entity: ${JSON.stringify(submit.state.members)}`,
     );
+    // "I submitted the expense report" is also a graph fact between the speaker and the report.
+    assert.ok(
+      submit.state.members.facts.some(
+        (fact: { id: string; subject: string; object: string }) =>
+          typeof fact.id === 'string' && [fact.subject, fact.object].some((name) => /expense report/i.test(name)),
+      ),
+      `the state links the graph fact: ${JSON.stringify(submit.state.members)}`,
+    );
     assert.equal(first.history[2].trace.verb, 'reimburse');
     assert.equal(first.history[2].trace.verb_class, 'pay');
     const third = await instance(await instanceOfMemory(expenseIds[2]!));
@@ -488,6 +496,38 @@ describe('workflow reads', () => {
     assert.equal(after[0]!.current_state_description, 'expense report paid');
   });
 
+  it('chains a process told over several conversations without a case number by its subject', async () => {
+    const created = await tenant.api.post('/v1/collections', { name: 'unnumbered' });
+    const collectionId = created.body.results.id as string;
+    const submitted = await ingest(tenant, [user('I submitted the expense report for the Rome offsite on Monday.')], collectionId);
+    const approved = await ingest(tenant, [assistant('How did it go?'), user('The manager approved the expense report.')], collectionId);
+    const paid = await ingest(tenant, [user('Finance reimbursed the expense report.')], collectionId);
+    // Submitting again is a new report: a second instance, not a step of the first.
+    await ingest(tenant, [user('I submitted the expense report for the Oslo summit.')], collectionId);
+    const list = (await instances({}, collectionId)).results;
+    assert.equal(list.length, 2, JSON.stringify(list));
+    const chained = list.find((row) => row.trace_count === 3);
+    assert.ok(chained, JSON.stringify(list));
+    assert.equal(chained.current_state_description, 'expense report paid');
+    const detail = (await tenant.api.get(`/v1/workflows/${chained.id}?${q({ collection_id: collectionId })}`)).body.results;
+    assert.deepEqual(
+      detail.history.map((entry: { trace: { memory_id: string; verb_class: string } }) => [entry.trace.memory_id, entry.trace.verb_class]),
+      [
+        [submitted, 'submit'],
+        [approved, 'approve'],
+        [paid, 'pay'],
+      ],
+    );
+    assert.equal(list.find((row) => row !== chained)?.current_state_description, 'expense report submitted');
+    // The middle conversation goes: payment still follows submission, so one instance of two steps.
+    assert.equal((await tenant.api.delete(`/v1/memories/${approved}`)).status, 200);
+    const after = (await instances({}, collectionId)).results;
+    assert.equal(after.length, 2, JSON.stringify(after));
+    const shrunk = after.find((row) => row.id === chained.id);
+    assert.equal(shrunk?.trace_count, 2);
+    assert.equal(shrunk?.current_state_description, 'expense report paid');
+  });
+
   it('converges on the same instances and patterns when conversations arrive at once', async () => {
     const created = await tenant.api.post('/v1/collections', { name: 'concurrent' });
     assert.equal(created.status, 201);
@@ -510,6 +550,63 @@ describe('workflow reads', () => {
     assert.equal(listed.total_entries, 3 + TICKETS.length + 1);
     assert.ok(listed.results.every((row) => row.pattern_id !== null));
     assert.ok(listed.results.some((row) => row.trace_count === 4 && row.current_state_description === 'ticket 4103 completed'));
+  });
+
+  it('recounts, re-roots and dissolves patterns on the bounded path when a deleted memory was a whole instance', async () => {
+    const db = await database();
+    const created = await tenant.api.post('/v1/collections', { name: 'bounded' });
+    const collectionId = created.body.results.id as string;
+    const trips = ['Berlin', 'Paris', 'Rome', 'Oslo', 'Lisbon', 'Vienna', 'Prague', 'Madrid', 'Dublin', 'Athens'];
+    const expense = (n: number): Message[] => [
+      user(`I submitted the expense report for the ${trips[n % trips.length]} trip number ${n}.`),
+      user('The manager approved it.'),
+      user('Finance paid it.'),
+    ];
+    const flight = (city: string): Message[] => [user(`I booked the flight to ${city}.`), user('Then I cancelled the flight.')];
+    const conversations = [...Array.from({ length: 20 }, (_, n) => expense(n)), flight('Rome'), flight('Oslo')];
+    const ids = await Promise.all(
+      conversations.map((messages) => createMemory(tenant, { kind: 'conversation', messages, collection_id: collectionId })),
+    );
+    await Promise.all(ids.map((id) => waitForStatus(tenant.api, id, ['complete'])));
+    const byName = async () =>
+      new Map((await patterns(collectionId)).results.map((pattern): [string, PatternRow] => [pattern.name, pattern]));
+    const expenses = (await byName()).get('Submit → Approve → Pay');
+    assert.equal(expenses?.instance_count, 20);
+    assert.equal((await byName()).get('Schedule → Cancel')?.instance_count, 2);
+    // With 22 instances at its last full mine the collection re-mines in full only every 2 changes;
+    // pinning the pacing keeps both deletes below on the bounded path whatever order ingestion took.
+    const mining = db.collection<{ _id: string; instances_at_mine: number; changes_since: number }>('workflow_mining');
+    await mining.updateOne({ _id: collectionId }, { $set: { instances_at_mine: 100, changes_since: 0 } });
+
+    const patternDetail = async (id: string) => {
+      const response = await tenant.api.get(`/v1/workflow-patterns/${id}?${q({ collection_id: collectionId, instance_limit: 200 })}`);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      return response.body.results;
+    };
+    const memoryOf = async (instanceId: string): Promise<string> => {
+      const response = await tenant.api.get(`/v1/workflows/${instanceId}?${q({ collection_id: collectionId })}`);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      return response.body.results.history[0].trace.memory_id as string;
+    };
+    // The canonical instance's conversation goes: count, total and canonical instance follow.
+    const canonical = (await patternDetail(expenses!.id)).canonical_instance_id as string;
+    assert.equal((await tenant.api.delete(`/v1/memories/${await memoryOf(canonical)}`)).status, 200);
+    const after = await patternDetail(expenses!.id);
+    assert.equal(after.instance_count, 19);
+    assert.equal(after.instance_ids_total, 19);
+    assert.notEqual(after.canonical_instance_id, canonical);
+    const resolved = await tenant.api.get(`/v1/workflows/${after.canonical_instance_id}?${q({ collection_id: collectionId })}`);
+    assert.equal(resolved.status, 200, 'the canonical instance resolves');
+    assert.equal(resolved.body.results.pattern_id, expenses!.id);
+
+    // One of the two flights goes: a pattern of one instance is none.
+    const flights = (await instances({}, collectionId)).results.filter((row) => row.current_state_description === 'flight cancelled');
+    assert.equal(flights.length, 2);
+    assert.equal((await tenant.api.delete(`/v1/memories/${await memoryOf(flights[0]!.id)}`)).status, 200);
+    assert.equal((await byName()).get('Schedule → Cancel'), undefined, 'dissolved');
+    const left = (await instances({}, collectionId)).results.find((row) => row.id === flights[1]!.id);
+    assert.equal(left?.pattern_id, null);
+    assert.equal((await mining.findOne({ _id: collectionId }))?.instances_at_mine, 100, 'no full re-mine ran');
   });
 
   it('deleting conversations removes their traces and updates instances, counts, patterns and positions', async () => {
