@@ -50,6 +50,8 @@ export const API_ERROR_CODES = [
   'orchestrator_unavailable',
   'request_timeout',
   'graph_read_backend_unavailable',
+  'index_budget_exhausted',
+  'index_budget_exceeded',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
