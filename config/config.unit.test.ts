@@ -34,6 +34,24 @@ it('reads the workflow read backend switch: mongodb by default, none to turn the
   );
 });
 
+it('refuses the unsafe test-only outbound origin unless ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN=true', () => {
+  for (const env of [
+    { OUTBOUND_UNSAFE_TEST_ORIGIN: 'snapshots.test:8443' },
+    { OUTBOUND_UNSAFE_TEST_ORIGIN: 'snapshots.test:8443', ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN: 'false' },
+  ]) {
+    assert.throws(
+      () => loadConfig(env),
+      (error: unknown) =>
+        error instanceof ConfigError && /OUTBOUND_UNSAFE_TEST_ORIGIN: .*ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN=true/.test(error.message),
+      JSON.stringify(env),
+    );
+  }
+  const allowed = loadConfig({ OUTBOUND_UNSAFE_TEST_ORIGIN: 'snapshots.test:8443', ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN: 'true' });
+  assert.equal(allowed.OUTBOUND_UNSAFE_TEST_ORIGIN, 'snapshots.test:8443');
+  assert.equal(loadConfig({}).OUTBOUND_UNSAFE_TEST_ORIGIN, undefined);
+  assert.equal(loadConfig({}).ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN, false);
+});
+
 describe('production mode', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'engram-config-'));
   const secretFile = path.join(dir, 'upload.secret');
@@ -104,6 +122,35 @@ describe('production mode', () => {
       SNAPSHOT_SIGNING_KEYSET: '{"keys":[]}',
     });
     assert.equal(fromEnv.PRODUCTION_MODE, true);
+  });
+
+  it('refuses the unsafe test-only outbound origin, in every role, even with the secrets in place', () => {
+    const complete = {
+      PRODUCTION_MODE: 'true',
+      UPLOAD_SIGNING_SECRET: secret,
+      EVENT_SIGNING_KEYSET: '{"keys":[]}',
+      SNAPSHOT_SIGNING_KEYSET: '{"keys":[]}',
+    };
+    assert.equal(loadConfig({ ...complete, ROLE: 'api' }).PRODUCTION_MODE, true, 'the baseline is accepted');
+    for (const role of ['api', 'all', 'worker']) {
+      assert.throws(
+        () => loadConfig({ ...complete, ROLE: role, ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN: 'true' }),
+        (error: unknown) =>
+          error instanceof ConfigError && /ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN: PRODUCTION_MODE refuses/.test(error.message),
+        role,
+      );
+      assert.throws(
+        () =>
+          loadConfig({
+            ...complete,
+            ROLE: role,
+            ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN: 'true',
+            OUTBOUND_UNSAFE_TEST_ORIGIN: 'snapshots.test:8443',
+          }),
+        (error: unknown) => error instanceof ConfigError && /PRODUCTION_MODE refuses the unsafe test-only/.test(error.message),
+        role,
+      );
+    }
   });
 
   it('asks nothing of a worker-only process, nor outside production mode', () => {

@@ -301,8 +301,17 @@ type ParsedConfig = z.infer<typeof configSchema>;
  * refuse each other's upload URLs and clients' pinned signing keys would break on every redeploy.
  */
 function productionIssues(config: ParsedConfig): { path: string[]; message: string }[] {
-  if (!config.PRODUCTION_MODE || config.ROLE === 'worker') return [];
+  if (!config.PRODUCTION_MODE) return [];
   const issues: { path: string[]; message: string }[] = [];
+  // The unsafe test origin admits one host whatever it resolves to (loopback included): never in
+  // production, whatever the role (docs/device-memory.md, "Test-only setting").
+  if (config.ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN || config.OUTBOUND_UNSAFE_TEST_ORIGIN) {
+    issues.push({
+      path: [config.ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN ? 'ALLOW_UNSAFE_OUTBOUND_TEST_ORIGIN' : 'OUTBOUND_UNSAFE_TEST_ORIGIN'],
+      message: 'PRODUCTION_MODE refuses the unsafe test-only outbound origin (it bypasses the address policy): unset it',
+    });
+  }
+  if (config.ROLE === 'worker') return issues;
   if (!config.UPLOAD_SIGNING_SECRET) {
     issues.push({
       path: ['UPLOAD_SIGNING_SECRET'],

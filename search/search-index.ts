@@ -446,8 +446,11 @@ export class SearchIndex {
         continue;
       }
       const upserts = new Set<string>();
+      const dropped = new Set<string>();
       for (const change of changes) {
-        if (change.op === 'remove') {
+        if (change.op === 'drop_collection') {
+          if (change.collection_id) dropped.add(change.collection_id);
+        } else if (change.op === 'remove') {
           upserts.delete(change.memory_id);
           this.removeMemory(change.memory_id);
         } else {
@@ -455,6 +458,13 @@ export class SearchIndex {
         }
       }
       await this.applyUpserts([...upserts]);
+      // A removed collection's partitions go (its memories' removes came first). One a search holds
+      // or a load is filling is left to the budget: the collection can no longer be searched.
+      for (const collectionId of dropped) {
+        if (this.budget.isHeld(collectionId) || this.loading.has(collectionId) || !this.index.partition(collectionId)) continue;
+        this.dropPartition(collectionId);
+        this.logger.debug({ collectionId }, 'index partition dropped (collection removed)');
+      }
       this.lastSeq = changes[changes.length - 1]!.seq;
       if (upserts.size > 0) this.enforceBudget();
       if (changes.length < CHANGES_PER_PULL) return;

@@ -344,6 +344,8 @@ export function createDeviceMemoryService(deps: {
         }
         await store.snapshots.removeLeftoversOf(collection.tenant_id, collection._id);
         await store.collections.remove(collection._id);
+        // Every API process (this one included) drops the collection's index partitions when it reads this.
+        await store.indexChanges.publishCollectionDropped(collection.tenant_id, collection._id);
         removed += 1;
       }
       return removed;

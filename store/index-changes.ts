@@ -9,8 +9,12 @@ import type { ServerCapabilities } from './db.js';
 import { SequencedLog, type LogEntry } from './sequenced-log.js';
 
 export interface IndexChange extends LogEntry {
-  op: 'upsert' | 'remove';
+  /** `drop_collection`: the collection is gone (an expired ephemeral collection); every process drops its partitions. */
+  op: 'upsert' | 'remove' | 'drop_collection';
+  /** Empty for `drop_collection`. */
   memory_id: string;
+  /** Only for `drop_collection`. */
+  collection_id?: string;
   tenant_id: string;
   ts: Date;
 }
@@ -28,7 +32,14 @@ export class IndexChangeFeed {
     return new IndexChangeFeed(log);
   }
 
-  publish(op: IndexChange['op'], tenantId: string, memoryIds: string[]): Promise<number[]> {
+  /** A collection removed for good: followers drop its (by now empty) partitions instead of keeping them until evicted. */
+  async publishCollectionDropped(tenantId: string, collectionId: string): Promise<void> {
+    await this.log.appendMany([
+      { _id: newId(), op: 'drop_collection', memory_id: '', collection_id: collectionId, tenant_id: tenantId, ts: new Date() },
+    ]);
+  }
+
+  publish(op: 'upsert' | 'remove', tenantId: string, memoryIds: string[]): Promise<number[]> {
     return this.log.appendMany(
       memoryIds.map((memoryId) => ({ _id: newId(), op, memory_id: memoryId, tenant_id: tenantId, ts: new Date() })),
     );

@@ -35,7 +35,16 @@ export interface OutboundClientOptions {
   /** DNS servers (`ip` or `ip:port`); empty: the system's. */
   dnsServers: string[];
   connectTimeoutMs: number;
+  /** The whole call: DNS resolution, connect, TLS, request and response. */
   totalTimeoutMs: number;
+  /** The resolver for signed-URL hosts (tests pass their own); default: node's, on `dnsServers`. */
+  resolver?: HostResolver;
+}
+
+/** The two lookups the client makes (node's Resolver has them). */
+export interface HostResolver {
+  resolve4(hostname: string): Promise<string[]>;
+  resolve6(hostname: string): Promise<string[]>;
 }
 
 interface Target {
@@ -47,10 +56,16 @@ interface Target {
 }
 
 export class OutboundClient {
-  private readonly resolver = new Resolver({ timeout: 3000, tries: 2 });
+  private readonly resolver: HostResolver;
 
   constructor(private readonly options: OutboundClientOptions) {
-    if (options.dnsServers.length > 0) this.resolver.setServers(options.dnsServers);
+    if (options.resolver) {
+      this.resolver = options.resolver;
+    } else {
+      const resolver = new Resolver({ timeout: 3000, tries: 2 });
+      if (options.dnsServers.length > 0) resolver.setServers(options.dnsServers);
+      this.resolver = resolver;
+    }
   }
 
   /** The URL checks that need no DNS: run before any work is done for a request that will use the URL. */
@@ -58,13 +73,26 @@ export class OutboundClient {
     checkUrl(rawUrl, this.options.policy);
   }
 
-  /** Checks the URL and every address its host resolves to; throws OutboundRefusal or OutboundError. */
-  async target(rawUrl: string): Promise<Target> {
+  /**
+   * Checks the URL and every address its host resolves to; throws OutboundRefusal or OutboundError.
+   * The lookup counts against the total timeout: a resolver that never answers is a timeout, not a hang.
+   */
+  async target(rawUrl: string, deadline = Date.now() + this.options.totalTimeoutMs): Promise<Target> {
     const checked = checkUrl(rawUrl, this.options.policy);
-    const [v4, v6] = await Promise.all([
+    const lookups = Promise.all([
       this.resolver.resolve4(checked.hostname).catch((error: NodeJS.ErrnoException) => noRecords(error)),
       this.resolver.resolve6(checked.hostname).catch((error: NodeJS.ErrnoException) => noRecords(error)),
     ]);
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new OutboundError('timeout', `no answer within ${this.options.totalTimeoutMs} ms (DNS lookup of ${checked.hostname})`)),
+        Math.max(0, deadline - Date.now()),
+      );
+    });
+    lookups.catch(() => undefined); // a lookup failing after the deadline is not an unhandled rejection
+    const [v4, v6] = await Promise.race([lookups, expired]).finally(() => clearTimeout(timer));
     if (v4.length + v6.length === 0) throw new OutboundError('network', `host ${checked.hostname} does not resolve`);
     if (!checked.skipAddressCheck) {
       for (const address of [...v4, ...v6]) {
@@ -83,15 +111,24 @@ export class OutboundClient {
 
   /** Downloads the body, at most `maxBytes` (Content-Length and the bytes actually received). */
   async get(rawUrl: string, headers: Record<string, string>, maxBytes: number): Promise<Buffer> {
-    const target = await this.target(rawUrl);
-    return this.request(target, 'GET', headers, null, maxBytes);
+    const deadline = Date.now() + this.options.totalTimeoutMs;
+    const target = await this.target(rawUrl, deadline);
+    return this.request(target, 'GET', headers, null, maxBytes, deadline);
   }
 
   /** Uploads `pieces` as one body with a Content-Length (signed-URL stores need it), writing each piece as is. */
   async put(rawUrl: string, headers: Record<string, string>, pieces: Buffer[], contentType: string): Promise<{ status: number }> {
-    const target = await this.target(rawUrl);
+    const deadline = Date.now() + this.options.totalTimeoutMs;
+    const target = await this.target(rawUrl, deadline);
     const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
-    await this.request(target, 'PUT', { ...headers, 'Content-Type': contentType, 'Content-Length': String(length) }, pieces, 64 * 1024);
+    await this.request(
+      target,
+      'PUT',
+      { ...headers, 'Content-Type': contentType, 'Content-Length': String(length) },
+      pieces,
+      64 * 1024,
+      deadline,
+    );
     return { status: 200 };
   }
 
@@ -101,6 +138,7 @@ export class OutboundClient {
     headers: Record<string, string>,
     body: Buffer[] | null,
     maxBytes: number,
+    deadline: number,
   ): Promise<Buffer> {
     const { connectTimeoutMs, totalTimeoutMs } = this.options;
     // The only address this request may use: the one checked above.
@@ -128,9 +166,12 @@ export class OutboundClient {
         lookup,
         agent: false,
       });
-      const total = setTimeout(() => fail(new OutboundError('timeout', `no complete answer within ${totalTimeoutMs} ms`)), totalTimeoutMs);
+      const total = setTimeout(
+        () => fail(new OutboundError('timeout', `no complete answer within ${totalTimeoutMs} ms`)),
+        Math.max(0, deadline - Date.now()),
+      );
       const connect = setTimeout(
-        () => fail(new OutboundError('timeout', `could not connect within ${connectTimeoutMs} ms`)),
+        () => fail(new OutboundError('timeout', `could not connect (TCP and TLS handshake) within ${connectTimeoutMs} ms`)),
         connectTimeoutMs,
       );
       request.on('socket', (socket) => socket.once('secureConnect', () => clearTimeout(connect)));

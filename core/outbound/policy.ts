@@ -3,6 +3,7 @@
  * Pure checks, no I/O; core/outbound/client.ts applies them to the address it actually connects to.
  *
  *   - https only, no userinfo, port 443 unless the deployment lists more (OUTBOUND_ALLOWED_PORTS);
+ *   - a host's trailing dot (`storage.test.`) is dropped before every check and the lookup;
  *   - no literal IP in any spelling (the WHATWG URL parser already turns 2130706433, 0x7f000001,
  *     0177.0.0.1 and 127.1 into 127.0.0.1, so one check covers them all), no bracketed IPv6;
  *   - when OUTBOUND_ALLOWED_HOSTS is set, the host must match one of its patterns;
@@ -64,7 +65,9 @@ export function checkUrl(raw: string, policy: OutboundPolicy): CheckedUrl {
     throw new OutboundRefusal('scheme', 'scheme', `scheme ${url.protocol.replace(/:$/, '')} is refused: https only`);
   if (url.username || url.password)
     throw new OutboundRefusal('userinfo', 'userinfo', 'URLs with user information (user:password@) are refused');
-  const hostname = url.hostname.toLowerCase();
+  // A fully qualified name's trailing dot is dropped: `storage.test.` is `storage.test` to DNS, the
+  // allow-list and TLS alike (so a trailing dot cannot step around a host pattern or the checks).
+  const hostname = url.hostname.toLowerCase().replace(/\.$/, '');
   const port = url.port ? Number(url.port) : 443;
   const origin = `${hostname}:${port}`;
   if (policy.unsafeTestOrigin !== null && origin === policy.unsafeTestOrigin.toLowerCase()) {

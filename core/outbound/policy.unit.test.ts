@@ -44,6 +44,10 @@ describe('signed-URL policy', () => {
     ['//bucket.example.com/', open, 'malformed'],
     ['https://host.test:4443/x', { ...open, unsafeTestOrigin: 'host.test:4443' }, null],
     ['https://host.test:4444/x', { ...open, unsafeTestOrigin: 'host.test:4443' }, 'port'],
+    ['https://bucket.s3.amazonaws.com./key', storageOnly, null],
+    ['https://s3.amazonaws.com.evil.example./key', storageOnly, 'host_not_allowed'],
+    ['https://localhost./', open, 'malformed'],
+    ['https://127.0.0.1./', open, 'literal_ip'],
   ];
   for (const [url, policy, reason] of urls) {
     it(`${reason ? 'refuses' : 'accepts'} ${url}${policy.allowedHosts.length ? ' (allow-list)' : ''}`, () => {
@@ -53,6 +57,10 @@ describe('signed-URL policy', () => {
       );
     });
   }
+
+  it("drops a host's trailing dot before the checks and the lookup", () => {
+    assert.equal(checkUrl('https://Bucket.Example.com./k', open).hostname, 'bucket.example.com');
+  });
 
   it('admits only the test origin without address checks, and only when configured', () => {
     assert.equal(checkUrl('https://host.test:4443/x', { ...open, unsafeTestOrigin: 'host.test:4443' }).skipAddressCheck, true);

@@ -11,6 +11,7 @@
  * origin's port is an allowed port, so only the address policy stands between them.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Api, createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
@@ -96,7 +97,10 @@ describe('signed-URL snapshots', () => {
     assert.equal(listed.body.total_entries, 3);
   });
 
-  it('refuses every SSRF attempt with 400 and no connection made', async () => {
+  it('refuses every SSRF attempt with 400, naming the reason, and no connection made after any of them', async () => {
+    // Every name below resolves to space the policy refuses; the origin listens on every local
+    // address (dual-stack), so a loopback or unspecified target that slipped through would be counted.
+    assert.ok(origin.dualStack, 'the test origin listens on IPv6 and IPv4 (::, not v6-only)');
     const answers: [string, { A?: string[]; AAAA?: string[] }][] = [
       ['loopback.test', { A: ['127.0.0.1'] }],
       ['loopback2.test', { A: ['127.8.9.10'] }],
@@ -111,7 +115,9 @@ describe('signed-URL snapshots', () => {
       ['reserved.test', { A: ['240.0.0.1'] }],
       ['testnet.test', { A: ['192.0.2.10'] }],
       ['v6loop.test', { AAAA: ['::1'] }],
+      ['v6unspecified.test', { AAAA: ['::'] }],
       ['v6ula.test', { AAAA: ['fd00::1'] }],
+      ['v6ula-fc.test', { AAAA: ['fc00::1'] }],
       ['v6linklocal.test', { AAAA: ['fe80::1'] }],
       ['v6mapped.test', { AAAA: ['::ffff:127.0.0.1'] }],
       ['v6compat.test', { AAAA: ['::7f00:1'] }],
@@ -122,28 +128,44 @@ describe('signed-URL snapshots', () => {
     ];
     for (const [name, answer] of answers) dns.set(name, answer);
     const port = origin.port;
-    const cases: [string, RegExp][] = [
-      [`http://snapshots.test:${port}/a`, /scheme/],
-      [`ftp://snapshots.test:${port}/a`, /scheme/],
-      [`file:///etc/passwd`, /scheme/],
-      [`https://user:secret@snapshots.test:${port}/a`, /userinfo/],
-      [`https://127.0.0.1:${port}/a`, /literal_ip/],
-      [`https://2130706433:${port}/a`, /literal_ip/],
-      [`https://0x7f000001:${port}/a`, /literal_ip/],
-      [`https://0177.0.0.1:${port}/a`, /literal_ip/],
-      [`https://127.1:${port}/a`, /literal_ip/],
-      [`https://[::1]:${port}/a`, /literal_ip/],
-      [`https://[::ffff:127.0.0.1]:${port}/a`, /literal_ip/],
-      [`https://0.0.0.0:${port}/a`, /literal_ip/],
-      ['https://169.254.169.254/latest/meta-data/', /literal_ip/],
-      [`https://localhost:${port}/a`, /malformed/],
-      [`https://snapshots.test:1/a`, /port/],
-      ['not a url', /malformed/],
-      ...answers.map(([name]): [string, RegExp] => [`https://${name}:${port}/a`, /private_address/]),
+    /** [URL, the reason the detail must name, the name the DNS server must have been asked about (address checks only)]. */
+    const cases: [string, RegExp, string?][] = [
+      [`http://snapshots.test:${port}/a`, /^scheme:/],
+      [`http://127.0.0.1:${port}/a`, /^scheme:/],
+      [`ftp://snapshots.test:${port}/a`, /^scheme:/],
+      [`file:///etc/passwd`, /^scheme:/],
+      [`https://user:secret@snapshots.test:${port}/a`, /^userinfo:/],
+      [`https://snapshots.test@127.0.0.1:${port}/a`, /^userinfo:/],
+      [`https://127.0.0.1:${port}/a`, /^literal_ip:/],
+      [`https://127.0.0.1.:${port}/a`, /^literal_ip:/],
+      [`https://2130706433:${port}/a`, /^literal_ip:/],
+      [`https://0x7f000001:${port}/a`, /^literal_ip:/],
+      [`https://0x7f.0.0.1:${port}/a`, /^literal_ip:/],
+      [`https://017700000001:${port}/a`, /^literal_ip:/],
+      [`https://0177.0.0.1:${port}/a`, /^literal_ip:/],
+      [`https://127.1:${port}/a`, /^literal_ip:/],
+      [`https://0.0.0.0:${port}/a`, /^literal_ip:/],
+      [`https://100.64.0.1:${port}/a`, /^literal_ip:/],
+      [`https://224.0.0.1:${port}/a`, /^literal_ip:/],
+      [`https://255.255.255.255:${port}/a`, /^literal_ip:/],
+      ['https://169.254.169.254/latest/meta-data/', /^literal_ip:/],
+      [`https://[::1]:${port}/a`, /^literal_ip:/],
+      [`https://[::]:${port}/a`, /^literal_ip:/],
+      [`https://[::ffff:127.0.0.1]:${port}/a`, /^literal_ip:/],
+      [`https://[::ffff:7f00:1]:${port}/a`, /^literal_ip:/],
+      [`https://[::127.0.0.1]:${port}/a`, /^literal_ip:/],
+      [`https://[fe80::1]:${port}/a`, /^literal_ip:/],
+      [`https://[fc00::1]:${port}/a`, /^literal_ip:/],
+      [`https://localhost:${port}/a`, /^malformed:/],
+      [`https://snapshots.test:1/a`, /^port:/],
+      ['not a url', /^malformed:/],
+      // A fully qualified name (trailing dot) is looked up like any other, and refused on its address.
+      [`https://loopback.test.:${port}/a`, /^private_address: .*127\.0\.0\.1/, 'loopback.test'],
+      ...answers.map(([name]): [string, RegExp, string] => [`https://${name}:${port}/a`, /^private_address:/, name]),
     ];
     assert.ok(cases.length >= 30, `${cases.length} cases`);
-    const before = origin.connections;
-    for (const [target, reason] of cases) {
+    for (const [target, reason, askedName] of cases) {
+      const asked = () => (askedName ? (dns.queries.get(`${askedName} A`) ?? 0) + (dns.queries.get(`${askedName} AAAA`) ?? 0) : 0);
       for (const [path, body] of [
         ['/v1/memories/search', { query: 'Alice', snapshot_ref: { collection_id: tenant.collectionId, get_url: target } }],
         [
@@ -151,13 +173,17 @@ describe('signed-URL snapshots', () => {
           { collection_id: tenant.collectionId, destination: { collection_id: tenant.collectionId, put_url: target } },
         ],
       ] as const) {
+        const connections = origin.connections;
+        const questions = asked();
         const response = await api.post(path, body);
-        assert.equal(response.status, 400, `${target} at ${path}: ${JSON.stringify(response.body)}`);
-        assert.equal(response.body.error.code, 'snapshot_url_refused', target);
-        assert.match(response.body.error.details[0].issue, reason, target);
+        const what = `${target} at ${path}: ${JSON.stringify(response.body)}`;
+        assert.equal(origin.connections, connections, `no connection was made for ${what}`);
+        assert.equal(response.status, 400, what);
+        assert.equal(response.body.error.code, 'snapshot_url_refused', what);
+        assert.match(response.body.error.details[0].issue, reason, what);
+        if (askedName) assert.ok(asked() > questions, `${target}: refused on the address it resolved to, not before the lookup`);
       }
     }
-    assert.equal(origin.connections, before, 'no refused URL opened a connection');
   });
 
   it('resolves once and connects to the checked address: a rebinding answer cannot switch it', async () => {
@@ -246,6 +272,41 @@ describe('signed-URL snapshots', () => {
     assert.equal(origin.connections, before);
   });
 
+  it('refuses a truncated download with 400 snapshot_invalid (search, import, create), never a 500 or a partial result', async () => {
+    const whole = origin.objects.get('/bucket/user-1')!;
+    origin.objects.set('/bucket/half', whole.subarray(0, Math.floor(whole.length / 2)));
+    const ref = { collection_id: tenant.collectionId, get_url: url('/bucket/half') };
+    const started = new Date();
+    const db = await database();
+    const madeSince = () => db.collection('collections').countDocuments({ tenant_id: tenant.tenantId, created_at: { $gte: started } });
+    for (const [path, body] of [
+      ['/v1/memories/search', { query: 'Alice', snapshot_ref: ref }],
+      ['/v1/device-memory/snapshot/import', { snapshot_ref: ref }],
+      ['/v1/memories', { snapshot_ref: { ...ref, put_url: url('/bucket/half-next') }, raw_text: 'Erin Park opened the Lisbon office.' }],
+    ] as const) {
+      const response = await api.post(path, body);
+      assert.equal(response.status, 400, `${path}: ${JSON.stringify(response.body)}`);
+      assert.equal(response.body.error.code, 'snapshot_invalid', path);
+      assert.equal(response.body.error.details[0].field, 'snapshot_ref.get_url', path);
+      assert.match(response.body.error.message, /truncated/);
+    }
+    assert.ok(!origin.objects.has('/bucket/half-next'), 'nothing was written back');
+    assert.equal(await madeSince(), 0, 'no ephemeral collection was made');
+
+    // Cut mid-body (Content-Length promises the whole snapshot): the transfer failed, a 502 naming it.
+    origin.routes.set('/bucket/cut', (request, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(whole.length) });
+      response.write(whole.subarray(0, Math.floor(whole.length / 2)), () => setTimeout(() => request.socket.destroy(), 50));
+    });
+    const cut = await api.post('/v1/memories/search', {
+      query: 'Alice',
+      snapshot_ref: { collection_id: tenant.collectionId, get_url: url('/bucket/cut') },
+    });
+    assert.equal(cut.status, 502, JSON.stringify(cut.body));
+    assert.equal(cut.body.error.code, 'upstream_failed');
+    assert.equal(cut.body.error.details[0].field, 'snapshot_ref.get_url');
+  });
+
   it('bounds concurrent device calls: beyond the limit, 503 device_busy with Retry-After at once', async () => {
     origin.routes.set('/slow', () => undefined);
     const slow = () =>
@@ -265,6 +326,30 @@ describe('signed-URL snapshots', () => {
     const response = await api.post('/v1/memories/search', { query: 'Alice', snapshot: { padding: 'x'.repeat(CAP_BYTES + 1) } });
     assert.equal(response.status, 413);
     assert.equal(response.body.error.code, 'snapshot_too_large');
+  });
+
+  it('counts the bytes actually read, not Content-Length: a chunked body over SNAPSHOT_MAX_BYTES is 413 on every device route', async () => {
+    const snapshot = { padding: 'x'.repeat(CAP_BYTES + 1) };
+    for (const [path, body] of [
+      ['/v1/memories/search', { query: 'Alice', snapshot }],
+      ['/v1/memories', { snapshot, raw_text: 'Erin Park opened the Lisbon office.' }],
+      ['/v1/device-memory/snapshot/import', { snapshot }],
+    ] as const) {
+      const response = await postChunked(service.baseUrl, tenant.apiKey, path, JSON.stringify(body));
+      assert.equal(response.status, 413, `${path}: ${response.text}`);
+      const error = JSON.parse(response.text).error;
+      assert.equal(error.code, 'snapshot_too_large', path);
+      assert.equal(error.details[0].field, 'snapshot', path);
+      assert.match(error.message, new RegExp(`carries ${Buffer.byteLength(JSON.stringify(body))} bytes; the snapshot cap is ${CAP_BYTES}`));
+    }
+    // Under the cap, the same chunked framing is read and the snapshot opened (and refused on its contents).
+    const small = await postChunked(
+      service.baseUrl,
+      tenant.apiKey,
+      '/v1/memories/search',
+      JSON.stringify({ query: 'Alice', snapshot: { a: 1 } }),
+    );
+    assert.equal(small.status, 400, small.text);
   });
 
   it("authorizes snapshot_ref.collection_id before touching the URL: another tenant's or an unknown collection is 404 with no request", async () => {
@@ -287,42 +372,126 @@ describe('signed-URL snapshots', () => {
         destination: { collection_id: tenant.collectionId, put_url: url('/bucket/steal') },
       });
       assert.equal(foreignExport.status, 404);
+      const imported = await api.post('/v1/device-memory/snapshot/import', {
+        snapshot_ref: { collection_id, get_url: url('/bucket/user-1') },
+      });
+      assert.equal(imported.status, 404, JSON.stringify(imported.body));
+      assert.equal(imported.body.error.code, 'collection_not_found');
+      assert.equal(imported.body.error.details[0].field, 'snapshot_ref.collection_id');
+      const created = await api.post('/v1/memories', {
+        snapshot_ref: { collection_id, get_url: url('/bucket/user-1'), put_url: url('/bucket/steal') },
+        raw_text: 'Mallory Stone copies the Berlin office files.',
+      });
+      assert.equal(created.status, 404, JSON.stringify(created.body));
+      assert.equal(created.body.error.code, 'collection_not_found');
+      assert.equal(created.body.error.details[0].field, 'snapshot_ref.collection_id');
+      assert.equal(origin.connections, before, `no outbound request for ${collection_id}`);
     }
-    assert.equal(origin.connections, before, 'no outbound request for an unauthorized collection');
+    // The same bodies with the caller's own collection do reach the origin: the 404s above were the authorization.
+    const own = await api.post('/v1/device-memory/snapshot/import', {
+      snapshot_ref: { collection_id: tenant.collectionId, get_url: url('/bucket/user-1') },
+    });
+    assert.equal(own.status, 201, JSON.stringify(own.body));
+    assert.ok(origin.connections > before);
     assert.ok(!origin.objects.has('/bucket/steal'));
   });
 
-  it('expires ephemeral collections completely: records, chunks, graph and the search index', async () => {
-    const snapshot = (await api.post('/v1/device-memory/snapshot/export', { collection_id: tenant.collectionId })).body.results;
-    const imported = await api.post('/v1/device-memory/snapshot/import', { snapshot });
-    assert.equal(imported.status, 201);
-    const ephemeral = imported.body.results.ephemeral_collection_id as string;
-    const memoryIds = (await api.get(`/v1/memories?collection_ids=${ephemeral}`)).body.results.map((memory: { id: string }) => memory.id);
-    assert.equal(memoryIds.length, 2);
-    const hits = await api.post('/v1/memories/search', { query: 'Berlin office', collection_ids: [ephemeral], track_access: false });
-    assert.equal(hits.status, 200);
+  it('expires ephemeral collections completely: records, chunks, graph, and the index partitions of every API process', async () => {
+    // A second API process on the same database, with its own sweeper effectively off: what it
+    // drops, it learns from the shared index-change feed, as any other replica would.
+    const second = await startApiProcess('device-urls-second', { EPHEMERAL_SWEEP_INTERVAL_MS: '3600000' });
+    try {
+      const processes = [
+        { name: 'the sweeping process', api },
+        { name: 'a second API process', api: new Api(second.baseUrl, tenant.apiKey) },
+      ];
+      type IndexHealth = { collections: number; entries: { vector: number; lexical: number; graph: number } };
+      const indexOf = async (client: Api): Promise<IndexHealth> => (await client.get('/v1/health')).body.results.index;
+      const baseline = await Promise.all(processes.map((process) => indexOf(process.api)));
 
-    const db = await database();
-    // Logs name ids, never content (the delete suites check them separately).
-    const logs = new Set(['memory_events', 'index_changes']);
-    const leftovers = async (): Promise<string[]> => {
-      const found: string[] = [];
-      for (const { name } of await db.listCollections().toArray()) {
-        if (logs.has(name)) continue;
-        for await (const doc of db.collection(name).find({})) {
-          const text = JSON.stringify(doc);
-          if (text.includes(ephemeral) || memoryIds.some((id: string) => text.includes(id))) found.push(`${name}: ${text.slice(0, 160)}`);
-        }
+      const snapshot = (await api.post('/v1/device-memory/snapshot/export', { collection_id: tenant.collectionId })).body.results;
+      const imported = await api.post('/v1/device-memory/snapshot/import', { snapshot });
+      assert.equal(imported.status, 201);
+      const ephemeral = imported.body.results.ephemeral_collection_id as string;
+      for (const [index, process] of processes.entries()) {
+        const hits = await process.api.post('/v1/memories/search', {
+          query: 'Berlin office',
+          collection_ids: [ephemeral],
+          track_access: false,
+        });
+        assert.equal(hits.status, 200, `${process.name}: ${JSON.stringify(hits.body)}`);
+        assert.ok(hits.body.results.hits.length > 0, process.name);
+        const loaded = await indexOf(process.api);
+        assert.equal(loaded.collections, baseline[index]!.collections + 1, `${process.name} loaded the ephemeral collection`);
+        assert.ok(loaded.entries.vector > baseline[index]!.entries.vector, `${process.name} indexed its chunks`);
+        assert.ok(loaded.entries.graph > baseline[index]!.entries.graph, `${process.name} indexed its graph`);
       }
-      return found;
-    };
-    const remaining = async (): Promise<number> => (await leftovers()).length;
-    assert.ok((await remaining()) > 0);
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && (await remaining()) > 0) await sleep(250);
-    assert.deepEqual(await leftovers(), [], 'nothing derived from the ephemeral collection is left');
-    const gone = await api.post('/v1/memories/search', { query: 'Berlin office', collection_ids: [ephemeral] });
-    assert.equal(gone.status, 404);
-    assert.equal((await api.get(`/v1/memories/${memoryIds[0]}`)).status, 404);
+      const memoryIds = (await api.get(`/v1/memories?collection_ids=${ephemeral}`)).body.results.map((memory: { id: string }) => memory.id);
+      assert.equal(memoryIds.length, 2);
+
+      const db = await database();
+      // Logs name ids, never content (the delete suites check them separately).
+      const logs = new Set(['memory_events', 'index_changes']);
+      const leftovers = async (): Promise<string[]> => {
+        const found: string[] = [];
+        for (const { name } of await db.listCollections().toArray()) {
+          if (logs.has(name)) continue;
+          for await (const doc of db.collection(name).find({})) {
+            const text = JSON.stringify(doc);
+            if (text.includes(ephemeral) || memoryIds.some((id: string) => text.includes(id))) found.push(`${name}: ${text.slice(0, 160)}`);
+          }
+        }
+        return found;
+      };
+      const remaining = async (): Promise<number> => (await leftovers()).length;
+      assert.ok((await remaining()) > 0);
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline && (await remaining()) > 0) await sleep(250);
+      assert.deepEqual(await leftovers(), [], 'nothing derived from the ephemeral collection is left');
+
+      // Each process follows the feed every 500 ms: both drop the partitions, entries and all.
+      for (const [index, process] of processes.entries()) {
+        let now = await indexOf(process.api);
+        const until = Date.now() + 10_000;
+        while (
+          Date.now() < until &&
+          JSON.stringify(now) !== JSON.stringify({ ...now, collections: baseline[index]!.collections, entries: baseline[index]!.entries })
+        ) {
+          await sleep(200);
+          now = await indexOf(process.api);
+        }
+        assert.equal(now.collections, baseline[index]!.collections, `${process.name} dropped the partitions`);
+        assert.deepEqual(now.entries, baseline[index]!.entries, `${process.name} holds no entry of the expired collection`);
+        const gone = await process.api.post('/v1/memories/search', { query: 'Berlin office', collection_ids: [ephemeral] });
+        assert.equal(gone.status, 404, process.name);
+        assert.equal((await process.api.get(`/v1/memories/${memoryIds[0]}`)).status, 404, process.name);
+        assert.equal(
+          (await indexOf(process.api)).collections,
+          baseline[index]!.collections,
+          `${process.name}: a refused search loads nothing`,
+        );
+      }
+    } finally {
+      second.child.kill('SIGTERM');
+    }
   });
 });
+
+/** A POST whose JSON body goes out in chunks with Transfer-Encoding: chunked (no Content-Length). */
+async function postChunked(baseUrl: string, apiKey: string, path: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+    });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    const bytes = Buffer.from(body);
+    for (let offset = 0; offset < bytes.length; offset += 16 * 1024) request.write(bytes.subarray(offset, offset + 16 * 1024));
+    request.end();
+  });
+}

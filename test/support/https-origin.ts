@@ -1,5 +1,5 @@
 /**
- * An HTTPS server on loopback with the self-signed test certificate (test/fixtures/tls, valid for
+ * An HTTPS server on every local address (loopback included) with the self-signed test certificate (test/fixtures/tls, valid for
  * snapshots.test and *.snapshots.test), standing in for customer object storage. It keeps what is
  * PUT, serves it back, and counts every TCP connection, so a suite can prove a refused URL made none.
  */
@@ -13,7 +13,10 @@ export const TEST_CA_FILE = path.join(projectRoot(), 'test', 'fixtures', 'tls', 
 
 export interface HttpsOrigin {
   port: number;
+  /** TCP connections accepted, on any local address. */
   connections: number;
+  /** Listening on `::` with IPv4 too (false: IPv4 only, this machine has no IPv6). */
+  dualStack: boolean;
   /** Request lines seen, e.g. `GET /objects/a`. */
   requests: string[];
   objects: Map<string, Buffer>;
@@ -23,7 +26,13 @@ export interface HttpsOrigin {
 }
 
 export async function startHttpsOrigin(): Promise<HttpsOrigin> {
-  const origin: Omit<HttpsOrigin, 'port' | 'close'> = { connections: 0, requests: [], objects: new Map(), routes: new Map() };
+  const origin: Omit<HttpsOrigin, 'port' | 'close'> = {
+    connections: 0,
+    dualStack: false,
+    requests: [],
+    objects: new Map(),
+    routes: new Map(),
+  };
   const server = https.createServer(
     {
       key: readFileSync(path.join(projectRoot(), 'test', 'fixtures', 'tls', 'snapshots-test.key')),
@@ -51,7 +60,23 @@ export async function startHttpsOrigin(): Promise<HttpsOrigin> {
   server.on('connection', () => {
     origin.connections += 1;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  // Dual-stack on the wildcard address, so every loopback spelling a refused URL could have reached
+  // (127.x.y.z, ::1, 0.0.0.0, ::, IPv4-mapped) lands here and is counted. Without IPv6, IPv4's
+  // wildcard still takes every 127.x.y.z and 0.0.0.0.
+  const listen = (options: { host: string; ipv6Only?: boolean }) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port: 0, ...options }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  try {
+    await listen({ host: '::', ipv6Only: false });
+    origin.dualStack = true;
+  } catch {
+    await listen({ host: '0.0.0.0' });
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return Object.assign(origin, {

@@ -7,10 +7,13 @@ import type { AppState } from '../../context.js';
 
 /**
  * An inline snapshot is the request body: its byte cap (SNAPSHOT_MAX_BYTES) is checked on the
- * body's length before the snapshot is opened (bodies are already bounded by BODY_LIMIT_BYTES).
+ * bytes the body parser actually read, before the snapshot is opened. Content-Length alone would
+ * let a chunked body (no Content-Length) through; bodies are bounded by BODY_LIMIT_BYTES while
+ * they are read.
  */
 export function assertSnapshotBodySize(ctx: ParameterizedContext<AppState>, maxBytes: number): void {
-  const length = ctx.request.length;
+  const raw: unknown = ctx.request.rawBody;
+  const length = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : ctx.request.length;
   if (length !== undefined && length > maxBytes) {
     throw new AppError(413, 'snapshot_too_large', `the request carries ${length} bytes; the snapshot cap is ${maxBytes}`, [
       { field: 'snapshot', issue: `larger than ${maxBytes} bytes` },
