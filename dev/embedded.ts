@@ -203,14 +203,25 @@ function killAllGroups(signal: NodeJS.Signals): void {
   for (const child of managed) killGroup(child.pgid, signal);
 }
 
-function spawnManaged(name: string, command: string, args: string[], logFile: string, env: NodeJS.ProcessEnv = process.env): ManagedChild {
+/**
+ * Starts a command in its own process group under a watchdog that stops the group when
+ * `watchdogPid` (by default this process) is gone.
+ */
+function spawnManaged(
+  name: string,
+  command: string,
+  args: string[],
+  logFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+  watchdogPid: number = process.pid,
+): ManagedChild {
   installHandlers();
   mkdirSync(path.dirname(logFile), { recursive: true });
   const fd = openSync(logFile, 'a');
   const logStart = statSync(logFile).size;
   let child: ChildProcess;
   try {
-    child = spawn('/bin/sh', ['-c', WRAPPER, `engram-${name}`, String(process.pid), command, ...args], {
+    child = spawn('/bin/sh', ['-c', WRAPPER, `engram-${name}`, String(watchdogPid), command, ...args], {
       cwd: projectRoot(),
       detached: true, // setsid(): its own process group, and no terminal Ctrl-C
       stdio: ['ignore', fd, fd],
@@ -270,7 +281,9 @@ function spawnManaged(name: string, command: string, args: string[], logFile: st
       return stopping;
     },
   };
-  managed.add(entry);
+  // A child watched for another process (a worker a test suite starts for the whole test run) is
+  // that process's to stop: this one's exit leaves it running.
+  if (watchdogPid === process.pid) managed.add(entry);
   void exited.then(() => {
     if (!stopping) {
       // Died on its own: take the watchdog with it.
@@ -285,8 +298,14 @@ function spawnManaged(name: string, command: string, args: string[], logFile: st
  * A Node service process (API or worker) under the same watchdog as the embedded servers: it is
  * stopped with the stack, and cannot outlive this process even if this process is SIGKILLed.
  */
-export function spawnNodeService(name: string, script: string, env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
-  return spawnManaged(name, process.execPath, [script], logFile, env).child;
+export function spawnNodeService(
+  name: string,
+  script: string,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  watchdogPid?: number,
+): ChildProcess {
+  return spawnManaged(name, process.execPath, [script], logFile, env, watchdogPid).child;
 }
 
 /** The last lines this child wrote to its log. */

@@ -74,8 +74,15 @@ export async function startBackingServices(options: BackingOptions): Promise<Bac
  * Starts `node dist/<entry>` with the given environment, logging to a file (a descriptor, not a
  * pipe, so its output never depends on this process). It cannot outlive this process.
  */
-export function spawnService(entry: string, env: Record<string, string>, logFile: string): ChildProcess {
-  return spawnNodeService(path.basename(entry, '.js'), path.join(projectRoot(), 'dist', entry), { ...process.env, ...env }, logFile);
+/** `watchdogPid`: the process whose end stops this one (default: the caller). */
+export function spawnService(entry: string, env: Record<string, string>, logFile: string, watchdogPid?: number): ChildProcess {
+  return spawnNodeService(
+    path.basename(entry, '.js'),
+    path.join(projectRoot(), 'dist', entry),
+    { ...process.env, ...env },
+    logFile,
+    watchdogPid,
+  );
 }
 
 export async function waitForReady(baseUrl: string, timeoutMs: number, child?: ChildProcess): Promise<void> {

@@ -66,7 +66,7 @@ const worker = spawnService(
 const stackFile = path.join(dataDir, 'stack.json');
 const apiUrl = `http://127.0.0.1:${apiPort}`;
 const workerMetricsUrl = `http://127.0.0.1:${workerMetricsPort}/metrics`;
-const info: StackInfo = { apiUrl, serviceEnv, workerPid: worker.pid ?? 0, logDir, stackFile, workerMetricsUrl };
+const info: StackInfo = { apiUrl, serviceEnv, workerPid: worker.pid ?? 0, runnerPid: process.pid, logDir, stackFile, workerMetricsUrl };
 writeFileSync(stackFile, JSON.stringify(info, null, 2));
 
 registerCleanup(async () => {
@@ -95,11 +95,9 @@ const files = [
       return [];
     }
   }),
-  // The worker-crash suite kills the stack's own worker and leaves a replacement that dies with it:
-  // it runs last, so no later suite waits for a worker that is gone.
-  ...findTests(path.join(dist, 'test', 'e2e'), '.test.js').sort(
-    (a, b) => Number(a.endsWith('worker-crash.test.js')) - Number(b.endsWith('worker-crash.test.js')),
-  ),
+  // The worker-crash suite replaces the stack's worker with one that lives as long as this runner,
+  // so the suites after it (node's runner orders files by name) still have a worker.
+  ...findTests(path.join(dist, 'test', 'e2e'), '.test.js'),
 ];
 // TEST_FILTER=word runs only the files whose path contains it (for working on one suite).
 const selected = process.env.TEST_FILTER ? files.filter((file) => file.includes(process.env.TEST_FILTER!)) : files;

@@ -40,9 +40,14 @@ describe('worker crash mid-ingestion', () => {
     const embeddedAtKill = await db.collection('chunks').countDocuments({ memory_id: id, embedding_model: { $ne: null } });
     assert.ok(embeddedAtKill < total, `killed mid-run (${embeddedAtKill}/${total} embedded)`);
 
-    const replacement = spawnService('workers/main.js', { ...info.serviceEnv, ROLE: 'worker' }, path.join(info.logDir, 'worker-2.log'));
-    // It lives as long as this file's process (a watchdog ties it to it; this suite runs last),
-    // and must not keep that process from exiting.
+    // It lives as long as the test runner (its watchdog follows the runner, not this file's
+    // process), so later suites have a worker; it must not keep this process from exiting.
+    const replacement = spawnService(
+      'workers/main.js',
+      { ...info.serviceEnv, ROLE: 'worker' },
+      path.join(info.logDir, 'worker-2.log'),
+      info.runnerPid,
+    );
     replacement.unref();
     writeFileSync(info.stackFile, JSON.stringify({ ...info, workerPid: replacement.pid }, null, 2));
 
@@ -111,7 +116,12 @@ describe('worker crash mid-ingestion', () => {
     assert.ok(progress && progress.current < progress.total, `killed mid-OCR (${JSON.stringify(progress)})`);
     const info = stack();
     process.kill(info.workerPid, 'SIGKILL');
-    const replacement = spawnService('workers/main.js', { ...info.serviceEnv, ROLE: 'worker' }, path.join(info.logDir, 'worker-3.log'));
+    const replacement = spawnService(
+      'workers/main.js',
+      { ...info.serviceEnv, ROLE: 'worker' },
+      path.join(info.logDir, 'worker-3.log'),
+      info.runnerPid,
+    );
     replacement.unref();
     writeFileSync(info.stackFile, JSON.stringify({ ...info, workerPid: replacement.pid }, null, 2));
 
