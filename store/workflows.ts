@@ -100,6 +100,8 @@ interface MiningStateDoc {
   /** Bumped by every change: a mine that saw it move re-runs (see mineCollection). */
   version: number;
   mined_at: Date;
+  /** While a full mine runs: its lease (one mine at a time per collection, see refreshPatterns). */
+  mining_until?: Date;
 }
 
 /** What derivation hands the store for one trace: the draft plus its resolved graph facts. */
@@ -108,6 +110,8 @@ export interface NewTrace extends TraceDraft {
 }
 
 const REMINE_SHARE = 0.1;
+/** How long a full mine may hold its collection's lease before another may take over (a crashed miner). */
+const MINE_LEASE_MS = 120_000;
 
 export const traceIdFor = (scope: GraphScope, memoryId: string, seq: number): string =>
   deterministicUuid('workflow-trace', scope.tenantId, scope.collectionId, memoryId, String(seq));
@@ -497,11 +501,33 @@ export class WorkflowRepository {
       { upsert: true, returnDocument: 'after' },
     );
     const threshold = Math.max(1, Math.floor((state?.instances_at_mine ?? 0) * REMINE_SHARE));
-    if (!state || state.changes_since >= threshold) {
-      await this.mineCollection(scope);
+    if ((!state || state.changes_since >= threshold) && (await this.claimMine(scope))) {
+      try {
+        await this.mineCollection(scope);
+      } finally {
+        await this.mining.updateOne({ _id: scope.collectionId }, { $set: { mining_until: new Date(0) } });
+      }
       return;
     }
+    // Below the threshold, or another activity is mining this collection: that mine runs again
+    // when it sees the version moved, so this change is in its result; meanwhile it is assigned
+    // incrementally. Without the lease every memory ingested during a mine started one of its own
+    // (and re-ran it, as the version kept moving): concurrent ingestion spent its time mining.
     await this.assignToPatterns(scope, changedInstanceIds, vanishedPatternIds);
+  }
+
+  /**
+   * Takes the collection's mining lease: true for the one caller that set it. On the stand-in two
+   * racing claims may both succeed (its updates are not serialised); that costs a second mine,
+   * never a wrong result.
+   */
+  private async claimMine(scope: GraphScope): Promise<boolean> {
+    const now = new Date();
+    const claimed = await this.mining.updateOne(
+      { _id: scope.collectionId, $or: [{ mining_until: { $exists: false } }, { mining_until: { $lt: now } }] },
+      { $set: { mining_until: new Date(now.getTime() + MINE_LEASE_MS) } },
+    );
+    return claimed.modifiedCount === 1;
   }
 
   /**

@@ -35,11 +35,19 @@ export function signatureOf(classes: readonly string[]): string[] {
 
 export const signatureKey = (signature: readonly string[]): string => signature.join(' > ');
 
-/** Optimal string alignment distance (Damerau–Levenshtein without repeated edits of a substring). */
-export function editDistance(a: readonly string[], b: readonly string[]): number {
+/** Scratch table of `fillDistances`, grown as needed (mining runs it millions of times on short chains). */
+let table = new Int32Array(64);
+
+/**
+ * Fills the optimal-string-alignment table of `a` against `b` (Damerau–Levenshtein without
+ * repeated edits of a substring) and returns its width: cell (i, j) is the distance between
+ * a's first i and b's first j items, so the last row holds a's distance to every prefix of b.
+ */
+function fillDistances(a: readonly string[], b: readonly string[]): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
-  const d: number[] = new Array<number>(rows * cols).fill(0);
+  if (table.length < rows * cols) table = new Int32Array(rows * cols * 2);
+  const d = table;
   for (let i = 0; i < rows; i++) d[i * cols] = i;
   for (let j = 0; j < cols; j++) d[j] = j;
   for (let i = 1; i < rows; i++) {
@@ -50,7 +58,13 @@ export function editDistance(a: readonly string[], b: readonly string[]): number
       d[i * cols + j] = best;
     }
   }
-  return d[rows * cols - 1]!;
+  return cols;
+}
+
+/** Optimal string alignment distance (Damerau–Levenshtein without repeated edits of a substring). */
+export function editDistance(a: readonly string[], b: readonly string[]): number {
+  const cols = fillDistances(a, b);
+  return table[a.length * cols + b.length]!;
 }
 
 export interface Alignment {
@@ -64,15 +78,17 @@ export interface Alignment {
 
 /** How close an instance is to a pattern, and where in it the instance stands. */
 export function align(instance: readonly string[], pattern: readonly string[]): Alignment {
+  // One table gives the distance to the whole pattern and to each of its prefixes (its last row).
+  const cols = fillDistances(instance, pattern);
+  const last = instance.length * cols;
   let best: Alignment = {
-    distance: editDistance(instance, pattern) / Math.max(instance.length, pattern.length, 1),
+    distance: table[last + pattern.length]! / Math.max(instance.length, pattern.length, 1),
     step: pattern.length,
     of: pattern.length,
   };
   const shortest = Math.max(MIN_SIGNATURE_LENGTH, instance.length - 1);
   for (let k = pattern.length - 1; k >= shortest; k--) {
-    const prefix = pattern.slice(0, k);
-    const distance = editDistance(instance, prefix) / Math.max(instance.length, k);
+    const distance = table[last + k]! / Math.max(instance.length, k);
     if (distance < best.distance) best = { distance, step: k, of: pattern.length };
   }
   return best;
@@ -143,6 +159,9 @@ export function nearest(
   if (signature.length < MIN_SIGNATURE_LENGTH) return null;
   let best: { index: number; alignment: Alignment } | null = null;
   patterns.forEach((pattern, index) => {
+    // A pattern shorter than the chain is at least (chain − pattern) / chain away, as is every
+    // prefix of it: past LINK_DISTANCE, the alignment cannot link.
+    if (pattern.length < signature.length && (signature.length - pattern.length) / signature.length > LINK_DISTANCE) return;
     const alignment = align(signature, pattern);
     if (alignment.distance > LINK_DISTANCE) return;
     if (
