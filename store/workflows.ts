@@ -7,7 +7,7 @@
  *   workflow_instances  one row per execution chain, recomputed from its traces (chaining rule in
  *                       extractors/procedures/chaining.ts); `memory_ids` lists the memories behind it;
  *   workflow_patterns   patterns mined from the instances (extractors/procedures/mining.ts);
- *   workflow_mining     per collection: instances at the last full mine and changes since.
+ *   workflow_mining     per collection: instances at the last full mine, changes since, the mining lease.
  *
  * Traces are the source of truth; instances and patterns are derived from them. Without
  * transactions every step is idempotent and ordered so that re-running it converges: a memory's
