@@ -13,7 +13,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../core/logger.js';
 import { CLOSE_CODES, type EventStream } from '../services/event-stream.js';
 import type { TicketService } from '../services/tickets.js';
-import { tooManyFailures, type AuthFailures } from './middleware/auth.js';
+import { peerOf, tooManyFailures, type AuthFailures } from './middleware/auth.js';
 
 const PATH = '/v1/ws/memory-events';
 const PING_INTERVAL_MS = 20_000;
@@ -55,7 +55,7 @@ export function attachEventWebSocket(
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== PATH) return refuse(socket, 404, 'route_not_found', `No WebSocket endpoint at ${url.pathname}`);
-    const address = request.socket.remoteAddress ?? 'unknown';
+    const address = peerOf(request);
     const wait = deps.failures.wait(address);
     if (wait > 0) return refuseTooMany(socket, wait);
     const unauthorized = (code: string, message: string): void => {

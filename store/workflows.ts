@@ -501,11 +501,13 @@ export class WorkflowRepository {
       { upsert: true, returnDocument: 'after' },
     );
     const threshold = Math.max(1, Math.floor((state?.instances_at_mine ?? 0) * REMINE_SHARE));
-    if ((!state || state.changes_since >= threshold) && (await this.claimMine(scope))) {
+    const lease = !state || state.changes_since >= threshold ? await this.claimMine(scope) : null;
+    if (lease) {
       try {
         await this.mineCollection(scope);
       } finally {
-        await this.mining.updateOne({ _id: scope.collectionId }, { $set: { mining_until: new Date(0) } });
+        // Only our own lease: a mine that outlived it may have been taken over meanwhile.
+        await this.mining.updateOne({ _id: scope.collectionId, mining_until: lease }, { $set: { mining_until: new Date(0) } });
       }
       return;
     }
@@ -517,17 +519,18 @@ export class WorkflowRepository {
   }
 
   /**
-   * Takes the collection's mining lease: true for the one caller that set it. On the stand-in two
-   * racing claims may both succeed (its updates are not serialised); that costs a second mine,
-   * never a wrong result.
+   * Takes the collection's mining lease: its expiry for the one caller that set it, else null. On
+   * the stand-in two racing claims may both succeed (its updates are not serialised); that costs a
+   * second mine, never a wrong result.
    */
-  private async claimMine(scope: GraphScope): Promise<boolean> {
+  private async claimMine(scope: GraphScope): Promise<Date | null> {
     const now = new Date();
+    const lease = new Date(now.getTime() + MINE_LEASE_MS);
     const claimed = await this.mining.updateOne(
       { _id: scope.collectionId, $or: [{ mining_until: { $exists: false } }, { mining_until: { $lt: now } }] },
-      { $set: { mining_until: new Date(now.getTime() + MINE_LEASE_MS) } },
+      { $set: { mining_until: lease } },
     );
-    return claimed.modifiedCount === 1;
+    return claimed.modifiedCount === 1 ? lease : null;
   }
 
   /**

@@ -35,7 +35,8 @@ export class AuthFailures {
 export const tooManyFailures = (retryAfter: number): AppError =>
   rateLimited(retryAfter, `Too many failed authentications from this address; retry after ${retryAfter} s`);
 
-const peerOf = (ctx: { req: { socket: { remoteAddress?: string } } }): string => ctx.req.socket.remoteAddress ?? 'unknown';
+/** The address failures are charged to: the socket's peer of a request (HTTP or WebSocket upgrade). */
+export const peerOf = (request: { socket: { remoteAddress?: string } }): string => request.socket.remoteAddress ?? 'unknown';
 
 /**
  * Resolves the API key to a principal. Failed authentications are charged to the address's
@@ -44,7 +45,7 @@ const peerOf = (ctx: { req: { socket: { remoteAddress?: string } } }): string =>
  */
 export function authenticate(auth: AuthService, failures: AuthFailures): Middleware<AppState> {
   return async (ctx, next) => {
-    const address = peerOf(ctx);
+    const address = peerOf(ctx.req);
     const refuse = (message: string): never => {
       const retryAfter = failures.charge(address);
       if (retryAfter > 0) throw tooManyFailures(retryAfter);
@@ -73,7 +74,7 @@ export function authenticate(auth: AuthService, failures: AuthFailures): Middlew
  */
 export function chargeCredentialFailures(failures: AuthFailures, codes: ReadonlySet<string>): Middleware<AppState> {
   return async (ctx, next) => {
-    const address = peerOf(ctx);
+    const address = peerOf(ctx.req);
     const wait = failures.wait(address);
     if (wait > 0) throw tooManyFailures(wait);
     try {
