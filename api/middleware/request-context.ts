@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../core/logger.js';
 import type { AppState } from '../context.js';
 
-/** Request id (echoed as X-Request-Id) and one structured access-log line per request. */
+/** Request id (echoed as X-Request-Id), one structured access-log line per request, and no reuse of a half-read connection. */
 export function requestContext(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
@@ -14,6 +14,9 @@ export function requestContext(logger: Logger): Middleware<AppState> {
     try {
       await next();
     } finally {
+      // Answered before the whole request body arrived (a refused or oversize upload): the unread
+      // rest would stall the connection for the client's next request, so it is not kept alive.
+      if (!ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close');
       logger.info(
         {
           requestId: ctx.state.requestId,

@@ -189,19 +189,29 @@ describe('presigned uploads', () => {
     const short = await put(upload.upload_url, Buffer.alloc(10));
     assert.equal(short.status, 400);
     assert.equal(short.body.error.code, 'upload_size_mismatch');
-    // No Content-Length (a streamed body): the size is enforced while reading.
+    // No Content-Length (a streamed body): the size is enforced while reading. The client sends
+    // past the size, then holds the rest back until the answer has come.
+    let answered = () => {};
+    const answer = new Promise<void>((resolve) => (answered = resolve));
+    let sent = 0;
     const streamedTooMuch = await fetch(upload.upload_url, {
       method: 'PUT',
       headers: { 'Content-Type': 'text/markdown' },
       body: new ReadableStream({
-        start(controller) {
-          for (let i = 0; i < 4; i++) controller.enqueue(new Uint8Array(600));
-          controller.close();
+        async pull(controller) {
+          if (sent === 2) await Promise.race([answer, sleep(10_000)]);
+          if (sent === 4) return controller.close();
+          controller.enqueue(new Uint8Array(600));
+          sent++;
         },
       }),
       duplex: 'half',
     } as RequestInit);
+    answered();
     assert.equal(streamedTooMuch.status, 413);
+    assert.equal(sent, 2, 'answered while the rest of the body was still held back');
+    // Refused before its body was read to the end: that connection is not kept for the next request.
+    assert.equal(streamedTooMuch.headers.get('connection'), 'close');
     assert.equal(await fileCount(tenant.tenantId), before, 'no partial file stays behind');
 
     // A failed attempt does not use the URL up.
