@@ -88,5 +88,23 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The API presents domain records; persistence shapes (`_id`, driver types) stay behind services.
+    files: ['api/**/*.ts'],
+    ignores: ['**/*.unit.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/*'],
+              message: 'api/ reaches data through services and presents domain types from core/, never store types.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 );

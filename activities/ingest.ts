@@ -16,7 +16,7 @@ import type { StructureExtractor } from '../extractors/structure/types.js';
 import { UnreadableContentError } from '../extractors/types.js';
 import type { Embedder } from '../models/embedder.js';
 import type { Store } from '../store/index.js';
-import type { MemoryDoc } from '../store/memories.js';
+import type { Memory } from '../core/memory-model.js';
 import { extractChunks, GraphBuilder } from './graph-builder.js';
 import { deriveMemoryWorkflows } from './workflow-derivation.js';
 import { progressTargetOf, reportProgress, heartbeat } from './progress.js';
@@ -70,15 +70,15 @@ export interface IndexResult {
 export function createIngestActivities(deps: IngestActivityDeps) {
   const { store } = deps;
 
-  async function loadMemory(memoryId: string): Promise<MemoryDoc> {
+  async function loadMemory(memoryId: string): Promise<Memory> {
     const memory = await store.memories.findForIngestion(memoryId);
     if (!memory) throw ApplicationFailure.nonRetryable(`memory ${memoryId} was deleted`, MEMORY_DELETED);
     return memory;
   }
 
   /** Removes everything derived from a memory deleted under us: the same steps as its delete. */
-  async function purge(memory: Pick<MemoryDoc, '_id' | 'tenant_id'>): Promise<void> {
-    await store.purge.removeDerived([{ memoryId: memory._id, tenantId: memory.tenant_id }]);
+  async function purge(memory: Pick<Memory, 'id' | 'tenant_id'>): Promise<void> {
+    await store.purge.removeDerived([{ memoryId: memory.id, tenantId: memory.tenant_id }]);
   }
 
   const targetOf = (input: StageInput) => ({ memoryId: input.memoryId, tenantId: input.tenantId, collectionIds: input.collectionIds });
@@ -91,7 +91,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
   }
 
   /** OCR, PDF text, transcription or parsing of each uploaded file, with page/window progress. */
-  async function extractFiles(memory: MemoryDoc): Promise<PlannedChunk[]> {
+  async function extractFiles(memory: Memory): Promise<PlannedChunk[]> {
     const target = progressTargetOf(memory);
     const files = memory.content.files ?? [];
     const planned: PlannedChunk[] = [];
@@ -145,8 +145,8 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     }
     await store.chunks.upsertMany(
       planned.map((chunk, offset) => ({
-        _id: chunkId(memory._id, fromChunk + offset),
-        memory_id: memory._id,
+        _id: chunkId(memory.id, fromChunk + offset),
+        memory_id: memory.id,
         tenant_id: memory.tenant_id,
         collection_ids: memory.collection_ids,
         index: fromChunk + offset,
@@ -156,17 +156,17 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     );
     // Only a retried attempt can have left extra chunks behind (its content cannot change, but
     // the chunk size setting can between deployments).
-    if (Context.current().info.attempt > 1) await store.chunks.deleteFromIndex(memory._id, total);
-    if (!(await store.memories.setStatus(memory._id, 'reading', { chunk_count: total }))) {
+    if (Context.current().info.attempt > 1) await store.chunks.deleteFromIndex(memory.id, total);
+    if (!(await store.memories.setStatus(memory.id, 'reading', { chunk_count: total }))) {
       await purge(memory);
-      throw ApplicationFailure.nonRetryable(`memory ${memory._id} was deleted`, MEMORY_DELETED);
+      throw ApplicationFailure.nonRetryable(`memory ${memory.id} was deleted`, MEMORY_DELETED);
     }
     await reportProgress(store, target, 'chunk', 'reading', 1, 1, `${planned.length} chunks`);
     return { chunkCount: total, collectionIds: memory.collection_ids };
   }
 
   /** Extracts entities and facts from the (new) chunks and merges them into each collection's graph. */
-  async function buildGraph(memory: MemoryDoc, collectionIds: string[], fromChunk: number, stage: 'structuring' | null) {
+  async function buildGraph(memory: Memory, collectionIds: string[], fromChunk: number, stage: 'structuring' | null) {
     const embedder = await deps.embedder();
     const builder = new GraphBuilder({
       graph: store.graph,
@@ -174,7 +174,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       embedder,
       similarityThreshold: deps.entitySimilarityThreshold,
     });
-    const chunks = (await store.chunks.forMemory(memory._id)).filter((chunk) => chunk.index >= fromChunk);
+    const chunks = (await store.chunks.forMemory(memory.id)).filter((chunk) => chunk.index >= fromChunk);
     const target = progressTargetOf(memory);
     let lastReport = Date.now();
     const extractions = await extractChunks(deps.extractor, chunks, (done) => {
@@ -187,7 +187,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     let entities = 0;
     let facts = 0;
     for (const collectionId of collectionIds) {
-      const written = await builder.writeToCollection({ tenantId: memory.tenant_id, collectionId }, memory._id, extractions);
+      const written = await builder.writeToCollection({ tenantId: memory.tenant_id, collectionId }, memory.id, extractions);
       entities = Math.max(entities, written.entities);
       facts = Math.max(facts, written.facts);
     }
@@ -199,9 +199,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     // The memory's collections now, not when the run began: an update may have changed them.
     const memory = await loadMemory(input.memoryId);
     const built = await buildGraph(memory, memory.collection_ids, input.append?.fromChunk ?? 0, 'structuring');
-    if (!(await store.memories.exists(memory._id))) {
+    if (!(await store.memories.exists(memory.id))) {
       await purge(memory);
-      throw ApplicationFailure.nonRetryable(`memory ${memory._id} was deleted`, MEMORY_DELETED);
+      throw ApplicationFailure.nonRetryable(`memory ${memory.id} was deleted`, MEMORY_DELETED);
     }
     await reportProgress(
       store,
@@ -222,11 +222,11 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     const memory = await loadMemory(input.memoryId);
     const started = Date.now();
     const traces = await deriveMemoryWorkflows(store, memory, memory.collection_ids, () => heartbeat({ stage: 'workflows' }));
-    if (!(await store.memories.exists(memory._id))) {
+    if (!(await store.memories.exists(memory.id))) {
       await purge(memory);
-      throw ApplicationFailure.nonRetryable(`memory ${memory._id} was deleted`, MEMORY_DELETED);
+      throw ApplicationFailure.nonRetryable(`memory ${memory.id} was deleted`, MEMORY_DELETED);
     }
-    deps.logger.debug({ memoryId: memory._id, traces, ms: Date.now() - started }, 'workflow traces derived');
+    deps.logger.debug({ memoryId: memory.id, traces, ms: Date.now() - started }, 'workflow traces derived');
   }
 
   /**
@@ -239,25 +239,25 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     if (collectionIds.length === 0) return;
     await buildGraph(memory, collectionIds, 0, null);
     await deriveMemoryWorkflows(store, memory, collectionIds, () => heartbeat({ stage: 'workflows' }));
-    const after = await store.memories.findForIngestion(memory._id);
+    const after = await store.memories.findForIngestion(memory.id);
     // Deleted, or detached again meanwhile: take back what this run wrote.
     if (!after) return purge(memory);
     const detached = collectionIds.filter((id) => !after.collection_ids.includes(id));
     if (detached.length > 0) {
-      await store.graph.removeMemories([memory._id], detached);
-      await store.workflows.removeMemories([memory._id], detached);
+      await store.graph.removeMemories([memory.id], detached);
+      await store.workflows.removeMemories([memory.id], detached);
     }
     // Search processes reload the memory's graph (and vectors) from the store.
-    await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
+    await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
   }
 
   async function embedAndIndex(input: StageInput): Promise<IndexResult> {
-    const memory = { _id: input.memoryId, tenant_id: input.tenantId };
+    const memory = { id: input.memoryId, tenant_id: input.tenantId };
     const target = targetOf(input);
     const embedder = await deps.embedder();
     await enterStage(input, 'indexing');
 
-    const chunks = await store.chunks.forMemory(memory._id);
+    const chunks = await store.chunks.forMemory(memory.id);
     // Resume: chunks embedded by an earlier attempt with the same model are kept.
     const todo = chunks.filter((chunk) => chunk.embedding_model !== embedder.modelId);
     const total = chunks.length;
@@ -278,10 +278,10 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     }
 
     // Chunks take the memory's current collections: an update may have changed them mid-run.
-    const current = await store.memories.findForIngestion(memory._id);
-    if (current) await store.chunks.setCollections(memory._id, current.collection_ids);
-    await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
-    const stillThere = await store.memories.setStatus(memory._id, 'complete', {
+    const current = await store.memories.findForIngestion(memory.id);
+    if (current) await store.chunks.setCollections(memory.id, current.collection_ids);
+    await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
+    const stillThere = await store.memories.setStatus(memory.id, 'complete', {
       embedding_model: embedder.modelId,
       status_message: null,
       indexed_chunk_count: total,
@@ -302,23 +302,23 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     if (input.append) {
       // A failed append takes back only its own messages; what was searchable before stays so.
       const { fromChunk, fromMessage } = input.append;
-      await store.chunks.deleteFromIndex(memory._id, fromChunk);
-      await store.graph.removeChunkProvenance(memory._id, memory.collection_ids, fromChunk);
-      await store.workflows.removeMemories([memory._id], memory.collection_ids, fromChunk);
-      await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
-      await store.memories.abandonAppend(memory._id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);
+      await store.chunks.deleteFromIndex(memory.id, fromChunk);
+      await store.graph.removeChunkProvenance(memory.id, memory.collection_ids, fromChunk);
+      await store.workflows.removeMemories([memory.id], memory.collection_ids, fromChunk);
+      await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
+      await store.memories.abandonAppend(memory.id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);
       await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, `append failed: ${input.message}`);
-      deps.logger.info({ memoryId: memory._id, reason: input.message }, 'append failed');
+      deps.logger.info({ memoryId: memory.id, reason: input.message }, 'append failed');
       return;
     }
     // Nothing partial stays searchable; the record (with its reason) and its files stay.
-    await store.chunks.deleteForMemories([memory._id]);
-    await store.graph.removeMemories([memory._id]);
-    await store.workflows.removeMemories([memory._id]);
-    await store.indexChanges.publish('remove', memory.tenant_id, [memory._id]);
-    await store.memories.setStatus(memory._id, 'failed', { status_message: input.message, chunk_count: 0 });
+    await store.chunks.deleteForMemories([memory.id]);
+    await store.graph.removeMemories([memory.id]);
+    await store.workflows.removeMemories([memory.id]);
+    await store.indexChanges.publish('remove', memory.tenant_id, [memory.id]);
+    await store.memories.setStatus(memory.id, 'failed', { status_message: input.message, chunk_count: 0 });
     await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, input.message);
-    deps.logger.info({ memoryId: memory._id, reason: input.message }, 'ingestion failed');
+    deps.logger.info({ memoryId: memory.id, reason: input.message }, 'ingestion failed');
   }
 
   return { readContent, extractStructure, deriveWorkflows, embedAndIndex, markFailed, projectGraph };

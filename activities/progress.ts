@@ -6,7 +6,7 @@ import { progressReported } from '../core/metrics.js';
 import { Context } from '@temporalio/activity';
 import type { UserStage } from '../store/events.js';
 import type { Store } from '../store/index.js';
-import type { MemoryDoc } from '../store/memories.js';
+import type { Memory } from '../core/memory-model.js';
 
 export interface ProgressTarget {
   memoryId: string;
@@ -14,8 +14,8 @@ export interface ProgressTarget {
   collectionIds: string[];
 }
 
-export const progressTargetOf = (memory: Pick<MemoryDoc, '_id' | 'tenant_id' | 'collection_ids'>): ProgressTarget => ({
-  memoryId: memory._id,
+export const progressTargetOf = (memory: Pick<Memory, 'id' | 'tenant_id' | 'collection_ids'>): ProgressTarget => ({
+  memoryId: memory.id,
   tenantId: memory.tenant_id,
   collectionIds: memory.collection_ids,
 });

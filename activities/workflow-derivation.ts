@@ -6,22 +6,22 @@
  */
 import { deriveTraces, type LinkableEntity } from '../extractors/procedures/derive.js';
 import type { Store } from '../store/index.js';
-import type { MemoryDoc } from '../store/memories.js';
+import type { Memory } from '../core/memory-model.js';
 import type { NewTrace } from '../store/workflows.js';
 
 /** Derives and stores the memory's traces in each collection; returns how many per collection (the most). */
 export async function deriveMemoryWorkflows(
   store: Store,
-  memory: Pick<MemoryDoc, '_id' | 'tenant_id' | 'created_at'>,
+  memory: Pick<Memory, 'id' | 'tenant_id' | 'created_at'>,
   collectionIds: string[],
   onProgress: () => void,
 ): Promise<number> {
-  const chunks = (await store.chunks.forMemory(memory._id)).map((chunk) => ({
+  const chunks = (await store.chunks.forMemory(memory.id)).map((chunk) => ({
     index: chunk.index,
     text: chunk.text,
     role: chunk.source.type === 'message' ? chunk.source.role : undefined,
   }));
-  const mentions = await store.graph.mentionsOfMemories([memory._id]);
+  const mentions = await store.graph.mentionsOfMemories([memory.id]);
   let most = 0;
   for (const collectionId of collectionIds) {
     const scope = { tenantId: memory.tenant_id, collectionId };
@@ -48,7 +48,7 @@ export async function deriveMemoryWorkflows(
           .map((fact) => fact._id),
       };
     });
-    await store.workflows.replaceMemoryTraces(scope, memory._id, memory.created_at, traces);
+    await store.workflows.replaceMemoryTraces(scope, memory.id, memory.created_at, traces);
     most = Math.max(most, traces.length);
   }
   return most;

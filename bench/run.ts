@@ -634,7 +634,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   if (runs('latency')) {
     ({ embeddingModel, sampleId } = await latencyScenario(
       api,
-      boot.collection._id,
+      boot.collection.id,
       backing.temporalAddress,
       config.TEMPORAL_NAMESPACE,
       servicePid,
@@ -644,7 +644,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   let pipeline: PipelineFigures | null = null;
   if (runs('ingest')) {
     const ingestCollection = await admin.createCollection(tenantId, 'ingest');
-    pipeline = await ingestScenario(api, store, tenantId, ingestCollection._id, ingestTexts, servicePid);
+    pipeline = await ingestScenario(api, store, tenantId, ingestCollection.id, ingestTexts, servicePid);
   }
 
   if (runs('retrieval')) {
@@ -658,15 +658,15 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   }
 
   if (runs('search')) {
-    if (!embeddingModel || !sampleId) ({ embeddingModel, sampleId } = await probeEmbedding(api, boot.collection._id));
+    if (!embeddingModel || !sampleId) ({ embeddingModel, sampleId } = await probeEmbedding(api, boot.collection.id));
     const [sampleChunk] = await store.chunks.forMemory(sampleId, { withEmbeddings: true });
     if (!sampleChunk?.embedding) throw new Error(`memory ${sampleId} has no stored embedding`);
     const dimensions = sampleChunk.embedding.buffer.byteLength / Float32Array.BYTES_PER_ELEMENT;
     const text = new SyntheticText();
     for (const size of SEARCH_SIZES) {
       const collection = await admin.createCollection(tenantId, `search-${size.label}`);
-      await searchScenario(api, store, tenantId, collection._id, size, text, embeddingModel, dimensions, servicePid);
-      searchCollections.set(size.label, collection._id);
+      await searchScenario(api, store, tenantId, collection.id, size, text, embeddingModel, dimensions, servicePid);
+      searchCollections.set(size.label, collection.id);
     }
   }
 
@@ -681,7 +681,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
       const collection = await admin.createCollection(tenantId, `budget-${i}`);
       await writeSyntheticCorpus(store, {
         tenantId,
-        collectionId: collection._id,
+        collectionId: collection.id,
         embeddingModel: modelId,
         dimensions,
         memories: Math.max(1, Math.round(BUDGET_CHUNKS / SEARCH_CHUNKS_PER_MEMORY)),
@@ -689,7 +689,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
         seed: 7007 + i,
         text,
       });
-      budgetCollections.push(collection._id);
+      budgetCollections.push(collection.id);
     }
     const random = seededRandom(8008);
     await budgetScenario({
@@ -715,7 +715,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
       const written = performance.now();
       await writeSyntheticCorpus(store, {
         tenantId,
-        collectionId: collection._id,
+        collectionId: collection.id,
         embeddingModel: modelId,
         dimensions,
         memories: Math.max(1, Math.round(chunks / SEARCH_CHUNKS_PER_MEMORY)),
@@ -724,7 +724,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
         text,
       });
       info(`   written in ${seconds(performance.now() - written).toFixed(1)} s`);
-      coldCollection = collection._id;
+      coldCollection = collection.id;
     }
     await coldLoad(store, coldCollection, modelId, dimensions, label);
   }
@@ -732,7 +732,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   if (runs('events')) {
     info('6) live events: append → WebSocket receipt latency, and delivery rate of one API process');
     const eventsCollection = await admin.createCollection(tenantId, 'events');
-    await eventScenario(baseUrl, boot.apiKey, store, tenantId, eventsCollection._id);
+    await eventScenario(baseUrl, boot.apiKey, store, tenantId, eventsCollection.id);
   }
 
   if (runs('fairness')) {
@@ -766,7 +766,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
         store,
         tenant: async (name) => {
           const created = await admin.bootstrap(`${name}-${Date.now().toString(36)}`, 'main', 'bench');
-          return { tenantId: created.tenant._id, apiKey: created.apiKey, collectionId: created.collection._id };
+          return { tenantId: created.tenant._id, apiKey: created.apiKey, collectionId: created.collection.id };
         },
         extraKey: async (tenantId) => (await admin.createKey(tenantId, 'bench-second')).key,
         rssMb: () => readRssMb(fairnessApi.pid ?? 0)?.rss ?? null,
@@ -778,8 +778,8 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
 
   if (runs('device')) {
     const deviceCollection = await admin.createCollection(tenantId, 'device');
-    await deviceScenario(baseUrl, boot.apiKey, deviceCollection._id, () =>
-      store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection._id, status: 'complete' }),
+    await deviceScenario(baseUrl, boot.apiKey, deviceCollection.id, () =>
+      store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection.id, status: 'complete' }),
     );
   }
 

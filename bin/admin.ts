@@ -196,16 +196,16 @@ async function main(): Promise<void> {
       case 'collection create': {
         const collection = await admin.createCollection(need(values.tenant, '--tenant'), need(arg, '<name>'));
         print(
-          { id: collection._id, name: collection.name, tenant_id: collection.tenant_id },
-          `collection ${collection._id} ${collection.name}`,
+          { id: collection.id, name: collection.name, tenant_id: collection.tenant_id },
+          `collection ${collection.id} ${collection.name}`,
         );
         break;
       }
       case 'collection list': {
         const items = await admin.listCollections(need(values.tenant, '--tenant'));
         print(
-          items.map((c) => ({ id: c._id, name: c.name })),
-          items.map((c) => `${c._id}  ${c.name}`).join('\n'),
+          items.map((c) => ({ id: c.id, name: c.name })),
+          items.map((c) => `${c.id}  ${c.name}`).join('\n'),
         );
         break;
       }
@@ -216,8 +216,8 @@ async function main(): Promise<void> {
           values.name ?? 'bootstrap',
         );
         print(
-          { tenant_id: result.tenant._id, api_key: result.apiKey, key_id: result.keyId, collection_id: result.collection._id },
-          `tenant ${result.tenant._id}\napi key ${result.apiKey}\ncollection ${result.collection._id} ${result.collection.name}`,
+          { tenant_id: result.tenant._id, api_key: result.apiKey, key_id: result.keyId, collection_id: result.collection.id },
+          `tenant ${result.tenant._id}\napi key ${result.apiKey}\ncollection ${result.collection.id} ${result.collection.name}`,
         );
         break;
       }

@@ -29,6 +29,12 @@ export interface MessageInput {
   content: string;
 }
 
+/** A chunk as a memory's reader sees it: its text and where it came from. */
+export interface ChunkText {
+  text: string;
+  source: ChunkSource;
+}
+
 export interface ChunkSource {
   /** Where in the memory's content the chunk came from. */
   type: 'text' | 'chunk' | 'message' | 'file';

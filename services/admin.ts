@@ -1,6 +1,6 @@
 /** Operator use cases behind the admin CLI and the dev bootstrap: tenants, keys, collections. */
 import type { Store } from '../store/index.js';
-import type { CollectionDoc } from '../store/collections.js';
+import type { Collection } from '../core/memory-model.js';
 import type { ApiKeyDoc, TenantDoc } from '../store/tenants.js';
 import { createCollectionService } from './collections.js';
 
@@ -31,10 +31,10 @@ export function createAdminService(store: Store) {
     async revokeKey(keyId: string): Promise<void> {
       if (!(await store.tenants.revokeKey(keyId))) throw new AdminError(`no active key with id "${keyId}"`);
     },
-    async createCollection(tenantRef: string, name: string): Promise<CollectionDoc> {
+    async createCollection(tenantRef: string, name: string): Promise<Collection> {
       return collections.create((await tenant(tenantRef))._id, { name });
     },
-    async listCollections(tenantRef: string): Promise<CollectionDoc[]> {
+    async listCollections(tenantRef: string): Promise<Collection[]> {
       return (await collections.list((await tenant(tenantRef))._id, 0, 10_000)).items;
     },
     /** Tenant (reused if it exists) + a fresh key + a collection (reused if it exists). */

@@ -1,6 +1,7 @@
 import { AppError, conflict, notFound } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import { CollectionNameTakenError, type CollectionDoc } from '../store/collections.js';
+import type { Collection } from '../core/memory-model.js';
+import { CollectionNameTakenError } from '../store/collections.js';
 import type { Store } from '../store/index.js';
 
 export interface CreateCollectionInput {
@@ -38,11 +39,11 @@ export function createCollectionService(store: Store, limits: CollectionLimits =
   }
 
   return {
-    async create(tenantId: string, input: CreateCollectionInput): Promise<CollectionDoc> {
+    async create(tenantId: string, input: CreateCollectionInput): Promise<Collection> {
       await assertBelowLimit(tenantId, input.name);
       try {
         return await store.collections.create({
-          _id: newId(),
+          id: newId(),
           tenant_id: tenantId,
           name: input.name,
           description: input.description ?? null,
@@ -57,13 +58,13 @@ export function createCollectionService(store: Store, limits: CollectionLimits =
       }
     },
 
-    async get(tenantId: string, id: string): Promise<CollectionDoc> {
+    async get(tenantId: string, id: string): Promise<Collection> {
       const collection = await store.collections.findById(tenantId, id);
       if (!collection) throw notFound('collection', id);
       return collection;
     },
 
-    async getByName(tenantId: string, name: string): Promise<CollectionDoc> {
+    async getByName(tenantId: string, name: string): Promise<Collection> {
       const collection = await store.collections.findByName(tenantId, name);
       if (!collection) throw new AppError(404, 'collection_not_found', `No collection named ${name}`);
       return collection;
@@ -88,12 +89,12 @@ export function createCollectionService(store: Store, limits: CollectionLimits =
     },
 
     /** A new ephemeral collection for an imported snapshot; the caller fills it, the sweeper removes it after `ttlSeconds`. */
-    async createEphemeral(tenantId: string, ttlSeconds: number): Promise<CollectionDoc> {
+    async createEphemeral(tenantId: string, ttlSeconds: number): Promise<Collection> {
       const id = newId();
       await assertBelowLimit(tenantId, `snapshot-import-${id}`);
       const now = new Date();
       return store.collections.create({
-        _id: id,
+        id,
         tenant_id: tenantId,
         name: `snapshot-import-${id}`,
         description: 'Imported device snapshot (ephemeral, read-only)',

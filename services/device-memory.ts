@@ -234,13 +234,13 @@ export function createDeviceMemoryService(deps: {
         const opened = await load(tenantId, source);
         const loadedAt = performance.now();
         const collection = await deps.collections.createEphemeral(tenantId, options.ephemeralTtlSeconds);
-        const scope = { tenantId, collectionId: collection._id };
+        const scope = { tenantId, collectionId: collection.id };
         const { memories, graph } = translateIds(opened, scope, opened.embedder.dimensions);
         try {
           await store.snapshots.writeImport(scope, opened.embedder.modelId, memories, graph);
           deps.logger.info(
             {
-              collectionId: collection._id,
+              collectionId: collection.id,
               episodes: memories.length,
               mentions: graph.mentions.length,
               open_ms: Math.round(loadedAt - started),
@@ -256,11 +256,11 @@ export function createDeviceMemoryService(deps: {
               memories.map((memory) => memory.id),
             )
             .catch(() => undefined);
-          await store.snapshots.removeLeftoversOf(tenantId, collection._id).catch(() => undefined);
-          await store.collections.remove(collection._id).catch(() => undefined);
+          await store.snapshots.removeLeftoversOf(tenantId, collection.id).catch(() => undefined);
+          await store.collections.remove(collection.id).catch(() => undefined);
           throw error;
         }
-        return { ephemeralCollectionId: collection._id, expiresAt: collection.expires_at! };
+        return { ephemeralCollectionId: collection.id, expiresAt: collection.expires_at! };
       });
     },
 
@@ -338,14 +338,14 @@ export function createDeviceMemoryService(deps: {
       let removed = 0;
       for (const collection of await store.collections.expired(new Date(), 20)) {
         for (;;) {
-          const ids = await store.snapshots.memoryIdsOf(collection.tenant_id, collection._id, 500);
+          const ids = await store.snapshots.memoryIdsOf(collection.tenant_id, collection.id, 500);
           if (ids.length === 0) break;
           await deps.deleteMemories(collection.tenant_id, ids);
         }
-        await store.snapshots.removeLeftoversOf(collection.tenant_id, collection._id);
-        await store.collections.remove(collection._id);
+        await store.snapshots.removeLeftoversOf(collection.tenant_id, collection.id);
+        await store.collections.remove(collection.id);
         // Every API process (this one included) drops the collection's index partitions when it reads this.
-        await store.indexChanges.publishCollectionDropped(collection.tenant_id, collection._id);
+        await store.indexChanges.publishCollectionDropped(collection.tenant_id, collection.id);
         removed += 1;
       }
       return removed;

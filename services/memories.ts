@@ -10,11 +10,12 @@ import { sniffMediaType } from '../extractors/sniff.js';
 import { UnreadableContentError } from '../extractors/types.js';
 import { appendWorkflowId, ingestWorkflowId, newId } from '../core/ids.js';
 import { METADATA_MAX_BYTES, metadataBytes } from '../core/limits.js';
+import type { MemoryFilter } from '../core/memory-filter.js';
 import type { Logger } from '../core/logger.js';
-import type { ChunkDoc } from '../store/chunks.js';
 import { isDuplicateKeyError } from '../store/db.js';
 import type { Store } from '../store/index.js';
-import type { MemoryContent, MemoryDoc, MemoryFile, MemoryKind, MemorySummaryDoc, MessageInput } from '../store/memories.js';
+import type { ChunkText, MemoryContent, MemoryFile, MemoryKind, MessageInput } from '../core/content-model.js';
+import type { Memory, MemorySummary } from '../core/memory-model.js';
 import type { Purge } from '../store/memory-purge.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { CollectionService } from './collections.js';
@@ -48,7 +49,7 @@ const isInline = (file: UploadedFile | UploadReference): file is UploadedFile =>
 
 export interface MemoryListInput {
   collectionIds: string[];
-  metadataFilter: Record<string, unknown>;
+  filter: MemoryFilter;
   offset: number;
   limit: number;
 }
@@ -87,10 +88,10 @@ const requestHash = (input: CreateMemoryInput): string =>
 export function createMemoryService(deps: MemoryServiceDeps) {
   const { store, orchestrator, logger } = deps;
 
-  async function insertQueued(tenantId: string, memoryId: string, input: CreateMemoryInput): Promise<MemoryDoc> {
+  async function insertQueued(tenantId: string, memoryId: string, input: CreateMemoryInput): Promise<Memory> {
     const now = new Date();
-    const memory: MemoryDoc = {
-      _id: memoryId,
+    const memory: Memory = {
+      id: memoryId,
       tenant_id: tenantId,
       collection_ids: [input.collectionId],
       kind: input.kind,
@@ -189,9 +190,9 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   }
 
   /** Returns false when the workflow already existed (starting is idempotent). */
-  async function start(memory: Pick<MemoryDoc, '_id' | 'tenant_id' | 'collection_ids' | 'append' | 'workflow_id'>): Promise<boolean> {
+  async function start(memory: Pick<Memory, 'id' | 'tenant_id' | 'collection_ids' | 'append' | 'workflow_id'>): Promise<boolean> {
     const started = await orchestrator.startIngestion({
-      memoryId: memory._id,
+      memoryId: memory.id,
       tenantId: memory.tenant_id,
       collectionIds: memory.collection_ids,
       ...(memory.append
@@ -221,7 +222,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   }
 
   /** Name, metadata (merged or replaced) and collections; only what is given changes. */
-  async function update(tenantId: string, memoryId: string, input: UpdateMemoryInput): Promise<MemoryDoc> {
+  async function update(tenantId: string, memoryId: string, input: UpdateMemoryInput): Promise<Memory> {
     const memory = await store.memories.find(tenantId, memoryId);
     if (!memory) throw notFound('memory', memoryId);
     const set: Record<string, unknown> = {};
@@ -291,25 +292,25 @@ export function createMemoryService(deps: MemoryServiceDeps) {
    * graph leaves the collections it left, every search process reloads the memory, and the graph
    * is projected into the collections it joined. Idempotent; the record is cleared last.
    */
-  async function carryCollectionChange(memory: MemorySummaryDoc): Promise<void> {
+  async function carryCollectionChange(memory: MemorySummary): Promise<void> {
     const sync = memory.collections_sync;
     if (!sync) return;
-    await store.chunks.setCollections(memory._id, memory.collection_ids);
+    await store.chunks.setCollections(memory.id, memory.collection_ids);
     const left = sync.removed.filter((id) => !memory.collection_ids.includes(id));
     if (left.length > 0) {
-      await store.graph.removeMemories([memory._id], left);
-      await store.workflows.removeMemories([memory._id], left);
+      await store.graph.removeMemories([memory.id], left);
+      await store.workflows.removeMemories([memory.id], left);
     }
-    await store.indexChanges.publish('upsert', memory.tenant_id, [memory._id]);
+    await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
     const joined = sync.added.filter((id) => memory.collection_ids.includes(id));
     if (joined.length > 0 && memory.status === 'complete') {
-      await orchestrator.startGraphProjection({ memoryId: memory._id, tenantId: memory.tenant_id, collectionIds: joined });
+      await orchestrator.startGraphProjection({ memoryId: memory.id, tenantId: memory.tenant_id, collectionIds: joined });
     }
-    await store.memories.clearCollectionSync(memory._id, sync.since);
+    await store.memories.clearCollectionSync(memory.id, sync.since);
   }
 
   /** Adds messages to a conversation memory; only they are read, structured and indexed. */
-  async function append(tenantId: string, memoryId: string, input: AppendMessagesInput): Promise<MemoryDoc> {
+  async function append(tenantId: string, memoryId: string, input: AppendMessagesInput): Promise<Memory> {
     const memory = await store.memories.find(tenantId, memoryId);
     if (!memory) throw notFound('memory', memoryId);
     if (memory.kind !== 'conversation' || !memory.content.messages) {
@@ -355,7 +356,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       tenantId: string,
       input: CreateMemoryInput,
       idempotencyKey: string | null,
-    ): Promise<{ memory: MemoryDoc; replayed: boolean }> {
+    ): Promise<{ memory: Memory; replayed: boolean }> {
       await deps.collections.assertWritable(tenantId, [input.collectionId], 'collection_id');
       if (input.files) await assertSupportedFiles(input.files.filter(isInline));
       let memoryId = newId();
@@ -390,7 +391,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
 
       const taken = new Map<string, MemoryFile>();
       let content = input.content;
-      let memory: MemoryDoc;
+      let memory: Memory;
       try {
         if (input.files) content = { files: await gatherFiles(tenantId, memoryId, input.collectionId, input.files, taken) };
         memory = await insertQueued(tenantId, memoryId, { ...input, content });
@@ -415,7 +416,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     update,
     append,
 
-    async get(tenantId: string, memoryId: string): Promise<{ memory: MemoryDoc; chunks: ChunkDoc[] }> {
+    async get(tenantId: string, memoryId: string): Promise<{ memory: Memory; chunks: ChunkText[] }> {
       const memory = await store.memories.find(tenantId, memoryId);
       if (!memory) throw notFound('memory', memoryId);
       // Retrieval by id is a use of the memory: it raises its activation in later searches.
@@ -441,7 +442,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       return { file, stream: store.files.openDownload(file.file_id) };
     },
 
-    async list(tenantId: string, input: MemoryListInput): Promise<{ items: MemorySummaryDoc[]; total: number }> {
+    async list(tenantId: string, input: MemoryListInput): Promise<{ items: MemorySummary[]; total: number }> {
       if (input.collectionIds.length > 0) await deps.collections.assertReadable(tenantId, input.collectionIds, 'collection_ids');
       return store.memories.list({ tenantId, ...input });
     },

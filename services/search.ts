@@ -15,7 +15,7 @@ import { observeSearch, unconfidentEventsSuppressed } from '../core/metrics.js';
 import { TokenBuckets } from '../core/token-bucket.js';
 import { ConcurrencyGate } from '../core/concurrency-gate.js';
 import { rateLimited, serviceUnavailable, unprocessable, type AppError } from '../core/errors.js';
-import type { Filter } from 'mongodb';
+import { isEmptyFilter, type MemoryFilter } from '../core/memory-filter.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import type { Logger } from '../core/logger.js';
 import type { Embedder } from '../models/embedder.js';
@@ -24,7 +24,7 @@ import { ALL_SIGNALS, DEFAULT_FUSION_WEIGHTS, fuse, type Candidate, type ScoreBr
 import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
-import type { MemoryDoc, MemoryKind, MemorySummaryDoc } from '../store/memories.js';
+import type { MemorySummary } from '../core/memory-model.js';
 import type { Principal } from './auth.js';
 import type { CollectionService } from './collections.js';
 import {
@@ -39,14 +39,6 @@ import {
   type GraphSignal,
 } from './graph-search.js';
 
-export interface SearchFilters {
-  /** Already validated and translated (`metadata.<field>` → operator object). */
-  metadata: Record<string, unknown>;
-  createdAfter?: Date;
-  createdBefore?: Date;
-  kind?: MemoryKind;
-}
-
 export interface SearchInput {
   query: string;
   collectionIds: string[];
@@ -54,11 +46,11 @@ export interface SearchInput {
   signals: ReadonlySet<SignalName>;
   /** Whether the returned memories count as used (activation). */
   trackAccess: boolean;
-  filters: SearchFilters;
+  filters: MemoryFilter;
 }
 
 export interface SearchHit {
-  memory: MemorySummaryDoc;
+  memory: MemorySummary;
   chunkIndex: number;
   text: string;
   source: ChunkSource;
@@ -139,23 +131,8 @@ export function createSearchService(deps: {
 }) {
   const { store, tuning } = deps;
 
-  function memoryFilter(filters: SearchFilters): Filter<MemoryDoc> {
-    const filter: Record<string, unknown> = { ...filters.metadata };
-    if (filters.kind) filter.kind = filters.kind;
-    if (filters.createdAfter || filters.createdBefore) {
-      filter.created_at = {
-        ...(filters.createdAfter ? { $gte: filters.createdAfter } : {}),
-        ...(filters.createdBefore ? { $lt: filters.createdBefore } : {}),
-      };
-    }
-    return filter as Filter<MemoryDoc>;
-  }
-
-  const hasFilters = (filters: SearchFilters): boolean =>
-    Object.keys(filters.metadata).length > 0 || !!filters.kind || !!filters.createdAfter || !!filters.createdBefore;
-
   function assess(hits: SearchHit[], graph: GraphSignal, activations: Map<string, number>): SearchConfidence {
-    const memoryIds = [...new Set(hits.map((hit) => hit.memory._id))];
+    const memoryIds = [...new Set(hits.map((hit) => hit.memory.id))];
     const hitActivations = memoryIds.map((id) => activations.get(id) ?? 0);
     const factConfidences = graph.relationships.map((fact) => fact.confidence);
     const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
@@ -199,7 +176,7 @@ export function createSearchService(deps: {
       const started = performance.now();
       const { signals } = input;
       await deps.collections.assertReadable(tenantId, input.collectionIds, 'collection_ids');
-      const pool = hasFilters(input.filters) ? FILTERED_POOL : Math.max(POOL, input.limit * 5);
+      const pool = isEmptyFilter(input.filters) ? Math.max(POOL, input.limit * 5) : FILTERED_POOL;
 
       // The partitions are held from prepare to release, so the memory budget never evicts them mid-search.
       const prepared = deps.searchIndex.prepare(input.collectionIds, tenantId).catch((error: unknown) => {
@@ -264,14 +241,14 @@ export function createSearchService(deps: {
       // hundred memory records per search was most of its time at 100k chunks.) Filters need the
       // whole pool, since they may remove any of the leaders.
       let leaders = [...candidates.values()];
-      if (!hasFilters(input.filters) && leaders.length > wanted) {
+      if (isEmptyFilter(input.filters) && leaders.length > wanted) {
         const preliminary = fuse(leaders, fusionContext, DEFAULT_FUSION_WEIGHTS);
         const headroom = signals.has('activation') && signals.size > 1 ? DEFAULT_FUSION_WEIGHTS.activation + 0.001 : 0.001;
         const bar = preliminary[wanted - 1]!.score - headroom;
         leaders = preliminary.filter((entry) => entry.score >= bar).map(({ score: _score, breakdown: _breakdown, ...entry }) => entry);
       }
       const memoryIds = [...new Set(leaders.map((entry) => entry.memoryId))];
-      const memories = await store.memories.searchable(tenantId, memoryIds, memoryFilter(input.filters));
+      const memories = await store.memories.searchable(tenantId, memoryIds, input.filters);
       const now = Date.now();
       const activations = new Map<string, number>();
       for (const [id, memory] of memories) activations.set(id, activationOf(memory.created_at, memory.accessed_at, now));
@@ -280,7 +257,7 @@ export function createSearchService(deps: {
       const checked = new Set(memoryIds);
       const known = (id: string): boolean | undefined => (memories.has(id) ? true : checked.has(id) ? false : undefined);
       const toCheck = backersToCheck(rawGraph, known);
-      const moreVisible = toCheck.length > 0 ? await store.memories.searchable(tenantId, toCheck, memoryFilter(input.filters)) : new Map();
+      const moreVisible = toCheck.length > 0 ? await store.memories.searchable(tenantId, toCheck, input.filters) : new Map();
       const graph = visibleGraph(rawGraph, (id) => memories.has(id) || moreVisible.has(id));
       for (const entry of visible) entry.activation = activations.get(entry.memoryId);
       const fused = fuse(visible, fusionContext, DEFAULT_FUSION_WEIGHTS);
@@ -314,7 +291,7 @@ export function createSearchService(deps: {
       const confidence = assess(hits, graph, activations);
       const sideEffects: Promise<void>[] = [];
       if (confidence.unconfident) sideEffects.push(announceUnconfident(principal, input.collectionIds, input.query, confidence));
-      if (input.trackAccess) sideEffects.push(store.memories.recordAccess([...new Set(hits.map((hit) => hit.memory._id))]));
+      if (input.trackAccess) sideEffects.push(store.memories.recordAccess([...new Set(hits.map((hit) => hit.memory.id))]));
       // Neither may fail the search it describes; both are logged.
       await Promise.all(
         sideEffects.map((effect) => effect.catch((error: unknown) => deps.logger.warn({ err: error }, 'search side effect failed'))),

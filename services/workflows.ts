@@ -6,7 +6,7 @@
 import { AppError, notFound } from '../core/errors.js';
 import type { Store } from '../store/index.js';
 import type { GraphScope } from '../store/graph.js';
-import type { WorkflowInstanceDoc, WorkflowPatternDoc, WorkflowTraceDoc } from '../store/workflows.js';
+import type { WorkflowInstance, WorkflowPattern, WorkflowTrace } from '../core/workflow-model.js';
 import type { CollectionService } from './collections.js';
 
 export interface StateView {
@@ -19,19 +19,19 @@ export interface StateView {
 
 export interface HistoryEntry {
   state: StateView;
-  trace: WorkflowTraceDoc | null;
+  trace: WorkflowTrace | null;
 }
 
 export interface InstanceDetail {
-  instance: WorkflowInstanceDoc;
+  instance: WorkflowInstance;
   currentState: StateView;
   history: HistoryEntry[];
   historyTruncated: boolean;
-  similar: WorkflowInstanceDoc[];
+  similar: WorkflowInstance[];
 }
 
 export interface PatternDetail {
-  pattern: WorkflowPatternDoc;
+  pattern: WorkflowPattern;
   instanceIds: string[];
   instanceIdsTotal: number;
 }
@@ -53,7 +53,7 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
   }
 
   /** States with their members: entities and facts still in the collection's graph (a deleted one simply drops out). */
-  async function statesOf(scope: GraphScope, traces: WorkflowTraceDoc[]): Promise<StateView[]> {
+  async function statesOf(scope: GraphScope, traces: WorkflowTrace[]): Promise<StateView[]> {
     const facts = (await store.graph.factsByIds([...new Set(traces.flatMap((trace) => trace.fact_ids))])).filter(
       (fact) => fact.tenant_id === scope.tenantId && fact.collection_id === scope.collectionId,
     );
@@ -106,14 +106,14 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
       const instance = await store.workflows.findInstance(scope, instanceOrTraceId);
       if (!instance) throw notFound('workflow_instance', instanceOrTraceId);
       const [history, current, similar] = await Promise.all([
-        store.workflows.history(scope, instance._id, query.historyLimit),
+        store.workflows.history(scope, instance.id, query.historyLimit),
         store.workflows.traceById(scope, instance.current_trace_id),
         store.workflows.similarInstances(scope, instance, query.similarLimit),
       ]);
       const states = await statesOf(scope, current ? [...history.traces, current] : history.traces);
       const currentState: StateView = current
         ? states[states.length - 1]!
-        : { nodeId: instance._id, description: instance.current_state_description, enteredAt: null, entities: [], facts: [] };
+        : { nodeId: instance.id, description: instance.current_state_description, enteredAt: null, entities: [], facts: [] };
       return {
         instance,
         currentState,

@@ -87,5 +87,4 @@ export async function openStore(
 }
 
 export type { ChunkDoc } from './chunks.js';
-export type { CollectionDoc } from './collections.js';
-export type { MemoryDoc, MemoryStatus, MemorySummaryDoc, MemoryKind } from './memories.js';
+export type { MemoryStatus, MemoryKind } from './memories.js';

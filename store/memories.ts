@@ -1,63 +1,26 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import type { MemoryContent, MemoryKind, MemoryStatus, MessageInput } from '../core/content-model.js';
+import type { MemoryStatus, MessageInput } from '../core/content-model.js';
+import type { MemoryFilter } from '../core/memory-filter.js';
+import { isEmptyFilter, NO_FILTER } from '../core/memory-filter.js';
+import { isSearchable, type AppendRun, type Memory, type MemorySummary } from '../core/memory-model.js';
+import { memoryQuery } from './memory-filter.js';
+import { fromStored, toStored, type Stored } from './stored.js';
+
+const memoryOf = (doc: MemoryDoc | null): Memory | null => (doc ? fromStored<Memory>(doc) : null);
+const summaryOf = (doc: MemorySummaryDoc): MemorySummary => fromStored<MemorySummary>(doc);
 
 export type { MemoryContent, MemoryFile, MemoryKind, MemoryStatus, MessageInput } from '../core/content-model.js';
 
-export interface MemoryDoc {
-  _id: string;
-  tenant_id: string;
-  collection_ids: string[];
-  kind: MemoryKind;
-  name: string | null;
-  metadata: Record<string, unknown>;
-  content: MemoryContent;
-  status: MemoryStatus;
-  status_message: string | null;
-  chunk_count: number;
-  embedding_model: string | null;
-  workflow_id: string;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-  /**
-   * Chunks [0, indexed_chunk_count) are searchable. Set when a run completes, so while appended
-   * messages are being processed the earlier ones stay searchable and the new ones are not yet.
-   * Absent on records written before appends existed: then `status === 'complete'` decides.
-   */
-  indexed_chunk_count?: number;
-  /** The run in progress when messages are appended: where the new content starts. */
-  append?: AppendRun | null;
-  /** Most recent uses (retrieval by id, appearing in search results), newest last; feeds activation. */
-  accessed_at?: Date[];
-  /**
-   * A collection change not yet carried through to chunks, graph and the index feed (written with
-   * the change itself, cleared once the graph projection has started): a crash or an unreachable
-   * Temporal after the change leaves it for the reconciler.
-   */
-  collections_sync?: CollectionSync | null;
-}
-
-export interface CollectionSync {
-  added: string[];
-  removed: string[];
-  since: Date;
-}
-
-export interface AppendRun {
-  from_message: number;
-  from_chunk: number;
-}
+export type MemoryDoc = Stored<Memory>;
+type MemorySummaryDoc = Omit<MemoryDoc, 'content'>;
 
 /** How many access times a memory keeps: enough for the activation sum, bounded in size. */
 export const ACCESS_HISTORY = 32;
 
-export type MemorySummaryDoc = Omit<MemoryDoc, 'content'>;
-
 export interface MemoryListQuery {
   tenantId: string;
   collectionIds: string[];
-  /** Already validated and translated (`metadata.<field>` → operator object). */
-  metadataFilter: Record<string, unknown>;
+  filter: MemoryFilter;
   offset: number;
   limit: number;
 }
@@ -86,10 +49,6 @@ const SUMMARY_FIELDS = Object.fromEntries(
   ].map((field) => [field, 1]),
 );
 
-/** The one "searchable" rule: complete, or complete before an append now in progress. */
-export const isSearchable = (memory: Pick<MemoryDoc, 'status' | 'indexed_chunk_count'>): boolean =>
-  memory.status === 'complete' || (memory.indexed_chunk_count ?? 0) > 0;
-
 export class MemoryRepository {
   readonly collection: Collection<MemoryDoc>;
 
@@ -104,17 +63,17 @@ export class MemoryRepository {
     await this.collection.createIndex({ 'collections_sync.since': 1 });
   }
 
-  async insert(doc: MemoryDoc): Promise<void> {
-    await this.collection.insertOne(doc);
+  async insert(memory: Memory): Promise<void> {
+    await this.collection.insertOne(toStored(memory));
   }
 
-  find(tenantId: string, id: string): Promise<MemoryDoc | null> {
-    return this.collection.findOne({ _id: id, tenant_id: tenantId });
+  async find(tenantId: string, id: string): Promise<Memory | null> {
+    return memoryOf(await this.collection.findOne({ _id: id, tenant_id: tenantId }));
   }
 
   /** Worker-side read: the workflow carries the tenant id, but the memory id is already unique. */
-  findForIngestion(id: string): Promise<MemoryDoc | null> {
-    return this.collection.findOne({ _id: id });
+  async findForIngestion(id: string): Promise<Memory | null> {
+    return memoryOf(await this.collection.findOne({ _id: id }));
   }
 
   exists(id: string): Promise<boolean> {
@@ -125,21 +84,21 @@ export class MemoryRepository {
    * The search-time visibility check: memories among `ids` that exist and have searchable chunks
    * (complete, or complete before an append now in progress), narrowed by the search's filters.
    */
-  async searchable(tenantId: string, ids: string[], filter: Filter<MemoryDoc> = {}): Promise<Map<string, MemorySummaryDoc>> {
+  async searchable(tenantId: string, ids: string[], filter: MemoryFilter = NO_FILTER): Promise<Map<string, MemorySummary>> {
     // The stand-in uses the _id index only when _id is the whole filter (adding tenant_id turned a
     // 10 ms lookup into a 260 ms scan at 1,000 memories), and an exclusion projection still reads
     // the content. So: look up by _id with the summary fields named, test tenant and visibility
     // here, and apply the search's own filters in a second query only when there are some.
     const docs = (await this.collection.find({ _id: { $in: ids } }, { projection: SUMMARY_FIELDS }).toArray()) as MemorySummaryDoc[];
     let visible = docs.filter((doc) => doc.tenant_id === tenantId && isSearchable(doc));
-    if (Object.keys(filter).length > 0 && visible.length > 0) {
+    if (!isEmptyFilter(filter) && visible.length > 0) {
       const matching = await this.collection
-        .find({ ...filter, _id: { $in: visible.map((doc) => doc._id) } }, { projection: { _id: 1 } })
+        .find({ ...memoryQuery(filter), _id: { $in: visible.map((doc) => doc._id) } }, { projection: { _id: 1 } })
         .toArray();
       const keep = new Set(matching.map((doc) => doc._id));
       visible = visible.filter((doc) => keep.has(doc._id));
     }
-    return new Map(visible.map((doc) => [doc._id, doc]));
+    return new Map(visible.map((doc) => [doc._id, summaryOf(doc)]));
   }
 
   /** Records a use of each memory (keeps the last ACCESS_HISTORY); a lost concurrent push only loses one sample. */
@@ -149,10 +108,10 @@ export class MemoryRepository {
   }
 
   /** Applies a name / metadata / collections change; null when the memory is gone. */
-  async update(tenantId: string, id: string, set: Record<string, unknown>, unset: string[] = []): Promise<MemoryDoc | null> {
+  async update(tenantId: string, id: string, set: Record<string, unknown>, unset: string[] = []): Promise<Memory | null> {
     const update: Record<string, unknown> = { $set: { ...set, updated_at: new Date() } };
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, '']));
-    return this.collection.findOneAndUpdate({ _id: id, tenant_id: tenantId }, update, { returnDocument: 'after' });
+    return memoryOf(await this.collection.findOneAndUpdate({ _id: id, tenant_id: tenantId }, update, { returnDocument: 'after' }));
   }
 
   /**
@@ -166,8 +125,8 @@ export class MemoryRepository {
     expected: { chunkCount: number; messageCount: number },
     messages: MessageInput[],
     workflowId: string,
-  ): Promise<MemoryDoc | null> {
-    return this.collection.findOneAndUpdate(
+  ): Promise<Memory | null> {
+    const doc = await this.collection.findOneAndUpdate(
       {
         _id: id,
         tenant_id: tenantId,
@@ -187,6 +146,7 @@ export class MemoryRepository {
       },
       { returnDocument: 'after' },
     );
+    return memoryOf(doc);
   }
 
   /** A failed append: its messages are dropped and the memory is back to what it was. */
@@ -210,8 +170,8 @@ export class MemoryRepository {
     return result.matchedCount === 1;
   }
 
-  async list(query: MemoryListQuery): Promise<{ items: MemorySummaryDoc[]; total: number }> {
-    const filter: Filter<MemoryDoc> = { tenant_id: query.tenantId, ...query.metadataFilter };
+  async list(query: MemoryListQuery): Promise<{ items: MemorySummary[]; total: number }> {
+    const filter: Filter<MemoryDoc> = { tenant_id: query.tenantId, ...memoryQuery(query.filter) };
     if (query.collectionIds.length > 0) filter.collection_ids = { $in: query.collectionIds };
     const [items, total] = await Promise.all([
       this.collection
@@ -219,11 +179,11 @@ export class MemoryRepository {
         .toArray(),
       this.collection.countDocuments(filter),
     ]);
-    return { items: items as MemorySummaryDoc[], total };
+    return { items: (items as MemorySummaryDoc[]).map(summaryOf), total };
   }
 
   /** Moves a memory's status forward; a no-op (false) if the memory has been deleted meanwhile. */
-  async setStatus(id: string, status: MemoryStatus, extra: Partial<MemoryDoc> = {}): Promise<boolean> {
+  async setStatus(id: string, status: MemoryStatus, extra: Partial<Omit<Memory, 'id'>> = {}): Promise<boolean> {
     const now = new Date();
     const result = await this.collection.updateOne(
       { _id: id },
@@ -237,14 +197,14 @@ export class MemoryRepository {
    * Changes the collections (and whatever else is in `set`) and records what is left to carry
    * through, merged with anything an earlier change left unfinished.
    */
-  changeCollections(
+  async changeCollections(
     tenantId: string,
     id: string,
     set: Record<string, unknown>,
     change: { added: string[]; removed: string[] },
-  ): Promise<MemoryDoc | null> {
+  ): Promise<Memory | null> {
     const now = new Date();
-    return this.collection.findOneAndUpdate(
+    const doc = await this.collection.findOneAndUpdate(
       { _id: id, tenant_id: tenantId },
       {
         $set: { ...set, updated_at: now, 'collections_sync.since': now },
@@ -252,6 +212,7 @@ export class MemoryRepository {
       },
       { returnDocument: 'after' },
     );
+    return memoryOf(doc);
   }
 
   /** Clears a carried-through change, unless another change arrived meanwhile. */
@@ -259,22 +220,27 @@ export class MemoryRepository {
     await this.collection.updateOne({ _id: id, 'collections_sync.since': since }, { $unset: { collections_sync: '' } });
   }
 
-  findStaleCollectionSyncs(olderThan: Date, limit: number): Promise<MemorySummaryDoc[]> {
-    return this.collection
+  async findStaleCollectionSyncs(olderThan: Date, limit: number): Promise<MemorySummary[]> {
+    const docs = await this.collection
       .find({ 'collections_sync.since': { $lt: olderThan } }, { projection: WITHOUT_CONTENT, limit })
-      .toArray() as Promise<MemorySummaryDoc[]>;
+      .toArray();
+    return (docs as MemorySummaryDoc[]).map(summaryOf);
   }
 
-  findStaleQueued(olderThan: Date, limit: number): Promise<MemorySummaryDoc[]> {
-    return this.collection
+  async findStaleQueued(olderThan: Date, limit: number): Promise<MemorySummary[]> {
+    const docs = await this.collection
       .find({ status: 'queued', created_at: { $lt: olderThan } }, { projection: WITHOUT_CONTENT, limit, sort: { created_at: 1 } })
-      .toArray() as Promise<MemorySummaryDoc[]>;
+      .toArray();
+    return (docs as MemorySummaryDoc[]).map(summaryOf);
   }
 
   /** Those of `ids` that belong to the tenant, with the workflow each had running. */
-  ownedBy(tenantId: string, ids: string[]): Promise<{ _id: string; workflow_id: string }[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.collection.find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1, workflow_id: 1 } }).toArray();
+  async ownedBy(tenantId: string, ids: string[]): Promise<{ id: string; workflow_id: string }[]> {
+    if (ids.length === 0) return [];
+    const docs = await this.collection
+      .find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1, workflow_id: 1 } })
+      .toArray();
+    return docs.map((doc) => ({ id: doc._id, workflow_id: doc.workflow_id }));
   }
 
   /** Deletes the records only: a memory's delete is MemoryPurge's (store/memory-purge.ts). */

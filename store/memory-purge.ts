@@ -83,7 +83,7 @@ export class MemoryPurge {
     await this.intents.bulkWrite(
       found.map((memory) => ({
         updateOne: {
-          filter: { _id: memory._id },
+          filter: { _id: memory.id },
           update: { $setOnInsert: { tenant_id: tenantId, workflow_id: memory.workflow_id, requested_at: now } },
           upsert: true,
         },
@@ -93,10 +93,10 @@ export class MemoryPurge {
     this.onStep('intent');
     await this.repos.memories.deleteMany(
       tenantId,
-      found.map((memory) => memory._id),
+      found.map((memory) => memory.id),
     );
     this.onStep('record');
-    return found.map((memory) => ({ memoryId: memory._id, tenantId, workflowId: memory.workflow_id }));
+    return found.map((memory) => ({ memoryId: memory.id, tenantId, workflowId: memory.workflow_id }));
   }
 
   /** Steps 3 and 4, once the records are gone. */

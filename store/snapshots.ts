@@ -6,7 +6,8 @@ import { chunkId } from '../core/ids.js';
 import { binaryToVector, vectorToBinary, type ChunkDoc, type ChunkRepository, type ChunkSource } from './chunks.js';
 import { nameVectorOf, type GraphRepository, type GraphScope, type NewEntity, type NewFact, type NewMention } from './graph.js';
 import type { IndexChangeFeed } from './index-changes.js';
-import { isSearchable, type MemoryDoc, type MemoryKind, type MemoryRepository } from './memories.js';
+import { isSearchable } from '../core/memory-model.js';
+import type { MemoryDoc, MemoryKind, MemoryRepository } from './memories.js';
 
 export interface ExportedChunk {
   index: number;

@@ -25,72 +25,15 @@ import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import { deterministicUuid } from '../core/ids.js';
 import { chainTraces, SUBJECT_CHAIN_WINDOW_MS, type ChainTrace } from '../extractors/procedures/chaining.js';
 import { classesAfter, classesBefore } from '../extractors/procedures/lexicon.js';
-import type { OccurredAtSource, TraceDraft } from '../extractors/procedures/derive.js';
+import type { TraceDraft } from '../extractors/procedures/derive.js';
+import type { WorkflowInstance, WorkflowPattern, WorkflowTrace } from '../core/workflow-model.js';
+import { fromStored, type Stored } from './stored.js';
 import { describePattern, minePatterns, MIN_SUPPORT, nearest, signatureKey, signatureOf } from '../extractors/procedures/mining.js';
 import type { GraphScope } from './graph.js';
 
-export interface WorkflowTraceDoc {
-  _id: string;
-  tenant_id: string;
-  collection_id: string;
-  memory_id: string;
-  memory_time: Date;
-  chunk_index: number;
-  seq: number;
-  /** Sorts an instance's traces: memory time, memory id, position in the memory. */
-  order_key: string;
-  verb_class: string;
-  verb_lemma: string;
-  description: string;
-  occurred_at: Date;
-  occurred_at_source: OccurredAtSource;
-  extraction_confidence: number;
-  acting_entity_ids: string[];
-  affected_entity_ids: string[];
-  /** Graph facts of the trace's chunk between its entities: members of its after-state. */
-  fact_ids: string[];
-  subject: string;
-  case_keys: string[];
-  before_state: string | null;
-  after_state: string;
-  /** node_id of the after-state. */
-  state_id: string;
-  instance_id: string | null;
-}
-
-export interface WorkflowInstanceDoc {
-  _id: string;
-  tenant_id: string;
-  collection_id: string;
-  memory_ids: string[];
-  trace_count: number;
-  last_activity_at: Date;
-  signature: string[];
-  /** Share of traces linked to a graph entity or a case identifier. */
-  evidence: number;
-  current_trace_id: string;
-  current_state_description: string;
-  pattern_id: string | null;
-  pattern_distance: number | null;
-  position: { step: number; of: number } | null;
-  updated_at: Date;
-}
-
-export interface WorkflowPatternDoc {
-  _id: string;
-  tenant_id: string;
-  collection_id: string;
-  name: string;
-  description: string;
-  confidence: number;
-  instance_count: number;
-  pattern_size: number;
-  canonical_signature: string;
-  signature: string[];
-  weighted_frequency: number;
-  canonical_instance_id: string;
-  mined_at: Date;
-}
+export type WorkflowTraceDoc = Stored<WorkflowTrace>;
+export type WorkflowInstanceDoc = Stored<WorkflowInstance>;
+export type WorkflowPatternDoc = Stored<WorkflowPattern>;
 
 interface MiningStateDoc {
   _id: string;
@@ -140,7 +83,7 @@ const SUBJECT_CANDIDATES = 5;
 const SUBJECT_MEMORIES = 16;
 
 export interface InstancePage {
-  items: WorkflowInstanceDoc[];
+  items: WorkflowInstance[];
   total: number;
 }
 
@@ -703,55 +646,66 @@ export class WorkflowRepository {
       this.instances.find(filter, { sort: { last_activity_at: -1, _id: 1 }, skip: query.offset, limit: query.limit }).toArray(),
       this.instances.countDocuments(filter),
     ]);
-    return { items, total };
+    return { items: items.map(fromStored<WorkflowInstance>), total };
   }
 
   /** An instance by its id, or the instance holding the trace with that id. */
-  async findInstance(scope: GraphScope, id: string): Promise<WorkflowInstanceDoc | null> {
+  async findInstance(scope: GraphScope, id: string): Promise<WorkflowInstance | null> {
     const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
-    const direct = await this.instances.findOne({ ...base, _id: id });
-    if (direct) return direct;
-    const trace = await this.traces.findOne({ ...base, _id: id }, { projection: { instance_id: 1 } });
-    return trace?.instance_id ? this.instances.findOne({ ...base, _id: trace.instance_id }) : null;
+    let found = await this.instances.findOne({ ...base, _id: id });
+    if (!found) {
+      const trace = await this.traces.findOne({ ...base, _id: id }, { projection: { instance_id: 1 } });
+      if (trace?.instance_id) found = await this.instances.findOne({ ...base, _id: trace.instance_id });
+    }
+    return found ? fromStored<WorkflowInstance>(found) : null;
   }
 
   /** The newest `limit` traces of an instance, oldest first, and whether older ones were left out. */
-  async history(scope: GraphScope, instanceId: string, limit: number): Promise<{ traces: WorkflowTraceDoc[]; truncated: boolean }> {
+  async history(scope: GraphScope, instanceId: string, limit: number): Promise<{ traces: WorkflowTrace[]; truncated: boolean }> {
     const newestFirst = await this.traces
       .find(
         { tenant_id: scope.tenantId, collection_id: scope.collectionId, instance_id: instanceId },
         { sort: { order_key: -1 }, limit: limit + 1 },
       )
       .toArray();
-    return { traces: newestFirst.slice(0, limit).reverse(), truncated: newestFirst.length > limit };
+    return {
+      traces: newestFirst
+        .slice(0, limit)
+        .reverse()
+        .map(fromStored<WorkflowTrace>),
+      truncated: newestFirst.length > limit,
+    };
   }
 
-  traceById(scope: GraphScope, id: string): Promise<WorkflowTraceDoc | null> {
-    return this.traces.findOne({ tenant_id: scope.tenantId, collection_id: scope.collectionId, _id: id });
+  async traceById(scope: GraphScope, id: string): Promise<WorkflowTrace | null> {
+    const found = await this.traces.findOne({ tenant_id: scope.tenantId, collection_id: scope.collectionId, _id: id });
+    return found ? fromStored<WorkflowTrace>(found) : null;
   }
 
   /** Siblings in the same pattern, closest to it first, then most recent. */
-  similarInstances(scope: GraphScope, instance: WorkflowInstanceDoc, limit: number): Promise<WorkflowInstanceDoc[]> {
-    if (!instance.pattern_id || limit === 0) return Promise.resolve([]);
-    return this.instances
+  async similarInstances(scope: GraphScope, instance: WorkflowInstance, limit: number): Promise<WorkflowInstance[]> {
+    if (!instance.pattern_id || limit === 0) return [];
+    const siblings = await this.instances
       .find(
-        { tenant_id: scope.tenantId, collection_id: scope.collectionId, pattern_id: instance.pattern_id, _id: { $ne: instance._id } },
+        { tenant_id: scope.tenantId, collection_id: scope.collectionId, pattern_id: instance.pattern_id, _id: { $ne: instance.id } },
         { sort: { pattern_distance: 1, last_activity_at: -1, _id: 1 }, limit },
       )
       .toArray();
+    return siblings.map(fromStored<WorkflowInstance>);
   }
 
-  async listPatterns(scope: GraphScope, offset: number, limit: number): Promise<{ items: WorkflowPatternDoc[]; total: number }> {
+  async listPatterns(scope: GraphScope, offset: number, limit: number): Promise<{ items: WorkflowPattern[]; total: number }> {
     const filter = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     const [items, total] = await Promise.all([
       this.patterns.find(filter, { sort: { confidence: -1, _id: 1 }, skip: offset, limit }).toArray(),
       this.patterns.countDocuments(filter),
     ]);
-    return { items, total };
+    return { items: items.map(fromStored<WorkflowPattern>), total };
   }
 
-  findPattern(scope: GraphScope, id: string): Promise<WorkflowPatternDoc | null> {
-    return this.patterns.findOne({ tenant_id: scope.tenantId, collection_id: scope.collectionId, _id: id });
+  async findPattern(scope: GraphScope, id: string): Promise<WorkflowPattern | null> {
+    const found = await this.patterns.findOne({ tenant_id: scope.tenantId, collection_id: scope.collectionId, _id: id });
+    return found ? fromStored<WorkflowPattern>(found) : null;
   }
 
   /** A page of a pattern's instance ids (closest first) and how many there are. */
@@ -764,10 +718,5 @@ export class WorkflowRepository {
       this.instances.countDocuments(filter),
     ]);
     return { ids: rows.map((row) => row._id), total };
-  }
-
-  /** Traces of some memories (tests and the bench read what derivation stored). */
-  tracesOfMemories(memoryIds: string[]): Promise<WorkflowTraceDoc[]> {
-    return this.traces.find({ memory_id: { $in: memoryIds } }).toArray();
   }
 }

@@ -17,6 +17,7 @@
  *   - after state: "<subject> <state word>" ("expense report submitted").
  * Questions, negated verbs ("didn't approve") and advice ("should approve") yield nothing.
  */
+import type { OccurredAtSource } from '../../core/workflow-model.js';
 import { normalizeEntityName } from '../structure/normalize.js';
 import { parseSentences, prepareText, type Token } from '../structure/parse.js';
 import { classifyVerb, STATE_WORD, type VerbClass } from './lexicon.js';
@@ -41,8 +42,6 @@ export interface DerivationInput {
   chunks: DerivationChunk[];
   entities: LinkableEntity[];
 }
-
-export type OccurredAtSource = 'explicit' | 'memory_time';
 
 export interface TraceDraft {
   chunkIndex: number;

@@ -1,7 +1,7 @@
-import type { CollectionDoc } from '../../../store/collections.js';
+import type { Collection } from '../../../core/memory-model.js';
 
-export const presentCollection = (collection: CollectionDoc) => ({
-  id: collection._id,
+export const presentCollection = (collection: Collection) => ({
+  id: collection.id,
   name: collection.name,
   description: collection.description,
   metadata: collection.metadata,

@@ -13,7 +13,7 @@ export function collectionsRouter({ services }: ApiDeps): Router<AppState> {
       const body = input.body;
       const collection = await services.collections.create(ctx.state.principal.tenantId, body);
       ctx.status = 201;
-      ctx.set('Location', `/v1/collections/${collection._id}`);
+      ctx.set('Location', `/v1/collections/${collection.id}`);
       ctx.body = { results: presentCollection(collection) };
     }),
   );

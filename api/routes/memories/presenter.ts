@@ -1,10 +1,10 @@
-import type { ChunkDoc } from '../../../store/chunks.js';
-import type { MemoryDoc, MemorySummaryDoc } from '../../../store/memories.js';
+import type { ChunkText } from '../../../core/content-model.js';
+import type { Memory, MemorySummary } from '../../../core/memory-model.js';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-export const presentMemory = (memory: MemorySummaryDoc) => ({
-  id: memory._id,
+export const presentMemory = (memory: MemorySummary) => ({
+  id: memory.id,
   collection_id: memory.collection_ids[0] ?? null,
   collection_ids: memory.collection_ids,
   kind: memory.kind,
@@ -21,7 +21,7 @@ export const presentMemory = (memory: MemorySummaryDoc) => ({
 });
 
 /** Retrieve adds the chunk texts (spec: strings) and, beside them, where each came from. */
-export const presentMemoryWithChunks = (memory: MemoryDoc, chunks: ChunkDoc[]) => ({
+export const presentMemoryWithChunks = (memory: Memory, chunks: ChunkText[]) => ({
   ...presentMemory(memory),
   ...(memory.content.files
     ? {
@@ -31,7 +31,7 @@ export const presentMemoryWithChunks = (memory: MemoryDoc, chunks: ChunkDoc[]) =
           media_type: file.media_type,
           size: file.size,
           sha256: file.sha256,
-          download_path: `/v1/memories/${memory._id}/content?part=${part}`,
+          download_path: `/v1/memories/${memory.id}/content?part=${part}`,
         })),
       }
     : {}),
@@ -39,8 +39,8 @@ export const presentMemoryWithChunks = (memory: MemoryDoc, chunks: ChunkDoc[]) =
   chunk_sources: chunks.map((chunk) => chunk.source),
 });
 
-export const presentAccepted = (memory: MemorySummaryDoc) => ({
-  id: memory._id,
+export const presentAccepted = (memory: MemorySummary) => ({
+  id: memory.id,
   status: memory.status,
   collection_id: memory.collection_ids[0] ?? null,
   kind: memory.kind,

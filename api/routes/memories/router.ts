@@ -64,7 +64,7 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
       );
       ctx.state.workflowId = memory.workflow_id;
       ctx.status = 202;
-      ctx.set('Location', `/v1/memories/${memory._id}`);
+      ctx.set('Location', `/v1/memories/${memory.id}`);
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
       ctx.body = { results: presentAccepted(memory) };
     }),
@@ -76,7 +76,7 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
       const query = input.query;
       const { items, total } = await services.memories.list(ctx.state.principal.tenantId, {
         collectionIds: query.collection_ids,
-        metadataFilter: query.metadata_filters,
+        filter: { metadata: query.metadata_filters },
         offset: query.offset,
         limit: query.limit,
       });
@@ -142,7 +142,7 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
       });
       ctx.state.workflowId = memory.workflow_id;
       ctx.status = 202;
-      ctx.set('Location', `/v1/memories/${memory._id}`);
+      ctx.set('Location', `/v1/memories/${memory.id}`);
       ctx.body = { results: { ...presentMemory(memory), appended_messages: body.messages.length } };
     }),
   );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../../config/index.js';
 import { MAX_OFFSET } from '../../../core/limits.js';
+import { METADATA_OPERATORS, type MetadataCondition, type MetadataOperator } from '../../../core/memory-filter.js';
 import { intParam, listParam, metadataObject, uuid } from '../common-schema.js';
 import { snapshotObject, snapshotRef } from '../device-memory/schema.js';
 
@@ -137,68 +138,53 @@ export const deleteManyBody = z
   .min(1, 'at least one memory id is required')
   .max(1000, 'at most 1000 memory ids per request');
 
-const FILTER_OPERATORS = ['$eq', '$ne', '$in', '$nin', '$exists', '$gt', '$gte', '$lt', '$lte'] as const;
 const FILTER_KEY = /^metadata\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+const WIRE_OPERATORS = METADATA_OPERATORS.map((operator) => `$${operator}`);
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const isOperator = (operator: string): operator is MetadataOperator => (METADATA_OPERATORS as readonly string[]).includes(operator);
 
-const operatorObject = z.record(z.string(), z.unknown()).superRefine((ops, ctx) => {
-  const entries = Object.entries(ops);
-  if (entries.length === 0) ctx.addIssue({ code: 'custom', message: 'operator object must not be empty' });
-  for (const [operator, value] of entries) {
-    if (!(FILTER_OPERATORS as readonly string[]).includes(operator)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [operator],
-        message: `unknown operator ${operator}; use one of ${FILTER_OPERATORS.join(', ')}`,
-      });
-      continue;
-    }
-    const ok =
-      operator === '$exists'
-        ? typeof value === 'boolean'
-        : operator === '$in' || operator === '$nin'
-          ? z.array(scalar).max(1000).safeParse(value).success
-          : scalar.safeParse(value).success;
-    if (!ok) {
-      const expected =
-        operator === '$exists'
-          ? 'a boolean'
-          : operator === '$in' || operator === '$nin'
-            ? 'an array of scalars'
-            : 'a string, number, boolean or null';
-      ctx.addIssue({ code: 'custom', path: [operator], message: `${operator} takes ${expected}` });
-    }
+/** One wire operator and its value as a condition, or what is wrong with it. */
+function conditionOf(path: string[], wireOperator: string, value: unknown): MetadataCondition | string {
+  const operator = wireOperator.startsWith('$') ? wireOperator.slice(1) : '';
+  if (!isOperator(operator)) return `unknown operator ${wireOperator}; use one of ${WIRE_OPERATORS.join(', ')}`;
+  if (operator === 'exists') {
+    return typeof value === 'boolean' ? { path, op: operator, value } : `${wireOperator} takes a boolean`;
   }
-});
+  if (operator === 'in' || operator === 'nin') {
+    const values = z.array(scalar).max(1000).safeParse(value);
+    return values.success ? { path, op: operator, values: values.data } : `${wireOperator} takes an array of scalars`;
+  }
+  const single = scalar.safeParse(value);
+  return single.success ? { path, op: operator, value: single.data } : `${wireOperator} takes a string, number, boolean or null`;
+}
 
 /**
- * Checks a parsed `metadata_filters` object and translates it into a MongoDB filter: keys are
- * `metadata.<field>`, values an operator object or a bare scalar meaning `$eq`. Shared by list
- * (a JSON string in the query) and search (an object in the body).
+ * Checks a parsed `metadata_filters` object and reads it into the service's filter conditions:
+ * keys are `metadata.<field>`, values an operator object or a bare scalar meaning `$eq`. Shared by
+ * list (a JSON string in the query) and search (an object in the body).
  */
-export function translateMetadataFilters(parsed: unknown, ctx: z.RefinementCtx, field = 'metadata_filters'): Record<string, unknown> {
+export function parseMetadataFilters(parsed: unknown, ctx: z.RefinementCtx, field = 'metadata_filters'): MetadataCondition[] {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     ctx.addIssue({ code: 'custom', message: `${field} must be a JSON object` });
-    return {};
+    return [];
   }
-  const filter: Record<string, unknown> = {};
+  const conditions: MetadataCondition[] = [];
   for (const [key, condition] of Object.entries(parsed)) {
     if (!FILTER_KEY.test(key)) {
       ctx.addIssue({ code: 'custom', message: `${field} key "${key}" must look like metadata.<field>` });
       continue;
     }
-    if (scalar.safeParse(condition).success) {
-      filter[key] = { $eq: condition };
-      continue;
+    const path = key.split('.').slice(1);
+    const operators: [string, unknown][] =
+      condition !== null && typeof condition === 'object' && !Array.isArray(condition) ? Object.entries(condition) : [['$eq', condition]];
+    if (operators.length === 0) ctx.addIssue({ code: 'custom', message: `${field}.${key}: operator object must not be empty` });
+    for (const [operator, value] of operators) {
+      const parsedCondition = conditionOf(path, operator, value);
+      if (typeof parsedCondition === 'string') ctx.addIssue({ code: 'custom', message: `${field}.${key}: ${parsedCondition}` });
+      else conditions.push(parsedCondition);
     }
-    const checked = operatorObject.safeParse(condition);
-    if (!checked.success) {
-      for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', message: `${field}.${key}: ${issue.message}` });
-      continue;
-    }
-    filter[key] = checked.data;
   }
-  return filter;
+  return conditions;
 }
 
 /** `metadata_filters` as a query parameter: a JSON object in a string. */
@@ -206,7 +192,7 @@ export const metadataFilters = z
   .string()
   .optional()
   .transform((raw, ctx) => {
-    if (raw === undefined || raw.trim() === '') return {};
+    if (raw === undefined || raw.trim() === '') return [];
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
@@ -214,12 +200,12 @@ export const metadataFilters = z
       ctx.addIssue({ code: 'custom', message: `metadata_filters is not valid JSON: ${(error as Error).message}` });
       return z.NEVER;
     }
-    return translateMetadataFilters(parsed, ctx);
+    return parseMetadataFilters(parsed, ctx);
   });
 
 /** `metadata_filters` in a JSON body: the object itself (a JSON string is accepted too). */
 export const metadataFiltersBody = z.unknown().transform((raw, ctx) => {
-  if (raw === undefined || raw === null) return {};
+  if (raw === undefined || raw === null) return [];
   let parsed = raw;
   if (typeof raw === 'string') {
     try {
@@ -229,7 +215,7 @@ export const metadataFiltersBody = z.unknown().transform((raw, ctx) => {
       return z.NEVER;
     }
   }
-  return translateMetadataFilters(parsed, ctx);
+  return parseMetadataFilters(parsed, ctx);
 });
 
 export const listMemoriesQuery = z.object({

@@ -7,7 +7,7 @@ import type { SearchOutcome } from '../../../services/search.js';
 export const presentSearch = (query: string, outcome: SearchOutcome) => ({
   query,
   hits: outcome.hits.map((hit) => ({
-    memory_id: hit.memory._id,
+    memory_id: hit.memory.id,
     chunk_index: hit.chunkIndex,
     text: hit.text,
     score: hit.score,

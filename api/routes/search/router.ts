@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { SignalName } from '../../../search/fusion.js';
 import { parseSignals } from '../../../services/search.js';
 import type { ApiDeps, AppState } from '../../context.js';
 import { handle } from '../../middleware/validate.js';
@@ -24,10 +23,10 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
         query: body.query,
         collectionIds: body.collection_ids,
         limit: body.limit ?? config.SEARCH_DEFAULT_LIMIT,
-        signals: parseSignals(body.signals as SignalName[] | undefined),
+        signals: parseSignals(body.signals),
         trackAccess: body.track_access ?? true,
         filters: {
-          metadata: body.metadata_filters ?? {},
+          metadata: body.metadata_filters ?? [],
           ...(body.created_after ? { createdAfter: body.created_after } : {}),
           ...(body.created_before ? { createdBefore: body.created_before } : {}),
           ...(body.kind ? { kind: body.kind } : {}),

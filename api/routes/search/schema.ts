@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ALL_SIGNALS } from '../../../search/fusion.js';
+import { ALL_SIGNALS, type SignalName } from '../../../search/fusion.js';
 import { uuid } from '../common-schema.js';
 import { snapshotObject, snapshotRef } from '../device-memory/schema.js';
 import { metadataFiltersBody } from '../memories/schema.js';
@@ -29,7 +29,7 @@ export const searchBody = z
       .max(100, 'limit must be at most 100')
       .optional(),
     signals: z
-      .array(z.enum(ALL_SIGNALS as [string, ...string[]], { error: `each signal must be one of ${ALL_SIGNALS.join(', ')}` }), {
+      .array(z.enum(ALL_SIGNALS as [SignalName, ...SignalName[]], { error: `each signal must be one of ${ALL_SIGNALS.join(', ')}` }), {
         error: 'signals must be an array of signal names',
       })
       .min(1, 'signals must name at least one signal')

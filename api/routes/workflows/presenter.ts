@@ -1,9 +1,9 @@
 /** Wire shapes of the workflow reads (spec: Workflow instance summary/detail, Workflow pattern). */
 import type { InstanceDetail, PatternDetail, StateView } from '../../../services/workflows.js';
-import type { WorkflowInstanceDoc, WorkflowPatternDoc, WorkflowTraceDoc } from '../../../store/workflows.js';
+import type { WorkflowInstance, WorkflowPattern, WorkflowTrace } from '../../../core/workflow-model.js';
 
-export const presentInstanceSummary = (instance: WorkflowInstanceDoc) => ({
-  id: instance._id,
+export const presentInstanceSummary = (instance: WorkflowInstance) => ({
+  id: instance.id,
   collection_id: instance.collection_id,
   pattern_id: instance.pattern_id,
   current_state_description: instance.current_state_description,
@@ -18,8 +18,8 @@ const presentState = (state: StateView) => ({
   members: { entities: state.entities, facts: state.facts },
 });
 
-const presentTrace = (trace: WorkflowTraceDoc) => ({
-  id: trace._id,
+const presentTrace = (trace: WorkflowTrace) => ({
+  id: trace.id,
   verb_class: trace.verb_class,
   description: trace.description,
   occurred_at: trace.occurred_at.toISOString(),
@@ -40,15 +40,15 @@ export const presentInstanceDetail = (detail: InstanceDetail) => ({
   history: detail.history.map((entry) => ({ state: presentState(entry.state), trace: entry.trace ? presentTrace(entry.trace) : null })),
   history_truncated: detail.historyTruncated,
   similar_instances: detail.similar.map((instance) => ({
-    id: instance._id,
+    id: instance.id,
     pattern_id: instance.pattern_id,
     current_state_description: instance.current_state_description,
     last_activity_at: instance.last_activity_at.toISOString(),
   })),
 });
 
-export const presentPatternSummary = (pattern: WorkflowPatternDoc) => ({
-  id: pattern._id,
+export const presentPatternSummary = (pattern: WorkflowPattern) => ({
+  id: pattern.id,
   collection_id: pattern.collection_id,
   name: pattern.name,
   description: pattern.description,

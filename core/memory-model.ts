@@ -1,0 +1,71 @@
+/**
+ * Collections and memories as the service sees them: `id`, not MongoDB's `_id`. The repositories
+ * in store/ map to and from what they persist; services, activities and the API use these.
+ */
+import type { MemoryContent, MemoryKind, MemoryStatus } from './content-model.js';
+
+export interface Collection {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  /**
+   * Set on ephemeral collections (imported device snapshots): read-only, and gone after this time.
+   * Expired ones are invisible at once; the sweeper (ephemeral-collections in services) removes them.
+   */
+  expires_at?: Date | null;
+}
+
+export interface Memory {
+  id: string;
+  tenant_id: string;
+  collection_ids: string[];
+  kind: MemoryKind;
+  name: string | null;
+  metadata: Record<string, unknown>;
+  content: MemoryContent;
+  status: MemoryStatus;
+  status_message: string | null;
+  chunk_count: number;
+  embedding_model: string | null;
+  workflow_id: string;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  /**
+   * Chunks [0, indexed_chunk_count) are searchable. Set when a run completes, so while appended
+   * messages are being processed the earlier ones stay searchable and the new ones are not yet.
+   * Absent on records written before appends existed: then `status === 'complete'` decides.
+   */
+  indexed_chunk_count?: number;
+  /** The run in progress when messages are appended: where the new content starts. */
+  append?: AppendRun | null;
+  /** Most recent uses (retrieval by id, appearing in search results), newest last; feeds activation. */
+  accessed_at?: Date[];
+  /**
+   * A collection change not yet carried through to chunks, graph and the index feed (written with
+   * the change itself, cleared once the graph projection has started): a crash or an unreachable
+   * Temporal after the change leaves it for the reconciler.
+   */
+  collections_sync?: CollectionSync | null;
+}
+
+/** A memory without its content: what lists and hot read paths load. */
+export type MemorySummary = Omit<Memory, 'content'>;
+
+export interface CollectionSync {
+  added: string[];
+  removed: string[];
+  since: Date;
+}
+
+export interface AppendRun {
+  from_message: number;
+  from_chunk: number;
+}
+
+/** The one "searchable" rule: complete, or complete before an append now in progress. */
+export const isSearchable = (memory: Pick<Memory, 'status' | 'indexed_chunk_count'>): boolean =>
+  memory.status === 'complete' || (memory.indexed_chunk_count ?? 0) > 0;
