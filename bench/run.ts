@@ -625,7 +625,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   store = await openStore(config, backing.mongoUri);
   const admin = createAdminService(store);
   const boot = await admin.bootstrap('bench', 'latency', `bench ${new Date().toISOString()}`);
-  const tenantId = boot.tenant._id;
+  const tenantId = boot.tenant.id;
   const api = new ApiClient(baseUrl, boot.apiKey);
 
   let embeddingModel: string | null = null;
@@ -766,7 +766,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
         store,
         tenant: async (name) => {
           const created = await admin.bootstrap(`${name}-${Date.now().toString(36)}`, 'main', 'bench');
-          return { tenantId: created.tenant._id, apiKey: created.apiKey, collectionId: created.collection.id };
+          return { tenantId: created.tenant.id, apiKey: created.apiKey, collectionId: created.collection.id };
         },
         extraKey: async (tenantId) => (await admin.createKey(tenantId, 'bench-second')).key,
         rssMb: () => readRssMb(fairnessApi.pid ?? 0)?.rss ?? null,

@@ -154,22 +154,22 @@ async function main(): Promise<void> {
     switch (command) {
       case 'tenant create': {
         const tenant = await admin.createTenant(need(arg, '<name>'));
-        print({ id: tenant._id, name: tenant.name }, `tenant ${tenant._id} ${tenant.name}`);
+        print({ id: tenant.id, name: tenant.name }, `tenant ${tenant.id} ${tenant.name}`);
         break;
       }
       case 'tenant list': {
         const tenants = await admin.listTenants();
         print(
-          tenants.map((t) => ({ id: t._id, name: t.name, created_at: t.created_at })),
-          tenants.map((t) => `${t._id}  ${t.name}`).join('\n'),
+          tenants.map((t) => ({ id: t.id, name: t.name, created_at: t.created_at })),
+          tenants.map((t) => `${t.id}  ${t.name}`).join('\n'),
         );
         break;
       }
       case 'key create': {
-        const { key, doc } = await admin.createKey(need(values.tenant, '--tenant'), values.name ?? 'cli');
+        const { key, record } = await admin.createKey(need(values.tenant, '--tenant'), values.name ?? 'cli');
         print(
-          { id: doc._id, tenant_id: doc.tenant_id, api_key: key },
-          `key ${doc._id} for tenant ${doc.tenant_id}\n${key}\n(store it now: it is not shown again)`,
+          { id: record.id, tenant_id: record.tenant_id, api_key: key },
+          `key ${record.id} for tenant ${record.tenant_id}\n${key}\n(store it now: it is not shown again)`,
         );
         break;
       }
@@ -177,14 +177,14 @@ async function main(): Promise<void> {
         const keys = await admin.listKeys(values.tenant);
         print(
           keys.map((k) => ({
-            id: k._id,
+            id: k.id,
             tenant_id: k.tenant_id,
             name: k.name,
             prefix: k.prefix,
             revoked_at: k.revoked_at,
             created_at: k.created_at,
           })),
-          keys.map((k) => `${k._id}  ${k.prefix}…  ${k.name}  tenant=${k.tenant_id}  ${k.revoked_at ? 'REVOKED' : 'active'}`).join('\n'),
+          keys.map((k) => `${k.id}  ${k.prefix}…  ${k.name}  tenant=${k.tenant_id}  ${k.revoked_at ? 'REVOKED' : 'active'}`).join('\n'),
         );
         break;
       }
@@ -216,8 +216,8 @@ async function main(): Promise<void> {
           values.name ?? 'bootstrap',
         );
         print(
-          { tenant_id: result.tenant._id, api_key: result.apiKey, key_id: result.keyId, collection_id: result.collection.id },
-          `tenant ${result.tenant._id}\napi key ${result.apiKey}\ncollection ${result.collection.id} ${result.collection.name}`,
+          { tenant_id: result.tenant.id, api_key: result.apiKey, key_id: result.keyId, collection_id: result.collection.id },
+          `tenant ${result.tenant.id}\napi key ${result.apiKey}\ncollection ${result.collection.id} ${result.collection.name}`,
         );
         break;
       }

@@ -17,6 +17,23 @@ export interface MemoryFile {
   sha256: string;
 }
 
+/** A presigned upload: issued for a collection, then given its bytes, then taken by one memory. */
+export interface Upload {
+  id: string;
+  tenant_id: string;
+  collection_id: string;
+  filename: string;
+  media_type: string;
+  size: number;
+  expires_at: Date;
+  created_at: Date;
+  /** Set when the bytes are stored. */
+  file_id: string | null;
+  sha256: string | null;
+  /** Set when a memory takes the file. */
+  memory_id: string | null;
+}
+
 export interface MemoryContent {
   raw_text?: string;
   chunks?: string[];

@@ -59,7 +59,7 @@ export function createAuthService(store: Store) {
         rememberBadKey(hash);
         return null;
       }
-      const principal = { tenantId: doc.tenant_id, keyId: doc._id };
+      const principal = { tenantId: doc.tenant_id, keyId: doc.id };
       if (cache.size > KEY_CACHE_MAX) cache.clear();
       cache.set(key, { principal, expires: Date.now() + KEY_CACHE_MS });
       return principal;

@@ -360,25 +360,18 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       await deps.collections.assertWritable(tenantId, [input.collectionId], 'collection_id');
       if (input.files) await assertSupportedFiles(input.files.filter(isInline));
       let memoryId = newId();
-      const claimId = idempotencyKey === null ? null : `${tenantId}:${idempotencyKey}`;
-      if (claimId !== null) {
+      if (idempotencyKey !== null) {
         const hash = requestHash(input);
-        const claim = await store.idempotency.claim({
-          _id: claimId,
-          tenant_id: tenantId,
-          memory_id: memoryId,
-          request_hash: hash,
-          created_at: new Date(),
-        });
+        const claim = await store.idempotency.claim({ tenantId, key: idempotencyKey, memoryId, requestHash: hash });
         if (!claim.claimed) {
-          if (claim.existing.request_hash !== hash) {
+          if (claim.existing.requestHash !== hash) {
             throw unprocessable(
               'idempotency_key_reused',
               'This Idempotency-Key was already used with a different request body',
               'Idempotency-Key',
             );
           }
-          memoryId = claim.existing.memory_id;
+          memoryId = claim.existing.memoryId;
           const existing = await store.memories.find(tenantId, memoryId);
           if (existing) {
             // The first attempt may have died before starting its workflow: starting is idempotent.
@@ -407,7 +400,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
         logger.error({ err: error, memoryId }, 'could not start ingestion workflow');
         await store.memories.deleteMany(tenantId, [memoryId]);
         await giveBack(content, taken);
-        if (claimId !== null) await store.idempotency.release(claimId);
+        if (idempotencyKey !== null) await store.idempotency.release(tenantId, idempotencyKey);
         throw serviceUnavailable('orchestrator_unavailable', 'The ingestion pipeline is unavailable; retry the request');
       }
       return { memory, replayed: false };

@@ -16,7 +16,7 @@ import { uploadLookups } from '../core/metrics.js';
 import { TooLargeError } from '../store/files.js';
 import type { Store } from '../store/index.js';
 import type { MemoryFile } from '../store/memories.js';
-import type { UploadDoc } from '../store/uploads.js';
+import type { Upload } from '../core/content-model.js';
 import type { CollectionService } from './collections.js';
 
 export interface UploadRequest {
@@ -55,8 +55,8 @@ export function createUploadService(deps: { store: Store; collections: Collectio
         ]);
       }
       const now = Date.now();
-      const upload: UploadDoc = {
-        _id: newId(),
+      const upload: Upload = {
+        id: newId(),
         tenant_id: tenantId,
         collection_id: request.collection_id,
         filename: request.filename,
@@ -70,7 +70,7 @@ export function createUploadService(deps: { store: Store; collections: Collectio
       };
       await store.uploads.create(upload);
       const expires = Math.floor(upload.expires_at.getTime() / 1000);
-      return { upload, path: `/v1/uploads/${upload._id}?expires=${expires}&signature=${signatureOf(options.secret, upload._id, expires)}` };
+      return { upload, path: `/v1/uploads/${upload.id}?expires=${expires}&signature=${signatureOf(options.secret, upload.id, expires)}` };
     },
 
     /** Handles the PUT of a presigned URL; the signature is its only credential. */
@@ -181,7 +181,7 @@ export function createUploadService(deps: { store: Store; collections: Collectio
     async sweep(graceMs: number): Promise<number> {
       const abandoned = await store.uploads.findAbandoned(new Date(Date.now() - graceMs), 100);
       await store.files.deleteIds(abandoned.flatMap((upload) => (upload.file_id ? [upload.file_id] : [])));
-      await store.uploads.remove(abandoned.map((upload) => upload._id));
+      await store.uploads.remove(abandoned.map((upload) => upload.id));
       if (abandoned.length > 0) deps.logger.info({ count: abandoned.length }, 'removed abandoned uploads');
       return abandoned.length;
     },

@@ -7,7 +7,7 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from './db.js';
 
-export interface IdempotencyDoc {
+interface IdempotencyDoc {
   _id: string; // `${tenant_id}:${key}`
   tenant_id: string;
   memory_id: string;
@@ -15,7 +15,17 @@ export interface IdempotencyDoc {
   created_at: Date;
 }
 
-export type ClaimResult = { claimed: true } | { claimed: false; existing: IdempotencyDoc };
+/** A client's Idempotency-Key within its tenant, and the memory a request under it creates. */
+export interface IdempotencyClaim {
+  tenantId: string;
+  key: string;
+  memoryId: string;
+  requestHash: string;
+}
+
+export type ClaimResult = { claimed: true } | { claimed: false; existing: { memoryId: string; requestHash: string } };
+
+const idOf = (tenantId: string, key: string): string => `${tenantId}:${key}`;
 
 export class IdempotencyRepository {
   readonly collection: Collection<IdempotencyDoc>;
@@ -32,7 +42,14 @@ export class IdempotencyRepository {
     await this.collection.createIndex({ memory_id: 1 });
   }
 
-  async claim(doc: IdempotencyDoc): Promise<ClaimResult> {
+  async claim(claim: IdempotencyClaim): Promise<ClaimResult> {
+    const doc: IdempotencyDoc = {
+      _id: idOf(claim.tenantId, claim.key),
+      tenant_id: claim.tenantId,
+      memory_id: claim.memoryId,
+      request_hash: claim.requestHash,
+      created_at: new Date(),
+    };
     for (;;) {
       try {
         await this.collection.insertOne(doc);
@@ -43,14 +60,15 @@ export class IdempotencyRepository {
       const existing = await this.collection.findOne({ _id: doc._id });
       if (!existing) continue; // Expired and removed between our insert and read: claim again.
       const ageSeconds = (Date.now() - existing.created_at.getTime()) / 1000;
-      if (ageSeconds <= this.ttlSeconds) return { claimed: false, existing };
+      if (ageSeconds <= this.ttlSeconds)
+        return { claimed: false, existing: { memoryId: existing.memory_id, requestHash: existing.request_hash } };
       // Expired but not yet swept: replace it only if nobody else already did.
       await this.collection.deleteOne({ _id: doc._id, created_at: existing.created_at });
     }
   }
 
-  async release(id: string): Promise<void> {
-    await this.collection.deleteOne({ _id: id });
+  async release(tenantId: string, key: string): Promise<void> {
+    await this.collection.deleteOne({ _id: idOf(tenantId, key) });
   }
 
   async forgetMemories(memoryIds: string[]): Promise<void> {

@@ -2,25 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../core/hash.js';
 import type { Collection, Db } from 'mongodb';
 import { newId } from '../core/ids.js';
+import type { ApiKey, Tenant } from '../core/tenant-model.js';
+import { fromStored, toStored, type Stored } from './stored.js';
 
-export interface TenantDoc {
-  _id: string;
-  name: string;
-  created_at: Date;
-}
-
-export interface ApiKeyDoc {
-  _id: string;
-  tenant_id: string;
-  name: string;
-  /** sha256 of the whole key: keys are high-entropy random strings, so a fast hash is enough. */
-  key_hash: string;
-  /** First characters of the key, shown in listings so a human can tell keys apart. */
-  prefix: string;
-  created_at: Date;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-}
+type TenantDoc = Stored<Tenant>;
+type ApiKeyDoc = Stored<ApiKey>;
 
 export const hashApiKey = (key: string): string => sha256Hex(key);
 
@@ -47,25 +33,26 @@ export class TenantRepository {
     await this.keys.createIndex({ tenant_id: 1, created_at: 1 });
   }
 
-  async createTenant(name: string): Promise<TenantDoc> {
-    const tenant: TenantDoc = { _id: newId(), name, created_at: new Date() };
-    await this.tenants.insertOne(tenant);
+  async createTenant(name: string): Promise<Tenant> {
+    const tenant: Tenant = { id: newId(), name, created_at: new Date() };
+    await this.tenants.insertOne(toStored(tenant));
     return tenant;
   }
 
-  findTenant(idOrName: string): Promise<TenantDoc | null> {
-    return this.tenants.findOne({ $or: [{ _id: idOrName }, { name: idOrName }] });
+  async findTenant(idOrName: string): Promise<Tenant | null> {
+    const doc = await this.tenants.findOne({ $or: [{ _id: idOrName }, { name: idOrName }] });
+    return doc ? fromStored<Tenant>(doc) : null;
   }
 
-  listTenants(): Promise<TenantDoc[]> {
-    return this.tenants.find({}, { sort: { created_at: 1 } }).toArray();
+  async listTenants(): Promise<Tenant[]> {
+    return (await this.tenants.find({}, { sort: { created_at: 1 } }).toArray()).map(fromStored<Tenant>);
   }
 
   /** Returns the plaintext key once; only its hash is stored. */
-  async createKey(tenantId: string, name: string): Promise<{ key: string; doc: ApiKeyDoc }> {
+  async createKey(tenantId: string, name: string): Promise<{ key: string; record: ApiKey }> {
     const key = generateApiKey();
-    const doc: ApiKeyDoc = {
-      _id: newId(),
+    const record: ApiKey = {
+      id: newId(),
       tenant_id: tenantId,
       name,
       key_hash: hashApiKey(key),
@@ -74,12 +61,13 @@ export class TenantRepository {
       revoked_at: null,
       last_used_at: null,
     };
-    await this.keys.insertOne(doc);
-    return { key, doc };
+    await this.keys.insertOne(toStored(record));
+    return { key, record };
   }
 
-  async findActiveKey(key: string): Promise<ApiKeyDoc | null> {
-    return this.keys.findOne({ key_hash: hashApiKey(key), revoked_at: null });
+  async findActiveKey(key: string): Promise<ApiKey | null> {
+    const doc = await this.keys.findOne({ key_hash: hashApiKey(key), revoked_at: null });
+    return doc ? fromStored<ApiKey>(doc) : null;
   }
 
   async isKeyActive(keyId: string): Promise<boolean> {
@@ -94,8 +82,8 @@ export class TenantRepository {
     return new Set(keyIds.filter((id) => !activeIds.has(id)));
   }
 
-  listKeys(tenantId?: string): Promise<ApiKeyDoc[]> {
-    return this.keys.find(tenantId ? { tenant_id: tenantId } : {}, { sort: { created_at: 1 } }).toArray();
+  async listKeys(tenantId?: string): Promise<ApiKey[]> {
+    return (await this.keys.find(tenantId ? { tenant_id: tenantId } : {}, { sort: { created_at: 1 } }).toArray()).map(fromStored<ApiKey>);
   }
 
   async revokeKey(keyId: string): Promise<boolean> {

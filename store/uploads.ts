@@ -4,23 +4,11 @@
  * on the stand-in too), not by a conditional update, which the stand-in does not make atomic.
  */
 import type { Collection, Db } from 'mongodb';
+import type { Upload } from '../core/content-model.js';
 import { isDuplicateKeyError } from './db.js';
+import { fromStored, toStored, type Stored } from './stored.js';
 
-export interface UploadDoc {
-  _id: string;
-  tenant_id: string;
-  collection_id: string;
-  filename: string;
-  media_type: string;
-  size: number;
-  expires_at: Date;
-  created_at: Date;
-  /** Set when the bytes are stored. */
-  file_id: string | null;
-  sha256: string | null;
-  /** Set when a memory takes the file. */
-  memory_id: string | null;
-}
+type UploadDoc = Stored<Upload>;
 
 export class UploadRepository {
   readonly uploads: Collection<UploadDoc>;
@@ -37,12 +25,13 @@ export class UploadRepository {
     await this.claims.createIndex({ at: 1 });
   }
 
-  async create(doc: UploadDoc): Promise<void> {
-    await this.uploads.insertOne(doc);
+  async create(upload: Upload): Promise<void> {
+    await this.uploads.insertOne(toStored(upload));
   }
 
-  find(id: string): Promise<UploadDoc | null> {
-    return this.uploads.findOne({ _id: id });
+  async find(id: string): Promise<Upload | null> {
+    const doc = await this.uploads.findOne({ _id: id });
+    return doc ? fromStored<Upload>(doc) : null;
   }
 
   /** True for the first caller only, for a given upload and purpose (`put`, `attach`). */
@@ -69,8 +58,9 @@ export class UploadRepository {
   }
 
   /** Uploads whose URL expired without a memory taking them: their bytes are to be removed. */
-  findAbandoned(before: Date, limit: number): Promise<UploadDoc[]> {
-    return this.uploads.find({ expires_at: { $lt: before }, memory_id: null }, { limit }).toArray();
+  async findAbandoned(before: Date, limit: number): Promise<Upload[]> {
+    const docs = await this.uploads.find({ expires_at: { $lt: before }, memory_id: null }, { limit }).toArray();
+    return docs.map(fromStored<Upload>);
   }
 
   /** The upload records (filenames included) of deleted memories. */

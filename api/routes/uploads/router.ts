@@ -19,7 +19,7 @@ export function uploadsRouter({ services, config }: ApiDeps): Router<AppState> {
       ctx.status = 201;
       ctx.body = {
         results: {
-          upload_id: upload._id,
+          upload_id: upload.id,
           upload_url: `${config.PUBLIC_URL ?? `${ctx.protocol}://${ctx.host}`}${path}`,
           method: 'PUT',
           headers: { 'Content-Type': upload.media_type },
