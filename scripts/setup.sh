@@ -53,13 +53,17 @@ apt_install() {
 NODE_VERSION="24.21.0"
 command -v node >/dev/null 2>&1 || die "node is not installed (need Node >= 20.19 to bootstrap Node $NODE_VERSION)"
 command -v npm >/dev/null 2>&1 || die "npm is not installed"
-machine_node_major="$(node -p 'process.versions.node.split(".")[0]')"
+# The machine's own node, not ours: with .tools/bin already on PATH (a shell that followed the
+# README, or npm started from one) `node` is the Node 24 linked below, which must not count as the
+# machine's, or its link would be removed and scripts/node would fall back to the older node.
+machine_path="$(printf '%s' "$PATH" | tr ':' '\n' | grep -vxF "$TOOLS/bin" | paste -sd: -)"
+machine_node_major="$(PATH="$machine_path" node -p 'process.versions.node.split(".")[0]')"
 NODE_PREFIX="$TOOLS/node"
 if [ "$machine_node_major" -ge 24 ]; then
   rm -f "$TOOLS/bin/node"
 else
   if [ ! -f "$NODE_PREFIX/.installed-$NODE_VERSION" ] || [ ! -x "$NODE_PREFIX/node_modules/node/bin/node" ]; then
-    log "machine node is $(node -v): installing Node $NODE_VERSION from the npm registry into .tools/node"
+    log "machine node is $(PATH="$machine_path" node -v): installing Node $NODE_VERSION from the npm registry into .tools/node"
     rm -rf "$NODE_PREFIX"
     mkdir -p "$NODE_PREFIX"
     printf '{"name":"engram-node-runtime","private":true}\n' >"$NODE_PREFIX/package.json"
