@@ -14,9 +14,12 @@ export function requestContext(logger: Logger): Middleware<AppState> {
     try {
       await next();
     } finally {
-      // Answered before the whole request body arrived (a refused or oversize upload): the unread
-      // rest would stall the connection for the client's next request, so it is not kept alive.
-      if (!ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close');
+      // A body read in part and then abandoned (an upload refused mid-stream) leaves its rest on
+      // the connection, where the client's next request would stall: that connection is not kept
+      // alive. A body never read at all (refused on its headers) is drained by Node and the
+      // connection stays usable; closing it would cut off a client still sending (EPIPE).
+      const abandoned = !ctx.req.complete && (ctx.req.readableDidRead || ctx.req.destroyed);
+      if (abandoned && !ctx.headerSent) ctx.set('Connection', 'close');
       logger.info(
         {
           requestId: ctx.state.requestId,
