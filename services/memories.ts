@@ -16,6 +16,7 @@ import { isDuplicateKeyError } from '../store/db.js';
 import type { Store } from '../store/index.js';
 import type { ChunkText, MemoryContent, MemoryFile, MemoryKind, MessageInput } from '../core/content-model.js';
 import type { Memory, MemorySummary } from '../core/memory-model.js';
+import type { MemoryChange } from '../store/memories.js';
 import type { Purge } from '../store/memory-purge.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { CollectionService } from './collections.js';
@@ -46,6 +47,9 @@ export interface CreateMemoryInput {
 }
 
 const isInline = (file: UploadedFile | UploadReference): file is UploadedFile => 'bytes' in file;
+
+/** How often a metadata merge is re-checked when other merges keep changing the metadata under it. */
+const MERGE_ATTEMPTS = 5;
 
 export interface MemoryListInput {
   collectionIds: string[];
@@ -221,12 +225,27 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     await (resumed ? store.purge.resume(purges) : store.purge.finish(purges));
   }
 
-  /** Name, metadata (merged or replaced) and collections; only what is given changes. */
+  /**
+   * Name, metadata (merged or replaced) and collections; only what is given changes. A merge is
+   * checked against the metadata it read and written only onto that: when another merge got in
+   * between, it is checked again against the new metadata.
+   */
   async function update(tenantId: string, memoryId: string, input: UpdateMemoryInput): Promise<Memory> {
+    for (let attempt = 1; ; attempt++) {
+      const updated = await updateOnce(tenantId, memoryId, input);
+      if (updated) return updated;
+      if (attempt === MERGE_ATTEMPTS) {
+        throw conflict('memory_busy', `Memory ${memoryId} is being changed by other requests; retry the update`, 'metadata');
+      }
+    }
+  }
+
+  /** One read-check-write of update(); null when a merge found the metadata changed meanwhile. */
+  async function updateOnce(tenantId: string, memoryId: string, input: UpdateMemoryInput): Promise<Memory | null> {
     const memory = await store.memories.find(tenantId, memoryId);
     if (!memory) throw notFound('memory', memoryId);
-    const set: Record<string, unknown> = {};
-    if (input.name !== undefined) set.name = input.name;
+    const change: MemoryChange = {};
+    if (input.name !== undefined) change.name = input.name;
     if (input.metadata !== undefined) {
       if (input.mergeMetadata) {
         // Each PATCH is within the limit; what they merge into must be too, or a record grows
@@ -240,8 +259,9 @@ export function createMemoryService(deps: MemoryServiceDeps) {
             },
           ]);
         }
-        for (const [key, value] of Object.entries(input.metadata)) set[`metadata.${key}`] = value;
-      } else set.metadata = input.metadata;
+      }
+      change.metadata = input.metadata;
+      change.mergeMetadata = input.mergeMetadata;
     }
     let added: string[] = [];
     let removed: string[] = [];
@@ -268,14 +288,18 @@ export function createMemoryService(deps: MemoryServiceDeps) {
             'collection_ids',
           );
         }
-        set.collection_ids = wanted;
+        change.collectionIds = wanted;
       }
     }
-    const changesCollections = added.length > 0 || removed.length > 0;
+    const changesCollections = change.collectionIds !== undefined;
+    const merging = input.metadata !== undefined && input.mergeMetadata ? memory.metadata : undefined;
     const updated = changesCollections
-      ? await store.memories.changeCollections(tenantId, memoryId, set, { added, removed })
-      : await store.memories.update(tenantId, memoryId, set);
-    if (!updated) throw notFound('memory', memoryId);
+      ? await store.memories.changeCollections(tenantId, memoryId, change, { added, removed }, merging)
+      : await store.memories.update(tenantId, memoryId, change, merging);
+    if (!updated) {
+      if (merging && (await store.memories.exists(memoryId))) return null;
+      throw notFound('memory', memoryId);
+    }
     if (changesCollections) {
       try {
         await carryCollectionChange(updated);
@@ -345,7 +369,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       logger.error({ err: error, memoryId }, 'could not start append workflow');
       // Nothing half-written: the messages go back out and the memory is as it was.
       await store.memories.abandonAppend(memoryId, { from_message: messageCount, from_chunk: memory.chunk_count }, 'pipeline unavailable');
-      await store.memories.update(tenantId, memoryId, { status_message: memory.status_message });
+      await store.memories.update(tenantId, memoryId, { statusMessage: memory.status_message });
       throw serviceUnavailable('orchestrator_unavailable', 'The ingestion pipeline is unavailable; retry the request');
     }
     return claimed;

@@ -6,6 +6,29 @@ import { isSearchable, type AppendRun, type Memory, type MemorySummary } from '.
 import { memoryQuery } from './memory-filter.js';
 import { fromStored, toStored, type Stored } from './stored.js';
 
+/** What an update may change; only the fields given are written. */
+export interface MemoryChange {
+  name?: string | null;
+  /** Replaces the metadata, or with `mergeMetadata` sets only these keys and keeps the others. */
+  metadata?: Record<string, unknown>;
+  mergeMetadata?: boolean;
+  collectionIds?: string[];
+  statusMessage?: string | null;
+}
+
+/** The stored fields a change writes: a merge sets each key by its dotted path. */
+function fieldsOf(change: MemoryChange): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (change.name !== undefined) fields.name = change.name;
+  if (change.metadata !== undefined) {
+    if (change.mergeMetadata) for (const [key, value] of Object.entries(change.metadata)) fields[`metadata.${key}`] = value;
+    else fields.metadata = change.metadata;
+  }
+  if (change.collectionIds !== undefined) fields.collection_ids = change.collectionIds;
+  if (change.statusMessage !== undefined) fields.status_message = change.statusMessage;
+  return fields;
+}
+
 const memoryOf = (doc: MemoryDoc | null): Memory | null => (doc ? fromStored<Memory>(doc) : null);
 const summaryOf = (doc: MemorySummaryDoc): MemorySummary => fromStored<MemorySummary>(doc);
 
@@ -107,11 +130,23 @@ export class MemoryRepository {
     await this.collection.updateMany({ _id: { $in: ids } }, { $push: { accessed_at: { $each: [at], $slice: -ACCESS_HISTORY } } });
   }
 
-  /** Applies a name / metadata / collections change; null when the memory is gone. */
-  async update(tenantId: string, id: string, set: Record<string, unknown>, unset: string[] = []): Promise<Memory | null> {
-    const update: Record<string, unknown> = { $set: { ...set, updated_at: new Date() } };
-    if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, '']));
-    return memoryOf(await this.collection.findOneAndUpdate({ _id: id, tenant_id: tenantId }, update, { returnDocument: 'after' }));
+  /**
+   * Applies a change that keeps the memory's collections; null when the memory is gone, or when
+   * `unlessMetadataChanged` is given and the stored metadata is no longer that (a merge checked
+   * against what it read is only written onto that).
+   */
+  async update(
+    tenantId: string,
+    id: string,
+    change: MemoryChange,
+    unlessMetadataChanged?: Record<string, unknown>,
+  ): Promise<Memory | null> {
+    const update = { $set: { ...fieldsOf(change), updated_at: new Date() } };
+    // Whole-subdocument equality (field order included, as read): one conditional write, atomic on
+    // MongoDB. The stand-in does not promise atomic conditional updates (shared/notes), so there
+    // two merges racing within the same instant may still both pass.
+    const filter = { _id: id, tenant_id: tenantId, ...(unlessMetadataChanged ? { metadata: unlessMetadataChanged } : {}) };
+    return memoryOf(await this.collection.findOneAndUpdate(filter, update, { returnDocument: 'after' }));
   }
 
   /**
@@ -200,15 +235,16 @@ export class MemoryRepository {
   async changeCollections(
     tenantId: string,
     id: string,
-    set: Record<string, unknown>,
-    change: { added: string[]; removed: string[] },
+    change: MemoryChange,
+    moved: { added: string[]; removed: string[] },
+    unlessMetadataChanged?: Record<string, unknown>,
   ): Promise<Memory | null> {
     const now = new Date();
     const doc = await this.collection.findOneAndUpdate(
-      { _id: id, tenant_id: tenantId },
+      { _id: id, tenant_id: tenantId, ...(unlessMetadataChanged ? { metadata: unlessMetadataChanged } : {}) },
       {
-        $set: { ...set, updated_at: now, 'collections_sync.since': now },
-        $addToSet: { 'collections_sync.added': { $each: change.added }, 'collections_sync.removed': { $each: change.removed } },
+        $set: { ...fieldsOf(change), updated_at: now, 'collections_sync.since': now },
+        $addToSet: { 'collections_sync.added': { $each: moved.added }, 'collections_sync.removed': { $each: moved.removed } },
       },
       { returnDocument: 'after' },
     );

@@ -44,4 +44,26 @@ describe('merged metadata', () => {
     assert.equal(small.status, 200);
     assert.deepEqual(Object.keys(small.body.results.metadata).sort(), ['a', 'c']);
   });
+
+  it('keeps the bound when merges race: each is checked against what the ones before it wrote', async () => {
+    const id = await createMemory(tenant, { raw_text: 'Concurrent metadata merges.', metadata: { base: 'x'.repeat(6_000) } });
+    await waitForStatus(tenant.api, id, ['complete']);
+    // Eight merges of about 2 KB each onto 6 KB: every one fits alone, at most five fit together.
+    const keys = Array.from({ length: 8 }, (_, i) => `k${i}`);
+    const answers = await Promise.all(
+      keys.map((key) => tenant.api.patch(`/v1/memories/${id}`, { metadata: { [key]: 'y'.repeat(2_000) }, merge_metadata: true })),
+    );
+    const merged = keys.filter((_, i) => answers[i]!.status === 200);
+    for (const answer of answers.filter((candidate) => candidate.status !== 200)) {
+      assert.ok(
+        (answer.status === 400 && answer.body.error.details[0].field === 'metadata') ||
+          (answer.status === 409 && answer.body.error.code === 'memory_busy'),
+        JSON.stringify(answer.body).slice(0, 300),
+      );
+    }
+    const stored = (await tenant.api.get(`/v1/memories/${id}`)).body.results.metadata as Record<string, string>;
+    assert.ok(Buffer.byteLength(JSON.stringify(stored)) <= 16_384, `stored metadata is ${Buffer.byteLength(JSON.stringify(stored))} bytes`);
+    assert.deepEqual(Object.keys(stored).sort(), ['base', ...merged].sort(), 'every merge answered 200 is stored, no other');
+    assert.ok(merged.length >= 1 && merged.length <= 5, `${merged.length} merges stored`);
+  });
 });
