@@ -177,6 +177,8 @@ const configSchema = z.object({
    * graph read backend, where they answer 503 graph_read_backend_unavailable.
    */
   GRAPH_READ_BACKEND: z.enum(['mongodb', 'none']).default('mongodb'),
+  /** How often API processes run the full pattern mines owed by collections quiet for as long (docs/workflows.md). */
+  WORKFLOW_MINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(10_000),
   DELETE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(10_000),
 
   /**

@@ -214,6 +214,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       logger,
       maxCollectionsPerMemory: config.MAX_COLLECTIONS_PER_MEMORY,
     });
+    const workflows = createWorkflowService({ store, collections, backend: config.GRAPH_READ_BACKEND });
     const deviceMemory = createDeviceMemoryService({
       store,
       collections,
@@ -276,7 +277,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         health: createHealthService(store, orchestrator, searchIndex),
         uploads,
         tickets,
-        workflows: createWorkflowService({ store, collections, backend: config.GRAPH_READ_BACKEND }),
+        workflows,
         signingKeys: () => signing?.publicKeys() ?? Promise.resolve({ keys: [] }),
       },
     });
@@ -362,6 +363,13 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         () => deviceMemory.sweepExpired(),
         'removed expired ephemeral collections',
         'ephemeral sweep failed',
+      ),
+      // Full pattern mines owed by collections that went quiet while another mine held the lease.
+      repair(
+        config.WORKFLOW_MINE_SWEEP_INTERVAL_MS,
+        () => workflows.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
+        'ran owed workflow pattern mines',
+        'workflow mine sweep failed',
       ),
       // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
       repair(300_000, () => uploads.sweep(3_600_000), 'removed abandoned uploads', 'upload sweep failed'),

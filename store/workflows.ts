@@ -45,6 +45,13 @@ interface MiningStateDoc {
   mined_at: Date;
   /** While a full mine runs: its lease (one mine at a time per collection, see refreshPatterns). */
   mining_until?: Date;
+  /**
+   * A full mine is owed: one was due while another held the lease, or the holder ran out of
+   * re-runs while changes kept coming. Cleared as a mine starts; sweepDueMines runs what is owed.
+   */
+  remine_due?: boolean;
+  /** When the last change arrived: the sweep waits for a quiet collection. */
+  changed_at?: Date;
 }
 
 /** What derivation hands the store for one trace: the draft plus its resolved graph facts. */
@@ -53,6 +60,8 @@ export interface NewTrace extends TraceDraft {
 }
 
 const REMINE_SHARE = 0.1;
+/** Re-runs of a full mine when the collection changed while it ran, before the sweep takes over. */
+const MINE_RERUNS = 3;
 /** How long a full mine may hold its collection's lease before another may take over (a crashed miner). */
 const MINE_LEASE_MS = 120_000;
 
@@ -439,26 +448,56 @@ export class WorkflowRepository {
       // The stand-in's concurrent $inc may lose a count: these only pace re-mining and detect change.
       {
         $inc: { changes_since: changes, version: 1 },
+        $set: { changed_at: new Date() },
         $setOnInsert: { tenant_id: scope.tenantId, instances_at_mine: 0, mined_at: new Date(0) },
       },
       { upsert: true, returnDocument: 'after' },
     );
     const threshold = Math.max(1, Math.floor((state?.instances_at_mine ?? 0) * REMINE_SHARE));
-    const lease = !state || state.changes_since >= threshold ? await this.claimMine(scope) : null;
-    if (lease) {
-      try {
-        await this.mineCollection(scope);
-      } finally {
-        // Only our own lease: a mine that outlived it may have been taken over meanwhile.
-        await this.mining.updateOne({ _id: scope.collectionId, mining_until: lease }, { $set: { mining_until: new Date(0) } });
-      }
-      return;
-    }
+    const due = !state || state.changes_since >= threshold;
+    if (due && (await this.mineUnderLease(scope))) return;
     // Below the threshold, or another activity is mining this collection: that mine runs again
     // when it sees the version moved, so this change is in its result; meanwhile it is assigned
     // incrementally. Without the lease every memory ingested during a mine started one of its own
     // (and re-ran it, as the version kept moving): concurrent ingestion spent its time mining.
+    // The mine owed is noted, in case the holder has already looked for changes for the last time.
+    if (due) await this.mining.updateOne({ _id: scope.collectionId }, { $set: { remine_due: true } });
     await this.assignToPatterns(scope, changedInstanceIds, vanishedPatternIds);
+  }
+
+  /** A full mine under the collection's lease; false (and nothing done) when another holds it. */
+  private async mineUnderLease(scope: GraphScope): Promise<boolean> {
+    const lease = await this.claimMine(scope);
+    if (!lease) return false;
+    try {
+      await this.mineCollection(scope);
+    } finally {
+      // Only our own lease: a mine that outlived it may have been taken over meanwhile.
+      await this.mining.updateOne({ _id: scope.collectionId, mining_until: lease }, { $set: { mining_until: new Date(0) } });
+    }
+    return true;
+  }
+
+  /**
+   * Runs the full mines owed (remine_due) in collections quiet for `quietMs` whose lease is free:
+   * without it, a burst of ingestion whose last changes came while a mine ran, after that mine's
+   * last re-run, would keep an older mine's patterns until the collection changed again.
+   */
+  async sweepDueMines(quietMs: number, limit = 20): Promise<number> {
+    const now = new Date();
+    const owed = await this.mining
+      .find(
+        {
+          remine_due: true,
+          changed_at: { $lt: new Date(now.getTime() - quietMs) },
+          $or: [{ mining_until: { $exists: false } }, { mining_until: { $lt: now } }],
+        },
+        { projection: { _id: 1, tenant_id: 1 }, limit },
+      )
+      .toArray();
+    let mined = 0;
+    for (const row of owed) if (await this.mineUnderLease({ tenantId: row.tenant_id, collectionId: row._id })) mined++;
+    return mined;
   }
 
   /**
@@ -544,21 +583,27 @@ export class WorkflowRepository {
   }
 
   /**
-   * A full re-mine of one collection (the bench times it on 10k traces). Mines racing each other
-   * could let one that read older instances write last; so a mine that sees the collection change
-   * while it ran runs again. A change bumps the version after writing its instances and then mines
-   * itself, so the last write always comes from a mine that read every change.
+   * A full re-mine of one collection (the bench times it on 10k traces). A mine that read older
+   * instances must not be the last word: one that sees the collection change while it ran runs
+   * again, up to MINE_RERUNS times; past that, and for changes that found the lease taken, the
+   * mine is owed (remine_due) and sweepDueMines runs it once the collection is quiet.
    */
   async mineCollection(scope: GraphScope): Promise<number> {
-    let patterns = 0;
-    for (let attempt = 0; attempt < 4; attempt++) {
-      const before = (await this.mining.findOne({ _id: scope.collectionId }))?.version ?? 0;
-      patterns = await this.mineOnce(scope);
+    for (let attempt = 0; ; attempt++) {
+      // Starting a mine pays what was owed; a change during it owes again (refreshPatterns).
+      const before =
+        (await this.mining.findOneAndUpdate({ _id: scope.collectionId }, { $set: { remine_due: false } }, { returnDocument: 'before' }))
+          ?.version ?? 0;
+      const patterns = await this.mineOnce(scope);
       this.fullMines++;
       const after = (await this.mining.findOne({ _id: scope.collectionId }))?.version ?? 0;
-      if (after === before) break;
+      if (after === before) return patterns;
+      if (attempt === MINE_RERUNS) {
+        // Still changing: the rest is owed, for the next change or the sweep once ingestion pauses.
+        await this.mining.updateOne({ _id: scope.collectionId }, { $set: { remine_due: true } });
+        return patterns;
+      }
     }
-    return patterns;
   }
 
   private async mineOnce(scope: GraphScope): Promise<number> {

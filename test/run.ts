@@ -55,6 +55,8 @@ const serviceEnv: Record<string, string> = {
   DELETE_SWEEP_INTERVAL_MS: '1000',
   // Collection changes left unfinished (Temporal unreachable) are reconciled within seconds.
   RECONCILE_INTERVAL_MS: '2000',
+  // Pattern mines owed by quiet collections are run within a second or two.
+  WORKFLOW_MINE_SWEEP_INTERVAL_MS: '1000',
 };
 const api = spawnService('api/main.js', { ...serviceEnv, ROLE: 'api' }, path.join(logDir, 'api.log'));
 const workerMetricsPort = await freePort();

@@ -70,6 +70,23 @@ const TICKET_4103_END: Message[] = [
 const ONE_OFF: Message[] = [user('I scheduled a dentist appointment.'), user('Then I cancelled the gym membership.')];
 const SMALL_TALK: Message[] = [user('The weather is great today.'), assistant('Enjoy the sunshine!')];
 
+/**
+ * Retries a check until it passes or `timeoutMs` runs out (then its last failure is thrown). For
+ * patterns right after a burst of ingestion: a mine that was running when the last memories came
+ * runs again, or is owed and swept once the collection is quiet (docs/workflows.md).
+ */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(250);
+    }
+  }
+}
+
 async function ingest(tenant: TenantFixture, messages: Message[], collectionId = tenant.collectionId): Promise<string> {
   const id = await createMemory(tenant, { kind: 'conversation', messages, collection_id: collectionId });
   await waitForStatus(tenant.api, id, ['complete']);
@@ -541,11 +558,13 @@ describe('workflow reads', () => {
       ...(await Promise.all(rest.map((messages) => createMemory(tenant, { kind: 'conversation', messages, collection_id: collectionId })))),
     ];
     await Promise.all(ids.map((id) => waitForStatus(tenant.api, id, ['complete'])));
-    const list = await patterns(collectionId);
-    assert.deepEqual(list.results.map((pattern) => [pattern.name, pattern.instance_count]).sort(), [
-      ['Create → Assign → Escalate → Complete', TICKETS.length + 1],
-      ['Submit → Approve → Pay', 3],
-    ]);
+    await eventually(async () => {
+      const list = await patterns(collectionId);
+      assert.deepEqual(list.results.map((pattern) => [pattern.name, pattern.instance_count]).sort(), [
+        ['Create → Assign → Escalate → Complete', TICKETS.length + 1],
+        ['Submit → Approve → Pay', 3],
+      ]);
+    });
     const listed = await instances({}, collectionId);
     assert.equal(listed.total_entries, 3 + TICKETS.length + 1);
     assert.ok(listed.results.every((row) => row.pattern_id !== null));
@@ -570,12 +589,19 @@ describe('workflow reads', () => {
     await Promise.all(ids.map((id) => waitForStatus(tenant.api, id, ['complete'])));
     const byName = async () =>
       new Map((await patterns(collectionId)).results.map((pattern): [string, PatternRow] => [pattern.name, pattern]));
-    const expenses = (await byName()).get('Submit → Approve → Pay');
-    assert.equal(expenses?.instance_count, 20);
-    assert.equal((await byName()).get('Schedule → Cancel')?.instance_count, 2);
+    const expenses = await eventually(async () => {
+      const named = await byName();
+      assert.equal(named.get('Submit → Approve → Pay')?.instance_count, 20);
+      assert.equal(named.get('Schedule → Cancel')?.instance_count, 2);
+      return named.get('Submit → Approve → Pay');
+    });
     // With 22 instances at its last full mine the collection re-mines in full only every 2 changes;
-    // pinning the pacing keeps both deletes below on the bounded path whatever order ingestion took.
-    const mining = db.collection<{ _id: string; instances_at_mine: number; changes_since: number }>('workflow_mining');
+    // pinning the pacing keeps both deletes below on the bounded path whatever order ingestion took
+    // (once no mine is owed from the burst, which the sweep would otherwise run meanwhile).
+    const mining = db.collection<{ _id: string; instances_at_mine: number; changes_since: number; remine_due?: boolean }>(
+      'workflow_mining',
+    );
+    await eventually(async () => assert.notEqual((await mining.findOne({ _id: collectionId }))?.remine_due, true));
     await mining.updateOne({ _id: collectionId }, { $set: { instances_at_mine: 100, changes_since: 0 } });
 
     const patternDetail = async (id: string) => {
@@ -607,6 +633,32 @@ describe('workflow reads', () => {
     const left = (await instances({}, collectionId)).results.find((row) => row.id === flights[1]!.id);
     assert.equal(left?.pattern_id, null);
     assert.equal((await mining.findOne({ _id: collectionId }))?.instances_at_mine, 100, 'no full re-mine ran');
+  });
+
+  it('runs a full mine owed by a quiet collection, and only an owed one', async () => {
+    const db = await database();
+    const created = await tenant.api.post('/v1/collections', { name: 'owed' });
+    const collectionId = created.body.results.id as string;
+    for (const city of ['Rome', 'Oslo']) {
+      await ingest(tenant, [user(`I booked the flight to ${city}.`), user('Then I cancelled the flight.')], collectionId);
+    }
+    const scheduleCancel = async () => (await patterns(collectionId)).results.find((pattern) => pattern.name === 'Schedule → Cancel');
+    await eventually(async () => assert.equal((await scheduleCancel())?.instance_count, 2));
+    // What a mine that missed the last changes leaves: no pattern yet for two linked instances.
+    const base = { tenant_id: tenant.tenantId, collection_id: collectionId };
+    const forget = async () => {
+      await db.collection('workflow_patterns').deleteMany(base);
+      await db.collection('workflow_instances').updateMany(base, { $set: { pattern_id: null, pattern_distance: null, position: null } });
+    };
+    await forget();
+    const mining = db.collection<{ _id: string; remine_due?: boolean; changed_at?: Date }>('workflow_mining');
+    await sleep(2_500); // beyond two sweeps (1 s in the test stack): nothing is owed, nothing is mined
+    assert.equal(await scheduleCancel(), undefined, 'a collection that owes no mine is left alone');
+    await mining.updateOne({ _id: collectionId }, { $set: { remine_due: true, changed_at: new Date(Date.now() - 60_000) } });
+    await eventually(async () => assert.equal((await scheduleCancel())?.instance_count, 2), 15_000);
+    assert.equal((await mining.findOne({ _id: collectionId }))?.remine_due, false, 'paid');
+    const linked = (await instances({}, collectionId)).results;
+    assert.ok(linked.length === 2 && linked.every((row) => row.pattern_id !== null));
   });
 
   it('deleting conversations removes their traces and updates instances, counts, patterns and positions', async () => {
