@@ -16,7 +16,7 @@ import { freePort } from '../../dev/embedded.js';
 import { spawnService, stopChild, waitForReady } from '../../dev/stack.js';
 import { connectDatabase, type Database } from '../../store/db.js';
 import { EventLog } from '../../store/events.js';
-import { adminWith, Api, newTenant, sleep, stack } from '../support/client.js';
+import { adminWith, Api, newTenant, sleep, stack, until } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 import { RawSocket, wsUrl, type Frame } from '../support/ws.js';
 
@@ -30,14 +30,6 @@ interface FairTenant {
   keyId: string;
   apiKey: string;
   collectionId: string;
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
 }
 
 describe('event fairness between tenants (own API process, small limits)', () => {

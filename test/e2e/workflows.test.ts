@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { ApiError, MemoryServiceClient } from '../../client/rest.js';
 import { stopChild } from '../../dev/stack.js';
-import { Api, createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
+import { Api, createMemory, eventually, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 import { startApiProcess } from '../support/processes.js';
 
@@ -69,23 +69,6 @@ const TICKET_4103_END: Message[] = [
 
 const ONE_OFF: Message[] = [user('I scheduled a dentist appointment.'), user('Then I cancelled the gym membership.')];
 const SMALL_TALK: Message[] = [user('The weather is great today.'), assistant('Enjoy the sunshine!')];
-
-/**
- * Retries a check until it passes or `timeoutMs` runs out (then its last failure is thrown). For
- * patterns right after a burst of ingestion: a mine that was running when the last memories came
- * runs again, or is owed and swept once the collection is quiet (docs/workflows.md).
- */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(250);
-    }
-  }
-}
 
 async function ingest(tenant: TenantFixture, messages: Message[], collectionId = tenant.collectionId): Promise<string> {
   const id = await createMemory(tenant, { kind: 'conversation', messages, collection_id: collectionId });
@@ -457,10 +440,11 @@ describe('workflow reads', () => {
     assert.equal(tickets.instance_count, 3);
     assert.equal((await instances()).total_entries, EXPENSES.length + TICKETS.length + 1);
     // The graph (and so the traces) is projected into the new collection by a workflow.
-    const deadline = Date.now() + 30_000;
-    while ((await instances({}, secondCollection)).total_entries === 0 && Date.now() < deadline) await sleep(200);
-    const there = await instances({}, secondCollection);
-    assert.equal(there.total_entries, 1);
+    const there = await eventually(async () => {
+      const listed = await instances({}, secondCollection);
+      assert.equal(listed.total_entries, 1);
+      return listed;
+    });
     assert.equal(there.results[0]!.current_state_description, 'ticket 4102 completed');
   });
 
@@ -501,12 +485,11 @@ describe('workflow reads', () => {
     });
     assert.equal(appended.status, 202, JSON.stringify(appended.body));
     await waitForStatus(tenant.api, memoryId, ['complete']);
-    const deadline = Date.now() + 15_000;
-    let after = (await instances({}, collectionId)).results;
-    while (after[0]?.trace_count !== 3 && Date.now() < deadline) {
-      await sleep(200);
-      after = (await instances({}, collectionId)).results;
-    }
+    const after = await eventually(async () => {
+      const listed = (await instances({}, collectionId)).results;
+      assert.equal(listed[0]?.trace_count, 3);
+      return listed;
+    }, 15_000);
     assert.equal(after.length, 1);
     assert.equal(after[0]!.id, before[0]!.id, 'the same instance, grown');
     assert.equal(after[0]!.trace_count, 3);

@@ -103,6 +103,33 @@ export async function adminWith(env: Record<string, string>, ...args: string[]):
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Retries a check until it passes or `timeoutMs` runs out, then throws its last failure: for
+ * state the service reaches eventually (a pattern mine owed after a burst, a socket closed).
+ */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 30_000, intervalMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(intervalMs);
+    }
+  }
+}
+
+/** Waits for a condition to hold; past `timeoutMs`, fails naming `what` it waited for. */
+export async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  await eventually(
+    async () => {
+      if (!(await condition())) throw new Error(`timed out waiting for ${what}`);
+    },
+    timeoutMs,
+    25,
+  );
+}
+
 /** Polls a memory until it reaches one of the given statuses. */
 export async function waitForStatus(api: Api, memoryId: string, statuses: string[], timeoutMs = 60_000): Promise<ApiResponse> {
   const deadline = Date.now() + timeoutMs;
