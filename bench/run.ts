@@ -22,14 +22,14 @@
  *   embed        3. raw embedding throughput of the model alone (and pipeline ÷ raw, with ingest);
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
  *   vector-scan  8. the vector index's brute-force scan alone (bench/vector-scan.ts);
- *   soak         9. the H2 stand-in's durability: acknowledged writes after a clean restart and a SIGKILL (bench/soak.ts).
+ *   soak         9. the embedded store's durability: documents written across SIGKILLs of the store, read back (bench/soak.ts).
  *   workflows   12. workflow reads: pattern precision/recall, instance linking, position and verb-class accuracy on
  *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/workflows/).
  *
  * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
  * `BENCH_ONLY=retrieval,search` (the stack still boots, unless only stack-less scenarios are
  * named). Other knobs: BENCH_LATENCY_RUNS, BENCH_INGEST_COUNT, BENCH_RETRIEVAL_SEED, BENCH_SERVICE_LOG_LEVEL,
- * BENCH_MONGO_BACKEND=memory, BENCH_KEEP_DB.
+ * BENCH_MONGO_BACKEND=journal|memory|h2 (default EMBEDDED_MONGO_BACKEND, journal), BENCH_KEEP_DB.
  *
  * stdout carries only `name value unit` lines; progress and notes go to stderr. It only measures:
  * there are no timed assertions. Exit code 1 on any failure, after tearing everything down.
@@ -38,8 +38,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, projectRoot } from '../config/index.js';
-import { exitWithCleanup, freePort, registerCleanup } from '../dev/embedded.js';
+import { loadConfig, loadEmbeddedMongoConfig, projectRoot } from '../config/index.js';
+import { exitWithCleanup, freePort, registerCleanup, type MongoStandinBackend } from '../dev/embedded.js';
 import { spawnService, startBackingServices, stopChild, waitForReady, type BackingServices } from '../dev/stack.js';
 import { loadEmbedder } from '../models/embedder.js';
 import { createAdminService } from '../services/admin.js';
@@ -120,7 +120,11 @@ function selectedScenarios(value: string | undefined): Set<Scenario> {
 const selected = selectedScenarios(process.env.BENCH_ONLY);
 const runs = (scenario: Scenario): boolean => selected.has(scenario);
 
-const mongoBackend = process.env.BENCH_MONGO_BACKEND === 'memory' ? 'memory' : 'h2';
+// The embedded store `npm run dev` uses (EMBEDDED_MONGO_BACKEND, default journal); BENCH_MONGO_BACKEND=memory|h2 compares.
+const mongoBackend: MongoStandinBackend =
+  process.env.BENCH_MONGO_BACKEND === 'memory' || process.env.BENCH_MONGO_BACKEND === 'h2'
+    ? process.env.BENCH_MONGO_BACKEND
+    : loadEmbeddedMongoConfig(process.env).EMBEDDED_MONGO_BACKEND;
 const benchStarted = performance.now();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-bench-'));
 const logDir = path.join(projectRoot(), 'data', 'bench-logs');

@@ -5,8 +5,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../config/index.js';
-import { freePort, registerCleanup, spawnNodeService, startMongoStandin, startTemporal } from './embedded.js';
+import { loadEmbeddedMongoConfig, projectRoot } from '../config/index.js';
+import { freePort, registerCleanup, spawnNodeService, startMongoStandin, startTemporal, type MongoStandinBackend } from './embedded.js';
 
 export interface BackingServices {
   mongoUri: string;
@@ -18,7 +18,8 @@ export interface BackingServices {
 
 export interface BackingOptions {
   dataDir: string;
-  mongoBackend: 'memory' | 'h2';
+  /** Default: EMBEDDED_MONGO_BACKEND (journal). */
+  mongoBackend?: MongoStandinBackend;
   temporalPort?: number;
   /** null: headless (no Web UI). */
   temporalUiPort?: number | null;
@@ -36,11 +37,13 @@ export async function startBackingServices(options: BackingOptions): Promise<Bac
   try {
     let mongoUri = process.env.MONGODB_URI;
     if (!mongoUri) {
+      const settings = loadEmbeddedMongoConfig(process.env);
       const mongo = await startMongoStandin({
         dataDir: options.dataDir,
         port: options.mongoPort ?? (await freePort()),
-        backend: options.mongoBackend,
-        heapMb: 768,
+        backend: options.mongoBackend ?? settings.EMBEDDED_MONGO_BACKEND,
+        heapMb: settings.EMBEDDED_MONGO_HEAP_MB,
+        fsyncMs: settings.EMBEDDED_MONGO_FSYNC_MS,
       });
       stops.push(() => mongo.stop());
       mongoUri = mongo.uri;
