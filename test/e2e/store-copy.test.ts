@@ -40,8 +40,9 @@ describe('store copy: the embedded store to another MongoDB', () => {
   before(async () => {
     const info = stack();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-store-copy-'));
-    source = await startMongoStandin({ dataDir: path.join(dataDir, 'source'), port: await freePort(), backend: 'memory' });
-    target = await startMongoStandin({ dataDir: path.join(dataDir, 'target'), port: await freePort(), backend: 'memory' });
+    // Two instances of the embedded store, each with its own files.
+    source = await startMongoStandin({ dataDir: path.join(dataDir, 'source'), port: await freePort(), backend: 'journal' });
+    target = await startMongoStandin({ dataDir: path.join(dataDir, 'target'), port: await freePort(), backend: 'journal' });
     const suffix = Date.now().toString(36);
     env = {
       ...info.serviceEnv,
