@@ -11,6 +11,8 @@ export interface ChunkDoc {
   index: number;
   text: string;
   source: ChunkSource;
+  /** The chunk's time (core/memory-time.ts chunkTime); absent on chunks stored before times existed. */
+  occurred_at?: Date;
   /** Float32 vector stored as raw little-endian bytes: compact and bit-exact. */
   embedding: Binary | null;
   /** The model that produced `embedding`; vectors of different models are never mixed. */
@@ -81,7 +83,10 @@ export class ChunkRepository {
   byIds(ids: string[]): Promise<ChunkDoc[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.collection
-      .find({ _id: { $in: ids } }, { projection: { _id: 1, memory_id: 1, tenant_id: 1, collection_ids: 1, index: 1, text: 1, source: 1 } })
+      .find(
+        { _id: { $in: ids } },
+        { projection: { _id: 1, memory_id: 1, tenant_id: 1, collection_ids: 1, index: 1, text: 1, source: 1, occurred_at: 1 } },
+      )
       .toArray() as Promise<ChunkDoc[]>;
   }
 
