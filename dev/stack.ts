@@ -13,6 +13,8 @@ export interface BackingServices {
   temporalAddress: string;
   temporalUiUrl: string | null;
   embedded: { mongo: boolean; temporal: boolean };
+  /** The embedded store only (null otherwise): a clean stop and a start on the same files and port. */
+  restartMongo: (() => Promise<void>) | null;
   stop(): Promise<void>;
 }
 
@@ -36,17 +38,23 @@ export async function startBackingServices(options: BackingOptions): Promise<Bac
   registerCleanup(stopAll);
   try {
     let mongoUri = process.env.MONGODB_URI;
+    let restartMongo: (() => Promise<void>) | null = null;
     if (!mongoUri) {
       const settings = loadEmbeddedMongoConfig(process.env);
-      const mongo = await startMongoStandin({
+      const standinOptions = {
         dataDir: options.dataDir,
         port: options.mongoPort ?? (await freePort()),
         backend: options.mongoBackend ?? settings.EMBEDDED_MONGO_BACKEND,
         heapMb: settings.EMBEDDED_MONGO_HEAP_MB,
         fsyncMs: settings.EMBEDDED_MONGO_FSYNC_MS,
-      });
+      };
+      let mongo = await startMongoStandin(standinOptions);
       stops.push(() => mongo.stop());
       mongoUri = mongo.uri;
+      restartMongo = async () => {
+        await mongo.stop();
+        mongo = await startMongoStandin(standinOptions);
+      };
     }
     let temporalAddress = process.env.TEMPORAL_ADDRESS;
     let temporalUiUrl: string | null = process.env.TEMPORAL_UI_URL ?? null;
@@ -65,6 +73,7 @@ export async function startBackingServices(options: BackingOptions): Promise<Bac
       temporalAddress,
       temporalUiUrl,
       embedded: { mongo: !process.env.MONGODB_URI, temporal: !process.env.TEMPORAL_ADDRESS },
+      restartMongo,
       stop: stopAll,
     };
   } catch (error) {
