@@ -257,41 +257,38 @@ final class QueryPlanner {
         return best;
     }
 
-    /** The low and high bounds of one index range: a pinned prefix, then the range on the next key. */
+    /**
+     * The low and high bounds (in index order) of one index range: a pinned prefix, then the range
+     * on the next key. A one-sided range stops short of null and missing values, which MongoDB's
+     * type bracketing never matches ({@code {at: {$lte: date}}} skips documents without {@code at}).
+     */
     static Object[][] bounds(Plan plan, Object[] prefix) {
         int k = prefix.length;
-        Object[] low;
-        Object[] high;
         Constraint r = plan.range;
         if (r == null) {
-            low = java.util.Arrays.copyOf(prefix, k + 1);
-            low[k] = OrderedIndex.LOW;
-            high = java.util.Arrays.copyOf(prefix, k + 1);
-            high[k] = OrderedIndex.HIGH;
+            return new Object[][] {bound(prefix, OrderedIndex.LOW), bound(prefix, OrderedIndex.HIGH)};
+        }
+        Object[] low;
+        Object[] high;
+        if (plan.index.direction(k) > 0) {
+            // Ascending: nulls first, then small to large.
+            low = r.low != null ? bound(prefix, r.low, r.lowInclusive ? OrderedIndex.LOW : OrderedIndex.HIGH)
+                : bound(prefix, null, OrderedIndex.HIGH);
+            high = r.high != null ? bound(prefix, r.high, r.highInclusive ? OrderedIndex.HIGH : OrderedIndex.LOW)
+                : bound(prefix, OrderedIndex.HIGH);
         } else {
-            // In an ascending key, $gt is the low end; in a descending key the index order is reversed.
-            boolean ascending = plan.index.direction(k) > 0;
-            Object first = ascending ? r.low : r.high;
-            boolean firstInclusive = ascending ? r.lowInclusive : r.highInclusive;
-            Object last = ascending ? r.high : r.low;
-            boolean lastInclusive = ascending ? r.highInclusive : r.lowInclusive;
-            if (first == null) {
-                low = java.util.Arrays.copyOf(prefix, k + 1);
-                low[k] = OrderedIndex.LOW;
-            } else {
-                low = java.util.Arrays.copyOf(prefix, k + 2);
-                low[k] = first;
-                low[k + 1] = firstInclusive ? OrderedIndex.LOW : OrderedIndex.HIGH;
-            }
-            if (last == null) {
-                high = java.util.Arrays.copyOf(prefix, k + 1);
-                high[k] = OrderedIndex.HIGH;
-            } else {
-                high = java.util.Arrays.copyOf(prefix, k + 2);
-                high[k] = last;
-                high[k + 1] = lastInclusive ? OrderedIndex.HIGH : OrderedIndex.LOW;
-            }
+            // Descending: large to small, nulls last.
+            low = r.high != null ? bound(prefix, r.high, r.highInclusive ? OrderedIndex.LOW : OrderedIndex.HIGH)
+                : bound(prefix, OrderedIndex.LOW);
+            high = r.low != null ? bound(prefix, r.low, r.lowInclusive ? OrderedIndex.HIGH : OrderedIndex.LOW)
+                : bound(prefix, null, OrderedIndex.LOW);
         }
         return new Object[][] {low, high};
+    }
+
+    private static Object[] bound(Object[] prefix, Object... tail) {
+        Object[] b = java.util.Arrays.copyOf(prefix, prefix.length + tail.length);
+        System.arraycopy(tail, 0, b, prefix.length, tail.length);
+        return b;
     }
 }
