@@ -266,6 +266,35 @@ describe('EPUB', () => {
   });
 });
 
+describe('hostile XML inside a package', () => {
+  // A DTD is never processed: neither nested entities (billion laughs) nor external ones (XXE) expand.
+  const doctype =
+    '<!DOCTYPE office:document-content [<!ENTITY secret SYSTEM "file:///etc/passwd">' +
+    '<!ENTITY lol "lololololololololololol">' +
+    Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`).join('') +
+    ']>';
+  const odt = buildZip([
+    { name: 'mimetype', data: 'application/vnd.oasis.opendocument.text', method: 'store' },
+    {
+      name: 'content.xml',
+      data:
+        `<?xml version="1.0"?>${doctype}<office:document-content xmlns:office="o" xmlns:text="t"><office:body><office:text>` +
+        '<text:p>Plain words before &lol9; and &secret; after.</text:p></office:text></office:body></office:document-content>',
+    },
+  ]);
+
+  it('reads the text without expanding entities or reading files', async () => {
+    const started = process.cpuUsage();
+    const result = await extract(odt, 'laughs.odt');
+    const cpu = process.cpuUsage(started);
+    const text = result.sections.map((section) => section.text).join('\n');
+    assert.match(text, /Plain words before/);
+    assert.doesNotMatch(text, /lolololol|root:/);
+    assert.ok(text.length < 200, `${text.length} characters`);
+    assert.ok((cpu.user + cpu.system) / 1000 < 1000, 'no exponential work');
+  });
+});
+
 describe('password-protected Office files', () => {
   it('are refused as encrypted, not as unknown bytes', async () => {
     await assert.rejects(extract(buildEncryptedOffice(), 'locked.xlsx'), refusedWith('file_encrypted', /password-protected/));

@@ -33,8 +33,12 @@ interface ToolError {
   error: { code: string; message: string; details: { field: string; issue: string }[] };
 }
 
-function httpTransport(apiKey: string | undefined): Transport {
-  const headers: Record<string, string> = apiKey === undefined ? {} : { Authorization: `Bearer ${apiKey}` };
+function httpTransport(apiKey: string): Transport {
+  return httpTransportWithAuthorization(`Bearer ${apiKey}`);
+}
+
+function httpTransportWithAuthorization(authorization: string | undefined): Transport {
+  const headers: Record<string, string> = authorization === undefined ? {} : { Authorization: authorization };
   return new StreamableHTTPClientTransport(new URL('/mcp', stack().apiUrl), { requestInit: { headers } });
 }
 
@@ -204,14 +208,39 @@ for (const [label, makeTransport] of transports) {
 }
 
 describe('MCP authentication', () => {
-  it('refuses the HTTP transport without a key or with a wrong one, before any tool runs', async () => {
-    for (const key of [undefined, 'engram_not_a_real_key']) {
+  it('refuses the HTTP transport without a valid key, before any MCP message is read', async () => {
+    const tenant = await newTenant('mcp-auth');
+    const cases: [string, string | undefined][] = [
+      ['no Authorization header', undefined],
+      ['a key that does not exist', 'Bearer engram_not_a_real_key'],
+      ['another scheme', `Basic ${Buffer.from(`user:${tenant.apiKey}`).toString('base64')}`],
+      ['the key without its scheme', tenant.apiKey],
+      ['an empty bearer', 'Bearer '],
+    ];
+    for (const [label, authorization] of cases) {
       const client = new Client({ name: 'engram-e2e', version: '1.0.0' });
-      await assert.rejects(client.connect(httpTransport(key)), (error: unknown) => {
-        assert.match(String(error), /401|unauthenticated/i);
+      await assert.rejects(client.connect(httpTransportWithAuthorization(authorization)), (error: unknown) => {
+        assert.match(String(error), /401|unauthenticated/i, label);
         return true;
       });
+      // The same answer for a raw request: a plain 401 from the API's auth, not a JSON-RPC body.
+      const raw = await fetch(new URL('/mcp', stack().apiUrl), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(authorization === undefined ? {} : { Authorization: authorization }) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      assert.equal(raw.status, 401, label);
+      assert.equal(((await raw.json()) as { error: { code: string } }).error.code, 'unauthenticated', label);
     }
+  });
+
+  it('answers 405 to GET /mcp: the endpoint is stateless, there is no stream to open', async () => {
+    const tenant = await newTenant('mcp-get');
+    const response = await fetch(new URL('/mcp', stack().apiUrl), {
+      headers: { Authorization: `Bearer ${tenant.apiKey}`, Accept: 'text/event-stream' },
+    });
+    assert.equal(response.status, 405);
+    await response.body?.cancel();
   });
 
   it('gives stdio tools with a wrong key a clear unauthenticated error', async () => {
