@@ -46,6 +46,16 @@ const configSchema = z.object({
 
   MONGODB_URI: z.string().min(1).optional(),
   MONGODB_DB: z.string().min(1).default('engram'),
+  /**
+   * The embedded MongoDB stand-in (started when MONGODB_URI is unset): `journal` keeps data in
+   * its heap, with indexes, a journal and snapshots under DATA_DIR/mongo-store (docs/durability.md);
+   * `memory` keeps nothing on disk; `h2` is mongo-java-server's H2 file, kept for comparison.
+   */
+  EMBEDDED_MONGO_BACKEND: z.enum(['journal', 'memory', 'h2']).default('journal'),
+  /** The stand-in's JVM heap cap in MiB. The embedded store holds all its data in this heap. */
+  EMBEDDED_MONGO_HEAP_MB: z.coerce.number().int().min(256).max(1_048_576).default(4096),
+  /** How often the stand-in fsyncs its journal: what an OS crash or power cut (not a process crash) can lose. */
+  EMBEDDED_MONGO_FSYNC_MS: z.coerce.number().int().min(1).max(60_000).default(100),
 
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -298,6 +308,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 type ParsedConfig = z.infer<typeof configSchema>;
+
+export type EmbeddedMongoConfig = Pick<Config, 'EMBEDDED_MONGO_BACKEND' | 'EMBEDDED_MONGO_HEAP_MB' | 'EMBEDDED_MONGO_FSYNC_MS'>;
+
+/**
+ * Only the embedded stand-in's settings, for the launchers (dev, the test runner, the bench) that
+ * start it without being a service process themselves.
+ */
+export function loadEmbeddedMongoConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedMongoConfig {
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = configSchema
+    .pick({ EMBEDDED_MONGO_BACKEND: true, EMBEDDED_MONGO_HEAP_MB: true, EMBEDDED_MONGO_FSYNC_MS: true })
+    .safeParse(given);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
 
 /**
  * What production mode requires of a process that serves the API: the secrets that every replica
