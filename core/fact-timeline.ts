@@ -1,0 +1,180 @@
+/**
+ * When each fact held: validity intervals derived from the facts' provenance rows, never stored.
+ *
+ * Each provenance row of a fact says when its memory puts the fact: `validFrom` (the sentence's
+ * explicit start, else the memory's time) and `validTo` (an explicit end, or the time of an
+ * ending: "left Acme", "no longer lives in Oslo"; such rows have no `validFrom`). Record time,
+ * when the service learned it, plays no part.
+ *
+ * Facts are grouped by subject and predicate class (core/fact-lexicon.ts) and their rows are
+ * replayed in time order:
+ *   - an assertion opens its fact, and supersedes every open fact of the group with a different
+ *     object that opened strictly earlier (same-time assertions of two objects both stand);
+ *   - an ending closes every open fact of the group with the object it names; a fact known only
+ *     from endings held until then, from an unknown start;
+ *   - a fact of no class is its own group: only its own explicit ends close it.
+ * Each closed interval names the fact and the memory that closed it. Because the intervals are
+ * recomputed from whatever rows exist, deleting the memory that superseded a fact reopens it:
+ * deletes stay exact with nothing to undo.
+ *
+ * Rows stored before validity existed carry neither time: they count as an assertion from the
+ * beginning of time, so anything later supersedes them.
+ */
+import type { PredicateClassifier } from './fact-lexicon.js';
+
+export interface ValidityRow {
+  memoryId: string;
+  validFrom: Date | null;
+  validTo: Date | null;
+}
+
+export interface TimelineFact {
+  id: string;
+  subjectId: string;
+  objectId: string;
+  predicate: string;
+  /** Words of the object's names, for lexicon classes that name their objects. */
+  objectKey: string;
+  rows: ValidityRow[];
+}
+
+export interface Closure {
+  /** `superseded`: a later fact of the class with another object; `ended`: an ending or an explicit end. */
+  reason: 'superseded' | 'ended';
+  factId: string;
+  memoryId: string;
+}
+
+export interface ValidityInterval {
+  /** null: held from an unknown start. */
+  from: Date | null;
+  /** null: still holds. */
+  to: Date | null;
+  closedBy: Closure | null;
+}
+
+export interface FactTimeline {
+  /** The functional class the fact belongs to, or null (multi-valued: nothing supersedes it). */
+  className: string | null;
+  /** In time order; at least one. */
+  intervals: ValidityInterval[];
+}
+
+export type ValidityStatus = 'current' | 'superseded' | 'ended' | 'not_yet_valid';
+
+interface TimelineEvent {
+  time: number;
+  kind: 'assert' | 'end';
+  fact: TimelineFact;
+  memoryId: string;
+}
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Replays one group's rows (same subject, same class; or one fact alone). */
+export function groupTimeline(facts: readonly TimelineFact[]): Map<string, ValidityInterval[]> {
+  const events: TimelineEvent[] = [];
+  for (const fact of facts) {
+    for (const row of fact.rows) {
+      if (row.validFrom === null && row.validTo === null) {
+        events.push({ time: -Infinity, kind: 'assert', fact, memoryId: row.memoryId });
+        continue;
+      }
+      if (row.validFrom !== null) events.push({ time: row.validFrom.getTime(), kind: 'assert', fact, memoryId: row.memoryId });
+      if (row.validTo !== null) events.push({ time: row.validTo.getTime(), kind: 'end', fact, memoryId: row.memoryId });
+    }
+  }
+  // Ends before assertions at one instant ("moved from Berlin to Lisbon"); ids make it deterministic.
+  events.sort(
+    (a, b) =>
+      a.time - b.time ||
+      (a.kind === b.kind ? 0 : a.kind === 'end' ? -1 : 1) ||
+      compareText(a.fact.id, b.fact.id) ||
+      compareText(a.memoryId, b.memoryId),
+  );
+
+  const intervals = new Map<string, ValidityInterval[]>(facts.map((fact) => [fact.id, []]));
+  const open = new Map<string, { fact: TimelineFact; from: number }>();
+  const close = (factId: string, time: number, closedBy: Closure): void => {
+    const entry = open.get(factId)!;
+    open.delete(factId);
+    intervals.get(factId)!.push({ from: dateOf(entry.from), to: new Date(time), closedBy });
+  };
+
+  for (const event of events) {
+    const by = { factId: event.fact.id, memoryId: event.memoryId };
+    if (event.kind === 'assert') {
+      for (const [id, entry] of [...open]) {
+        if (entry.fact.objectId !== event.fact.objectId && entry.from < event.time) close(id, event.time, { reason: 'superseded', ...by });
+      }
+      if (!open.has(event.fact.id)) open.set(event.fact.id, { fact: event.fact, from: event.time });
+      continue;
+    }
+    let closedOwn = false;
+    for (const [id, entry] of [...open]) {
+      if (entry.fact.objectId === event.fact.objectId && entry.from < event.time) {
+        close(id, event.time, { reason: 'ended', ...by });
+        if (id === event.fact.id) closedOwn = true;
+      }
+    }
+    // Known only from an ending ("left Acme"): it held until then.
+    if (!closedOwn && !open.has(event.fact.id) && intervals.get(event.fact.id)!.length === 0) {
+      intervals.get(event.fact.id)!.push({ from: null, to: new Date(event.time), closedBy: { reason: 'ended', ...by } });
+    }
+  }
+  for (const [id, entry] of open) intervals.get(id)!.push({ from: dateOf(entry.from), to: null, closedBy: null });
+  for (const list of intervals.values()) list.sort((a, b) => (a.from?.getTime() ?? -Infinity) - (b.from?.getTime() ?? -Infinity));
+  return intervals;
+}
+
+const dateOf = (time: number): Date | null => (Number.isFinite(time) ? new Date(time) : null);
+
+/** The groups a fact takes part in: its asserted class, or every class it may end, or none. */
+export function groupsOf(fact: TimelineFact, classifier: PredicateClassifier): { className: string | null; keys: string[] } {
+  const asserted = classifier.assertsOf(fact.predicate, fact.objectKey);
+  if (asserted !== null) return { className: asserted, keys: [`${fact.subjectId}\n${asserted}`] };
+  const ended = classifier.endsOf(fact.predicate, fact.objectKey);
+  if (ended.length > 0) return { className: ended[0]!, keys: ended.map((name) => `${fact.subjectId}\n${name}`) };
+  return { className: null, keys: [`fact\n${fact.id}`] };
+}
+
+/**
+ * Timelines of `facts`, each computed over its whole group: `facts` must hold, for every
+ * subject it names, all of that subject's facts (the caller reads them by subject).
+ */
+export function factTimelines(facts: readonly TimelineFact[], classifier: PredicateClassifier): Map<string, FactTimeline> {
+  const groups = new Map<string, TimelineFact[]>();
+  const classOf = new Map<string, string | null>();
+  for (const fact of facts) {
+    const { className, keys } = groupsOf(fact, classifier);
+    classOf.set(fact.id, className);
+    for (const key of keys) {
+      const members = groups.get(key);
+      if (members) members.push(fact);
+      else groups.set(key, [fact]);
+    }
+  }
+  const result = new Map<string, FactTimeline>();
+  for (const members of groups.values()) {
+    for (const [id, intervals] of groupTimeline(members)) {
+      // An ending shared by two classes gets the same interval from both: the first is kept.
+      if (!result.has(id)) result.set(id, { className: classOf.get(id) ?? null, intervals });
+    }
+  }
+  return result;
+}
+
+/** A fact's standing at `at`: the interval that holds then, or the last one before, or the first after. */
+export function validityAt(timeline: FactTimeline, at: Date): { status: ValidityStatus; interval: ValidityInterval | null } {
+  const time = at.getTime();
+  let before: ValidityInterval | null = null;
+  for (const interval of timeline.intervals) {
+    const started = interval.from === null || interval.from.getTime() <= time;
+    if (!started) continue;
+    if (interval.to === null || time < interval.to.getTime()) return { status: 'current', interval };
+    before = interval;
+  }
+  if (before) return { status: before.closedBy?.reason === 'superseded' ? 'superseded' : 'ended', interval: before };
+  const first = timeline.intervals[0] ?? null;
+  return { status: first ? 'not_yet_valid' : 'current', interval: first };
+}
