@@ -11,6 +11,8 @@
  * workers creating the same new entity at once converge on one node.
  */
 import type { ChunkStructure, ExtractedEntity, StructureExtractor } from '../extractors/structure/types.js';
+import { factRowValidity } from '../extractors/structure/validity.js';
+import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
@@ -21,6 +23,8 @@ export interface GraphBuilderOptions {
   extractor: StructureExtractor;
   embedder: Embedder;
   similarityThreshold: number;
+  /** The functional-predicate lexicon facts' validity is read with; null: facts get no validity (the bench's "off"). */
+  classifier: PredicateClassifier | null;
 }
 
 interface MergedEntity {
@@ -32,6 +36,8 @@ interface MergedEntity {
 export interface ChunkExtraction {
   chunkIndex: number;
   structure: ChunkStructure;
+  /** When the chunk's memory says it happened: the default start of its facts' validity. */
+  time: Date;
 }
 
 const CATEGORY_PRIORITY = ['person', 'organization', 'place', 'email', 'url', 'money', 'date', 'quantity', 'product', 'concept'];
@@ -45,12 +51,13 @@ export async function extractChunks(
   extractor: StructureExtractor,
   chunks: { index: number; text: string; source: ChunkSource }[],
   onProgress: (done: number) => void,
+  timeOf: (chunk: { index: number; source: ChunkSource }) => Date,
 ): Promise<ChunkExtraction[]> {
   const extractions: ChunkExtraction[] = [];
   for (const chunk of chunks) {
     const speaker = chunk.source.type === 'message' ? chunk.source.role : undefined;
     const structure = await extractor.extract(chunk.text, speaker ? { speaker } : {});
-    extractions.push({ chunkIndex: chunk.index, structure });
+    extractions.push({ chunkIndex: chunk.index, structure, time: timeOf(chunk) });
     onProgress(extractions.length);
   }
   return extractions;
@@ -126,8 +133,10 @@ export class GraphBuilder {
     }
 
     const facts = new Map<string, NewFact>();
-    for (const { chunkIndex, structure } of extractions) {
-      for (const fact of structure.facts) {
+    const { classifier } = this.options;
+    for (const { chunkIndex, structure, time } of extractions) {
+      const validity = classifier ? factRowValidity(structure, time, classifier) : null;
+      for (const [factIndex, fact] of structure.facts.entries()) {
         const subjectId = idOfKey.get(fact.subjectKey);
         const objectId = idOfKey.get(fact.objectKey);
         if (!subjectId || !objectId || subjectId === objectId) continue;
@@ -144,6 +153,7 @@ export class GraphBuilder {
           count: 1,
           confidence: fact.confidence,
           description: fact.description,
+          ...(validity ? validity[factIndex] : {}),
         });
       }
     }
@@ -247,7 +257,15 @@ function dedupeMentions(mentions: NewMention[]): NewMention[] {
     else {
       known.count += mention.count;
       known.confidence = Math.max(known.confidence, mention.confidence);
+      // One fact stated twice in a chunk ("lived in Oslo since 2020 … no longer lives there"): one span.
+      if (mention.validFrom !== undefined) {
+        known.validFrom = earliest(known.validFrom ?? null, mention.validFrom);
+        known.validTo = latest(known.validTo ?? null, mention.validTo ?? null);
+      }
     }
   }
   return [...byKey.values()];
 }
+
+const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a <= b ? a : b);
+const latest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a >= b ? a : b);

@@ -13,6 +13,7 @@ import { chunkId } from '../core/ids.js';
 import { planChunks, planFileChunks, type PlannedChunk } from '../extractors/chunking.js';
 import type { FileExtractors } from '../extractors/files.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
+import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import { UnreadableContentError } from '../extractors/types.js';
 import type { Embedder } from '../models/embedder.js';
 import type { Store } from '../store/index.js';
@@ -32,6 +33,8 @@ export interface IngestActivityDeps {
   extractor: StructureExtractor;
   /** Cosine similarity of entity-name embeddings at or above which two entities merge. */
   entitySimilarityThreshold: number;
+  /** The functional-predicate lexicon (FACT_LEXICON_FILE): validity and supersession of facts. */
+  classifier: PredicateClassifier;
 }
 
 /** Set when a run processes messages appended to a conversation: where the new content starts. */
@@ -173,17 +176,24 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       extractor: deps.extractor,
       embedder,
       similarityThreshold: deps.entitySimilarityThreshold,
+      classifier: deps.classifier,
     });
     const chunks = (await store.chunks.forMemory(memory.id)).filter((chunk) => chunk.index >= fromChunk);
     const target = progressTargetOf(memory);
     let lastReport = Date.now();
-    const extractions = await extractChunks(deps.extractor, chunks, (done) => {
-      heartbeat({ stage: 'structure', current: done, total: chunks.length });
-      if (stage && Date.now() - lastReport > 250 && done < chunks.length) {
-        lastReport = Date.now();
-        void reportProgress(store, target, 'structure', stage, done, chunks.length).catch(() => undefined);
-      }
-    });
+    const extractions = await extractChunks(
+      deps.extractor,
+      chunks,
+      (done) => {
+        heartbeat({ stage: 'structure', current: done, total: chunks.length });
+        if (stage && Date.now() - lastReport > 250 && done < chunks.length) {
+          lastReport = Date.now();
+          void reportProgress(store, target, 'structure', stage, done, chunks.length).catch(() => undefined);
+        }
+      },
+      // When the memory says its content happened: its creation time until the time fields land.
+      () => memory.created_at,
+    );
     let entities = 0;
     let facts = 0;
     for (const collectionId of collectionIds) {

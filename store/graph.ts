@@ -74,6 +74,9 @@ export interface MentionDoc {
   confidence: number;
   /** What this memory says about the target (rows written before descriptions were kept: absent). */
   description?: string;
+  /** Facts: when this memory says the fact held (see NewMention); absent on rows written before validity existed. */
+  valid_from?: Date | null;
+  valid_to?: Date | null;
 }
 
 /** Deterministic ids: the same name in the same collection is the same node, from any process. */
@@ -117,6 +120,7 @@ const mentionDoc = (scope: GraphScope, mention: NewMention): MentionDoc => ({
   count: mention.count,
   confidence: mention.confidence,
   description: mention.description,
+  ...(mention.kind === 'fact' ? { valid_from: mention.validFrom ?? null, valid_to: mention.validTo ?? null } : {}),
 });
 
 export class GraphRepository implements GraphStore {
@@ -327,7 +331,7 @@ export class GraphRepository implements GraphStore {
   mentionsOfCollection(collectionId: string) {
     return this.mentions.find(
       { collection_id: collectionId },
-      { projection: { memory_id: 1, chunk_index: 1, target_id: 1, count: 1, description: 1 } },
+      { projection: { memory_id: 1, chunk_index: 1, target_id: 1, count: 1, description: 1, valid_from: 1, valid_to: 1 } },
     );
   }
 

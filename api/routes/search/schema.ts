@@ -43,6 +43,9 @@ export const searchBody = z
     created_after: timestamp('created_after').optional(),
     created_before: timestamp('created_before').optional(),
     kind: z.enum(['document', 'conversation'], { error: 'kind must be "document" or "conversation"' }).optional(),
+    // Validity time, not record time: facts as they held then, whenever the service learned them.
+    as_of: timestamp('as_of').optional(),
+    include_history: z.boolean({ error: 'include_history must be a boolean' }).optional(),
   })
   .superRefine((body, ctx) => {
     const modes = (['collection_ids', 'snapshot', 'snapshot_ref'] as const).filter((field) => body[field] !== undefined);
