@@ -59,6 +59,7 @@ const SUMMARY_FIELDS = Object.fromEntries(
     'kind',
     'name',
     'metadata',
+    'occurred_at',
     'status',
     'status_message',
     'chunk_count',
