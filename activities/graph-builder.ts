@@ -47,11 +47,12 @@ const priorityOf = (category: string): number => {
 };
 
 /** Runs the extractor over the chunks; the speaker of a conversation turn is its role. */
-export async function extractChunks(
+export async function extractChunks<Chunk extends { index: number; text: string; source: ChunkSource }>(
   extractor: StructureExtractor,
-  chunks: { index: number; text: string; source: ChunkSource }[],
+  chunks: Chunk[],
   onProgress: (done: number) => void,
-  timeOf: (chunk: { index: number; source: ChunkSource }) => Date,
+  /** When the chunk happened (core/memory-time.ts): where its facts' validity starts by default. */
+  timeOf: (chunk: Chunk) => Date,
 ): Promise<ChunkExtraction[]> {
   const extractions: ChunkExtraction[] = [];
   for (const chunk of chunks) {
@@ -100,9 +101,9 @@ export class GraphBuilder {
     scope: GraphScope,
     memoryId: string,
     extractions: ChunkExtraction[],
-  ): Promise<{ entities: number; facts: number }> {
+  ): Promise<{ entities: number; facts: number; subjectIds: string[] }> {
     const merged = mergeEntities(extractions);
-    if (merged.size === 0) return { entities: 0, facts: 0 };
+    if (merged.size === 0) return { entities: 0, facts: 0, subjectIds: [] };
     const { idOfKey, vectors } = await this.resolve(scope, merged);
 
     // Several keys of this memory may resolve to one entity: one write per entity, all aliases.
@@ -158,7 +159,9 @@ export class GraphBuilder {
       }
     }
     await this.options.graph.write(scope, [...entities.values()], [...facts.values()], dedupeMentions(mentions));
-    return { entities: entities.size, facts: facts.size };
+    // The subjects whose facts may have superseded (or been superseded by) others.
+    const subjectIds = [...new Set([...facts.values()].map((fact) => fact.subjectId))];
+    return { entities: entities.size, facts: facts.size, subjectIds };
   }
 
   /** Maps every key to an entity id, with the name vectors computed on the way (stored with new entities). */

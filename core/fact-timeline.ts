@@ -178,3 +178,50 @@ export function validityAt(timeline: FactTimeline, at: Date): { status: Validity
   const first = timeline.intervals[0] ?? null;
   return { status: first ? 'not_yet_valid' : 'current', interval: first };
 }
+
+export interface Supersession {
+  className: string;
+  oldFactId: string;
+  newFactId: string;
+  /** The memory whose statement of the new fact closed the old one. */
+  memoryId: string;
+  /** When the old fact stopped holding: the new fact's start. */
+  at: Date;
+}
+
+const supersessionsOf = (timelines: Map<string, FactTimeline>): Map<string, Supersession> => {
+  const found = new Map<string, Supersession>();
+  for (const [id, timeline] of timelines) {
+    for (const interval of timeline.intervals) {
+      const closedBy = interval.closedBy;
+      if (closedBy?.reason !== 'superseded' || interval.to === null || timeline.className === null) continue;
+      const key = `${id}\n${closedBy.factId}\n${interval.from?.getTime() ?? '-'}`;
+      found.set(key, {
+        className: timeline.className,
+        oldFactId: id,
+        newFactId: closedBy.factId,
+        memoryId: closedBy.memoryId,
+        at: interval.to,
+      });
+    }
+  }
+  return found;
+};
+
+/**
+ * The supersessions that `memoryId`'s rows brought about among `facts` (every fact of the
+ * subjects it touched): those replaying with its rows finds and replaying without them does not,
+ * in time order. A memory stating an older fact can also bring one about (its own fact arrives
+ * superseded by a newer one already known).
+ */
+export function newSupersessions(facts: readonly TimelineFact[], memoryId: string, classifier: PredicateClassifier): Supersession[] {
+  const without = facts
+    .map((fact) => ({ ...fact, rows: fact.rows.filter((row) => row.memoryId !== memoryId) }))
+    .filter((fact) => fact.rows.length > 0);
+  const before = supersessionsOf(factTimelines(without, classifier));
+  const after = supersessionsOf(factTimelines(facts, classifier));
+  return [...after]
+    .filter(([key]) => !before.has(key))
+    .map(([, supersession]) => supersession)
+    .sort((a, b) => a.at.getTime() - b.at.getTime() || compareText(a.oldFactId, b.oldFactId));
+}

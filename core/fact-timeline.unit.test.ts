@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_FACT_LEXICON, factLexiconSchema, PredicateClassifier } from './fact-lexicon.js';
-import { factTimelines, validityAt, type TimelineFact, type ValidityRow } from './fact-timeline.js';
+import { factTimelines, newSupersessions, validityAt, type TimelineFact, type ValidityRow } from './fact-timeline.js';
 
 const classifier = new PredicateClassifier(DEFAULT_FACT_LEXICON);
 const day = (iso: string): Date => new Date(`${iso}T00:00:00Z`);
@@ -252,4 +252,32 @@ describe('fact timelines', () => {
   for (const [name, facts, id] of independent) {
     it(`does not supersede across ${name}`, () => assert.equal(statusAt(facts, id, '2026-01-01'), 'current'));
   }
+});
+
+describe('supersessions a memory brings about', () => {
+  const acme = fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-10')]);
+  const globex = fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01')]);
+  const lisbon = fact('lisbon', 'alice', 'move to', 'o-lisbon', [row('m3', '2025-07-01')]);
+
+  it('names the old and new fact, the class, the memory and when', () => {
+    assert.deepEqual(newSupersessions([acme, globex, lisbon], 'm2', classifier), [
+      { className: 'employer', oldFactId: 'acme', newFactId: 'globex', memoryId: 'm2', at: day('2025-06-01') },
+    ]);
+  });
+
+  it('reports nothing for a memory that supersedes nothing', () => {
+    assert.deepEqual(newSupersessions([acme, globex, lisbon], 'm3', classifier), []);
+    assert.deepEqual(newSupersessions([acme, globex, lisbon], 'm1', classifier).length, 1); // see the next test
+  });
+
+  it('an older fact learned late arrives superseded by the newer one already known', () => {
+    assert.deepEqual(newSupersessions([acme, globex], 'm1', classifier), [
+      { className: 'employer', oldFactId: 'acme', newFactId: 'globex', memoryId: 'm2', at: day('2025-06-01') },
+    ]);
+  });
+
+  it('a memory re-stating a fact that was already superseded brings nothing new', () => {
+    const again = fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01'), row('m4', '2025-08-01')]);
+    assert.deepEqual(newSupersessions([acme, again], 'm4', classifier), []);
+  });
 });
