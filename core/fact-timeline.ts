@@ -11,7 +11,8 @@
  *   - an assertion opens its fact, and supersedes every open fact of the group with a different
  *     object that opened strictly earlier (same-time assertions of two objects both stand);
  *   - an ending closes every open fact of the group with the object it names; a fact known only
- *     from endings held until then, from an unknown start;
+ *     from endings held until then, from an unknown start; an ending and an assertion of another
+ *     object by one memory at one instant ("moved from Berlin to Lisbon") is a supersession;
  *   - a fact of no class is its own group: only its own explicit ends close it.
  * Each closed interval names the fact and the memory that closed it. Because the intervals are
  * recomputed from whatever rows exist, deleting the memory that superseded a fact reopens it:
@@ -95,17 +96,28 @@ export function groupTimeline(facts: readonly TimelineFact[]): Map<string, Valid
 
   const intervals = new Map<string, ValidityInterval[]>(facts.map((fact) => [fact.id, []]));
   const open = new Map<string, { fact: TimelineFact; from: number }>();
-  const close = (factId: string, time: number, closedBy: Closure): void => {
+  const close = (factId: string, time: number, closedBy: Closure): ValidityInterval => {
     const entry = open.get(factId)!;
     open.delete(factId);
-    intervals.get(factId)!.push({ from: dateOf(entry.from), to: new Date(time), closedBy });
+    const interval = { from: dateOf(entry.from), to: new Date(time), closedBy };
+    intervals.get(factId)!.push(interval);
+    return interval;
   };
 
+  // Intervals ended at the current instant: "moved from Berlin to Lisbon" ends Berlin and asserts
+  // Lisbon at once, and one memory saying both is a supersession, not an ending.
+  let endedNow: { time: number; interval: ValidityInterval; objectId: string }[] = [];
   for (const event of events) {
     const by = { factId: event.fact.id, memoryId: event.memoryId };
+    if (endedNow[0] !== undefined && endedNow[0].time !== event.time) endedNow = [];
     if (event.kind === 'assert') {
       for (const [id, entry] of [...open]) {
         if (entry.fact.objectId !== event.fact.objectId && entry.from < event.time) close(id, event.time, { reason: 'superseded', ...by });
+      }
+      for (const ended of endedNow) {
+        if (ended.objectId !== event.fact.objectId && ended.interval.closedBy?.memoryId === event.memoryId) {
+          ended.interval.closedBy = { reason: 'superseded', ...by };
+        }
       }
       if (!open.has(event.fact.id)) open.set(event.fact.id, { fact: event.fact, from: event.time });
       continue;
@@ -113,13 +125,16 @@ export function groupTimeline(facts: readonly TimelineFact[]): Map<string, Valid
     let closedOwn = false;
     for (const [id, entry] of [...open]) {
       if (entry.fact.objectId === event.fact.objectId && entry.from < event.time) {
-        close(id, event.time, { reason: 'ended', ...by });
+        const interval = close(id, event.time, { reason: 'ended', ...by });
+        endedNow.push({ time: event.time, interval, objectId: entry.fact.objectId });
         if (id === event.fact.id) closedOwn = true;
       }
     }
     // Known only from an ending ("left Acme"): it held until then.
     if (!closedOwn && !open.has(event.fact.id) && intervals.get(event.fact.id)!.length === 0) {
-      intervals.get(event.fact.id)!.push({ from: null, to: new Date(event.time), closedBy: { reason: 'ended', ...by } });
+      const interval: ValidityInterval = { from: null, to: new Date(event.time), closedBy: { reason: 'ended', ...by } };
+      intervals.get(event.fact.id)!.push(interval);
+      endedNow.push({ time: event.time, interval, objectId: event.fact.objectId });
     }
   }
   for (const [id, entry] of open) intervals.get(id)!.push({ from: dateOf(entry.from), to: null, closedBy: null });

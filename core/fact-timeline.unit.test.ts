@@ -153,6 +153,23 @@ describe('fact timelines', () => {
     assert.equal(statusAt(facts, 'acme', '2025-06-01'), 'ended');
   });
 
+  it('"moved from Berlin to Lisbon": one memory ending one home and asserting another supersedes it', () => {
+    const facts = [
+      fact('berlin', 'alice', 'move from', 'o-berlin', [row('m3', null, '2025-07-01')]),
+      fact('lisbon', 'alice', 'move to', 'o-lisbon', [row('m3', '2025-07-01')]),
+    ];
+    assert.deepEqual(factTimelines(facts, classifier).get('berlin')?.intervals, [
+      { from: null, to: day('2025-07-01'), closedBy: { reason: 'superseded', factId: 'lisbon', memoryId: 'm3' } },
+    ]);
+    assert.equal(statusAt(facts, 'berlin', '2025-03-01'), 'current');
+    assert.deepEqual(newSupersessions(facts, 'm3', classifier), [
+      { className: 'residence', oldFactId: 'berlin', newFactId: 'lisbon', memoryId: 'm3', at: day('2025-07-01') },
+    ]);
+    // Two memories (leaving, then settling elsewhere the same day) are an ending, then a new home.
+    const apart = [facts[0]!, fact('lisbon', 'alice', 'move to', 'o-lisbon', [row('m4', '2025-07-01')])];
+    assert.equal(statusAt(apart, 'berlin', '2025-08-01'), 'ended');
+  });
+
   it('"no longer lives in Oslo" on the same fact closes it', () => {
     const oslo = fact('oslo', 'alice', 'live in', 'o-oslo', [row('m1', '2024-01-01'), row('m2', null, '2025-02-01')]);
     assert.equal(statusAt([oslo], 'oslo', '2024-06-01'), 'current');

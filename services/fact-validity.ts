@@ -8,8 +8,9 @@
  *   3. Valid relationships rank above the rest; within each, those of a class the query asks
  *      about ("work" → employer) first; otherwise the graph's order stands.
  *   4. Hits whose memory backs only relationships that are no longer valid (of a functional
- *      class) score STALE_HIT_FACTOR of their fused score: the chunk saying where someone used to
- *      work ranks below the one saying where they work now, and stays in the list.
+ *      class) score STALE_HIT_FACTOR of their fused score, and at most just under the lowest hit
+ *      of a memory backing a current one: the chunk saying where someone used to work ranks below
+ *      the one saying where they work now, and stays in the list.
  */
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import { validityAt, type FactTimeline, type ValidityStatus } from '../core/fact-timeline.js';
@@ -41,6 +42,8 @@ export interface ValidityOutcome {
   relationships: (GraphRelationshipResult & RelationshipValidity)[];
   /** Memories whose shown functional facts are all no longer valid at `as_of`. */
   staleMemories: Set<string>;
+  /** Memories backing a shown functional fact valid at `as_of`. */
+  currentMemories: Set<string>;
 }
 
 const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
@@ -86,13 +89,25 @@ export function applyValidity(
     .filter((entry) => request.includeHistory || entry.relationship.status === 'current')
     .sort((a, b) => rank(a) - rank(b) || a.order - b.order)
     .map((entry) => entry.relationship);
-  return { relationships, staleMemories };
+  return { relationships, staleMemories, currentMemories: current };
 }
 
-/** Step 4 over fused candidates (any shape with a memory id and a score), re-sorted. */
-export function demoteStaleHits<T extends { memoryId: string; score: number }>(fused: T[], staleMemories: ReadonlySet<string>): T[] {
-  if (staleMemories.size === 0) return fused;
+/**
+ * Step 4 over fused candidates (any shape with a memory id and a score), re-sorted: a stale hit
+ * keeps STALE_HIT_FACTOR of its score, and ranks below every hit of a memory stating a current
+ * fact shown beside it (the chunk saying where someone used to work may match the words of the
+ * question better than the one saying where they work now).
+ */
+export function demoteStaleHits<T extends { memoryId: string; score: number }>(
+  fused: T[],
+  outcome: Pick<ValidityOutcome, 'staleMemories' | 'currentMemories'>,
+): T[] {
+  if (outcome.staleMemories.size === 0) return fused;
+  const currentScores = fused.filter((entry) => outcome.currentMemories.has(entry.memoryId)).map((entry) => entry.score);
+  const ceiling = currentScores.length > 0 ? Math.min(...currentScores) * 0.99 : Infinity;
   return fused
-    .map((entry) => (staleMemories.has(entry.memoryId) ? { ...entry, score: entry.score * STALE_HIT_FACTOR } : entry))
+    .map((entry) =>
+      outcome.staleMemories.has(entry.memoryId) ? { ...entry, score: Math.min(entry.score * STALE_HIT_FACTOR, ceiling) } : entry,
+    )
     .sort((a, b) => b.score - a.score);
 }

@@ -279,7 +279,7 @@ export function createSearchService(deps: {
       // The validity step (services/fact-validity.ts): facts as they stand at as_of, current first,
       // and hits stating only facts that no longer hold below the others.
       const validity = applyValidity(graph, timelines, input.query, deps.classifier, input.validity, new Date());
-      const fused = demoteStaleHits(fuse(visible, fusionContext, DEFAULT_FUSION_WEIGHTS), validity.staleMemories);
+      const fused = demoteStaleHits(fuse(visible, fusionContext, DEFAULT_FUSION_WEIGHTS), validity);
 
       // Fetch a little more than asked: a chunk past its memory's indexed range is skipped.
       const top = fused.slice(0, wanted);
