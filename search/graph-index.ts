@@ -238,17 +238,20 @@ export class GraphPartition {
       if (!fact) continue;
       let subjectTimelines = cache.get(fact.subjectId);
       if (!subjectTimelines) {
-        const own = this.factsTouching(fact.subjectId).filter((other) => other.subjectId === fact.subjectId);
-        subjectTimelines = factTimelines(
-          own.map((other) => this.timelineFact(other)),
-          classifier,
-        );
+        subjectTimelines = factTimelines(this.timelineFactsOf(fact.subjectId), classifier);
         cache.set(fact.subjectId, subjectTimelines);
       }
       const timeline = subjectTimelines.get(id);
       if (timeline) result.set(id, timeline);
     }
     return result;
+  }
+
+  /** Every fact of a subject here, with its rows' validity: what a timeline replays. */
+  timelineFactsOf(subjectId: string): TimelineFact[] {
+    return this.factsTouching(subjectId)
+      .filter((fact) => fact.subjectId === subjectId)
+      .map((fact) => this.timelineFact(fact));
   }
 
   private timelineFact(fact: GraphFactInfo): TimelineFact {
