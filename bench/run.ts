@@ -72,6 +72,7 @@ import { makeTexts, seededRandom, type BenchText } from './texts.js';
 import { soakScenario } from './soak.js';
 import { vectorScanScenario } from './vector-scan.js';
 import { workflowScenario } from './workflows/scenario.js';
+import { validityScenario } from './validity/scenario.js';
 
 const LATENCY_WARMUPS = 5;
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 50);
@@ -120,6 +121,7 @@ const SCENARIOS = [
   'vector-scan',
   'soak',
   'workflows',
+  'validity',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
@@ -978,6 +980,11 @@ async function main(): Promise<void> {
   if (runs('workflows')) {
     info('10) workflow reads: derivation, chaining and mining quality on planted processes; store and mining speed');
     await workflowScenario();
+  }
+
+  if (runs('validity')) {
+    info('11) facts that change over time: supersession on generated life histories, current-fact answers, ingestion cost');
+    await validityScenario();
   }
 }
 

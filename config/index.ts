@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { PURGE_STEPS } from '../core/purge-steps.js';
+import { DEFAULT_FACT_LEXICON, factLexiconSchema, type FactLexicon } from '../core/fact-lexicon.js';
 
 /** Repository root, whether running from source (config/) or from the build (dist/config/). */
 export function projectRoot(): string {
@@ -168,6 +169,8 @@ const configSchema = z.object({
   SEARCH_UNCONFIDENT_MIN_FACT_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.5),
   /** Entities of one collection whose name embeddings are at least this similar (and share a word) merge. */
   ENTITY_SIMILARITY_THRESHOLD: z.coerce.number().min(0).max(1).default(0.93),
+  /** A JSON file replacing the functional-predicate lexicon (core/fact-lexicon.ts; docs/search.md). */
+  FACT_LEXICON_FILE: z.string().min(1).optional(),
   IDEMPOTENCY_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -256,7 +259,7 @@ const configSchema = z.object({
   WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
-export type Config = z.infer<typeof configSchema> & { MODELS_DIR: string | undefined };
+export type Config = z.infer<typeof configSchema> & { MODELS_DIR: string | undefined; FACT_LEXICON: FactLexicon };
 
 export class ConfigError extends Error {}
 
@@ -296,6 +299,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }
       return { ...config, UPLOAD_SIGNING_SECRET: secret };
     })
+    .transform((config, context) => {
+      const lexicon = readFactLexicon(config.FACT_LEXICON_FILE);
+      if (typeof lexicon === 'string') {
+        context.addIssue({ code: 'custom', path: ['FACT_LEXICON_FILE'], message: lexicon });
+        return z.NEVER;
+      }
+      return { ...config, FACT_LEXICON: lexicon };
+    })
     .superRefine((config, context) => {
       for (const issue of productionIssues(config)) context.addIssue({ code: 'custom', ...issue });
     })
@@ -325,6 +336,26 @@ export function loadEmbeddedMongoConfig(env: NodeJS.ProcessEnv = process.env): E
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** The lexicon FACT_LEXICON_FILE names, or the default; a string says what is wrong with the file. */
+function readFactLexicon(file: string | undefined): FactLexicon | string {
+  if (!file) return DEFAULT_FACT_LEXICON;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return `cannot read ${file}: ${(error as Error).message}`;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `${file} is not JSON: ${(error as Error).message}`;
+  }
+  const parsed = factLexiconSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  return `${file}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`;
 }
 
 /**
