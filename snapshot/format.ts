@@ -253,9 +253,14 @@ const base64 = z
   .max(1 << 16)
   .regex(BASE64, 'must be base64');
 
-/** The body's shape, strictly (unknown fields inside the body are allowed only from a newer minor). */
+/**
+ * The body's shape. Our own minor (or an older one) is parsed strictly: an unknown field is an
+ * error. A newer minor may add fields: they are verified by the digest as sent, then dropped here
+ * (zod's default strip), so nothing this service does not understand is carried into a snapshot it
+ * re-seals in its own version (docs/device-memory.md, "Versions").
+ */
 export function bodySchema(caps: SnapshotCaps, strict: boolean) {
-  const object = <T extends z.ZodRawShape>(shape: T) => (strict ? z.strictObject(shape) : z.looseObject(shape));
+  const object = <T extends z.ZodRawShape>(shape: T) => (strict ? z.strictObject(shape) : z.object(shape));
   return object({
     episodes: z
       .array(
