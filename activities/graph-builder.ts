@@ -40,20 +40,24 @@ const priorityOf = (category: string): number => {
   return index < 0 ? CATEGORY_PRIORITY.length : index;
 };
 
-/** Runs the extractor over the chunks; the speaker of a conversation turn is its role. */
+/**
+ * Runs the extractor over the chunks, all handed over at once (a pooled extractor spreads them
+ * over its threads), answered in chunk order; the speaker of a conversation turn is its role.
+ */
 export async function extractChunks(
   extractor: StructureExtractor,
   chunks: { index: number; text: string; source: ChunkSource }[],
   onProgress: (done: number) => void,
 ): Promise<ChunkExtraction[]> {
-  const extractions: ChunkExtraction[] = [];
-  for (const chunk of chunks) {
-    const speaker = chunk.source.type === 'message' ? chunk.source.role : undefined;
-    const structure = await extractor.extract(chunk.text, speaker ? { speaker } : {});
-    extractions.push({ chunkIndex: chunk.index, structure });
-    onProgress(extractions.length);
-  }
-  return extractions;
+  let done = 0;
+  return Promise.all(
+    chunks.map(async (chunk) => {
+      const speaker = chunk.source.type === 'message' ? chunk.source.role : undefined;
+      const structure = await extractor.extract(chunk.text, speaker ? { speaker } : {});
+      onProgress((done += 1));
+      return { chunkIndex: chunk.index, structure };
+    }),
+  );
 }
 
 /** One entity per key over the whole memory, remembering which chunks mention it. */

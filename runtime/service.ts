@@ -25,6 +25,8 @@ import {
   setScrapeCollector,
   websocketSessions,
 } from '../core/metrics.js';
+import { WorkerPool } from '../core/worker-pool.js';
+import { cpuThreadScript, pooledExtractor, type CpuTasks } from '../models/cpu-tasks.js';
 import { createFileExtractors } from '../extractors/files.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
@@ -132,17 +134,18 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE).catch((error: unknown) =>
     logger.warn({ err: error }, 'could not verify custom search attributes (MemoryId, CollectionId, TenantId)'),
   );
-  const embedder = memoize<Embedder>(() =>
-    loadEmbedder({
-      modelId: config.EMBEDDING_MODEL,
-      modelsDir: config.MODELS_DIR,
-      allowRemoteModels: config.ALLOW_REMOTE_MODELS,
-      cacheDir: path.join(config.DATA_DIR, 'model-cache'),
-      maxBatchSize: config.EMBEDDING_BATCH_SIZE,
-    }),
-  );
+  const embedderOptions = {
+    modelId: config.EMBEDDING_MODEL,
+    modelsDir: config.MODELS_DIR,
+    allowRemoteModels: config.ALLOW_REMOTE_MODELS,
+    cacheDir: path.join(config.DATA_DIR, 'model-cache'),
+    maxBatchSize: config.EMBEDDING_BATCH_SIZE,
+  };
+  const embedder = memoize<Embedder>(() => loadEmbedder(embedderOptions));
   const stoppers: (() => Promise<void>)[] = [];
   const extractor = createLocalExtractor();
+  // CPU-heavy work of a process that serves the API runs on these threads, never on its event loop (DEVELOPERS.md).
+  const cpu = config.ROLE === 'worker' ? null : new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS);
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
@@ -162,7 +165,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         chunkMaxChars: config.CHUNK_MAX_CHARS,
         maxChunksPerMemory: config.MAX_CHUNKS_PER_MEMORY,
         embeddingBatchSize: config.EMBEDDING_BATCH_SIZE,
-        extractor,
+        // With the API in this process (ROLE=all), ingestion's extraction goes to the pool as well.
+        extractor: cpu ? pooledExtractor(cpu, { key: 'ingestion' }) : extractor,
         entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
       }),
       // CPU-bound embedding shares 2 cores; more slots only add queueing, but a few overlap I/O
@@ -220,6 +224,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       collections,
       embedder,
       extractor,
+      cpu: { pool: cpu!, model: embedderOptions },
       keys: await snapshotKeys(config, logger),
       outbound: new OutboundClient({
         policy: {
@@ -231,7 +236,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         connectTimeoutMs: config.OUTBOUND_CONNECT_TIMEOUT_MS,
         totalTimeoutMs: config.OUTBOUND_TOTAL_TIMEOUT_MS,
       }),
-      deleteMemories: (tenantId, ids) => memories.delete(tenantId, ids),
+      deleteMemories: (tenantId, ids) => memories.purge(tenantId, ids),
       logger,
       options: {
         caps: {
@@ -246,6 +251,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
         ephemeralTtlSeconds: config.EPHEMERAL_COLLECTION_TTL_SECONDS,
         maxConcurrency: config.DEVICE_MAX_CONCURRENCY,
+        maxConcurrencyPerTenant: config.DEVICE_MAX_CONCURRENCY_PER_TENANT,
       },
     });
     // One failed-authentication bucket per peer for API keys, signed uploads and WebSocket tickets.
@@ -391,6 +397,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     logger,
     async stop() {
       for (const stop of stoppers) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop step failed'));
+      // Last: the API and the worker, which hand it work, have stopped.
+      await cpu?.close().catch(() => undefined);
       await connection.close().catch(() => undefined);
       await store.close().catch(() => undefined);
     },

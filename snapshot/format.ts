@@ -142,6 +142,32 @@ export interface SnapshotCaps {
   maxChunks: number;
 }
 
+/** Each counted cap, with the setting that configures it (named in every refusal). */
+const CAPPED = [
+  ['episodes', 'maxEpisodes', 'SNAPSHOT_MAX_EPISODES'],
+  ['entities', 'maxEntities', 'SNAPSHOT_MAX_ENTITIES'],
+  ['facts', 'maxFacts', 'SNAPSHOT_MAX_FACTS'],
+  ['mentions', 'maxMentions', 'SNAPSHOT_MAX_MENTIONS'],
+] as const;
+
+export interface CapExcess {
+  what: 'episodes' | 'entities' | 'facts' | 'mentions';
+  count: number;
+  cap: number;
+  setting: string;
+}
+
+/** The first count above its cap, or null: one rule for opening, exporting and creating. */
+export function capExceeded(
+  counts: Pick<SnapshotCounts, 'episodes' | 'entities' | 'facts' | 'mentions'>,
+  caps: SnapshotCaps,
+): CapExcess | null {
+  for (const [what, key, setting] of CAPPED) {
+    if (counts[what] > caps[key]) return { what, count: counts[what], cap: caps[key], setting };
+  }
+  return null;
+}
+
 export const tenantBinding = (tenantId: string): string =>
   Buffer.from(sha256Hex(`engram-snapshot-tenant\n${tenantId}`), 'hex')
     .subarray(0, 16)

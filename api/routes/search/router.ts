@@ -16,7 +16,7 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
       if (!body.collection_ids) {
         if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
         const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
-        ctx.body = { results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query) };
+        ctx.body = { results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query, ctx.state.signal) };
         return;
       }
       const outcome = await services.search.search(ctx.state.principal, {
