@@ -48,7 +48,7 @@ import { fetchBreakdowns } from './breakdown.js';
 import { deviceScenario } from './device.js';
 import { eventScenario } from './events.js';
 import { FAIRNESS_LIMITS, fairnessScenario } from './fairness.js';
-import { extractorScenario } from './extractors.js';
+import { extractorScenario, officeScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
 import { retrievalScenario } from './retrieval/scenario.js';
@@ -95,6 +95,7 @@ const SCENARIOS = [
   'device',
   'embed',
   'extractors',
+  'office',
   'vector-scan',
   'soak',
   'workflows',
@@ -821,6 +822,11 @@ async function main(): Promise<void> {
   if (runs('extractors')) {
     info('5) file extraction alone: OCR, PDF text layer, transcription (the stack is stopped)');
     await extractorScenario({ modelsDir: config.MODELS_DIR });
+  }
+
+  if (runs('office')) {
+    info('5b) office formats alone: spreadsheets, decks, OpenDocument, EPUB (the stack is stopped)');
+    await officeScenario();
   }
 
   if (runs('vector-scan')) {
