@@ -46,7 +46,10 @@ const priorityOf = (category: string): number => {
   return index < 0 ? CATEGORY_PRIORITY.length : index;
 };
 
-/** Runs the extractor over the chunks; the speaker of a conversation turn is its role. */
+/**
+ * Runs the extractor over the chunks, all handed over at once (a pooled extractor spreads them
+ * over its threads), answered in chunk order; the speaker of a conversation turn is its role.
+ */
 export async function extractChunks<Chunk extends { index: number; text: string; source: ChunkSource }>(
   extractor: StructureExtractor,
   chunks: Chunk[],
@@ -54,14 +57,15 @@ export async function extractChunks<Chunk extends { index: number; text: string;
   /** When the chunk happened (core/memory-time.ts): where its facts' validity starts by default. */
   timeOf: (chunk: Chunk) => Date,
 ): Promise<ChunkExtraction[]> {
-  const extractions: ChunkExtraction[] = [];
-  for (const chunk of chunks) {
-    const speaker = chunk.source.type === 'message' ? chunk.source.role : undefined;
-    const structure = await extractor.extract(chunk.text, speaker ? { speaker } : {});
-    extractions.push({ chunkIndex: chunk.index, structure, time: timeOf(chunk) });
-    onProgress(extractions.length);
-  }
-  return extractions;
+  let done = 0;
+  return Promise.all(
+    chunks.map(async (chunk) => {
+      const speaker = chunk.source.type === 'message' ? chunk.source.role : undefined;
+      const structure = await extractor.extract(chunk.text, speaker ? { speaker } : {});
+      onProgress((done += 1));
+      return { chunkIndex: chunk.index, structure, time: timeOf(chunk) };
+    }),
+  );
 }
 
 /** One entity per key over the whole memory, remembering which chunks mention it. */

@@ -42,6 +42,13 @@ export interface AppState {
   requestId: string;
   /** Set by routes that start or touch an ingestion workflow; the access log carries it. */
   workflowId?: string | null;
+  /**
+   * Aborted when the request is abandoned: its deadline answered 503 (api/middleware/deadline.ts)
+   * or its client closed the connection first. Long work (device calls) stops at its next step.
+   */
+  signal: AbortSignal;
+  /** Aborts `signal`; the deadline middleware calls it before it answers. */
+  abandon: (reason: Error) => void;
   /** Validated inputs, set by the validate middleware. */
   input: { body?: unknown; query?: unknown; params?: unknown };
 }

@@ -3,6 +3,7 @@
  * environment, with defaults that suit the embedded development stack.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -227,6 +228,18 @@ const configSchema = z.object({
   EPHEMERAL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(30_000),
   /** Device-mode calls (create, search, export, import) running at once per API process; more get 503. */
   DEVICE_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  /** Device-mode calls of one tenant at once per API process (503 device_busy beyond): one tenant cannot take every slot. */
+  DEVICE_MAX_CONCURRENCY_PER_TENANT: z.coerce.number().int().min(1).max(256).default(2),
+  /**
+   * Worker threads for CPU-heavy API work (structure extraction of device creates). Default: the
+   * cores less one (at least one), so the event loop and the embedding model keep a core.
+   */
+  CPU_POOL_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(Math.max(1, availableParallelism() - 1)),
   /** Comma-separated host patterns (`*.s3.amazonaws.com`) signed URLs may name; empty: any public host. */
   OUTBOUND_ALLOWED_HOSTS: commaList,
   /** Ports besides 443 that signed URLs may use. */

@@ -37,6 +37,11 @@ export interface Memory {
   updated_at: Date;
   completed_at: Date | null;
   /**
+   * Set on memories imported into an ephemeral collection (its expiry): from then on the memory is
+   * invisible to every read (store/memories.ts), before the sweeper removes it.
+   */
+  expires_at?: Date | null;
+  /**
    * Chunks [0, indexed_chunk_count) are searchable. Set when a run completes, so while appended
    * messages are being processed the earlier ones stay searchable and the new ones are not yet.
    * Absent on records written before appends existed: then `status === 'complete'` decides.

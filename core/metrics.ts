@@ -69,6 +69,12 @@ export const embeddingBatchDuration = new Histogram({
   registers,
 });
 
+export const deviceCallsActive = new Gauge({
+  name: 'engram_device_calls_active',
+  help: 'Device-mode calls holding a slot in this API process (DEVICE_MAX_CONCURRENCY); an abandoned call gives its slot back at once',
+  registers,
+});
+
 export const websocketSessions = new Gauge({
   name: 'engram_websocket_sessions',
   help: 'Open live-event WebSocket sessions',

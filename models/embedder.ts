@@ -10,7 +10,9 @@ import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/tran
 export interface Embedder {
   readonly modelId: string;
   readonly dimensions: number;
-  embedPassages(texts: string[]): Promise<Float32Array[]>;
+  /** `signal`: when it aborts, the texts not yet embedded are dropped and the call rejects. */
+  embedPassages(texts: string[], options?: { signal?: AbortSignal | undefined }): Promise<Float32Array[]>;
+  /** Goes into the next model call, ahead of queued passages. */
   embedQuery(text: string): Promise<Float32Array>;
 }
 
@@ -21,6 +23,8 @@ export interface EmbedderOptions {
   cacheDir?: string;
   /** Upper bound of texts per model call when concurrent requests are merged. */
   maxBatchSize?: number;
+  /** onnxruntime intra-op threads (default: its own choice, the cores); a pool thread's copy uses 1. */
+  threads?: number;
 }
 
 /** e5 models were trained with these prefixes; without them retrieval drops sharply. */
@@ -35,22 +39,28 @@ export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> 
   }
   env.allowRemoteModels = options.allowRemoteModels || !options.modelsDir;
   if (options.cacheDir) env.cacheDir = options.cacheDir;
-  const extractor: FeatureExtractionPipeline = await pipeline('feature-extraction', options.modelId, { dtype: 'q8' });
+  const sessionOptions = options.threads ? { session_options: { intraOpNumThreads: options.threads, interOpNumThreads: 1 } } : {};
+  // onnxruntime-node's run blocks the calling thread for the whole batch: passage batches of an API
+  // process's device work go to the CPU pool's own copy of the model (models/cpu-tasks.ts).
+  const model: FeatureExtractionPipeline = await pipeline('feature-extraction', options.modelId, { dtype: 'q8', ...sessionOptions });
   const prefixes = prefixesFor(options.modelId);
 
-  async function run(texts: string[]): Promise<Float32Array[]> {
-    if (texts.length === 0) return [];
-    const stopTimer = embeddingBatchDuration.startTimer();
-    const output = await extractor(texts, { pooling: 'mean', normalize: true });
-    stopTimer();
-    embeddingBatchSize.observe(texts.length);
-    const [rows, dims] = output.dims as [number, number];
-    const data = output.data as Float32Array;
-    const vectors: Float32Array[] = [];
-    for (let row = 0; row < rows; row++) vectors.push(data.slice(row * dims, (row + 1) * dims));
-    output.dispose();
-    return vectors;
-  }
+  const runner =
+    (extractor: FeatureExtractionPipeline) =>
+    async (texts: string[]): Promise<Float32Array[]> => {
+      if (texts.length === 0) return [];
+      const stopTimer = embeddingBatchDuration.startTimer();
+      const output = await extractor(texts, { pooling: 'mean', normalize: true });
+      stopTimer();
+      embeddingBatchSize.observe(texts.length);
+      const [rows, dims] = output.dims as [number, number];
+      const data = output.data as Float32Array;
+      const vectors: Float32Array[] = [];
+      for (let row = 0; row < rows; row++) vectors.push(data.slice(row * dims, (row + 1) * dims));
+      output.dispose();
+      return vectors;
+    };
+  const run = runner(model);
 
   const batched = microBatch(run, options.maxBatchSize ?? 32);
   const probe = await run(['dimension probe']);
@@ -58,53 +68,99 @@ export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> 
   return {
     modelId: options.modelId,
     dimensions,
-    embedPassages: (texts) => batched(texts.map((text) => prefixes.passage + text)),
+    embedPassages: (texts, options = {}) =>
+      batched(
+        texts.map((text) => prefixes.passage + text),
+        { signal: options.signal },
+      ),
     embedQuery: async (text) => {
-      const [vector] = await batched([prefixes.query + text]);
+      const [vector] = await batched([prefixes.query + text], { priority: 'query' });
       if (!vector) throw new Error('embedder returned no vector');
       return vector;
     },
   };
 }
 
+export interface EmbedOptions {
+  /** Queries (one short text a search waits on) go into the next model call, ahead of passages. */
+  priority?: 'query' | 'passage';
+  /** When it aborts, the request's texts not yet embedded are dropped and it rejects with the reason. */
+  signal?: AbortSignal | undefined;
+}
+
 /**
- * Merges concurrent requests into one model call. While a batch runs, new requests queue; when
- * it finishes they all go in the next call. An idle embedder answers at once (no added delay),
- * and a busy one (several memories ingesting) gets the throughput of batched inference.
+ * Merges concurrent requests into model calls of at most `maxBatchSize` texts. While a call runs,
+ * new requests queue; the next call takes queries first, then passages round-robin by request: a
+ * request larger than a call (a device create's 1,700 chunks) gives up its turn after each call,
+ * so a search's query waits for at most one call and other requests interleave with it. An idle
+ * embedder answers at once; a busy one gets the throughput of batched inference.
  */
 export function microBatch(
   run: (texts: string[]) => Promise<Float32Array[]>,
   maxBatchSize: number,
-): (texts: string[]) => Promise<Float32Array[]> {
+): (texts: string[], options?: EmbedOptions) => Promise<Float32Array[]> {
   interface Request {
     texts: string[];
+    /** Texts handed to model calls so far (the next one to take). */
+    taken: number;
+    /** Vectors received so far. */
+    received: number;
+    vectors: Float32Array[];
+    done: boolean;
     resolve: (vectors: Float32Array[]) => void;
     reject: (error: unknown) => void;
   }
-  const queue: Request[] = [];
+  const queries: Request[] = [];
+  const passages: Request[] = [];
   let running = false;
+
+  const finish = (request: Request, error?: unknown): void => {
+    if (request.done) return;
+    request.done = true;
+    if (error === undefined) request.resolve(request.vectors);
+    else request.reject(error);
+  };
+
+  /** The next call's texts: queries first, then each waiting request in turn, a piece of each. */
+  function nextBatch(): { request: Request; from: number; count: number }[] {
+    const parts: { request: Request; from: number; count: number }[] = [];
+    let size = 0;
+    for (const lane of [queries, passages]) {
+      while (lane.length > 0 && size < maxBatchSize) {
+        const request = lane[0]!;
+        const count = Math.min(request.texts.length - request.taken, maxBatchSize - size);
+        parts.push({ request, from: request.taken, count });
+        request.taken += count;
+        size += count;
+        lane.shift();
+        // Not all taken: back to the end of the line, behind whoever else is waiting.
+        if (request.taken < request.texts.length) lane.push(request);
+      }
+    }
+    return parts;
+  }
 
   async function pump(): Promise<void> {
     if (running) return;
     running = true;
     try {
-      while (queue.length > 0) {
-        const batch: Request[] = [];
-        let size = 0;
-        while (queue.length > 0 && (batch.length === 0 || size + queue[0]!.texts.length <= maxBatchSize)) {
-          const next = queue.shift()!;
-          batch.push(next);
-          size += next.texts.length;
-        }
+      for (;;) {
+        const parts = nextBatch();
+        if (parts.length === 0) break;
         try {
-          const vectors = await run(batch.flatMap((request) => request.texts));
+          const vectors = await run(parts.flatMap(({ request, from, count }) => request.texts.slice(from, from + count)));
           let offset = 0;
-          for (const request of batch) {
-            request.resolve(vectors.slice(offset, offset + request.texts.length));
-            offset += request.texts.length;
+          for (const { request, from, count } of parts) {
+            for (let i = 0; i < count; i++) request.vectors[from + i] = vectors[offset + i]!;
+            offset += count;
+            request.received += count;
+            if (request.received === request.texts.length) finish(request);
           }
         } catch (error) {
-          for (const request of batch) request.reject(error);
+          for (const { request } of parts) {
+            drop(request);
+            finish(request, error);
+          }
         }
       }
     } finally {
@@ -112,9 +168,36 @@ export function microBatch(
     }
   }
 
-  return (texts) =>
+  function drop(request: Request): void {
+    for (const lane of [queries, passages]) {
+      const at = lane.indexOf(request);
+      if (at >= 0) lane.splice(at, 1);
+    }
+  }
+
+  return (texts, options = {}) =>
     new Promise<Float32Array[]>((resolve, reject) => {
-      queue.push({ texts, resolve, reject });
+      const { signal } = options;
+      if (signal?.aborted) return reject(signal.reason);
+      if (texts.length === 0) return resolve([]);
+      const request: Request = { texts, taken: 0, received: 0, vectors: new Array(texts.length), done: false, resolve, reject };
+      if (signal) {
+        const abandon = (): void => {
+          drop(request);
+          finish(request, signal.reason);
+        };
+        signal.addEventListener('abort', abandon, { once: true });
+        const settle = (): void => signal.removeEventListener('abort', abandon);
+        request.resolve = (vectors) => {
+          settle();
+          resolve(vectors);
+        };
+        request.reject = (error) => {
+          settle();
+          reject(error);
+        };
+      }
+      (options.priority === 'query' ? queries : passages).push(request);
       void pump();
     });
 }

@@ -24,3 +24,54 @@ it('rejects every request of a failed batch', async () => {
   }, 8);
   await assert.rejects(embed(['x']), /model failed/);
 });
+
+it('splits a large request into batches and lets a query and other requests in between its batches', async () => {
+  const calls: string[][] = [];
+  const run = async (texts: string[]) => {
+    calls.push(texts);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return texts.map((text) => Float32Array.of(Number(text.slice(1))));
+  };
+  const embed = microBatch(run, 4);
+  const big = Array.from({ length: 10 }, (_, i) => `p${i}`);
+  const bulk = embed(big);
+  await new Promise((resolve) => setTimeout(resolve, 1)); // the first batch of the bulk request is running
+  const other = embed(['o100', 'o101']);
+  const query = embed(['q7'], { priority: 'query' });
+  const [bulkVectors, otherVectors, queryVectors] = await Promise.all([bulk, other, query]);
+  assert.deepEqual(
+    bulkVectors.map((vector) => vector[0]),
+    big.map((_, i) => i),
+    'the split request gets its vectors back in order',
+  );
+  assert.deepEqual(
+    otherVectors.map((vector) => vector[0]),
+    [100, 101],
+  );
+  assert.deepEqual(
+    queryVectors.map((vector) => vector[0]),
+    [7],
+  );
+  assert.ok(
+    calls.every((call) => call.length <= 4),
+    'no model call is larger than the batch size',
+  );
+  assert.deepEqual(calls[1]![0], 'q7', 'the query goes in the very next model call');
+  const otherCall = calls.findIndex((call) => call.includes('o100'));
+  const lastBulkCall = calls.findLastIndex((call) => call.some((text) => text.startsWith('p')));
+  assert.ok(otherCall < lastBulkCall, 'a request arriving later does not wait for the whole bulk request');
+});
+
+it('drops the rest of an abandoned request and rejects it with the reason', async () => {
+  const calls: string[][] = [];
+  const controller = new AbortController();
+  const embed = microBatch(async (texts: string[]) => {
+    calls.push(texts);
+    controller.abort(new Error('deadline'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return texts.map(() => Float32Array.of(0));
+  }, 2);
+  await assert.rejects(embed(['a', 'b', 'c', 'd', 'e'], { signal: controller.signal }), /deadline/);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(calls, [['a', 'b']], 'nothing more of it is embedded');
+});

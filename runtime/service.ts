@@ -25,6 +25,8 @@ import {
   setScrapeCollector,
   websocketSessions,
 } from '../core/metrics.js';
+import { WorkerPool } from '../core/worker-pool.js';
+import { cpuThreadScript, pooledExtractor, type CpuTasks } from '../models/cpu-tasks.js';
 import { createFileExtractors } from '../extractors/files.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import { PredicateClassifier } from '../core/fact-lexicon.js';
@@ -133,18 +135,19 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE).catch((error: unknown) =>
     logger.warn({ err: error }, 'could not verify custom search attributes (MemoryId, CollectionId, TenantId)'),
   );
-  const embedder = memoize<Embedder>(() =>
-    loadEmbedder({
-      modelId: config.EMBEDDING_MODEL,
-      modelsDir: config.MODELS_DIR,
-      allowRemoteModels: config.ALLOW_REMOTE_MODELS,
-      cacheDir: path.join(config.DATA_DIR, 'model-cache'),
-      maxBatchSize: config.EMBEDDING_BATCH_SIZE,
-    }),
-  );
+  const embedderOptions = {
+    modelId: config.EMBEDDING_MODEL,
+    modelsDir: config.MODELS_DIR,
+    allowRemoteModels: config.ALLOW_REMOTE_MODELS,
+    cacheDir: path.join(config.DATA_DIR, 'model-cache'),
+    maxBatchSize: config.EMBEDDING_BATCH_SIZE,
+  };
+  const embedder = memoize<Embedder>(() => loadEmbedder(embedderOptions));
   const stoppers: (() => Promise<void>)[] = [];
   const extractor = createLocalExtractor();
   const classifier = new PredicateClassifier(config.FACT_LEXICON);
+  // CPU-heavy work of a process that serves the API runs on these threads, never on its event loop (DEVELOPERS.md).
+  const cpu = config.ROLE === 'worker' ? null : new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS);
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
@@ -164,7 +167,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         chunkMaxChars: config.CHUNK_MAX_CHARS,
         maxChunksPerMemory: config.MAX_CHUNKS_PER_MEMORY,
         embeddingBatchSize: config.EMBEDDING_BATCH_SIZE,
-        extractor,
+        // With the API in this process (ROLE=all), ingestion's extraction goes to the pool as well.
+        extractor: cpu ? pooledExtractor(cpu, { key: 'ingestion' }) : extractor,
         entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
         classifier,
       }),
@@ -224,6 +228,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       embedder,
       extractor,
       classifier,
+      cpu: { pool: cpu!, model: embedderOptions },
       keys: await snapshotKeys(config, logger),
       outbound: new OutboundClient({
         policy: {
@@ -235,7 +240,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         connectTimeoutMs: config.OUTBOUND_CONNECT_TIMEOUT_MS,
         totalTimeoutMs: config.OUTBOUND_TOTAL_TIMEOUT_MS,
       }),
-      deleteMemories: (tenantId, ids) => memories.delete(tenantId, ids),
+      deleteMemories: (tenantId, ids) => memories.purge(tenantId, ids),
       logger,
       options: {
         caps: {
@@ -250,6 +255,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
         ephemeralTtlSeconds: config.EPHEMERAL_COLLECTION_TTL_SECONDS,
         maxConcurrency: config.DEVICE_MAX_CONCURRENCY,
+        maxConcurrencyPerTenant: config.DEVICE_MAX_CONCURRENCY_PER_TENANT,
       },
     });
     // One failed-authentication bucket per peer for API keys, signed uploads and WebSocket tickets.
@@ -396,6 +402,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     logger,
     async stop() {
       for (const stop of stoppers) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop step failed'));
+      // Last: the API and the worker, which hand it work, have stopped.
+      await cpu?.close().catch(() => undefined);
       await connection.close().catch(() => undefined);
       await store.close().catch(() => undefined);
     },

@@ -8,25 +8,38 @@
  * SnapshotGraph instead of MongoDB.
  */
 import { extractChunks, GraphBuilder } from '../activities/graph-builder.js';
-import { AppError, validationError } from '../core/errors.js';
-import { newId } from '../core/ids.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { AppError, unprocessable, validationError } from '../core/errors.js';
+import { deviceCallsActive } from '../core/metrics.js';
+import { deterministicUuid, newId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { OutboundError, type OutboundClient } from '../core/outbound/client.js';
 import { checkHeaders, OutboundRefusal } from '../core/outbound/policy.js';
 import { publicJwks, type PublicKeyset } from '../core/signing-keyset.js';
+import { WorkSlots } from '../core/work-slots.js';
+import type { WorkerPool } from '../core/worker-pool.js';
 import { planChunks } from '../extractors/chunking.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import { applyValidity, type RelationshipValidity, type ValidityRequest } from './fact-validity.js';
-import type { Embedder } from '../models/embedder.js';
+import { embedPassagesOnPool, pooledExtractor, type CpuTasks } from '../models/cpu-tasks.js';
+import type { Embedder, EmbedderOptions } from '../models/embedder.js';
 import { matchGraph } from '../search/graph-index.js';
-import { decodeFloat16, decodeInt8, encodeFloat16, type SnapshotBody, type SnapshotCaps } from '../snapshot/format.js';
+import {
+  capExceeded,
+  countsOf,
+  decodeFloat16,
+  decodeInt8,
+  encodeFloat16,
+  type SnapshotBody,
+  type SnapshotCaps,
+} from '../snapshot/format.js';
 import { openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
 import type { ChunkSource } from '../store/chunks.js';
 import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
 import type { Store } from '../store/index.js';
-import type { ImportedMemory } from '../store/snapshots.js';
+import { ExportBudgetExceeded, type ImportedMemory } from '../store/snapshots.js';
 import type { CollectionService } from './collections.js';
 import { graphSignal, visibleGraph } from './graph-search.js';
 import type { KeysetSource } from './keyset-source.js';
@@ -55,7 +68,8 @@ export interface SnapshotReceipt {
   created_at: string;
 }
 
-export type SnapshotOutcome = { snapshot: SealedSnapshot } | { receipt: SnapshotReceipt };
+/** `replayed`: an Idempotency-Key whose episode the snapshot already held; nothing was added. */
+export type SnapshotOutcome = ({ snapshot: SealedSnapshot } | { receipt: SnapshotReceipt }) & { replayed?: boolean };
 
 export interface SnapshotSearchResult {
   entities: { id: string; name: string; category: string; description: string; score: number }[];
@@ -75,16 +89,25 @@ export interface DeviceMemoryOptions {
   chunkMaxChars: number;
   entitySimilarityThreshold: number;
   ephemeralTtlSeconds: number;
+  /** DEVICE_MAX_CONCURRENCY: device calls at once in this process. */
   maxConcurrency: number;
+  /** DEVICE_MAX_CONCURRENCY_PER_TENANT: device calls of one tenant at once in this process. */
+  maxConcurrencyPerTenant: number;
 }
 
 export function createDeviceMemoryService(deps: {
   store: Store;
   collections: CollectionService;
   embedder: () => Promise<Embedder>;
+  /** Inline extractor, for a search's query only (one short text). */
   extractor: StructureExtractor;
   /** The functional-predicate lexicon: validity and supersession of facts, as in collection mode. */
   classifier: PredicateClassifier;
+  /**
+   * The worker-thread pool: a device create's chunks are extracted and embedded there (with the
+   * pool's own copy of `model`), never on the event loop.
+   */
+  cpu: { pool: WorkerPool<CpuTasks>; model: EmbedderOptions };
   keys: KeysetSource;
   outbound: OutboundClient;
   /** The one delete cascade, for an import that fails part-way and for expiry. */
@@ -93,26 +116,26 @@ export function createDeviceMemoryService(deps: {
   logger: Logger;
 }) {
   const { store, options } = deps;
-  let running = 0;
+  const slots = new WorkSlots(options.maxConcurrency, options.maxConcurrencyPerTenant, (active) => deviceCallsActive.set(active));
 
-  /** Device calls do outbound I/O and CPU-heavy work: a bounded number run at once, the rest get 503 at once. */
-  async function bounded<T>(work: () => Promise<T>): Promise<T> {
-    if (running >= options.maxConcurrency) {
-      throw new AppError(
-        503,
-        'device_busy',
-        `Device memory is at its limit of ${options.maxConcurrency} concurrent calls; retry shortly`,
-        undefined,
-        {
-          'Retry-After': '1',
-        },
-      );
+  /**
+   * Device calls do outbound I/O and CPU-heavy work: a bounded number run at once, per process and
+   * per tenant; the rest get 503 at once. The slot is given back as soon as the request is
+   * abandoned (its deadline answered), and the work stops at its next step (it takes `signal`).
+   */
+  async function bounded<T>(tenantId: string, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+    const slot = slots.acquire(tenantId, signal);
+    if ('refused' in slot) {
+      const message =
+        slot.refused === 'process'
+          ? `Device memory is at its limit of ${options.maxConcurrency} concurrent calls (DEVICE_MAX_CONCURRENCY); retry shortly`
+          : `This tenant already runs ${options.maxConcurrencyPerTenant} device calls (DEVICE_MAX_CONCURRENCY_PER_TENANT); retry shortly`;
+      throw new AppError(503, 'device_busy', message, undefined, { 'Retry-After': '1' });
     }
-    running += 1;
     try {
       return await work();
     } finally {
-      running -= 1;
+      slot.release();
     }
   }
 
@@ -131,14 +154,14 @@ export function createDeviceMemoryService(deps: {
   }
 
   /** Opens an inline or referenced snapshot; a reference's collection is authorized before its URL is touched. */
-  async function load(tenantId: string, source: SnapshotSource): Promise<OpenedSnapshot & { embedder: Embedder }> {
+  async function load(tenantId: string, source: SnapshotSource, signal?: AbortSignal): Promise<OpenedSnapshot & { embedder: Embedder }> {
     const { embedder, context } = await openContext(tenantId);
     if ('snapshot' in source) return { ...(await translate(() => openSnapshot(source.snapshot, context, 'snapshot'))), embedder };
     const ref = source.snapshotRef;
     await deps.collections.assertReadable(tenantId, [ref.collection_id], 'snapshot_ref.collection_id');
     if (!ref.get_url) throw validationError([{ field: 'snapshot_ref.get_url', issue: 'get_url is required to read the snapshot' }]);
     const headers = outboundHeaders(ref.get_headers, 'snapshot_ref.get_headers');
-    const bytes = await outbound('snapshot_ref.get_url', () => deps.outbound.get(ref.get_url!, headers, options.maxBytes));
+    const bytes = await outbound('snapshot_ref.get_url', () => deps.outbound.get(ref.get_url!, headers, options.maxBytes, signal));
     let parsed: unknown;
     try {
       parsed = JSON.parse(bytes.toString('utf8'));
@@ -154,8 +177,17 @@ export function createDeviceMemoryService(deps: {
   }
 
   /** Writes a sealed snapshot to a signed URL (the collection already authorized), answering the receipt. */
-  async function deliver(sealed: SealedSnapshot, collectionId: string, putUrl: string, headers: Record<string, string>, field: string) {
-    await outbound(field, () => deps.outbound.put(putUrl, headers, sealed.pieces, 'application/json'));
+  async function deliver(
+    sealed: SealedSnapshot,
+    collectionId: string,
+    putUrl: string,
+    headers: Record<string, string>,
+    field: string,
+    signal?: AbortSignal,
+  ) {
+    // An abandoned request never starts its upload: the client was told to retry.
+    signal?.throwIfAborted();
+    await outbound(field, () => deps.outbound.put(putUrl, headers, sealed.pieces, 'application/json', signal));
     const receipt: SnapshotReceipt = {
       destination: 'signed_url',
       collection_id: collectionId,
@@ -193,8 +225,9 @@ export function createDeviceMemoryService(deps: {
       tenantId: string,
       collectionId: string,
       destination?: { collection_id: string; put_url: string; put_headers?: Record<string, string> | undefined },
+      signal?: AbortSignal,
     ): Promise<SnapshotOutcome> {
-      return bounded(async () => {
+      return bounded(tenantId, signal, async () => {
         await deps.collections.assertReadable(tenantId, [collectionId], 'collection_id');
         if (destination && destination.collection_id !== collectionId) {
           await deps.collections.assertReadable(tenantId, [destination.collection_id], 'destination.collection_id');
@@ -202,7 +235,25 @@ export function createDeviceMemoryService(deps: {
         const headers = destination ? outboundHeaders(destination.put_headers, 'destination.put_headers') : {};
         if (destination) precheck(destination.put_url, 'destination.put_url');
         const { embedder } = await openContext(tenantId);
-        const data = await store.snapshots.readCollection(tenantId, collectionId, embedder.modelId);
+        // Counts first: a collection over a cap is refused before any of it is read.
+        const excess = capExceeded(await store.snapshots.countCollection(tenantId, collectionId), options.caps);
+        if (excess) {
+          throw tooLarge(
+            `collection_id: the collection has ${excess.count} ${excess.what}; a snapshot holds at most ${excess.cap} (${excess.setting})`,
+            'collection_id',
+          );
+        }
+        let data: Awaited<ReturnType<typeof store.snapshots.readCollection>>;
+        try {
+          data = await store.snapshots.readCollection(tenantId, collectionId, embedder.modelId, options.maxBytes);
+        } catch (error) {
+          if (!(error instanceof ExportBudgetExceeded)) throw error;
+          throw tooLarge(
+            `collection_id: the exported snapshot would be larger than ${options.maxBytes} bytes (SNAPSHOT_MAX_BYTES)`,
+            'collection_id',
+          );
+        }
+        signal?.throwIfAborted();
         const body: SnapshotBody = {
           episodes: data.memories.map((memory) => ({
             id: memory.id,
@@ -235,20 +286,25 @@ export function createDeviceMemoryService(deps: {
         );
         checkSize(sealed, 'the exported snapshot');
         if (!destination) return { snapshot: sealed };
-        return { receipt: await deliver(sealed, destination.collection_id, destination.put_url, headers, 'destination.put_url') };
+        return { receipt: await deliver(sealed, destination.collection_id, destination.put_url, headers, 'destination.put_url', signal) };
       });
     },
 
-    importSnapshot(tenantId: string, source: SnapshotSource): Promise<{ ephemeralCollectionId: string; expiresAt: Date }> {
-      return bounded(async () => {
+    importSnapshot(
+      tenantId: string,
+      source: SnapshotSource,
+      signal?: AbortSignal,
+    ): Promise<{ ephemeralCollectionId: string; expiresAt: Date }> {
+      return bounded(tenantId, signal, async () => {
         const started = performance.now();
-        const opened = await load(tenantId, source);
+        const opened = await load(tenantId, source, signal);
+        signal?.throwIfAborted();
         const loadedAt = performance.now();
         const collection = await deps.collections.createEphemeral(tenantId, options.ephemeralTtlSeconds);
         const scope = { tenantId, collectionId: collection.id };
         const { memories, graph } = translateIds(opened, scope, opened.embedder.dimensions);
         try {
-          await store.snapshots.writeImport(scope, opened.embedder.modelId, memories, graph);
+          await store.snapshots.writeImport(scope, collection.expires_at!, opened.embedder.modelId, memories, graph);
           deps.logger.info(
             {
               collectionId: collection.id,
@@ -278,28 +334,63 @@ export function createDeviceMemoryService(deps: {
     create(
       tenantId: string,
       source: SnapshotSource,
-      input: { rawText: string; metadata: Record<string, unknown> },
+      input: { rawText: string; metadata: Record<string, unknown>; idempotencyKey?: string | null },
+      signal?: AbortSignal,
     ): Promise<SnapshotOutcome> {
-      return bounded(async () => {
+      return bounded(tenantId, signal, async () => {
         const putUrl = 'snapshotRef' in source ? source.snapshotRef.put_url : undefined;
         const putHeaders = 'snapshotRef' in source ? outboundHeaders(source.snapshotRef.put_headers, 'snapshot_ref.put_headers') : {};
         if (putUrl && 'snapshotRef' in source) {
           await deps.collections.assertReadable(tenantId, [source.snapshotRef.collection_id], 'snapshot_ref.collection_id');
           precheck(putUrl, 'snapshot_ref.put_url');
         }
-        const opened = await load(tenantId, source);
+        const opened = await load(tenantId, source, signal);
         const { embedder } = opened;
-        const graph = new SnapshotGraph(opened.body, embedder.dimensions);
-        const episodeId = newId();
         const planned = planChunks({ raw_text: input.rawText }, options.chunkMaxChars).map((chunk, index) => ({ ...chunk, index }));
+        // With an Idempotency-Key the episode's id is derived from it, so a retry (after a 503 whose
+        // upload had landed) finds its episode already in the snapshot and adds nothing.
+        const episodeId = input.idempotencyKey ? deterministicUuid('device-episode', opened.graphId, input.idempotencyKey) : newId();
+        const earlier = input.idempotencyKey ? opened.body.episodes.find((episode) => episode.id === episodeId) : undefined;
+        if (earlier) {
+          const same =
+            earlier.chunks.map((chunk) => chunk.text).join('\u0000') === planned.map((chunk) => chunk.text).join('\u0000') &&
+            canonicalJson(earlier.metadata) === canonicalJson(input.metadata);
+          if (!same) {
+            throw unprocessable(
+              'idempotency_key_reused',
+              'This Idempotency-Key already added a different memory to this snapshot',
+              'Idempotency-Key',
+            );
+          }
+          const sealed = await sealSnapshot(
+            { graphId: opened.graphId, tenantId, embeddingModel: embedder.modelId, body: opened.body },
+            await deps.keys.current(),
+          );
+          if (!putUrl || !('snapshotRef' in source)) return { snapshot: sealed, replayed: true };
+          const receipt = await deliver(sealed, source.snapshotRef.collection_id, putUrl, putHeaders, 'snapshot_ref.put_url', signal);
+          return { receipt, replayed: true };
+        }
+        const graph = new SnapshotGraph(opened.body, embedder.dimensions);
+        // Device episodes carry no time of their own: their facts hold from now on.
         const createdAt = new Date();
-        const extractions = await extractChunks(
-          deps.extractor,
-          planned,
-          () => undefined,
-          () => createdAt,
-        );
-        const vectors = await embedder.embedPassages(planned.map((chunk) => chunk.text));
+        // Extraction on the worker threads (fair across tenants) while the model embeds: neither runs on the event loop.
+        const job = { key: tenantId, signal };
+        const extractor = pooledExtractor(deps.cpu.pool, job);
+        const [extractions, vectors] = await Promise.all([
+          extractChunks(
+            extractor,
+            planned,
+            () => undefined,
+            () => createdAt,
+          ),
+          embedPassagesOnPool(
+            deps.cpu.pool,
+            deps.cpu.model,
+            planned.map((chunk) => chunk.text),
+            job,
+          ),
+        ]);
+        signal?.throwIfAborted();
         graph.addEpisode({
           id: episodeId,
           kind: 'document',
@@ -315,35 +406,50 @@ export function createDeviceMemoryService(deps: {
         });
         const builder = new GraphBuilder({
           graph,
-          extractor: deps.extractor,
+          extractor,
           embedder,
           similarityThreshold: options.entitySimilarityThreshold,
           classifier: deps.classifier,
         });
         await builder.writeToCollection({ tenantId, collectionId: opened.graphId }, episodeId, extractions);
+        const body = graph.toBody();
+        // Never answer a snapshot that the next open would refuse: the caps hold on what is made, too.
+        const excess = capExceeded(countsOf(body), options.caps);
+        if (excess) {
+          throw tooLarge(
+            `the updated snapshot would hold ${excess.count} ${excess.what}; the cap is ${excess.cap} (${excess.setting})`,
+            'snapshot',
+          );
+        }
         const sealed = await sealSnapshot(
-          { graphId: opened.graphId, tenantId, embeddingModel: embedder.modelId, body: graph.toBody() },
+          { graphId: opened.graphId, tenantId, embeddingModel: embedder.modelId, body },
           await deps.keys.current(),
         );
         checkSize(sealed, 'the updated snapshot');
         if (!putUrl || !('snapshotRef' in source)) return { snapshot: sealed };
-        return { receipt: await deliver(sealed, source.snapshotRef.collection_id, putUrl, putHeaders, 'snapshot_ref.put_url') };
+        return { receipt: await deliver(sealed, source.snapshotRef.collection_id, putUrl, putHeaders, 'snapshot_ref.put_url', signal) };
       });
     },
 
-    search(tenantId: string, source: SnapshotSource, query: string, validity: ValidityRequest): Promise<SnapshotSearchResult> {
-      return bounded(async () => {
-        const opened = await load(tenantId, source);
+    search(
+      tenantId: string,
+      source: SnapshotSource,
+      query: string,
+      validity: ValidityRequest,
+      signal?: AbortSignal,
+    ): Promise<SnapshotSearchResult> {
+      return bounded(tenantId, signal, async () => {
+        const opened = await load(tenantId, source, signal);
         const partition = new SnapshotGraph(opened.body, opened.embedder.dimensions).partition();
         // Every episode of a snapshot is visible to its holder: descriptions come from backing episodes, as in collection mode.
-        const signal = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), deps.extractor, query), () => true);
+        const ranked = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), deps.extractor, query), () => true);
         const timelines = partition.timelines(
-          signal.relationships.map((relationship) => relationship.id),
+          ranked.relationships.map((relationship) => relationship.id),
           deps.classifier,
         );
-        const { relationships } = applyValidity(signal, timelines, query, deps.classifier, validity, new Date());
+        const { relationships } = applyValidity(ranked, timelines, query, deps.classifier, validity, new Date());
         return {
-          entities: signal.entities.map(({ id, name, category, description, score }) => ({ id, name, category, description, score })),
+          entities: ranked.entities.map(({ id, name, category, description, score }) => ({ id, name, category, description, score })),
           relationships: relationships.map(({ id, subject_id, object_id, predicate, description, weight, ...held }) => ({
             id,
             subject_id,
@@ -452,6 +558,9 @@ function outboundHeaders(headers: Record<string, string> | undefined, field: str
     throw error;
   }
 }
+
+const tooLarge = (message: string, field: string): AppError =>
+  new AppError(413, 'snapshot_too_large', message, [{ field, issue: message }]);
 
 const refusal = (error: OutboundRefusal, field: string): AppError =>
   new AppError(400, 'snapshot_url_refused', `${field}: ${error.message}`, [{ field, issue: `${error.reason}: ${error.message}` }]);

@@ -94,6 +94,23 @@ const requestHash = (input: CreateMemoryInput): string =>
 export function createMemoryService(deps: MemoryServiceDeps) {
   const { store, orchestrator, logger } = deps;
 
+  /**
+   * The one read-only check of every change a client makes to existing memories (update, metadata
+   * merge, append, delete, collection changes in either direction): each collection the memories
+   * belong to, and each one `touched` adds, must be writable. An imported memory belongs to an
+   * ephemeral collection, so it can be neither changed, deleted, nor attached to a permanent
+   * collection (whose copy its expiry would delete); nothing is moved into an ephemeral one either.
+   */
+  async function assertWritableMemories(
+    tenantId: string,
+    memories: Pick<Memory, 'collection_ids'>[],
+    field: string,
+    touched: string[] = [],
+  ): Promise<void> {
+    const ids = [...new Set([...memories.flatMap((memory) => memory.collection_ids), ...touched])];
+    if (ids.length > 0) await deps.collections.assertWritable(tenantId, ids, field);
+  }
+
   async function insertQueued(tenantId: string, memoryId: string, input: CreateMemoryInput): Promise<Memory> {
     const now = new Date();
     const memory: Memory = {
@@ -247,6 +264,8 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   async function updateOnce(tenantId: string, memoryId: string, input: UpdateMemoryInput): Promise<Memory | null> {
     const memory = await store.memories.find(tenantId, memoryId);
     if (!memory) throw notFound('memory', memoryId);
+    const field = input.collectionIds !== undefined ? 'collection_ids' : input.metadata !== undefined ? 'metadata' : 'name';
+    await assertWritableMemories(tenantId, [memory], field, input.collectionIds ?? []);
     const change: MemoryChange = {};
     if (input.name !== undefined) change.name = input.name;
     if (input.metadata !== undefined) {
@@ -282,7 +301,6 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       await deps.collections.assertReadable(tenantId, wanted, 'collection_ids');
       added = wanted.filter((id) => !memory.collection_ids.includes(id));
       removed = memory.collection_ids.filter((id) => !wanted.includes(id));
-      if (added.length > 0 || removed.length > 0) await deps.collections.assertWritable(tenantId, [...added, ...removed], 'collection_ids');
       if (added.length > 0 || removed.length > 0) {
         if (memory.status !== 'complete' && memory.status !== 'failed') {
           throw conflict(
@@ -336,17 +354,28 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     await store.memories.clearCollectionSync(memory.id, sync.since);
   }
 
+  /** Deletes permanently (the one delete cascade), with no read-only check: callers decide who may. */
+  async function purge(tenantId: string, memoryIds: string[]): Promise<{ deleted: string[]; notFound: string[] }> {
+    const unique = [...new Set(memoryIds)];
+    const purges = await store.purge.begin(tenantId, unique);
+    const deleted = purges.map((one) => one.memoryId);
+    deps.searchIndex?.forget(deleted);
+    await completePurges(purges);
+    const deletedSet = new Set(deleted);
+    return { deleted, notFound: unique.filter((id) => !deletedSet.has(id)) };
+  }
+
   /** Adds messages to a conversation memory; only they are read, structured and indexed. */
   async function append(tenantId: string, memoryId: string, input: AppendMessagesInput): Promise<Memory> {
     const memory = await store.memories.find(tenantId, memoryId);
     if (!memory) throw notFound('memory', memoryId);
+    await assertWritableMemories(tenantId, [memory], 'collection_id');
     if (memory.kind !== 'conversation' || !memory.content.messages) {
       throw conflict('memory_not_conversation', `Memory ${memoryId} is a ${memory.kind}; messages can only be appended to a conversation`);
     }
     if (!memory.collection_ids.includes(input.collectionId)) {
       throw validationError([{ field: 'collection_id', issue: `memory ${memoryId} does not belong to collection ${input.collectionId}` }]);
     }
-    await deps.collections.assertWritable(tenantId, memory.collection_ids, 'collection_id');
     const busy = () =>
       new AppError(
         409,
@@ -472,14 +501,12 @@ export function createMemoryService(deps: MemoryServiceDeps) {
      * leaves an intent that `sweepDeletions` finishes (store/memory-purge.ts).
      */
     async delete(tenantId: string, memoryIds: string[]): Promise<{ deleted: string[]; notFound: string[] }> {
-      const unique = [...new Set(memoryIds)];
-      const purges = await store.purge.begin(tenantId, unique);
-      const deleted = purges.map((purge) => purge.memoryId);
-      deps.searchIndex?.forget(deleted);
-      await completePurges(purges);
-      const deletedSet = new Set(deleted);
-      return { deleted, notFound: unique.filter((id) => !deletedSet.has(id)) };
+      await assertWritableMemories(tenantId, await store.memories.membershipsOf(tenantId, memoryIds), 'memory_ids');
+      return purge(tenantId, memoryIds);
     },
+
+    /** Deletes without the read-only check: the expiry sweep and an import's own cleanup remove imported memories. */
+    purge,
 
     /** Finishes deletes that a crash interrupted (requested more than `olderThanMs` ago). */
     async sweepDeletions(olderThanMs: number): Promise<number> {

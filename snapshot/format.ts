@@ -142,6 +142,32 @@ export interface SnapshotCaps {
   maxChunks: number;
 }
 
+/** Each counted cap, with the setting that configures it (named in every refusal). */
+const CAPPED = [
+  ['episodes', 'maxEpisodes', 'SNAPSHOT_MAX_EPISODES'],
+  ['entities', 'maxEntities', 'SNAPSHOT_MAX_ENTITIES'],
+  ['facts', 'maxFacts', 'SNAPSHOT_MAX_FACTS'],
+  ['mentions', 'maxMentions', 'SNAPSHOT_MAX_MENTIONS'],
+] as const;
+
+export interface CapExcess {
+  what: 'episodes' | 'entities' | 'facts' | 'mentions';
+  count: number;
+  cap: number;
+  setting: string;
+}
+
+/** The first count above its cap, or null: one rule for opening, exporting and creating. */
+export function capExceeded(
+  counts: Pick<SnapshotCounts, 'episodes' | 'entities' | 'facts' | 'mentions'>,
+  caps: SnapshotCaps,
+): CapExcess | null {
+  for (const [what, key, setting] of CAPPED) {
+    if (counts[what] > caps[key]) return { what, count: counts[what], cap: caps[key], setting };
+  }
+  return null;
+}
+
 export const tenantBinding = (tenantId: string): string =>
   Buffer.from(sha256Hex(`engram-snapshot-tenant\n${tenantId}`), 'hex')
     .subarray(0, 16)
@@ -253,9 +279,14 @@ const base64 = z
   .max(1 << 16)
   .regex(BASE64, 'must be base64');
 
-/** The body's shape, strictly (unknown fields inside the body are allowed only from a newer minor). */
+/**
+ * The body's shape. Our own minor (or an older one) is parsed strictly: an unknown field is an
+ * error. A newer minor may add fields: they are verified by the digest as sent, then dropped here
+ * (zod's default strip), so nothing this service does not understand is carried into a snapshot it
+ * re-seals in its own version (docs/device-memory.md, "Versions").
+ */
 export function bodySchema(caps: SnapshotCaps, strict: boolean) {
-  const object = <T extends z.ZodRawShape>(shape: T) => (strict ? z.strictObject(shape) : z.looseObject(shape));
+  const object = <T extends z.ZodRawShape>(shape: T) => (strict ? z.strictObject(shape) : z.object(shape));
   return object({
     episodes: z
       .array(

@@ -16,6 +16,7 @@ import {
   type SnapshotBody,
 } from './format.js';
 import { openSnapshot, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
+import { SnapshotGraph } from './snapshot-graph.js';
 
 const DIMS = 4;
 const TENANT = 'tenant-a';
@@ -210,6 +211,68 @@ describe('snapshot sealing and opening', () => {
     const newer = await resign(ks, { ...document, format_version: '1.1', body, digest: digestOf(body), future_header: true });
     const opened = await openSnapshot(newer, context(ks));
     assert.equal(opened.body.episodes.length, 1);
+  });
+
+  it('opens a 1.1 snapshot with unknown fields at every level, updates it, and the re-sealed 1.0 opens strictly', async () => {
+    const ks = await keyset();
+    const document = await sealed(ks);
+    const body = structuredClone(document.body) as Record<string, unknown> & WireBody;
+    const extra = (target: object): void => void ((target as Record<string, unknown>).added_in_1_1 = { any: ['thing'] });
+    extra(body);
+    extra(body.episodes[0]!);
+    extra(body.episodes[0]!.chunks[0]!);
+    extra(body.episodes[0]!.chunks[0]!.source);
+    extra(body.episodes[0]!.mentions[0]!);
+    extra(body.entities[0]!);
+    extra(body.facts[0]!);
+    const newer = await resign(ks, {
+      ...document,
+      format_version: '1.1',
+      counts: { ...(document.counts as object), added_in_1_1: 3 },
+      added_in_1_1: 'header',
+      body,
+      digest: digestOf(body),
+    });
+    const opened = await openSnapshot(newer, context(ks));
+    // What a device create does: the graph held in memory, one more episode merged in, sealed again.
+    const graph = new SnapshotGraph(opened.body, DIMS);
+    const episode = randomUUID();
+    graph.addEpisode({
+      id: episode,
+      kind: 'document',
+      name: null,
+      metadata: {},
+      created_at: '2026-11-26T10:00:00.000Z',
+      chunks: [{ index: 0, text: 'Alice visits Paris.', source: { type: 'text' }, vector: null }],
+    });
+    await graph.write(
+      { tenantId: TENANT, collectionId: opened.graphId },
+      [],
+      [],
+      [{ memoryId: episode, chunkIndex: 0, kind: 'entity', targetId: 'e1', count: 1, confidence: 1, description: 'Alice' }],
+    );
+    const updated = await sealSnapshot({ graphId: opened.graphId, tenantId: TENANT, embeddingModel: MODEL, body: graph.toBody() }, ks);
+    const resealed = JSON.parse(Buffer.concat(updated.pieces).toString('utf8')) as Record<string, unknown>;
+    assert.equal(resealed.format_version, '1.0');
+    assert.doesNotMatch(JSON.stringify(resealed), /added_in_1_1/, 'unknown fields are dropped, as documented');
+    const reopened = await openSnapshot(resealed, context(ks));
+    assert.equal(reopened.body.episodes.length, 2);
+    assert.equal(reopened.body.entities.find((entity) => entity.id === 'e1')!.weight, 2);
+  });
+
+  it('caps the mentions of all episodes together before verifying anything', async () => {
+    const ks = await keyset();
+    const document = await sealed(ks);
+    const body = structuredClone(document.body) as WireBody;
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ chunk: 0, target_id: `t${i}`, description: '' }));
+    body.episodes[0]!.mentions = rows(caps.maxMentions);
+    body.episodes.push({ ...body.episodes[0]!, id: randomUUID(), mentions: rows(1) });
+    // Unsigned on purpose: the cap is checked before the signature, so it is what answers.
+    await rejects(
+      openSnapshot({ ...document, body, signature: 'not.a.signature' }, context(ks)),
+      'snapshot_too_large',
+      /snapshot\.body\.episodes.*mentions/,
+    );
   });
 
   it('enforces caps on array lengths before verifying anything', async () => {

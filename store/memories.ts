@@ -51,6 +51,13 @@ export interface MemoryListQuery {
 
 const WITHOUT_CONTENT = { content: 0 } as const;
 
+/**
+ * Not expired: only imported memories (of ephemeral collections) carry `expires_at`. Every read a
+ * tenant makes goes through this, so an expired import is invisible at once, before the sweep.
+ */
+const live = (now = new Date()): Filter<MemoryDoc> => ({ $or: [{ expires_at: null }, { expires_at: { $gt: now } }] });
+const isLive = (doc: { expires_at?: Date | null }, now = Date.now()): boolean => !doc.expires_at || doc.expires_at.getTime() > now;
+
 /** Every field but the content, named (an inclusion projection), for hot read paths. */
 const SUMMARY_FIELDS = Object.fromEntries(
   [
@@ -71,6 +78,7 @@ const SUMMARY_FIELDS = Object.fromEntries(
     'completed_at',
     'indexed_chunk_count',
     'accessed_at',
+    'expires_at',
   ].map((field) => [field, 1]),
 );
 
@@ -93,7 +101,8 @@ export class MemoryRepository {
   }
 
   async find(tenantId: string, id: string): Promise<Memory | null> {
-    return memoryOf(await this.collection.findOne({ _id: id, tenant_id: tenantId }));
+    const doc = await this.collection.findOne({ _id: id, tenant_id: tenantId });
+    return doc && isLive(doc) ? memoryOf(doc) : null;
   }
 
   /** Worker-side read: the workflow carries the tenant id, but the memory id is already unique. */
@@ -116,7 +125,8 @@ export class MemoryRepository {
     // here, and apply the search's own filters in a second query only when there are some.
     if (ids.length === 0) return new Map();
     const docs = (await this.collection.find({ _id: { $in: ids } }, { projection: SUMMARY_FIELDS }).toArray()) as MemorySummaryDoc[];
-    let visible = docs.filter((doc) => doc.tenant_id === tenantId && isSearchable(doc));
+    const now = Date.now();
+    let visible = docs.filter((doc) => doc.tenant_id === tenantId && isSearchable(doc) && isLive(doc, now));
     if (!isEmptyFilter(filter) && visible.length > 0) {
       const matching = await this.collection
         .find({ ...memoryQuery(filter), _id: { $in: visible.map((doc) => doc._id) } }, { projection: { _id: 1 } })
@@ -209,7 +219,7 @@ export class MemoryRepository {
   }
 
   async list(query: MemoryListQuery): Promise<{ items: MemorySummary[]; total: number }> {
-    const filter: Filter<MemoryDoc> = { tenant_id: query.tenantId, ...memoryQuery(query.filter) };
+    const filter: Filter<MemoryDoc> = { tenant_id: query.tenantId, ...memoryQuery(query.filter), $and: [live()] };
     if (query.collectionIds.length > 0) filter.collection_ids = { $in: query.collectionIds };
     const [items, total] = await Promise.all([
       this.collection
@@ -286,6 +296,15 @@ export class MemoryRepository {
   }
 
   /** Deletes the records only: a memory's delete is MemoryPurge's (store/memory-purge.ts). */
+  /** The collections of each of `ids` the tenant can see (missing and expired ones left out). */
+  async membershipsOf(tenantId: string, ids: string[]): Promise<{ id: string; collection_ids: string[] }[]> {
+    const docs = await this.collection
+      .find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1, collection_ids: 1, expires_at: 1 } })
+      .toArray();
+    const now = Date.now();
+    return docs.filter((doc) => isLive(doc, now)).map((doc) => ({ id: doc._id, collection_ids: doc.collection_ids }));
+  }
+
   async deleteMany(tenantId: string, ids: string[]): Promise<void> {
     if (ids.length > 0) await this.collection.deleteMany({ tenant_id: tenantId, _id: { $in: ids } });
   }

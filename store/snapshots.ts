@@ -42,45 +42,119 @@ export interface ImportedMemory {
   chunks: (ExportedChunk & { vector: Float32Array })[];
 }
 
+/** An export stopped as soon as what it read passed the byte budget (SNAPSHOT_MAX_BYTES). */
+export class ExportBudgetExceeded extends Error {
+  constructor(readonly budgetBytes: number) {
+    super(`the collection's snapshot would be larger than ${budgetBytes} bytes`);
+    this.name = 'ExportBudgetExceeded';
+  }
+}
+
+/** Counts of what an export of a collection would hold, read without reading the rows. */
+export interface ExportCounts {
+  /** Searchable memories: exact. */
+  episodes: number;
+  /** Graph rows of the collection: an upper bound (rows of chunks still being indexed count too). */
+  entities: number;
+  facts: number;
+  mentions: number;
+}
+
+/** Searchable, and not an expired import: the memories an export holds. */
+const EXPORTED = (tenantId: string, collectionId: string) => ({
+  tenant_id: tenantId,
+  collection_ids: collectionId,
+  $and: [
+    { $or: [{ status: 'complete' as const }, { indexed_chunk_count: { $gt: 0 } }] },
+    { $or: [{ expires_at: null }, { expires_at: { $gt: new Date() } }] },
+  ],
+});
+
+/** Memories per page of an export: their records and chunks are read together. */
+const EXPORT_PAGE = 200;
+
 export class SnapshotRepository {
   constructor(
     private readonly repos: { memories: MemoryRepository; chunks: ChunkRepository; graph: GraphRepository; indexChanges: IndexChangeFeed },
   ) {}
 
-  /** Everything search can see in the collection: searchable memories, their indexed chunks (with vectors of `model`) and the graph they back. */
-  async readCollection(tenantId: string, collectionId: string, model: string): Promise<ExportedGraph> {
+  /** What an export of the collection would hold, counted by the database: checked against the caps before any row is read. */
+  async countCollection(tenantId: string, collectionId: string): Promise<ExportCounts> {
+    const { memories, graph } = this.repos;
+    const scope = { tenant_id: tenantId, collection_id: collectionId };
+    const [episodes, entities, facts, mentions] = await Promise.all([
+      memories.collection.countDocuments(EXPORTED(tenantId, collectionId)),
+      graph.entities.countDocuments(scope),
+      graph.facts.countDocuments(scope),
+      graph.mentions.countDocuments(scope),
+    ]);
+    return { episodes, entities, facts, mentions };
+  }
+
+  /**
+   * Everything search can see in the collection: searchable memories, their indexed chunks (with
+   * vectors of `model`) and the graph they back. Read a page of memories at a time; the bytes read
+   * are counted as they arrive and the read stops with ExportBudgetExceeded once they pass
+   * `budgetBytes`, so what is held never grows with the collection beyond the snapshot cap. The
+   * caller checks the counts (countCollection) first.
+   */
+  async readCollection(tenantId: string, collectionId: string, model: string, budgetBytes: number): Promise<ExportedGraph> {
     const { memories, chunks, graph } = this.repos;
-    const records = (await memories.collection
-      .find({ tenant_id: tenantId, collection_ids: collectionId }, { projection: { content: 0 }, sort: { created_at: 1, _id: 1 } })
-      .toArray()) as Omit<MemoryDoc, 'content'>[];
-    const visible = records.filter(isSearchable);
-    const indexedCount = new Map(visible.map((memory) => [memory._id, memory.indexed_chunk_count ?? memory.chunk_count]));
-    const chunksOf = new Map<string, ExportedChunk[]>();
-    for (let offset = 0; offset < visible.length; offset += 500) {
-      const ids = visible.slice(offset, offset + 500).map((memory) => memory._id);
-      const docs = await chunks.collection
-        .find({ memory_id: { $in: ids } }, { projection: { memory_id: 1, index: 1, text: 1, source: 1, embedding: 1, embedding_model: 1 } })
-        .toArray();
-      for (const doc of docs as ChunkDoc[]) {
+    let bytes = 0;
+    const spend = (amount: number): void => {
+      bytes += amount;
+      if (bytes > budgetBytes) throw new ExportBudgetExceeded(budgetBytes);
+    };
+    // Bytes as they will be sent: a float16 vector is 2 bytes per dimension, base64 adds a third.
+    const vectorBytes = (vector: Float32Array | null): number => (vector ? Math.ceil((vector.length * 2) / 3) * 4 : 4);
+    const exported: ExportedMemory[] = [];
+    const indexedCount = new Map<string, number>();
+    const records = memories.collection.find(EXPORTED(tenantId, collectionId), {
+      projection: { content: 0 },
+      sort: { created_at: 1, _id: 1 },
+      batchSize: EXPORT_PAGE,
+    });
+    let page: Omit<MemoryDoc, 'content'>[] = [];
+    const readPage = async (): Promise<void> => {
+      const visible = page.filter(isSearchable);
+      page = [];
+      if (visible.length === 0) return;
+      for (const memory of visible) indexedCount.set(memory._id, memory.indexed_chunk_count ?? memory.chunk_count);
+      const chunksOf = new Map<string, ExportedChunk[]>();
+      const docs = chunks.collection.find(
+        { memory_id: { $in: visible.map((memory) => memory._id) } },
+        { projection: { memory_id: 1, index: 1, text: 1, source: 1, embedding: 1, embedding_model: 1 } },
+      );
+      for await (const doc of docs as AsyncIterable<ChunkDoc>) {
         if (doc.index >= (indexedCount.get(doc.memory_id) ?? 0)) continue;
         let list = chunksOf.get(doc.memory_id);
         if (!list) chunksOf.set(doc.memory_id, (list = []));
         const vector = doc.embedding && doc.embedding_model === model ? binaryToVector(doc.embedding) : null;
+        spend(doc.text.length + vectorBytes(vector) + 64);
         list.push({ index: doc.index, text: doc.text, source: doc.source, vector });
       }
+      for (const memory of visible) {
+        spend(JSON.stringify(memory.metadata).length + (memory.name?.length ?? 0) + 128);
+        exported.push({
+          id: memory._id,
+          kind: memory.kind,
+          name: memory.name,
+          metadata: memory.metadata,
+          createdAt: memory.created_at,
+          chunks: (chunksOf.get(memory._id) ?? []).sort((a, b) => a.index - b.index),
+        });
+      }
+    };
+    for await (const record of records as AsyncIterable<Omit<MemoryDoc, 'content'>>) {
+      page.push(record);
+      if (page.length >= EXPORT_PAGE) await readPage();
     }
-    const exported: ExportedMemory[] = visible.map((memory) => ({
-      id: memory._id,
-      kind: memory.kind,
-      name: memory.name,
-      metadata: memory.metadata,
-      createdAt: memory.created_at,
-      chunks: (chunksOf.get(memory._id) ?? []).sort((a, b) => a.index - b.index),
-    }));
+    await readPage();
 
     const mentions: NewMention[] = [];
     for await (const row of graph.mentions.find({ tenant_id: tenantId, collection_id: collectionId })) {
       if (row.chunk_index >= (indexedCount.get(row.memory_id) ?? 0)) continue;
+      spend(48 + row.target_id.length);
       mentions.push({
         memoryId: row.memory_id,
         chunkIndex: row.chunk_index,
@@ -95,6 +169,7 @@ export class SnapshotRepository {
     const entities: NewEntity[] = [];
     for await (const doc of graph.entities.find({ tenant_id: tenantId, collection_id: collectionId })) {
       if (!backed.has(doc._id)) continue;
+      spend(256 + doc.name.length + doc.description.length);
       entities.push({
         id: doc._id,
         key: doc.key,
@@ -110,6 +185,7 @@ export class SnapshotRepository {
     const facts: NewFact[] = [];
     for await (const doc of graph.facts.find({ tenant_id: tenantId, collection_id: collectionId })) {
       if (!backed.has(doc._id) || !entityIds.has(doc.subject_id) || !entityIds.has(doc.object_id)) continue;
+      spend(192 + doc.description.length);
       facts.push({
         id: doc._id,
         subjectId: doc.subject_id,
@@ -132,6 +208,7 @@ export class SnapshotRepository {
    */
   async writeImport(
     scope: GraphScope,
+    expiresAt: Date,
     model: string,
     memories: ImportedMemory[],
     graph: { entities: NewEntity[]; facts: NewFact[]; mentions: NewMention[] },
@@ -173,6 +250,8 @@ export class SnapshotRepository {
           created_at: memory.createdAt,
           updated_at: now,
           completed_at: now,
+          // The collection's expiry: reads hide the memory from then on, before the sweep removes it.
+          expires_at: expiresAt,
         })),
         { ordered: false },
       );

@@ -9,6 +9,13 @@ export function requestContext(logger: Logger): Middleware<AppState> {
     const incoming = ctx.get('X-Request-Id');
     ctx.state.requestId = /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     ctx.state.input = {};
+    const abandonment = new AbortController();
+    ctx.state.signal = abandonment.signal;
+    ctx.state.abandon = (reason) => abandonment.abort(reason);
+    // The client went away before its answer was written: nobody waits for the work any more.
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) abandonment.abort(new Error('the client closed the connection before the answer'));
+    });
     ctx.set('X-Request-Id', ctx.state.requestId);
     const started = performance.now();
     try {

@@ -393,7 +393,8 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
       summary: 'Create a memory (202: accepted, ingestion runs as a workflow)',
       description:
         'Accepted memories are processed asynchronously; follow `ingestion_progress` events or poll GET /v1/memories/{memory_id}. ' +
-        'An Idempotency-Key replays the first answer (header Idempotent-Replayed: true). Inline file parts above the inline limit are a 413.',
+        'An Idempotency-Key replays the first answer (header Idempotent-Replayed: true). Inline file parts above the inline limit are a 413. ' +
+        'In device mode an Idempotency-Key names the episode: a retry whose episode the snapshot already holds adds nothing (Idempotent-Replayed: true).',
       auth: 'bearer',
       idempotencyKey: true,
       body: createMemoryBody(limits),
@@ -451,7 +452,7 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
         description: 'Which ids were deleted and which were not found',
         schema: results(z.strictObject({ deleted: z.array(z.string()), not_found: z.array(z.string()), deleted_count: z.number().int() })),
       },
-      errors: [400],
+      errors: [400, 409],
     },
     {
       method: 'get',
@@ -518,7 +519,7 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
         description: 'Deleted',
         schema: results(z.strictObject({ id: z.string(), deleted: z.literal(true) })),
       },
-      errors: [400, 404],
+      errors: [400, 404, 409],
     },
     {
       method: 'post',

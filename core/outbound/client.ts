@@ -110,14 +110,20 @@ export class OutboundClient {
   }
 
   /** Downloads the body, at most `maxBytes` (Content-Length and the bytes actually received). */
-  async get(rawUrl: string, headers: Record<string, string>, maxBytes: number): Promise<Buffer> {
+  async get(rawUrl: string, headers: Record<string, string>, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
     const deadline = Date.now() + this.options.totalTimeoutMs;
     const target = await this.target(rawUrl, deadline);
-    return this.request(target, 'GET', headers, null, maxBytes, deadline);
+    return this.request(target, 'GET', headers, null, maxBytes, deadline, signal);
   }
 
   /** Uploads `pieces` as one body with a Content-Length (signed-URL stores need it), writing each piece as is. */
-  async put(rawUrl: string, headers: Record<string, string>, pieces: Buffer[], contentType: string): Promise<{ status: number }> {
+  async put(
+    rawUrl: string,
+    headers: Record<string, string>,
+    pieces: Buffer[],
+    contentType: string,
+    signal?: AbortSignal,
+  ): Promise<{ status: number }> {
     const deadline = Date.now() + this.options.totalTimeoutMs;
     const target = await this.target(rawUrl, deadline);
     const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
@@ -128,6 +134,7 @@ export class OutboundClient {
       pieces,
       64 * 1024,
       deadline,
+      signal,
     );
     return { status: 200 };
   }
@@ -139,6 +146,7 @@ export class OutboundClient {
     body: Buffer[] | null,
     maxBytes: number,
     deadline: number,
+    signal: AbortSignal | undefined,
   ): Promise<Buffer> {
     const { connectTimeoutMs, totalTimeoutMs } = this.options;
     // The only address this request may use: the one checked above.
@@ -148,14 +156,18 @@ export class OutboundClient {
     };
     return new Promise<Buffer>((resolve, reject) => {
       let settled = false;
-      const fail = (error: Error): void => {
+      const fail = (error: unknown): void => {
         if (settled) return;
         settled = true;
         clearTimeout(total);
         clearTimeout(connect);
+        signal?.removeEventListener('abort', abandon);
         request.destroy();
         reject(error);
       };
+      // The caller's request was abandoned (its deadline answered): the connection is cut at once,
+      // so no upload completes after the client was told to retry.
+      const abandon = (): void => fail(signal!.reason);
       const request = https.request({
         host: target.hostname,
         servername: target.hostname,
@@ -174,6 +186,11 @@ export class OutboundClient {
         () => fail(new OutboundError('timeout', `could not connect (TCP and TLS handshake) within ${connectTimeoutMs} ms`)),
         connectTimeoutMs,
       );
+      if (signal?.aborted) {
+        fail(signal.reason);
+        return;
+      }
+      signal?.addEventListener('abort', abandon, { once: true });
       request.on('socket', (socket) => socket.once('secureConnect', () => clearTimeout(connect)));
       request.on('error', (error) => fail(new OutboundError('network', `request failed: ${error.message}`)));
       request.on('response', (response) => {
@@ -204,6 +221,7 @@ export class OutboundClient {
           if (settled) return;
           settled = true;
           clearTimeout(total);
+          signal?.removeEventListener('abort', abandon);
           resolve(Buffer.concat(chunks, received));
         });
       });

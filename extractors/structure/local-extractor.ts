@@ -338,10 +338,12 @@ export function extractChunkStructure(text: string, options: ExtractOptions = {}
   return extraction.result();
 }
 
+export const LOCAL_EXTRACTOR_ID = 'local-compromise-v1';
+
 /** The local extractor behind the pluggable `StructureExtractor` interface. */
 export function createLocalExtractor(): StructureExtractor {
   return {
-    id: 'local-compromise-v1',
+    id: LOCAL_EXTRACTOR_ID,
     extract: (text: string, options?: ExtractOptions): Promise<ChunkStructure> => Promise.resolve(extractChunkStructure(text, options)),
   };
 }

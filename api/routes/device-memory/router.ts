@@ -11,7 +11,12 @@ export function deviceMemoryRouter({ services, config }: ApiDeps): Router<AppSta
   router.post(
     '/snapshot/export',
     handle({ body: exportBody }, async (ctx, { body }) => {
-      const outcome = await services.deviceMemory.exportSnapshot(ctx.state.principal.tenantId, body.collection_id, body.destination);
+      const outcome = await services.deviceMemory.exportSnapshot(
+        ctx.state.principal.tenantId,
+        body.collection_id,
+        body.destination,
+        ctx.state.signal,
+      );
       respondWithSnapshot(ctx, outcome, false);
     }),
   );
@@ -21,7 +26,7 @@ export function deviceMemoryRouter({ services, config }: ApiDeps): Router<AppSta
     handle({ body: importBody }, async (ctx, { body }) => {
       if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
       const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
-      const imported = await services.deviceMemory.importSnapshot(ctx.state.principal.tenantId, source);
+      const imported = await services.deviceMemory.importSnapshot(ctx.state.principal.tenantId, source, ctx.state.signal);
       ctx.status = 201;
       ctx.set('Location', `/v1/collections/${imported.ephemeralCollectionId}`);
       ctx.body = { results: { ephemeral_collection_id: imported.ephemeralCollectionId, expires_at: imported.expiresAt.toISOString() } };

@@ -19,6 +19,14 @@ import {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/** The Idempotency-Key header of a create (collection or device mode), or null. */
+function idempotencyKeyOf(header: string): string | null {
+  if (!header) return null;
+  if (!IDEMPOTENCY_KEY.test(header))
+    throw validationError([{ field: 'Idempotency-Key', issue: 'must be 1 to 255 printable ASCII characters' }]);
+  return header;
+}
+
 function toCreateInput(body: CreateMemoryBody, inlinePartMaxBytes: number): CreateMemoryInput {
   const base = {
     collectionId: body.collection_id!,
@@ -47,17 +55,22 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
         // Device mode: processed synchronously, nothing stored (services/device-memory.ts).
         if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
         const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
-        const outcome = await services.deviceMemory.create(ctx.state.principal.tenantId, source, {
-          rawText: body.raw_text!,
-          metadata: body.metadata ?? {},
-        });
+        const idempotencyKey = idempotencyKeyOf(ctx.get('Idempotency-Key'));
+        const outcome = await services.deviceMemory.create(
+          ctx.state.principal.tenantId,
+          source,
+          {
+            rawText: body.raw_text!,
+            metadata: body.metadata ?? {},
+            idempotencyKey,
+          },
+          ctx.state.signal,
+        );
+        if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
         respondWithSnapshot(ctx, outcome, true);
         return;
       }
-      const idempotencyKey = ctx.get('Idempotency-Key') || null;
-      if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-        throw validationError([{ field: 'Idempotency-Key', issue: 'must be 1 to 255 printable ASCII characters' }]);
-      }
+      const idempotencyKey = idempotencyKeyOf(ctx.get('Idempotency-Key'));
       const { memory, replayed } = await services.memories.create(
         ctx.state.principal.tenantId,
         toCreateInput(body, config.INLINE_PART_MAX_BYTES),

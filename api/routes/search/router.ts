@@ -17,7 +17,9 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
       if (!body.collection_ids) {
         if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
         const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
-        ctx.body = { results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query, validity) };
+        ctx.body = {
+          results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query, validity, ctx.state.signal),
+        };
         return;
       }
       const outcome = await services.search.search(ctx.state.principal, {

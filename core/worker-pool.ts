@@ -1,0 +1,212 @@
+/**
+ * A pool of worker threads for CPU-heavy work that must not run on the API's event loop
+ * (DEVELOPERS.md). One module for every kind of such work: a thread entry serves a map of named
+ * task handlers (`serveTasks`), and the main side runs them by name (`WorkerPool.run`).
+ *
+ * - **Fair by key.** Each task carries a key (the tenant): queued tasks are taken round-robin
+ *   across keys, so one tenant's thousand chunks wait behind each other, not in front of another
+ *   tenant's ten.
+ * - **Abandonable.** A task whose signal aborts (its request's deadline answered, or its client
+ *   left) is taken out of the queue at once; one already running finishes on its thread (CPU work
+ *   cannot be interrupted) and its result is dropped. Tasks are meant to be small (one chunk).
+ * - **Self-healing.** A thread that dies fails only its own task and is replaced on next use.
+ */
+import { Worker } from 'node:worker_threads';
+import { isMainThread, parentPort } from 'node:worker_threads';
+
+/** Task name -> handler; a handler runs on a pool thread, its input and output cross by structured clone. */
+export type TaskHandlers = Record<string, (input: never) => unknown>;
+
+export interface TaskOptions {
+  /** Fairness key (a tenant id): queued tasks are taken round-robin across keys. */
+  key: string;
+  signal?: AbortSignal | undefined;
+}
+
+interface Job {
+  id: number;
+  kind: string;
+  input: unknown;
+  key: string;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  done: boolean;
+  resolve: (output: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Thread {
+  worker: Worker;
+  job: Job | null;
+}
+
+type Reply = { id: number; ok: true; output: unknown } | { id: number; ok: false; message: string };
+
+export class WorkerPoolClosedError extends Error {
+  constructor() {
+    super('the worker pool is closed');
+    this.name = 'WorkerPoolClosedError';
+  }
+}
+
+export class WorkerPool<Handlers extends TaskHandlers> {
+  private readonly threads: Thread[] = [];
+  /** Queued jobs per key, and the keys in round-robin order. */
+  private readonly queues = new Map<string, Job[]>();
+  private readonly ring: string[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly script: URL,
+    /** Threads at most (started on first use). */
+    readonly size: number,
+  ) {
+    if (!Number.isInteger(size) || size < 1) throw new Error(`worker pool size must be a positive integer, not ${size}`);
+  }
+
+  /** Runs a task on a pool thread; rejects with the signal's reason when it aborts first. */
+  run<Kind extends keyof Handlers & string>(
+    kind: Kind,
+    input: Parameters<Handlers[Kind]>[0],
+    options: TaskOptions,
+  ): Promise<Awaited<ReturnType<Handlers[Kind]>>> {
+    if (this.closed) return Promise.reject(new WorkerPoolClosedError());
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason);
+    return new Promise((resolve, reject) => {
+      const job: Job = {
+        id: this.nextId++,
+        kind,
+        input,
+        key: options.key,
+        signal: options.signal,
+        onAbort: undefined,
+        done: false,
+        // The thread answers what the handler of `kind` returned: the one place the type is taken on trust.
+        resolve: resolve as (output: unknown) => void,
+        reject,
+      };
+      if (job.signal) {
+        job.onAbort = () => this.abandon(job);
+        job.signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      let queue = this.queues.get(job.key);
+      if (!queue) {
+        this.queues.set(job.key, (queue = []));
+        this.ring.push(job.key);
+      }
+      queue.push(job);
+      this.pump();
+    });
+  }
+
+  /** Tasks waiting for a thread (of one key, or all). */
+  queued(key?: string): number {
+    if (key !== undefined) return this.queues.get(key)?.length ?? 0;
+    let total = 0;
+    for (const queue of this.queues.values()) total += queue.length;
+    return total;
+  }
+
+  /** Fails what is queued or running and ends every thread. The pool cannot be reused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const queue of this.queues.values()) for (const job of queue) this.finish(job, { ok: false, error: new WorkerPoolClosedError() });
+    this.queues.clear();
+    this.ring.length = 0;
+    const threads = this.threads.splice(0);
+    for (const thread of threads) if (thread.job) this.finish(thread.job, { ok: false, error: new WorkerPoolClosedError() });
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+  }
+
+  private abandon(job: Job): void {
+    const queue = this.queues.get(job.key);
+    const at = queue?.indexOf(job) ?? -1;
+    if (queue && at >= 0) {
+      queue.splice(at, 1);
+      if (queue.length === 0) this.dropKey(job.key);
+    }
+    // A running job keeps its thread until the thread answers; only the caller stops waiting.
+    this.finish(job, { ok: false, error: job.signal!.reason });
+  }
+
+  /** Settles a job once: later answers (a thread finishing an abandoned job) are dropped. */
+  private finish(job: Job, outcome: { ok: true; output: unknown } | { ok: false; error: unknown }): void {
+    if (job.done) return;
+    job.done = true;
+    if (job.signal && job.onAbort) job.signal.removeEventListener('abort', job.onAbort);
+    if (outcome.ok) job.resolve(outcome.output);
+    else job.reject(outcome.error);
+  }
+
+  private dropKey(key: string): void {
+    this.queues.delete(key);
+    const at = this.ring.indexOf(key);
+    if (at >= 0) this.ring.splice(at, 1);
+  }
+
+  /** The next job, round-robin across keys. */
+  private take(): Job | undefined {
+    const key = this.ring.shift();
+    if (key === undefined) return undefined;
+    const queue = this.queues.get(key)!;
+    const job = queue.shift()!;
+    if (queue.length === 0) this.queues.delete(key);
+    else this.ring.push(key);
+    return job;
+  }
+
+  private pump(): void {
+    while (!this.closed && this.ring.length > 0) {
+      const thread = this.threads.find((candidate) => candidate.job === null) ?? this.spawn();
+      if (!thread) return;
+      const job = this.take()!;
+      thread.job = job;
+      thread.worker.postMessage({ id: job.id, kind: job.kind, input: job.input });
+    }
+  }
+
+  private spawn(): Thread | undefined {
+    if (this.threads.length >= this.size) return undefined;
+    const thread: Thread = { worker: new Worker(this.script), job: null };
+    // Idle threads do not keep the process alive; a running job is awaited by someone who does.
+    thread.worker.unref();
+    thread.worker.on('message', (reply: Reply) => {
+      const job = thread.job;
+      thread.job = null;
+      if (job && job.id === reply.id) {
+        this.finish(job, reply.ok ? { ok: true, output: reply.output } : { ok: false, error: new Error(reply.message) });
+      }
+      this.pump();
+    });
+    const lost = (why: string): void => {
+      const at = this.threads.indexOf(thread);
+      if (at < 0) return;
+      this.threads.splice(at, 1);
+      if (thread.job) this.finish(thread.job, { ok: false, error: new Error(`a worker thread ${why} while running ${thread.job.kind}`) });
+      thread.job = null;
+      this.pump();
+    };
+    thread.worker.on('error', (error) => lost(`failed (${error.message})`));
+    thread.worker.on('exit', (code) => lost(`exited with code ${code}`));
+    this.threads.push(thread);
+    return thread;
+  }
+}
+
+/** The thread side: answers each task with its handler's result (or its error's message). */
+export function serveTasks(handlers: TaskHandlers): void {
+  if (isMainThread || !parentPort) throw new Error('serveTasks runs only inside a worker thread');
+  const port = parentPort;
+  port.on('message', async (task: { id: number; kind: string; input: never }) => {
+    const handler = handlers[task.kind];
+    let reply: Reply;
+    try {
+      if (!handler) throw new Error(`no handler for task ${task.kind}`);
+      reply = { id: task.id, ok: true, output: await handler(task.input) };
+    } catch (error) {
+      reply = { id: task.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(reply);
+  });
+}

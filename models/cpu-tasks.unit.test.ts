@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { cpuThreadScript, type CpuTasks } from './cpu-tasks.js';
+import { extractChunkStructure } from '../extractors/structure/local-extractor.js';
+import { WorkerPool, WorkerPoolClosedError } from '../core/worker-pool.js';
+
+const TEXT = 'Alice Smith manages the Berlin office. She hired Bob Jones in 2024.';
+
+describe('worker pool', () => {
+  const pool = new WorkerPool<CpuTasks>(cpuThreadScript, 1);
+  after(() => pool.close());
+
+  it('runs a task on a thread and answers what the handler returns there', async () => {
+    const structure = await pool.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' });
+    assert.deepEqual(structure, extractChunkStructure(TEXT));
+  });
+
+  it('takes queued tasks round-robin across keys, so one key cannot hold the threads', async () => {
+    const order: string[] = [];
+    const task = (key: string, n: number) =>
+      pool.run('extractStructure', { text: TEXT, options: {} }, { key }).then(() => order.push(`${key}${n}`));
+    await Promise.all([task('a', 1), task('a', 2), task('a', 3), task('a', 4), task('b', 1), task('b', 2)]);
+    // a1 is running when the rest queue; then the keys alternate while both have work.
+    assert.deepEqual(order, ['a1', 'a2', 'b1', 'a3', 'b2', 'a4']);
+  });
+
+  it('drops an abandoned task from the queue at once and rejects it with the reason', async () => {
+    const controller = new AbortController();
+    const running = pool.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' });
+    const queued = pool.run('extractStructure', { text: TEXT, options: {} }, { key: 'a', signal: controller.signal });
+    assert.equal(pool.queued('a'), 1);
+    controller.abort(new Error('deadline'));
+    assert.equal(pool.queued('a'), 0, 'the queue gave the task up synchronously');
+    await assert.rejects(queued, /deadline/);
+    await running;
+    await assert.rejects(
+      pool.run('extractStructure', { text: TEXT, options: {} }, { key: 'a', signal: controller.signal }),
+      /deadline/,
+      'an already aborted signal is refused without queueing',
+    );
+  });
+
+  it('refuses work once closed', async () => {
+    const closing = new WorkerPool<CpuTasks>(cpuThreadScript, 1);
+    await closing.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' });
+    await closing.close();
+    await assert.rejects(closing.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' }), WorkerPoolClosedError);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * Device creates are CPU-heavy (structure extraction and embedding of up to 2M characters): they
+ * run on the API's worker-thread pool, bounded per tenant, and give their slot back as soon as the
+ * request is abandoned. Another tenant's requests keep their normal latency meanwhile.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { makeTexts } from '../../bench/texts.js';
+import { stopChild } from '../../dev/stack.js';
+import { Api, createMemory, newTenant, until, waitForStatus, type TenantFixture } from '../support/client.js';
+import { startApiProcess, type ApiProcess } from '../support/processes.js';
+
+const median = (samples: number[]): number => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+
+/** A device create whose request the test can abandon, as a client that gives up would. */
+function deviceCreate(baseUrl: string, apiKey: string, rawText: string, controller = new AbortController()) {
+  const response = fetch(`${baseUrl}/v1/memories`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ snapshot: {}, raw_text: rawText }),
+    signal: controller.signal,
+  });
+  const settled = response.then(
+    () => true,
+    () => true,
+  );
+  return { response, controller, settled };
+}
+
+describe('device work and other tenants', () => {
+  let proc: ApiProcess;
+  let busy: TenantFixture;
+  let quiet: TenantFixture;
+  const bigText = makeTexts(2100, 26, 1000)
+    .map((text) => text.text)
+    .join('\n\n')
+    .slice(0, 2_000_000);
+
+  before(async () => {
+    [busy, quiet] = await Promise.all([newTenant('device-busy'), newTenant('device-quiet')]);
+    for (const text of makeTexts(4, 7, 600)) {
+      const id = await createMemory(quiet, { raw_text: text.text });
+      await waitForStatus(quiet.api, id, ['complete']);
+    }
+    // Its own API process: 2M characters are ~1,700 chunks, above the stack's MAX_CHUNKS_PER_MEMORY.
+    proc = await startApiProcess('api-device-load', {
+      MAX_CHUNKS_PER_MEMORY: '5000',
+      BODY_LIMIT_BYTES: String(8 * 1024 * 1024),
+      DEVICE_MAX_CONCURRENCY: '3',
+      DEVICE_MAX_CONCURRENCY_PER_TENANT: '2',
+    });
+  });
+
+  /** engram_device_calls_active of the suite's API process (GET /metrics answers loopback). */
+  const deviceCallsActive = async (): Promise<number> => {
+    const text = await (await fetch(`${proc.baseUrl}/metrics`)).text();
+    const line = text.split('\n').find((row) => row.startsWith('engram_device_calls_active '));
+    return line ? Number(line.split(' ')[1]) : Number.NaN;
+  };
+
+  after(async () => {
+    await stopChild(proc?.child);
+  });
+
+  it('another tenant searches at its normal latency while 2M-character device creates run, and a tenant gets at most its share', async () => {
+    assert.equal(bigText.length, 2_000_000);
+    const quietApi = new Api(proc.baseUrl, quiet.apiKey);
+    const busyApi = new Api(proc.baseUrl, busy.apiKey);
+    const query = makeTexts(1, 7, 600)[0]!.query;
+    const timedSearch = async (): Promise<number> => {
+      const started = performance.now();
+      const response = await quietApi.search([quiet.collectionId], query);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      return performance.now() - started;
+    };
+    for (let i = 0; i < 3; i++) await timedSearch(); // loads the partition and warms the model
+    const idle: number[] = [];
+    for (let i = 0; i < 9; i++) idle.push(await timedSearch());
+
+    const creates = [deviceCreate(proc.baseUrl, busy.apiKey, bigText), deviceCreate(proc.baseUrl, busy.apiKey, bigText)];
+    await until(async () => (await deviceCallsActive()) === 2, 'both device creates to hold a slot');
+    // A third call of the same tenant is refused at once, naming the per-tenant limit (the process has a slot left).
+    const third = await busyApi.post('/v1/memories', { snapshot: {}, raw_text: 'Alice Chen visits Berlin.' });
+    assert.equal(third.status, 503, JSON.stringify(third.body));
+    assert.equal(third.body.error.code, 'device_busy');
+    assert.match(third.body.error.message, /DEVICE_MAX_CONCURRENCY_PER_TENANT/);
+
+    const loaded: number[] = [];
+    for (let i = 0; i < 9; i++) loaded.push(await timedSearch());
+    // Another tenant's device create is not refused (the process has a slot left) and completes meanwhile.
+    const quietCreate = await quietApi.post('/v1/memories', { snapshot: {}, raw_text: 'Bob Patel runs the Paris office of Acme Corp.' });
+    assert.equal(quietCreate.status, 200, JSON.stringify(quietCreate.body));
+    const stillRunning = await Promise.race([
+      Promise.any(creates.map((create) => create.settled)).then(() => false),
+      new Promise<boolean>((resolve) => setImmediate(() => resolve(true))),
+    ]);
+    assert.ok(stillRunning, 'the device creates were still running while the other tenant searched');
+
+    const ratio = median(loaded) / median(idle);
+    assert.ok(
+      ratio <= 5,
+      `search median ${median(loaded).toFixed(0)} ms under device load vs ${median(idle).toFixed(0)} ms idle (x${ratio.toFixed(1)}); ` +
+        `samples idle ${idle.map(Math.round).join(',')} loaded ${loaded.map(Math.round).join(',')}`,
+    );
+
+    // Clients that give up free their slots at once, while the abandoned work winds down.
+    for (const create of creates) create.controller.abort();
+    await Promise.all(creates.map((create) => create.settled));
+    await until(async () => (await deviceCallsActive()) === 0, 'the abandoned calls to give their slots back', 10_000);
+    const next = await busyApi.post('/v1/memories', { snapshot: {}, raw_text: 'Alice Chen visits Berlin.' });
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+  });
+});
