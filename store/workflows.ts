@@ -23,7 +23,7 @@
  */
 import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import { deterministicUuid } from '../core/ids.js';
-import { chainTraces, SUBJECT_CHAIN_WINDOW_MS, type ChainTrace } from '../extractors/procedures/chaining.js';
+import { chainTraces, MAX_CASE_MEMORIES, SUBJECT_CHAIN_WINDOW_MS, type ChainTrace } from '../extractors/procedures/chaining.js';
 import { classesAfter, classesBefore } from '../extractors/procedures/lexicon.js';
 import type { TraceDraft } from '../extractors/procedures/derive.js';
 import type { WorkflowInstance, WorkflowPattern, WorkflowTrace } from '../core/workflow-model.js';
@@ -229,7 +229,15 @@ export class WorkflowRepository {
     const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     const memoryIds = new Set(seeds.memoryIds);
     const instanceIds = new Set(seeds.instanceIds);
-    const caseKeys = new Set(seeds.caseKeys);
+    const caseKeys = new Set<string>();
+    // Keys too common to be a case (chaining rule 3's cap): they join nothing, so they pull nothing in.
+    const commonKeys = new Set<string>();
+    const addKeys = async (keys: Iterable<string>): Promise<void> => {
+      const fresh = [...new Set(keys)].filter((key) => !caseKeys.has(key) && !commonKeys.has(key));
+      const common = await Promise.all(fresh.map((key) => this.isCommonCaseKey(base, key)));
+      fresh.forEach((key, index) => (common[index] ? commonKeys : caseKeys).add(key));
+    };
+    await addKeys(seeds.caseKeys);
     // Closure: one memory's chain is decided with its whole memory, and a case key pulls in every
     // instance that shares it. Stored instances are already closed, so this settles in a few rounds.
     const close = async (): Promise<ChainRow[]> => {
@@ -245,8 +253,8 @@ export class WorkflowRepository {
         for (const row of rows) {
           memoryIds.add(row.memory_id);
           if (row.instance_id) instanceIds.add(row.instance_id);
-          for (const key of row.case_keys) caseKeys.add(key);
         }
+        await addKeys(rows.flatMap((row) => row.case_keys));
         if (memoryIds.size + instanceIds.size + caseKeys.size === before) break;
       }
       return rows;
@@ -269,7 +277,7 @@ export class WorkflowRepository {
         memoryId: row.memory_id,
         memoryTime: row.memory_time.getTime(),
         seq: row.seq,
-        caseKeys: row.case_keys,
+        caseKeys: commonKeys.size === 0 ? row.case_keys : row.case_keys.filter((key) => !commonKeys.has(key)),
         subject: row.subject,
         verbClass: row.verb_class,
       })),
@@ -372,6 +380,17 @@ export class WorkflowRepository {
         written.length + stale.length,
       );
     }
+  }
+
+  /**
+   * Whether a case key is named in more than MAX_CASE_MEMORIES memories of the collection: read
+   * with a bound, so a common key costs at most a few hundred rows, not every trace naming it.
+   */
+  private async isCommonCaseKey(base: { tenant_id: string; collection_id: string }, key: string): Promise<boolean> {
+    const limit = (MAX_CASE_MEMORIES + 1) * 4;
+    const rows = await this.traces.find({ ...base, case_keys: key }, { projection: { _id: 0, memory_id: 1 }, limit }).toArray();
+    // A key on that many traces of fewer memories is as useless to chain by, and as costly.
+    return rows.length >= limit || new Set(rows.map((row) => row.memory_id)).size > MAX_CASE_MEMORIES;
   }
 
   /**

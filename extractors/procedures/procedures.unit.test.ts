@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chainTraces, type ChainTrace } from './chaining.js';
+import { chainTraces, MAX_CASE_MEMORIES, type ChainTrace } from './chaining.js';
 import { deriveTraces } from './derive.js';
 import { classifyVerb, VERB_CLASSES } from './lexicon.js';
 import { align, editDistance, minePatterns, patternStats, signatureOf, type MiningInstance } from './mining.js';
@@ -290,5 +290,70 @@ describe('pattern mining', () => {
     assert.equal(ten.weightedFrequency, 10);
     const loose = patternStats([member('a', 0.4), member('b', 0.4)], 0);
     assert.ok(loose.confidence < two.confidence);
+  });
+});
+
+describe('case identifiers are identifier-shaped', () => {
+  const keysOf = (text: string): string[] =>
+    deriveTraces({ memoryTime: MEMORY_TIME, chunks: [{ index: 0, text }], entities: [] }).flatMap((trace) => trace.caseKeys);
+  // [sentence, the case keys it must yield]
+  const cases: [string, string[]][] = [
+    ['I paid $100 for the lamp.', []],
+    ['The call was scheduled for 2 pm.', []],
+    ['We scheduled the demo at 3pm.', []],
+    ['We deployed v2 of the app.', []],
+    ['The manager approved 2 requests.', []],
+    ['I paid 100 dollars.', []],
+    ['They shipped 25% of the parts.', []],
+    ['We reviewed the 2nd draft.', []],
+    ['I reviewed page 3 of the contract.', []],
+    ['I ordered 1182.', []],
+    ['I submitted order 1182.', ['order 1182']],
+    ['Ticket #4521 was closed by Dana.', ['ticket 4521']],
+    ['I paid invoice INV-2231.', ['inv-2231']],
+    ['The warehouse shipped PO77A.', ['po77a']],
+  ];
+  for (const [text, expected] of cases) {
+    it(`"${text}" → ${JSON.stringify(expected)}`, () => assert.deepEqual(keysOf(text), expected));
+  }
+
+  it('1,000 memories each mentioning "2 pm" or "$100" do not form one instance', () => {
+    const texts = ['I scheduled the call for 2 pm.', 'I paid $100 for the lamp.'];
+    const traces: ChainTrace[] = [];
+    for (let memory = 0; memory < 1000; memory++) {
+      const drafts = deriveTraces({ memoryTime: MEMORY_TIME, chunks: [{ index: 0, text: texts[memory % 2]! }], entities: [] });
+      for (const draft of drafts) {
+        traces.push({
+          id: `m${memory}-${draft.seq}`,
+          memoryId: `m${memory}`,
+          memoryTime: MEMORY_TIME.getTime() + memory * 86_400_000,
+          seq: draft.seq,
+          caseKeys: draft.caseKeys,
+          subject: draft.subject,
+          verbClass: draft.verbClass,
+        });
+      }
+    }
+    assert.equal(traces.length, 1000);
+    const largest = Math.max(...chainTraces(traces).map((instance) => instance.traceIds.length));
+    assert.ok(largest <= 2, `largest instance has ${largest} traces`);
+  });
+});
+
+describe('instance size cap', () => {
+  it('a case key shared by more memories than MAX_CASE_MEMORIES joins none of them', () => {
+    const shared = (count: number): ChainTrace[] =>
+      Array.from({ length: count }, (_, memory) => ({
+        id: `t${memory}`,
+        memoryId: `m${memory}`,
+        memoryTime: memory,
+        seq: 0,
+        caseKeys: ['order 1182'],
+        subject: '',
+        verbClass: 'review',
+      }));
+    assert.equal(chainTraces(shared(MAX_CASE_MEMORIES)).length, 1, 'up to the cap, one instance');
+    const over = chainTraces(shared(MAX_CASE_MEMORIES + 1));
+    assert.equal(over.length, MAX_CASE_MEMORIES + 1, 'past it, the key is too common to be a case');
   });
 });
