@@ -3,7 +3,18 @@ import { describe, it } from 'node:test';
 import { chainTraces, MAX_CASE_MEMORIES, type ChainTrace } from './chaining.js';
 import { deriveTraces } from './derive.js';
 import { classifyVerb, VERB_CLASSES } from './lexicon.js';
-import { align, editDistance, minePatterns, patternStats, signatureOf, type MiningInstance } from './mining.js';
+import {
+  align,
+  alignmentCount,
+  editDistance,
+  LINK_DISTANCE,
+  MAX_PATTERNS,
+  minePatterns,
+  patternStats,
+  SignatureIndex,
+  signatureOf,
+  type MiningInstance,
+} from './mining.js';
 
 const MEMORY_TIME = new Date('2026-11-18T10:00:00Z'); // a Wednesday
 
@@ -355,5 +366,57 @@ describe('instance size cap', () => {
     assert.equal(chainTraces(shared(MAX_CASE_MEMORIES)).length, 1, 'up to the cap, one instance');
     const over = chainTraces(shared(MAX_CASE_MEMORIES + 1));
     assert.equal(over.length, MAX_CASE_MEMORIES + 1, 'past it, the key is too common to be a case');
+  });
+});
+
+describe('mining cost', () => {
+  /** Deterministic pseudo-random signatures over the verb classes (no two adjacent alike). */
+  function distinctSignatures(count: number, seed: number): string[][] {
+    let state = seed;
+    const next = () => (state = (state * 48_271) % 2_147_483_647) / 2_147_483_647;
+    const seen = new Set<string>();
+    const out: string[][] = [];
+    while (out.length < count) {
+      const length = 3 + Math.floor(next() * 6);
+      const signature: string[] = [];
+      while (signature.length < length) {
+        const verbClass = VERB_CLASSES[Math.floor(next() * VERB_CLASSES.length)]!;
+        if (signature[signature.length - 1] !== verbClass) signature.push(verbClass);
+      }
+      const key = signature.join(' ');
+      if (!seen.has(key)) {
+        seen.add(key);
+        out.push(signature);
+      }
+    }
+    return out;
+  }
+
+  it('a mine over 10,000 distinct recurring signatures aligns a bounded number of pairs, not all of them', () => {
+    const instances: MiningInstance[] = distinctSignatures(10_000, 11).flatMap((signature, index) =>
+      [0, 1].map((copy) => ({ id: `${index}-${copy}`, signature, lastActivityAt: 0, evidence: 0.5 })),
+    );
+    const before = alignmentCount();
+    const patterns = minePatterns(instances);
+    const aligned = alignmentCount() - before;
+    // Every distinct signature against every medoid would be ~10^7 alignments per pass.
+    assert.ok(aligned <= 60 * 10_000, `${aligned} alignments`);
+    assert.ok(patterns.length > 0 && patterns.length <= MAX_PATTERNS, `${patterns.length} patterns`);
+  });
+
+  it('the signature index finds exactly what a scan of every pattern finds', () => {
+    const patterns = distinctSignatures(300, 5);
+    const index = new SignatureIndex(patterns);
+    for (const signature of distinctSignatures(500, 9)) {
+      let best: { index: number; distance: number } | null = null;
+      patterns.forEach((pattern, at) => {
+        const { distance } = align(signature, pattern);
+        if (distance > LINK_DISTANCE) return;
+        if (!best || distance < best.distance || (distance === best.distance && pattern.length > patterns[best.index]!.length))
+          best = { index: at, distance };
+      });
+      const found = index.nearest(signature);
+      assert.equal(found?.index ?? null, (best as { index: number } | null)?.index ?? null, signature.join(' '));
+    }
   });
 });
