@@ -10,6 +10,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from '../core/logger.js';
 import { BAD_CONTENT, MEMORY_DELETED } from '../core/failure-types.js';
 import { chunkId } from '../core/ids.js';
+import { chunkTime } from '../core/memory-time.js';
 import { planChunks, planFileChunks, type PlannedChunk } from '../extractors/chunking.js';
 import type { FileExtractors } from '../extractors/files.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
@@ -117,7 +118,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
         planned.push(...planFileChunks(extraction, index, file.filename, deps.chunkMaxChars));
       } catch (error) {
         if (error instanceof UnreadableContentError) {
-          throw ApplicationFailure.nonRetryable(`${file.filename}: ${error.message}`, BAD_CONTENT);
+          // The stable refusal code, when there is one, ends the message where clients can find it.
+          const code = error.code ? ` [${error.code}]` : '';
+          throw ApplicationFailure.nonRetryable(`${file.filename}: ${error.message}${code}`, BAD_CONTENT);
         }
         throw error;
       }
@@ -152,6 +155,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
         index: fromChunk + offset,
         text: chunk.text,
         source: chunk.source,
+        occurred_at: chunkTime(memory, chunk.source),
       })),
     );
     // Only a retried attempt can have left extra chunks behind (its content cannot change, but

@@ -40,10 +40,22 @@ const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   DATA_DIR: z.string().default(path.join(projectRoot(), 'data')),
 
   MONGODB_URI: z.string().min(1).optional(),
   MONGODB_DB: z.string().min(1).default('engram'),
+  /**
+   * The embedded MongoDB stand-in (started when MONGODB_URI is unset): `journal` keeps data in
+   * its heap, with indexes, a journal and snapshots under DATA_DIR/mongo-store (docs/durability.md);
+   * `memory` keeps nothing on disk; `h2` is mongo-java-server's H2 file, kept for comparison.
+   */
+  EMBEDDED_MONGO_BACKEND: z.enum(['journal', 'memory', 'h2']).default('journal'),
+  /** The stand-in's JVM heap cap in MiB. The embedded store holds all its data in this heap. */
+  EMBEDDED_MONGO_HEAP_MB: z.coerce.number().int().min(256).max(1_048_576).default(4096),
+  /** How often the stand-in fsyncs its journal: what an OS crash or power cut (not a process crash) can lose. */
+  EMBEDDED_MONGO_FSYNC_MS: z.coerce.number().int().min(1).max(60_000).default(100),
 
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -175,7 +187,6 @@ const configSchema = z.object({
    * (paused, partitioned) reloads its loaded search partitions from the store.
    */
   INDEX_FEED_MAX_ENTRIES: z.coerce.number().int().min(10).default(200_000),
-  /** How often each API process finishes deletes a crash interrupted (those older than this). */
   /**
    * Where workflow reads (GET /v1/workflows, /v1/workflow-patterns) come from: `mongodb` (the
    * traces, instances and patterns derived at ingestion), or `none` for a deployment without a
@@ -184,6 +195,7 @@ const configSchema = z.object({
   GRAPH_READ_BACKEND: z.enum(['mongodb', 'none']).default('mongodb'),
   /** How often worker processes run the full pattern mines owed by collections quiet for as long (docs/workflows.md). */
   WORKFLOW_MINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(10_000),
+  /** How often each API process finishes deletes a crash interrupted (those older than this). */
   DELETE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(10_000),
 
   /**
@@ -301,6 +313,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 type ParsedConfig = z.infer<typeof configSchema>;
+
+export type EmbeddedMongoConfig = Pick<Config, 'EMBEDDED_MONGO_BACKEND' | 'EMBEDDED_MONGO_HEAP_MB' | 'EMBEDDED_MONGO_FSYNC_MS'>;
+
+/**
+ * Only the embedded stand-in's settings, for the launchers (dev, the test runner, the bench) that
+ * start it without being a service process themselves.
+ */
+export function loadEmbeddedMongoConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedMongoConfig {
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = configSchema
+    .pick({ EMBEDDED_MONGO_BACKEND: true, EMBEDDED_MONGO_HEAP_MB: true, EMBEDDED_MONGO_FSYNC_MS: true })
+    .safeParse(given);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
 
 /**
  * What production mode requires of a process that serves the API: the secrets that every replica

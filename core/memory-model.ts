@@ -13,7 +13,7 @@ export interface Collection {
   created_at: Date;
   /**
    * Set on ephemeral collections (imported device snapshots): read-only, and gone after this time.
-   * Expired ones are invisible at once; the sweeper (ephemeral-collections in services) removes them.
+   * Expired ones are invisible at once; each API process's sweep (`sweepExpired` in services/device-memory.ts) removes them.
    */
   expires_at?: Date | null;
 }
@@ -26,6 +26,8 @@ export interface Memory {
   name: string | null;
   metadata: Record<string, unknown>;
   content: MemoryContent;
+  /** When the content happened, as the client gave it; chunk times fall back to it (core/memory-time.ts). */
+  occurred_at?: Date | null;
   status: MemoryStatus;
   status_message: string | null;
   chunk_count: number;

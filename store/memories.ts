@@ -4,7 +4,8 @@ import type { MemoryFilter } from '../core/memory-filter.js';
 import { isEmptyFilter, NO_FILTER } from '../core/memory-filter.js';
 import { isSearchable, type AppendRun, type Memory, type MemorySummary } from '../core/memory-model.js';
 import { memoryQuery } from './memory-filter.js';
-import { fromStored, toStored, type Stored } from './stored.js';
+import type { MemoryDoc } from './memory-rows.js';
+import { fromStored, toStored } from './stored.js';
 
 /** What an update may change; only the fields given are written. */
 export interface MemoryChange {
@@ -34,7 +35,7 @@ const summaryOf = (doc: MemorySummaryDoc): MemorySummary => fromStored<MemorySum
 
 export type { MemoryContent, MemoryFile, MemoryKind, MemoryStatus, MessageInput } from '../core/content-model.js';
 
-export type MemoryDoc = Stored<Memory>;
+export type { MemoryDoc };
 type MemorySummaryDoc = Omit<MemoryDoc, 'content'>;
 
 /** How many access times a memory keeps: enough for the activation sum, bounded in size. */
@@ -59,6 +60,7 @@ const SUMMARY_FIELDS = Object.fromEntries(
     'kind',
     'name',
     'metadata',
+    'occurred_at',
     'status',
     'status_message',
     'chunk_count',
@@ -112,6 +114,7 @@ export class MemoryRepository {
     // 10 ms lookup into a 260 ms scan at 1,000 memories), and an exclusion projection still reads
     // the content. So: look up by _id with the summary fields named, test tenant and visibility
     // here, and apply the search's own filters in a second query only when there are some.
+    if (ids.length === 0) return new Map();
     const docs = (await this.collection.find({ _id: { $in: ids } }, { projection: SUMMARY_FIELDS }).toArray()) as MemorySummaryDoc[];
     let visible = docs.filter((doc) => doc.tenant_id === tenantId && isSearchable(doc));
     if (!isEmptyFilter(filter) && visible.length > 0) {
@@ -258,7 +261,10 @@ export class MemoryRepository {
 
   async findStaleCollectionSyncs(olderThan: Date, limit: number): Promise<MemorySummary[]> {
     const docs = await this.collection
-      .find({ 'collections_sync.since': { $lt: olderThan } }, { projection: WITHOUT_CONTENT, limit })
+      // The lower bound changes nothing on MongoDB (a $lt on a date matches only dates), but the
+      // stand-in's index range would otherwise start at the null entries of every memory without
+      // a pending sync: the reconciler read the whole collection each round.
+      .find({ 'collections_sync.since': { $gte: new Date(0), $lt: olderThan } }, { projection: WITHOUT_CONTENT, limit })
       .toArray();
     return (docs as MemorySummaryDoc[]).map(summaryOf);
   }

@@ -29,7 +29,8 @@ function findTests(dir: string, suffix: string): string[] {
 }
 
 const started = Date.now();
-const backing = await startBackingServices({ dataDir, mongoBackend: 'memory' });
+// The same embedded store `npm run dev` uses (EMBEDDED_MONGO_BACKEND, default journal).
+const backing = await startBackingServices({ dataDir });
 // A database of its own per run, so a real MongoDB given by MONGODB_URI is never polluted.
 const dbName = `engram_test_${Date.now().toString(36)}`;
 const apiPort = await freePort();
@@ -90,7 +91,23 @@ process.stderr.write(`stack ready in ${((Date.now() - started) / 1000).toFixed(1
 
 const dist = path.join(root, 'dist');
 const files = [
-  ...['client', 'config', 'core', 'extractors', 'models', 'search', 'snapshot', 'store', 'api', 'services', 'bench'].flatMap((dir) => {
+  ...[
+    'client',
+    'mcp',
+    'config',
+    'core',
+    'extractors',
+    'models',
+    'search',
+    'snapshot',
+    'store',
+    'api',
+    'services',
+    'workflows',
+    'activities',
+    'runtime',
+    'bench',
+  ].flatMap((dir) => {
     try {
       return findTests(path.join(dist, dir), '.unit.test.js');
     } catch {

@@ -57,6 +57,7 @@ export const SCHEMA_EXCLUDED: { pattern: RegExp; reason: string }[] = [
   { pattern: /^\/v1\/ws\/memory-events$/, reason: 'the WebSocket event endpoint (spec Versioning 5)' },
   { pattern: /^\/v1\/memory-events\/signing-keys$/, reason: 'the signing-keys endpoint (spec Versioning 5)' },
   { pattern: /^\/metrics$/, reason: 'the operator metrics endpoint (docs/operations.md)' },
+  { pattern: /^\/mcp$/, reason: 'the MCP endpoint: JSON-RPC whose tools MCP lists itself (docs/mcp.md)' },
   { pattern: /^\/v1\/openapi\.json$|^\/v1\/events\.schema\.json$|^\/docs(\/|$)/, reason: 'the schema export and the docs page themselves' },
 ];
 
@@ -121,6 +122,7 @@ export const MemorySummary = z
     kind: z.enum(['document', 'conversation']),
     name: z.string().nullable(),
     metadata,
+    occurred_at: nullableTime.meta({ description: 'When the content happened, as given at creation; null when not given' }),
     status: memoryStatus,
     status_message: z.string().nullable(),
     chunk_count: z.number().int().nullable(),
@@ -182,12 +184,16 @@ export const MemoryResponse = z
         score_breakdown: z.record(z.string(), z.number()),
         raw_scores: z.record(z.string(), z.unknown()),
         source: z.unknown(),
+        occurred_at: isoTime.meta({
+          description: "The chunk's time: its message's timestamp, else the memory's occurred_at, else its creation",
+        }),
         memory: z.looseObject({
           name: z.string().nullable(),
           kind: z.string(),
           metadata,
           collection_ids: z.array(z.string()),
           created_at: isoTime,
+          occurred_at: nullableTime,
         }),
       }),
     ),
