@@ -57,6 +57,20 @@ const MemoryUnconfident = z
   })
   .meta({ description: 'Payload of memory_unconfident' });
 
+const WebhookDisabled = z
+  .looseObject({
+    webhook_id: uuid,
+    url: z.string(),
+    reason: z.string().meta({ description: 'gone (the endpoint answered 410) or failing (no success for WEBHOOK_DISABLE_AFTER_MS)' }),
+    last_status_code: z.number().int().nullable().meta({ description: 'Status of the last attempt; null when there was no HTTP answer' }),
+    failing_since: timestamp,
+    disabled_at: timestamp,
+  })
+  .meta({
+    description:
+      'Payload of webhook_disabled; the frame collection_id is the first collection of the subscription filter, or the nil UUID for a subscription without one',
+  });
+
 const EventFrame = z.looseObject({
   action: z.literal('event'),
   seq: count,
@@ -91,7 +105,11 @@ const clientFrames = {
 };
 
 /** Known event types and their payloads; unknown types pass with any object payload. */
-const PAYLOADS: Record<string, string> = { ingestion_progress: 'IngestionProgressPayload', memory_unconfident: 'MemoryUnconfidentPayload' };
+const PAYLOADS: Record<string, string> = {
+  ingestion_progress: 'IngestionProgressPayload',
+  memory_unconfident: 'MemoryUnconfidentPayload',
+  webhook_disabled: 'WebhookDisabledPayload',
+};
 
 const json = (schema: z.ZodType): JsonSchema => {
   const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
@@ -113,6 +131,7 @@ export function buildEventsSchema(version: string): JsonSchema {
     SignatureObject: json(SignatureObject),
     IngestionProgressPayload: json(IngestionProgress),
     MemoryUnconfidentPayload: json(MemoryUnconfident),
+    WebhookDisabledPayload: json(WebhookDisabled),
     ...Object.fromEntries(Object.entries({ ...serverControlFrames, ...clientFrames }).map(([name, schema]) => [name, json(schema)])),
     ServerFrame: { oneOf: ['EventFrame', ...Object.keys(serverControlFrames)].map((name) => ({ $ref: DEF(name) })) },
     ClientFrame: { oneOf: Object.keys(clientFrames).map((name) => ({ $ref: DEF(name) })) },

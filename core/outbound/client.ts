@@ -42,6 +42,13 @@ export interface OutboundClientOptions {
 }
 
 /** The two lookups the client makes (node's Resolver has them). */
+/** An HTTP answer of any status, its body read up to the cap given (the rest is discarded). */
+export interface OutboundAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
 export interface HostResolver {
   resolve4(hostname: string): Promise<string[]>;
   resolve6(hostname: string): Promise<string[]>;
@@ -113,7 +120,18 @@ export class OutboundClient {
   async get(rawUrl: string, headers: Record<string, string>, maxBytes: number): Promise<Buffer> {
     const deadline = Date.now() + this.options.totalTimeoutMs;
     const target = await this.target(rawUrl, deadline);
-    return this.request(target, 'GET', headers, null, maxBytes, deadline);
+    return (await this.request(target, 'GET', headers, null, maxBytes, deadline, false)).body;
+  }
+
+  /**
+   * POSTs `body` and returns the answer whatever its status (webhook deliveries judge it
+   * themselves); a redirect is an answer too, never followed. Only the first `maxBytes` of the
+   * response body are read. The URL and its addresses are checked again here, at each connection.
+   */
+  async post(rawUrl: string, headers: Record<string, string>, body: Buffer, maxBytes: number): Promise<OutboundAnswer> {
+    const deadline = Date.now() + this.options.totalTimeoutMs;
+    const target = await this.target(rawUrl, deadline);
+    return this.request(target, 'POST', { ...headers, 'Content-Length': String(body.length) }, [body], maxBytes, deadline, true);
   }
 
   /** Uploads `pieces` as one body with a Content-Length (signed-URL stores need it), writing each piece as is. */
@@ -128,25 +146,28 @@ export class OutboundClient {
       pieces,
       64 * 1024,
       deadline,
+      false,
     );
     return { status: 200 };
   }
 
   private request(
     target: Target,
-    method: 'GET' | 'PUT',
+    method: 'GET' | 'PUT' | 'POST',
     headers: Record<string, string>,
     body: Buffer[] | null,
     maxBytes: number,
     deadline: number,
-  ): Promise<Buffer> {
+    /** true: any status is an answer and a body past maxBytes is cut short; false: non-2xx and oversize fail. */
+    anyStatus: boolean,
+  ): Promise<OutboundAnswer> {
     const { connectTimeoutMs, totalTimeoutMs } = this.options;
     // The only address this request may use: the one checked above.
     const lookup: LookupFunction = (_hostname, options, callback) => {
       if (options.all) callback(null, [{ address: target.address, family: target.family }]);
       else callback(null, target.address, target.family);
     };
-    return new Promise<Buffer>((resolve, reject) => {
+    return new Promise<OutboundAnswer>((resolve, reject) => {
       let settled = false;
       const fail = (error: Error): void => {
         if (settled) return;
@@ -179,6 +200,28 @@ export class OutboundClient {
       request.on('response', (response) => {
         clearTimeout(connect);
         const status = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let received = 0;
+        const finish = (): void => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(total);
+          resolve({ status, headers: response.headers, body: Buffer.concat(chunks).subarray(0, maxBytes) });
+        };
+        if (anyStatus) {
+          response.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received <= maxBytes + chunk.length) chunks.push(chunk);
+            // Enough read: the rest of the answer is not wanted, and the socket is not reused.
+            if (received >= maxBytes) {
+              finish();
+              request.destroy();
+            }
+          });
+          response.on('error', () => finish());
+          response.on('end', finish);
+          return;
+        }
         if (status >= 300 && status < 400) {
           fail(new OutboundError('redirect', `the URL answered ${status} (a redirect); redirects are not followed`, status));
           return;
@@ -192,20 +235,13 @@ export class OutboundClient {
           fail(new OutboundError('too_large', `the response declares ${declared} bytes; the cap is ${maxBytes}`));
           return;
         }
-        const chunks: Buffer[] = [];
-        let received = 0;
         response.on('data', (chunk: Buffer) => {
           received += chunk.length;
           if (received > maxBytes) fail(new OutboundError('too_large', `the response exceeded the ${maxBytes}-byte cap`));
           else chunks.push(chunk);
         });
         response.on('error', (error) => fail(new OutboundError('network', `download failed: ${error.message}`)));
-        response.on('end', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(total);
-          resolve(Buffer.concat(chunks, received));
-        });
+        response.on('end', finish);
       });
       if (body) for (const piece of body) request.write(piece);
       request.end();
