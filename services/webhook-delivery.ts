@@ -186,7 +186,6 @@ export function startWebhookDelivery(deps: {
     };
     let release = true;
     try {
-      const filter = { tenantId: subscription.tenant_id, collectionIds: subscription.collection_ids, eventTypes: subscription.event_types };
       for (;;) {
         if (stopped) return;
         const headBefore = await store.events.log.latestSeq();
@@ -196,12 +195,31 @@ export function startWebhookDelivery(deps: {
           logger.warn({ webhook: id, cursor: subscription.cursor, trimmedThrough: trimmed }, 'webhook cursor fell behind event retention');
           if (!(await moveCursor(trimmed, false))) return;
         }
+        const filter = {
+          tenantId: subscription.tenant_id,
+          collectionIds: subscription.collection_ids,
+          eventTypes: subscription.event_types,
+        };
         const entries = await store.events.readFor(filter, subscription.cursor, batchSize);
         if (entries.length === 0) {
           // Nothing of ours up to the head seen before the read: skip the others' events.
           if (headBefore > subscription.cursor) await moveCursor(headBefore, false);
           return;
         }
+        // Read again after the events (and the lease renewed): a rotation, filter change or
+        // replay made before any of these events was appended is seen by this batch.
+        const before = subscription;
+        leaseUntil = Date.now() + options.leaseMs;
+        const fresh = await store.webhooks.acquire(id, owner, new Date(), new Date(leaseUntil));
+        if (!fresh) return;
+        subscription = fresh;
+        if (
+          fresh.cursor_epoch !== before.cursor_epoch ||
+          fresh.cursor !== before.cursor ||
+          fresh.event_types.join() !== before.event_types.join() ||
+          fresh.collection_ids.join() !== before.collection_ids.join()
+        )
+          continue;
         for (const entry of entries) {
           if (stopped || !(await renewIfNeeded())) return;
           const { outcome, status, now } = await attempt(subscription, entry);
