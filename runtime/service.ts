@@ -142,7 +142,7 @@ function outboundClient(config: Config, totalTimeoutMs: number): OutboundClient 
 }
 
 export async function startService(config: Config, endpoints: ServiceEndpoints): Promise<RunningService> {
-  const logger = createLogger(config.ROLE === 'worker' ? 'worker' : 'api', config.LOG_LEVEL);
+  const logger = createLogger(config.ROLE === 'worker' ? 'worker' : 'api', config.LOG_LEVEL, config.LOG_FORMAT);
   installTemporalLogging(logger, config.LOG_LEVEL);
   const store = await openStore(config, endpoints.mongoUri);
   const crashAt = config.FAULT_INJECT_CRASH_AT;
