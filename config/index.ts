@@ -350,7 +350,20 @@ function productionIssues(config: ParsedConfig): { path: string[]; message: stri
       message: 'PRODUCTION_MODE refuses the unsafe test-only outbound origin (it bypasses the address policy): unset it',
     });
   }
-  if (config.ROLE === 'worker') return issues;
+  if (config.ROLE === 'worker') {
+    // A worker delivering webhooks signs v1a with the event key the API replicas publish: a key of
+    // its own (created under DATA_DIR) would sign what no receiver can verify.
+    if (config.WEBHOOK_DELIVERY && config.EVENT_SIGNING && !config.EVENT_SIGNING_KEYSET) {
+      if (!config.EVENT_SIGNING_KEYSET_PATH || !existsSync(config.EVENT_SIGNING_KEYSET_PATH)) {
+        issues.push({
+          path: ['EVENT_SIGNING_KEYSET'],
+          message:
+            'PRODUCTION_MODE: a worker delivering webhooks needs the API replicas’ event keyset (EVENT_SIGNING_KEYSET, or an existing EVENT_SIGNING_KEYSET_PATH), or WEBHOOK_DELIVERY=false',
+        });
+      }
+    }
+    return issues;
+  }
   if (!config.UPLOAD_SIGNING_SECRET) {
     issues.push({
       path: ['UPLOAD_SIGNING_SECRET'],

@@ -128,7 +128,7 @@ async function eventSigning(config: Config, logger: Logger): Promise<EventSignin
  * An outbound client under the one SSRF policy (core/outbound/): signed-URL snapshots and
  * webhooks alike; webhooks bound a whole attempt by WEBHOOK_TIMEOUT_MS (at most 15 s).
  */
-function outboundClient(config: Config, totalTimeoutMs: number): OutboundClient {
+function outboundClient(config: Config, totalTimeoutMs: number, keepAlive = false): OutboundClient {
   return new OutboundClient({
     policy: {
       allowedPorts: new Set(config.OUTBOUND_ALLOWED_PORTS),
@@ -138,6 +138,7 @@ function outboundClient(config: Config, totalTimeoutMs: number): OutboundClient 
     dnsServers: config.OUTBOUND_DNS_SERVERS,
     connectTimeoutMs: Math.min(config.OUTBOUND_CONNECT_TIMEOUT_MS, totalTimeoutMs),
     totalTimeoutMs,
+    keepAlive,
   });
 }
 
@@ -209,7 +210,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   if (config.ROLE !== 'api' && config.WEBHOOK_DELIVERY) {
     const delivery = startWebhookDelivery({
       store,
-      outbound: outboundClient(config, config.WEBHOOK_TIMEOUT_MS),
+      outbound: outboundClient(config, config.WEBHOOK_TIMEOUT_MS, true),
       keys: config.EVENT_SIGNING ? await openKeysetSource(eventKeysetLocation(config), logger, 'event') : null,
       logger,
       options: {

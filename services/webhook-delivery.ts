@@ -4,11 +4,12 @@
  * Each active subscription has a durable cursor in MongoDB (the seq it is done with). A process
  * takes a subscription's lease, reads the subscription's next events from the durable event log
  * after its cursor, and POSTs them one at a time, in seq order; the cursor moves past an event
- * only after a 2xx, and is written before the next event is sent. So:
+ * only after a 2xx, and is written behind the deliveries (every CURSOR_FLUSH_EVENTS or
+ * CURSOR_FLUSH_MS, and before any failure is handled). So:
  *   - a failing event holds back every later one (the same rule as the WebSocket's replay);
- *   - a crash loses nothing: the next holder (after the lease runs out) starts from the cursor,
- *     and at most the one request in flight at the crash is sent again (receivers dedupe by
- *     `webhook-id`, the event id);
+ *   - a crash loses nothing: the next holder (after the lease runs out) starts from the stored
+ *     cursor, and at most the in-flight batch (the deliveries since the last write) is sent again
+ *     (receivers dedupe by `webhook-id`, the event id);
  *   - a receiver that was down gets everything afterwards, in order, from its cursor.
  * Retries follow core/webhook-retry.ts; a 410 disables the subscription at once, and one failing
  * without a success for the disable period is disabled too; both emit `webhook_disabled`.
@@ -24,7 +25,7 @@ import { webhookAttempts, webhookDisabled } from '../core/metrics.js';
 import { newId } from '../core/ids.js';
 import type { OutboundClient } from '../core/outbound/client.js';
 import { activeKey } from '../core/signing-keyset.js';
-import { signingSecrets, type WebhookSubscription } from '../core/webhook-model.js';
+import { signingSecrets, type WebhookAttempt, type WebhookSubscription } from '../core/webhook-model.js';
 import { outcomeOf } from '../core/webhook-retry.js';
 import { webhookHeaders } from '../core/webhook-signature.js';
 import type { EventEntry } from '../store/events.js';
@@ -62,6 +63,13 @@ export function webhookBody(entry: EventEntry): string {
 export const NO_COLLECTION = '00000000-0000-0000-0000-000000000000';
 
 const ERROR_TEXT_MAX = 300;
+/**
+ * The cursor and the attempts are written after this many deliveries or this long, whichever
+ * comes first (and before any failure is handled): a crash sends again at most that in-flight
+ * batch, and a busy subscription costs two writes per batch instead of two per event.
+ */
+export const CURSOR_FLUSH_EVENTS = 16;
+const CURSOR_FLUSH_MS = 250;
 
 export function startWebhookDelivery(deps: {
   store: Store;
@@ -127,7 +135,7 @@ export function startWebhookDelivery(deps: {
     const failedBefore = subscription.failed_attempts;
     const outcome = outcomeOf(status, retryAfter, failedBefore + 1, options.schedule, now, random());
     webhookAttempts.inc({ outcome: outcome.kind });
-    await store.webhooks.recordAttempt({
+    const record: WebhookAttempt = {
       id: newId(),
       subscription_id: subscription.id,
       tenant_id: subscription.tenant_id,
@@ -139,8 +147,8 @@ export function startWebhookDelivery(deps: {
       outcome: outcome.kind,
       duration_ms: now - started,
       at: new Date(now),
-    });
-    return { outcome, status, now };
+    };
+    return { outcome, status, now, record };
   }
 
   async function disable(subscription: WebhookSubscription, reason: 'gone' | 'failing', status: number | null): Promise<void> {
@@ -174,16 +182,52 @@ export function startWebhookDelivery(deps: {
   // ---- one subscription: deliver from its cursor until caught up or held back ----------------
   async function pump(id: string): Promise<void> {
     let leaseUntil = Date.now() + options.leaseMs;
-    let subscription = await store.webhooks.acquire(id, owner, new Date(), new Date(leaseUntil));
-    if (!subscription) return;
-    const renewIfNeeded = async (): Promise<boolean> => {
-      if (leaseUntil - Date.now() > options.leaseMs / 2) return true;
+    const acquired = await store.webhooks.acquire(id, owner, new Date(), new Date(leaseUntil));
+    if (!acquired) return;
+    let subscription: WebhookSubscription = acquired;
+    /** The cursor as stored; `subscription.cursor` runs ahead of it by the deliveries not yet flushed. */
+    let persisted = subscription.cursor;
+    let unflushed: WebhookAttempt[] = [];
+    let delivered = false;
+    let lastFlush = Date.now();
+
+    /**
+     * Writes the attempts made since the last flush and moves the stored cursor to the last event
+     * delivered (or skipped); renews the lease. False when the lease or the epoch was lost.
+     */
+    const flush = async (): Promise<boolean> => {
+      lastFlush = Date.now();
+      if (unflushed.length > 0) {
+        const attempts = unflushed;
+        unflushed = [];
+        await store.webhooks.recordAttempts(attempts);
+      }
+      if (subscription.cursor <= persisted) return true;
       leaseUntil = Date.now() + options.leaseMs;
-      const renewed = await store.webhooks.acquire(id, owner, new Date(), new Date(leaseUntil));
-      if (!renewed || renewed.cursor_epoch !== subscription!.cursor_epoch) return false;
-      subscription = renewed;
+      const moved = await store.webhooks.advance(
+        id,
+        owner,
+        subscription.cursor_epoch,
+        subscription.cursor,
+        delivered,
+        new Date(leaseUntil),
+      );
+      delivered = false;
+      if (!moved) return false;
+      persisted = subscription.cursor;
       return true;
     };
+    const renewIfNeeded = async (): Promise<boolean> => {
+      if (leaseUntil - Date.now() > options.leaseMs / 2) return true;
+      if (!(await flush())) return false;
+      leaseUntil = Date.now() + options.leaseMs;
+      const renewed = await store.webhooks.acquire(id, owner, new Date(), new Date(leaseUntil));
+      return renewed !== null && renewed.cursor_epoch === subscription.cursor_epoch;
+    };
+    const skipTo = (seq: number): void => {
+      if (seq > subscription.cursor) subscription = { ...subscription, cursor: seq };
+    };
+
     let release = true;
     try {
       for (;;) {
@@ -193,7 +237,7 @@ export function startWebhookDelivery(deps: {
         const trimmed = await store.events.trimmedThrough(subscription.tenant_id);
         if (subscription.cursor < trimmed) {
           logger.warn({ webhook: id, cursor: subscription.cursor, trimmedThrough: trimmed }, 'webhook cursor fell behind event retention');
-          if (!(await moveCursor(trimmed, false))) return;
+          skipTo(trimmed);
         }
         const filter = {
           tenantId: subscription.tenant_id,
@@ -203,16 +247,18 @@ export function startWebhookDelivery(deps: {
         const entries = await store.events.readFor(filter, subscription.cursor, batchSize);
         if (entries.length === 0) {
           // Nothing of ours up to the head seen before the read: skip the others' events.
-          if (headBefore > subscription.cursor) await moveCursor(headBefore, false);
+          skipTo(headBefore);
           return;
         }
-        // Read again after the events (and the lease renewed): a rotation, filter change or
-        // replay made before any of these events was appended is seen by this batch.
+        // Read again after the events (the lease renewed, progress flushed): a rotation, filter
+        // change or replay made before any of these events was appended is seen by this batch.
+        if (!(await flush())) return;
         const before = subscription;
         leaseUntil = Date.now() + options.leaseMs;
         const fresh = await store.webhooks.acquire(id, owner, new Date(), new Date(leaseUntil));
         if (!fresh) return;
         subscription = fresh;
+        persisted = fresh.cursor;
         if (
           fresh.cursor_epoch !== before.cursor_epoch ||
           fresh.cursor !== before.cursor ||
@@ -222,11 +268,18 @@ export function startWebhookDelivery(deps: {
           continue;
         for (const entry of entries) {
           if (stopped || !(await renewIfNeeded())) return;
-          const { outcome, status, now } = await attempt(subscription, entry);
+          const { outcome, status, now, record } = await attempt(subscription, entry);
+          unflushed.push(record);
           if (outcome.kind === 'delivered') {
-            if (!(await moveCursor(entry.seq, true))) return;
+            subscription = { ...subscription, cursor: entry.seq, failed_attempts: 0, failing_since: null, next_attempt_at: null };
+            delivered = true;
+            // Write-behind: a crash sends again at most the deliveries since the last flush.
+            if (unflushed.length >= CURSOR_FLUSH_EVENTS || now - lastFlush >= CURSOR_FLUSH_MS) {
+              if (!(await flush())) return;
+            }
             continue;
           }
+          if (!(await flush())) return;
           if (outcome.kind === 'gone') {
             release = false;
             await disable(subscription, 'gone', status);
@@ -248,20 +301,13 @@ export function startWebhookDelivery(deps: {
           retryAt(next);
           return;
         }
-        if (entries.length < batchSize && headBefore > subscription.cursor) await moveCursor(headBefore, false);
+        if (entries.length < batchSize) skipTo(headBefore);
       }
     } finally {
-      if (release) await store.webhooks.release(id, owner).catch(() => undefined);
-    }
-
-    /** Persists the cursor (conditional on still holding the lease and the epoch). */
-    async function moveCursor(seq: number, delivered: boolean): Promise<boolean> {
-      if (seq <= subscription!.cursor) return true;
-      leaseUntil = Date.now() + options.leaseMs;
-      const moved = await store.webhooks.advance(id, owner, subscription!.cursor_epoch, seq, delivered, new Date(leaseUntil));
-      if (!moved) return false;
-      subscription = { ...subscription!, cursor: seq, failed_attempts: 0, failing_since: null, next_attempt_at: null };
-      return true;
+      if (release) {
+        await flush().catch((error: unknown) => logger.warn({ err: error, webhook: id }, 'webhook progress not flushed; it is sent again'));
+        await store.webhooks.release(id, owner).catch(() => undefined);
+      }
     }
   }
 

@@ -17,7 +17,7 @@ type AttemptDoc = Stored<WebhookAttempt>;
 
 /** Attempts kept per subscription (the newest); older ones are trimmed as new ones are written. */
 export const ATTEMPTS_KEPT = 200;
-const TRIM_ATTEMPTS_EVERY = 50;
+const TRIM_ATTEMPTS_EVERY = 100;
 
 export type WebhookChanges = Partial<Pick<WebhookSubscription, 'url' | 'event_types' | 'collection_ids' | 'description'>> & {
   status?: 'active' | 'disabled';
@@ -194,11 +194,14 @@ export class WebhookRepository {
 
   // ---- attempts ---------------------------------------------------------------------------------
 
-  async recordAttempt(attempt: WebhookAttempt): Promise<void> {
-    await this.attempts.insertOne(toStored(attempt));
-    const count = (this.attemptsSinceTrim.get(attempt.subscription_id) ?? 0) + 1;
-    this.attemptsSinceTrim.set(attempt.subscription_id, count % TRIM_ATTEMPTS_EVERY);
-    if (count >= TRIM_ATTEMPTS_EVERY) await this.trimAttempts(attempt.subscription_id);
+  /** Attempts of one subscription, in the order made. */
+  async recordAttempts(attempts: WebhookAttempt[]): Promise<void> {
+    const first = attempts[0];
+    if (!first) return;
+    await this.attempts.insertMany(attempts.map((attempt) => toStored(attempt)));
+    const count = (this.attemptsSinceTrim.get(first.subscription_id) ?? 0) + attempts.length;
+    this.attemptsSinceTrim.set(first.subscription_id, count >= TRIM_ATTEMPTS_EVERY ? 0 : count);
+    if (count >= TRIM_ATTEMPTS_EVERY) await this.trimAttempts(first.subscription_id);
   }
 
   /** Keeps the newest ATTEMPTS_KEPT attempts of a subscription. */

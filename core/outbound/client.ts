@@ -39,6 +39,11 @@ export interface OutboundClientOptions {
   totalTimeoutMs: number;
   /** The resolver for signed-URL hosts (tests pass their own); default: node's, on `dnsServers`. */
   resolver?: HostResolver;
+  /**
+   * Reuse connections (webhooks post many requests to one endpoint). Every new connection is still
+   * made to an address checked for that request; a reused one was checked when it was made.
+   */
+  keepAlive?: boolean;
 }
 
 /** The two lookups the client makes (node's Resolver has them). */
@@ -64,8 +69,10 @@ interface Target {
 
 export class OutboundClient {
   private readonly resolver: HostResolver;
+  private readonly agent: https.Agent | false;
 
   constructor(private readonly options: OutboundClientOptions) {
+    this.agent = options.keepAlive ? new https.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' }) : false;
     if (options.resolver) {
       this.resolver = options.resolver;
     } else {
@@ -185,7 +192,7 @@ export class OutboundClient {
         method,
         headers: { ...headers, Host: target.url.host },
         lookup,
-        agent: false,
+        agent: this.agent,
       });
       const total = setTimeout(
         () => fail(new OutboundError('timeout', `no complete answer within ${totalTimeoutMs} ms`)),
@@ -195,7 +202,11 @@ export class OutboundClient {
         () => fail(new OutboundError('timeout', `could not connect (TCP and TLS handshake) within ${connectTimeoutMs} ms`)),
         connectTimeoutMs,
       );
-      request.on('socket', (socket) => socket.once('secureConnect', () => clearTimeout(connect)));
+      request.on('socket', (socket) => {
+        // A kept-alive socket is connected already: only a new one has a handshake to wait for.
+        if (request.reusedSocket) clearTimeout(connect);
+        else socket.once('secureConnect', () => clearTimeout(connect));
+      });
       request.on('error', (error) => fail(new OutboundError('network', `request failed: ${error.message}`)));
       request.on('response', (response) => {
         clearTimeout(connect);
