@@ -10,6 +10,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from '../core/logger.js';
 import { BAD_CONTENT, MEMORY_DELETED } from '../core/failure-types.js';
 import { chunkId } from '../core/ids.js';
+import { chunkTime } from '../core/memory-time.js';
 import { planChunks, planFileChunks, type PlannedChunk } from '../extractors/chunking.js';
 import type { FileExtractors } from '../extractors/files.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
@@ -152,6 +153,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
         index: fromChunk + offset,
         text: chunk.text,
         source: chunk.source,
+        occurred_at: chunkTime(memory, chunk.source),
       })),
     );
     // Only a retried attempt can have left extra chunks behind (its content cannot change, but

@@ -7,12 +7,13 @@
 import { deriveTraces, type LinkableEntity } from '../extractors/procedures/derive.js';
 import type { Store } from '../store/index.js';
 import type { Memory } from '../core/memory-model.js';
+import { memoryTime, storedChunkTime } from '../core/memory-time.js';
 import type { NewTrace } from '../store/workflows.js';
 
 /** Derives and stores the memory's traces in each collection; returns how many per collection (the most). */
 export async function deriveMemoryWorkflows(
   store: Store,
-  memory: Pick<Memory, 'id' | 'tenant_id' | 'created_at'>,
+  memory: Pick<Memory, 'id' | 'tenant_id' | 'created_at' | 'occurred_at'>,
   collectionIds: string[],
   onProgress: () => void,
 ): Promise<number> {
@@ -20,7 +21,9 @@ export async function deriveMemoryWorkflows(
     index: chunk.index,
     text: chunk.text,
     role: chunk.source.type === 'message' ? chunk.source.role : undefined,
+    time: storedChunkTime(chunk, memory),
   }));
+  const time = memoryTime(memory);
   const mentions = await store.graph.mentionsOfMemories([memory.id]);
   let most = 0;
   for (const collectionId of collectionIds) {
@@ -33,7 +36,7 @@ export async function deriveMemoryWorkflows(
       name: entity.name,
       aliases: entity.aliases,
     }));
-    const drafts = deriveTraces({ memoryTime: memory.created_at, chunks, entities });
+    const drafts = deriveTraces({ memoryTime: time, chunks, entities });
     onProgress();
     // A state's facts: the graph facts of the trace's chunk that involve its entities.
     const factIds = [...new Set(own.filter((mention) => mention.target_kind === 'fact').map((mention) => mention.target_id))];
@@ -48,7 +51,7 @@ export async function deriveMemoryWorkflows(
           .map((fact) => fact._id),
       };
     });
-    await store.workflows.replaceMemoryTraces(scope, memory.id, memory.created_at, traces);
+    await store.workflows.replaceMemoryTraces(scope, memory.id, time, traces);
     most = Math.max(most, traces.length);
   }
   return most;

@@ -11,7 +11,7 @@ import type { TicketService } from '../services/tickets.js';
 import type { UploadService } from '../services/uploads.js';
 import type { WebhookService } from '../services/webhooks.js';
 import type { WorkflowService } from '../services/workflows.js';
-import type { AuthFailures } from './middleware/auth.js';
+import type { AuthFailures } from '../core/auth-failures.js';
 
 export interface ApiServices {
   auth: AuthService;

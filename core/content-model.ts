@@ -44,12 +44,16 @@ export interface MemoryContent {
 export interface MessageInput {
   role: string;
   content: string;
+  /** When the message was said, as the client gave it (optional; core/memory-time.ts). */
+  timestamp?: Date;
 }
 
 /** A chunk as a memory's reader sees it: its text and where it came from. */
 export interface ChunkText {
   text: string;
   source: ChunkSource;
+  /** The chunk's time (core/memory-time.ts); absent on chunks stored before times existed. */
+  occurred_at?: Date | null;
 }
 
 export interface ChunkSource {

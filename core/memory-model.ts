@@ -26,6 +26,8 @@ export interface Memory {
   name: string | null;
   metadata: Record<string, unknown>;
   content: MemoryContent;
+  /** When the content happened, as the client gave it; chunk times fall back to it (core/memory-time.ts). */
+  occurred_at?: Date | null;
   status: MemoryStatus;
   status_message: string | null;
   chunk_count: number;

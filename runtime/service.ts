@@ -11,7 +11,7 @@ import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { createApp } from '../api/app.js';
-import { AuthFailures } from '../api/middleware/auth.js';
+import { AuthFailures } from '../core/auth-failures.js';
 import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';

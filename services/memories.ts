@@ -42,6 +42,8 @@ export interface CreateMemoryInput {
   kind: MemoryKind;
   name: string | null;
   metadata: Record<string, unknown>;
+  /** When the content happened, if the client said (core/memory-time.ts). */
+  occurredAt: Date | null;
   content: MemoryContent;
   files?: (UploadedFile | UploadReference)[];
 }
@@ -102,6 +104,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       name: input.name,
       metadata: input.metadata,
       content: input.content,
+      ...(input.occurredAt ? { occurred_at: input.occurredAt } : {}),
       status: 'queued',
       status_message: null,
       chunk_count: 0,

@@ -25,6 +25,7 @@ import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
 import type { MemorySummary } from '../core/memory-model.js';
+import { storedChunkTime } from '../core/memory-time.js';
 import type { Principal } from './auth.js';
 import type { CollectionService } from './collections.js';
 import {
@@ -54,6 +55,8 @@ export interface SearchHit {
   chunkIndex: number;
   text: string;
   source: ChunkSource;
+  /** When the chunk happened (core/memory-time.ts). */
+  occurredAt: Date;
   score: number;
   scores: ScoreBreakdown;
   raw: { cosine: number | null; bm25: number | null };
@@ -277,6 +280,7 @@ export function createSearchService(deps: {
           chunkIndex: chunk.index,
           text: chunk.text,
           source: chunk.source,
+          occurredAt: storedChunkTime(chunk, memory),
           score: entry.score,
           scores: entry.breakdown,
           raw: {

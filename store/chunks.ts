@@ -11,6 +11,8 @@ export interface ChunkDoc {
   index: number;
   text: string;
   source: ChunkSource;
+  /** The chunk's time (core/memory-time.ts chunkTime); absent on chunks stored before times existed. */
+  occurred_at?: Date;
   /** Float32 vector stored as raw little-endian bytes: compact and bit-exact. */
   embedding: Binary | null;
   /** The model that produced `embedding`; vectors of different models are never mixed. */
@@ -78,7 +80,10 @@ export class ChunkRepository {
   /** Named fields, not `{ embedding: 0 }`: the stand-in reads whole documents for an exclusion projection. */
   byIds(ids: string[]): Promise<ChunkDoc[]> {
     return this.collection
-      .find({ _id: { $in: ids } }, { projection: { _id: 1, memory_id: 1, tenant_id: 1, collection_ids: 1, index: 1, text: 1, source: 1 } })
+      .find(
+        { _id: { $in: ids } },
+        { projection: { _id: 1, memory_id: 1, tenant_id: 1, collection_ids: 1, index: 1, text: 1, source: 1, occurred_at: 1 } },
+      )
       .toArray() as Promise<ChunkDoc[]>;
   }
 

@@ -4,6 +4,13 @@ import { z } from 'zod';
 
 export const uuid = z.string().uuid('must be a UUID');
 
+/** An ISO 8601 date-time with a zone (`Z` or `±hh:mm`), read as a Date; the message names the field. */
+export const isoTimestamp = (field: string) =>
+  z.iso
+    .datetime({ offset: true, error: `${field} must be an ISO 8601 timestamp with a time zone, such as 2026-01-31T12:00:00Z` })
+    .transform((value) => new Date(value))
+    .refine((date) => !Number.isNaN(date.getTime()), `${field} is not a real date`);
+
 /** A query parameter given as `?x=a&x=b`, `?x=a,b` or `?x=["a","b"]`, as a list. */
 export const listParam = <T extends z.ZodType>(item: T) =>
   z.preprocess((value) => {

@@ -10,8 +10,9 @@
  *     affected entities: named after it ("it" and "them" continue the previous trace's subject).
  *     Passive clauses ("the ticket was closed by Dana") swap the two sides.
  *   - occurred_at: an explicit date in the sentence (ISO date, weekday, yesterday/today/tomorrow,
- *     last/next week or month, "March 3") resolved against the memory's time, kept in conversation order; else the memory's
- *     time. `occurredAtSource` says which.
+ *     last/next week or month, "March 3") resolved against the chunk's time (its message's timestamp,
+ *     else the memory's occurred_at or creation: core/memory-time.ts), kept in conversation order; else
+ *     the chunk's time. `occurredAtSource` says which.
  *   - case keys: identifiers in the subject ("order 1182", "ticket #4521"), which chain traces of
  *     different memories into one instance (chaining.ts).
  *   - after state: "<subject> <state word>" ("expense report submitted").
@@ -27,6 +28,8 @@ export interface DerivationChunk {
   text: string;
   /** Speaker of a conversation turn: its first-person pronouns are this entity. */
   role?: string | undefined;
+  /** The chunk's own time (core/memory-time.ts): relative dates in it resolve against it. */
+  time?: Date | undefined;
 }
 
 /** A graph entity of the collection that the memory mentions. */
@@ -136,8 +139,9 @@ export function deriveTraces(input: DerivationInput): TraceDraft[] {
     for (const sentence of parseSentences(prepareText(chunk.text))) {
       if (sentence.text.trim().endsWith('?')) continue;
       const tokens = sentence.tokens;
-      const explicit = resolveDate(tokens, input.memoryTime);
-      let occurredAt = input.memoryTime;
+      const chunkTime = chunk.time ?? input.memoryTime;
+      const explicit = resolveDate(tokens, chunkTime);
+      let occurredAt = chunkTime;
       let source: OccurredAtSource = 'memory_time';
       if (explicit) {
         let date = explicit.date;

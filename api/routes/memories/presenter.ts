@@ -1,5 +1,6 @@
 import type { ChunkText } from '../../../core/content-model.js';
 import type { Memory, MemorySummary } from '../../../core/memory-model.js';
+import { storedChunkTime } from '../../../core/memory-time.js';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
@@ -10,6 +11,7 @@ export const presentMemory = (memory: MemorySummary) => ({
   kind: memory.kind,
   name: memory.name,
   metadata: memory.metadata,
+  occurred_at: iso(memory.occurred_at ?? null),
   status: memory.status,
   status_message: memory.status_message,
   chunk_count: memory.chunk_count,
@@ -36,7 +38,8 @@ export const presentMemoryWithChunks = (memory: Memory, chunks: ChunkText[]) => 
       }
     : {}),
   chunks: chunks.map((chunk) => chunk.text),
-  chunk_sources: chunks.map((chunk) => chunk.source),
+  // Each chunk's time (core/memory-time.ts): its message's timestamp, else the memory's time.
+  chunk_sources: chunks.map((chunk) => ({ ...chunk.source, occurred_at: storedChunkTime(chunk, memory).toISOString() })),
 });
 
 export const presentAccepted = (memory: MemorySummary) => ({

@@ -25,6 +25,7 @@ function toCreateInput(body: CreateMemoryBody, inlinePartMaxBytes: number): Crea
     kind: body.kind ?? (body.messages ? 'conversation' : 'document'),
     name: body.name ?? null,
     metadata: body.metadata ?? {},
+    occurredAt: body.occurred_at ?? null,
   } as const;
   if (body.content_parts) return { ...base, content: {}, files: decodeContentParts(body.content_parts, inlinePartMaxBytes) };
   return {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Config } from '../../../config/index.js';
 import { MAX_OFFSET } from '../../../core/limits.js';
 import { METADATA_OPERATORS, type MetadataCondition, type MetadataOperator } from '../../../core/memory-filter.js';
-import { intParam, listParam, metadataObject, uuid } from '../common-schema.js';
+import { intParam, isoTimestamp, listParam, metadataObject, uuid } from '../common-schema.js';
 import { snapshotObject, snapshotRef } from '../device-memory/schema.js';
 
 type Limits = Pick<Config, 'MAX_TEXT_CHARS' | 'MAX_CHUNKS_PER_MEMORY' | 'MAX_CONTENT_PARTS'>;
@@ -39,6 +39,8 @@ const messageSchema = (limits: Limits) =>
   z.strictObject({
     role: z.enum(['user', 'assistant', 'system', 'tool'], { error: 'role must be one of user, assistant, system, tool' }),
     content: nonBlank('content', limits.MAX_TEXT_CHARS),
+    /** When the message was said (optional, additive): a turn's time for retrieval and dates. */
+    timestamp: isoTimestamp('timestamp').optional(),
   });
 
 export function createMemoryBody(limits: Limits) {
@@ -57,7 +59,7 @@ export function createMemoryBody(limits: Limits) {
         .max(limits.MAX_CHUNKS_PER_MEMORY, `chunks must have at most ${limits.MAX_CHUNKS_PER_MEMORY} items`)
         .optional(),
       messages: z
-        .array(message, { error: 'messages must be an array of {role, content}' })
+        .array(message, { error: 'messages must be an array of {role, content, timestamp?}' })
         .min(1, 'messages must not be empty')
         .max(limits.MAX_CHUNKS_PER_MEMORY, `messages must have at most ${limits.MAX_CHUNKS_PER_MEMORY} items`)
         .optional(),
@@ -67,6 +69,8 @@ export function createMemoryBody(limits: Limits) {
         .max(limits.MAX_CONTENT_PARTS, `content_parts must have at most ${limits.MAX_CONTENT_PARTS} items`)
         .optional(),
       metadata: metadataObject.optional(),
+      /** When the content happened (optional, additive); messages without a timestamp take it. */
+      occurred_at: isoTimestamp('occurred_at').optional(),
     })
     .superRefine((body, ctx) => {
       const modes = (['collection_id', 'snapshot', 'snapshot_ref'] as const).filter((field) => body[field] !== undefined);
@@ -87,7 +91,7 @@ export function createMemoryBody(limits: Limits) {
         // Device mode: raw_text and metadata only (the spec's device-mode row).
         if (body.raw_text === undefined)
           ctx.addIssue({ code: 'custom', path: ['raw_text'], message: 'raw_text is required in device mode' });
-        for (const field of ['chunks', 'messages', 'content_parts', 'kind', 'name'] as const) {
+        for (const field of ['chunks', 'messages', 'content_parts', 'kind', 'name', 'occurred_at'] as const) {
           if (body[field] !== undefined) {
             ctx.addIssue({
               code: 'custom',
@@ -257,7 +261,7 @@ export function appendMessagesBody(limits: Limits) {
   return z.strictObject({
     collection_id: uuid,
     messages: z
-      .array(messageSchema(limits), { error: 'messages must be an array of {role, content}' })
+      .array(messageSchema(limits), { error: 'messages must be an array of {role, content, timestamp?}' })
       .min(1, 'messages must not be empty')
       .max(limits.MAX_CHUNKS_PER_MEMORY, `messages must have at most ${limits.MAX_CHUNKS_PER_MEMORY} items`)
       .superRefine((messages, ctx) => {

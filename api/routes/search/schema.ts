@@ -1,13 +1,8 @@
 import { z } from 'zod';
 import { ALL_SIGNALS, type SignalName } from '../../../search/fusion.js';
-import { uuid } from '../common-schema.js';
+import { isoTimestamp, uuid } from '../common-schema.js';
 import { snapshotObject, snapshotRef } from '../device-memory/schema.js';
 import { metadataFiltersBody } from '../memories/schema.js';
-
-const timestamp = (field: string) =>
-  z.iso
-    .datetime({ offset: true, error: `${field} must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z` })
-    .transform((value) => new Date(value));
 
 export const searchBody = z
   .strictObject({
@@ -40,8 +35,8 @@ export const searchBody = z
       .optional(),
     track_access: z.boolean({ error: 'track_access must be a boolean' }).optional(),
     metadata_filters: metadataFiltersBody.optional(),
-    created_after: timestamp('created_after').optional(),
-    created_before: timestamp('created_before').optional(),
+    created_after: isoTimestamp('created_after').optional(),
+    created_before: isoTimestamp('created_before').optional(),
     kind: z.enum(['document', 'conversation'], { error: 'kind must be "document" or "conversation"' }).optional(),
   })
   .superRefine((body, ctx) => {
