@@ -13,12 +13,13 @@ import type { Store } from '../store/index.js';
 import { startDnsServer } from '../test/support/dns-server.js';
 import { TEST_CA_FILE } from '../test/support/https-origin.js';
 import { startWebhookReceiver } from '../test/support/webhook-receiver.js';
+import { CpuMeter, type CpuUsage } from './cpu.js';
 import { info, metric, percentile, sleep } from './stats.js';
 
 const HOST = 'hooks.snapshots.test';
 const ONE_EVENTS = 2000;
 const FANOUT_SUBSCRIPTIONS = 20;
-const FANOUT_EVENTS = 300;
+const FANOUT_EVENTS = 100;
 const LATENCY_EVENTS = 200;
 
 export interface WebhookBenchEnv {
@@ -64,6 +65,17 @@ async function waitFor(predicate: () => boolean, timeoutMs: number): Promise<boo
   return predicate();
 }
 
+/**
+ * CPU per delivered request of the delivering process and of the database (the stand-in): a figure
+ * that contention on a shared machine changes far less than events/s, with the machine's busy share beside it.
+ */
+function cpuPerDelivery(label: string, usage: CpuUsage | null, deliveries: number): void {
+  if (!usage || deliveries === 0) return;
+  metric(`webhook_deliverer_cpu_ms_per_request_${label}`, (1000 * (usage.seconds.service ?? 0)) / deliveries, 'ms');
+  metric(`webhook_mongo_cpu_ms_per_request_${label}`, (1000 * (usage.seconds.mongo ?? 0)) / deliveries, 'ms');
+  metric(`webhook_machine_busy_${label}`, usage.machineBusyPct, '%');
+}
+
 export async function webhookScenario(env: WebhookBenchEnv): Promise<void> {
   const { store, tenantId, apiKey } = env;
   const dns = await startDnsServer();
@@ -95,17 +107,20 @@ export async function webhookScenario(env: WebhookBenchEnv): Promise<void> {
     // One subscription, a burst appended as fast as this process writes.
     const one = await collection(baseUrl, apiKey, 'webhooks-one');
     await subscribe(baseUrl, apiKey, hook('/one'), one);
+    let meter = new CpuMeter(deliverer.pid ?? 0);
     let started = performance.now();
     await appendBurst(store, tenantId, one, ONE_EVENTS);
     const oneDone = await waitFor(() => receiver.at('/one').length >= ONE_EVENTS, 300_000);
     const oneSeconds = (performance.now() - started) / 1000;
     metric('webhook_events_per_s_1_subscription', receiver.at('/one').length / oneSeconds, 'events/s');
+    cpuPerDelivery('1_subscription', meter.stop(), receiver.at('/one').length);
     if (!oneDone) info(`   only ${receiver.at('/one').length} of ${ONE_EVENTS} events arrived at one subscription`);
 
     // 20 subscriptions, every event to each.
     const fan = await collection(baseUrl, apiKey, 'webhooks-fanout');
     for (let i = 0; i < FANOUT_SUBSCRIPTIONS; i++) await subscribe(baseUrl, apiKey, hook(`/fan-${i}`), fan);
     const fanned = () => receiver.requests.filter((request) => request.path.startsWith('/fan-')).length;
+    meter = new CpuMeter(deliverer.pid ?? 0);
     started = performance.now();
     await appendBurst(store, tenantId, fan, FANOUT_EVENTS);
     const total = FANOUT_SUBSCRIPTIONS * FANOUT_EVENTS;
@@ -113,6 +128,7 @@ export async function webhookScenario(env: WebhookBenchEnv): Promise<void> {
     const fanSeconds = (performance.now() - started) / 1000;
     metric('webhook_events_per_s_20_subscriptions', fanned() / FANOUT_SUBSCRIPTIONS / fanSeconds, 'events/s');
     metric('webhook_requests_per_s_20_subscriptions', fanned() / fanSeconds, 'requests/s');
+    cpuPerDelivery('20_subscriptions', meter.stop(), fanned());
     if (!fanDone) info(`   only ${fanned()} of ${total} requests arrived at the 20 subscriptions`);
 
     // Latency: one event every 20 ms, like a steady pipeline; append → receipt.
