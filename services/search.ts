@@ -17,6 +17,9 @@ import { ConcurrencyGate } from '../core/concurrency-gate.js';
 import { rateLimited, serviceUnavailable, unprocessable, type AppError } from '../core/errors.js';
 import { isEmptyFilter, type MemoryFilter } from '../core/memory-filter.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
+import type { PredicateClassifier } from '../core/fact-lexicon.js';
+import type { FactTimeline } from '../core/fact-timeline.js';
+import { applyValidity, demoteStaleHits, type RelationshipValidity, type ValidityRequest } from './fact-validity.js';
 import type { Logger } from '../core/logger.js';
 import type { Embedder } from '../models/embedder.js';
 import { activationOf } from '../search/activation.js';
@@ -48,6 +51,8 @@ export interface SearchInput {
   /** Whether the returned memories count as used (activation). */
   trackAccess: boolean;
   filters: MemoryFilter;
+  /** Facts as they stood at this instant (validity time), and whether to return superseded ones too: services/fact-validity.ts. */
+  validity: ValidityRequest;
 }
 
 export interface SearchHit {
@@ -79,7 +84,7 @@ export interface SearchConfidence {
 export interface SearchOutcome {
   hits: SearchHit[];
   entities: GraphEntityResult[];
-  relationships: GraphRelationshipResult[];
+  relationships: (GraphRelationshipResult & RelationshipValidity)[];
   confidence: SearchConfidence;
   /** What the fusion used about the query itself (see docs/search.md). */
   queryStats: { lexical_rarity: number; lexical_matched_terms: number; graph_entities: number };
@@ -125,6 +130,8 @@ export function createSearchService(deps: {
   searchIndex: SearchIndex;
   embedder: () => Promise<Embedder>;
   extractor: StructureExtractor;
+  /** The functional-predicate lexicon the validity step reads facts with. */
+  classifier: PredicateClassifier;
   tuning: SearchTuning;
   /** memory_unconfident events per API key: sustained per minute, and burst. */
   unconfidentRate: { perMinute: number; burst: number };
@@ -193,9 +200,15 @@ export function createSearchService(deps: {
             const graphStarted = performance.now();
             await prepared;
             const result = await graphSignal(collectionGraph(deps.searchIndex, input.collectionIds), deps.extractor, input.query);
-            return { result, ms: performance.now() - graphStarted };
+            // Read while the partitions are held, like the signal itself.
+            const timelines = deps.searchIndex.graphTimelines(
+              input.collectionIds,
+              result.relationships.map((relationship) => relationship.id),
+              deps.classifier,
+            );
+            return { result, timelines, ms: performance.now() - graphStarted };
           })()
-        : Promise.resolve({ result: EMPTY_GRAPH_SIGNAL, ms: 0 });
+        : Promise.resolve({ result: EMPTY_GRAPH_SIGNAL, timelines: new Map<string, FactTimeline>(), ms: 0 });
       const signalsDone = (async () => {
         const queryVector = signals.has('vector') ? await (await deps.embedder()).embedQuery(input.query) : null;
         const embedded = performance.now();
@@ -203,12 +216,12 @@ export function createSearchService(deps: {
         const vectorHits = queryVector ? deps.searchIndex.vectorSearch(queryVector, input.collectionIds, pool) : [];
         const lexical = signals.has('lexical') ? deps.searchIndex.lexicalSearch(input.query, input.collectionIds, pool) : null;
         const searched = performance.now();
-        const { result: rawGraph, ms: graphMs } = await graphTask;
-        return { embedded, vectorHits, lexical, searched, rawGraph, graphMs };
+        const { result: rawGraph, timelines, ms: graphMs } = await graphTask;
+        return { embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs };
       })();
       // Both tasks settle before the release (a rejected one is rethrown by the await below).
       await Promise.allSettled([signalsDone, graphTask]).finally(() => deps.searchIndex.release(input.collectionIds));
-      const { embedded, vectorHits, lexical, searched, rawGraph, graphMs } = await signalsDone;
+      const { embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs } = await signalsDone;
 
       const candidates = new Map<string, Candidate>();
       const candidate = (chunkId: string, memoryId: string): Candidate => {
@@ -263,7 +276,10 @@ export function createSearchService(deps: {
       const moreVisible = toCheck.length > 0 ? await store.memories.searchable(tenantId, toCheck, input.filters) : new Map();
       const graph = visibleGraph(rawGraph, (id) => memories.has(id) || moreVisible.has(id));
       for (const entry of visible) entry.activation = activations.get(entry.memoryId);
-      const fused = fuse(visible, fusionContext, DEFAULT_FUSION_WEIGHTS);
+      // The validity step (services/fact-validity.ts): facts as they stand at as_of, current first,
+      // and hits stating only facts that no longer hold below the others.
+      const validity = applyValidity(graph, timelines, input.query, deps.classifier, input.validity, new Date());
+      const fused = demoteStaleHits(fuse(visible, fusionContext, DEFAULT_FUSION_WEIGHTS), validity);
 
       // Fetch a little more than asked: a chunk past its memory's indexed range is skipped.
       const top = fused.slice(0, wanted);
@@ -311,7 +327,7 @@ export function createSearchService(deps: {
       return {
         hits,
         entities: graph.entities,
-        relationships: graph.relationships,
+        relationships: validity.relationships,
         confidence,
         queryStats: {
           lexical_rarity: round(lexical?.stats.maxRarity ?? 0, 4),
