@@ -19,6 +19,7 @@ import { memoriesRouter } from './routes/memories/router.js';
 import { metricsRouter } from './routes/metrics/router.js';
 import { searchRouter } from './routes/search/router.js';
 import { signedUploadRouter, uploadsRouter } from './routes/uploads/router.js';
+import { webhooksRouter } from './routes/webhooks/router.js';
 import { workflowsRouter } from './routes/workflows/router.js';
 
 export function createApp(deps: ApiDeps): Koa<AppState> {
@@ -53,6 +54,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     uploadsRouter(deps),
     eventsRouter(deps),
     workflowsRouter(deps),
+    webhooksRouter(deps),
     mcpRouter(deps),
   ]) {
     app.use(router.routes());

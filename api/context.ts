@@ -9,6 +9,7 @@ import type { MemoryService } from '../services/memories.js';
 import type { SearchService } from '../services/search.js';
 import type { TicketService } from '../services/tickets.js';
 import type { UploadService } from '../services/uploads.js';
+import type { WebhookService } from '../services/webhooks.js';
 import type { WorkflowService } from '../services/workflows.js';
 import type { AuthFailures } from '../core/auth-failures.js';
 
@@ -22,6 +23,7 @@ export interface ApiServices {
   uploads: UploadService;
   tickets: TicketService;
   workflows: WorkflowService;
+  webhooks: WebhookService;
   /** The public keys that verify event signatures (a JWKS), retired ones included. */
   signingKeys: () => Promise<{ keys: readonly object[] }>;
 }

@@ -18,6 +18,8 @@
  *                   the memories it created), search p95 idle vs loaded, index bytes vs budget and RSS;
  *   device      11. device memory: snapshot size, export/import time, device create and search beside
  *                   collection search, on 1,000 memories (bench/device.ts; BENCH_DEVICE_MEMORIES);
+ *   webhooks    13. webhook delivery: events/s to 1 and to 20 subscriptions, append → receipt p50/p95,
+ *                   through a delivering process of its own to a loopback HTTPS receiver (bench/webhooks.ts);
  *   flatcost    13. 500 × 1 KB memories into an empty database, then again after a bulk pre-fill of 200,000
  *                   chunks / 20,000 memories over 50 collections of 2 tenants: throughput and CPU per memory side
  *                   by side, and the store's disk vs logical bytes after the load and a clean restart (bench/flatcost.ts;
@@ -71,6 +73,7 @@ import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { makeTexts, seededRandom, type BenchText } from './texts.js';
 import { soakScenario } from './soak.js';
 import { vectorScanScenario } from './vector-scan.js';
+import { webhookScenario } from './webhooks.js';
 import { workflowScenario } from './workflows/scenario.js';
 import { validityScenario } from './validity/scenario.js';
 
@@ -121,6 +124,7 @@ const SCENARIOS = [
   'vector-scan',
   'soak',
   'workflows',
+  'webhooks',
   'validity',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -134,6 +138,7 @@ const STACK_SCENARIOS: readonly Scenario[] = [
   'events',
   'fairness',
   'device',
+  'webhooks',
   'flatcost',
 ];
 
@@ -750,6 +755,8 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
       RATE_LIMIT_BURST: '100000',
       // Importing a 1,000-memory snapshot writes ~10k documents; the stand-in commits each (~2 ms).
       REQUEST_TIMEOUT_MS: '300000',
+      // The webhooks scenario's own process delivers, to its loopback receiver.
+      WEBHOOK_DELIVERY: 'false',
     },
     logFile,
   );
@@ -873,6 +880,25 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
     info('6) live events: append → WebSocket receipt latency, and delivery rate of one API process');
     const eventsCollection = await admin.createCollection(tenantId, 'events');
     await eventScenario(baseUrl, boot.apiKey, store, tenantId, eventsCollection.id);
+  }
+
+  if (runs('webhooks')) {
+    info('13) webhooks: events/s delivered to 1 and to 20 subscriptions, append → receipt latency');
+    await webhookScenario({
+      serviceEnv: {
+        MONGODB_URI: backing.mongoUri,
+        MONGODB_DB: dbName,
+        TEMPORAL_ADDRESS: backing.temporalAddress,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'warn',
+        RATE_LIMIT_PER_SECOND: '100000',
+        RATE_LIMIT_BURST: '100000',
+      },
+      logDir,
+      store,
+      tenantId,
+      apiKey: boot.apiKey,
+    });
   }
 
   if (runs('fairness')) {

@@ -153,8 +153,24 @@ describe('production mode', () => {
     }
   });
 
-  it('asks nothing of a worker-only process, nor outside production mode', () => {
-    assert.equal(loadConfig({ PRODUCTION_MODE: 'true', ROLE: 'worker' }).ROLE, 'worker');
+  it('asks a worker-only process only for the event keyset, and only when it delivers signed webhooks', () => {
+    assert.throws(
+      () => loadConfig({ PRODUCTION_MODE: 'true', ROLE: 'worker' }),
+      (error: unknown) =>
+        error instanceof ConfigError && /EVENT_SIGNING_KEYSET: PRODUCTION_MODE: a worker delivering webhooks/.test(error.message),
+    );
+    assert.equal(loadConfig({ PRODUCTION_MODE: 'true', ROLE: 'worker', WEBHOOK_DELIVERY: 'false' }).ROLE, 'worker');
+    assert.equal(loadConfig({ PRODUCTION_MODE: 'true', ROLE: 'worker', EVENT_SIGNING: 'false' }).ROLE, 'worker');
+    assert.equal(loadConfig({ PRODUCTION_MODE: 'true', ROLE: 'worker', EVENT_SIGNING_KEYSET: '{"keys":[]}' }).ROLE, 'worker');
+    assert.throws(() => loadConfig({ PRODUCTION_MODE: 'true', ROLE: 'worker', EVENT_SIGNING_KEYSET_PATH: '/nonexistent/keyset.json' }));
     assert.equal(loadConfig({ ROLE: 'api' }).PRODUCTION_MODE, false);
+  });
+
+  it('keeps webhook attempts within 15 s and validates the retry schedule', () => {
+    assert.throws(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '15001' }), /WEBHOOK_TIMEOUT_MS/);
+    assert.throws(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '0,5s' }), /WEBHOOK_RETRY_SCHEDULE_MS/);
+    assert.throws(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '0' }), /WEBHOOK_RETRY_SCHEDULE_MS/);
+    assert.deepEqual(loadConfig({}).WEBHOOK_RETRY_SCHEDULE_MS, [0, 5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000]);
+    assert.deepEqual(loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '0, 50 ,100' }).WEBHOOK_RETRY_SCHEDULE_MS, [0, 50, 100]);
   });
 });

@@ -270,6 +270,41 @@ const configSchema = z.object({
     .regex(/^[a-z0-9.-]+:\d{1,5}$/i, 'must be host:port')
     .optional(),
 
+  // ---- Webhooks (docs/webhooks.md) ----
+  /** Whether this process delivers webhooks (worker and all roles only; the API never delivers). */
+  WEBHOOK_DELIVERY: booleanFromEnv.default(true),
+  /** Delays in ms before attempt 1, 2, 3…; past the end the last one repeats. Default: the Standard Webhooks example. */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default('0,5000,300000,1800000,7200000,18000000,36000000,36000000')
+    .transform((value) => value.split(',').map((item) => item.trim()))
+    .pipe(
+      z
+        .array(z.string().regex(/^\d+$/, 'delays are integers (ms)').transform(Number))
+        .min(2, 'give at least the first attempt and one retry'),
+    ),
+  /** An endpoint that has failed without a success this long is disabled (a webhook_disabled event is emitted). */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(5 * 86_400_000),
+  /** After a secret rotation the previous secret still signs (a second v1 signature) this long. */
+  WEBHOOK_SECRET_OVERLAP_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .default(86_400),
+  /** The whole of one delivery attempt: DNS, connect, TLS, request and response. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(15_000, 'WEBHOOK_TIMEOUT_MS is at most 15000').default(15_000),
+  /** How long a delivering process holds a subscription without renewing it; after a crash another takes over after this. */
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
+  /** Subscriptions one process delivers to at once (each one in order, one request at a time). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  /** Subscriptions a tenant may have (409 webhook_limit_reached above). */
+  WEBHOOK_MAX_PER_TENANT: z.coerce.number().int().min(1).default(50),
+
   // ---- Metrics (docs/operations.md) ----
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; unset, it answers loopback peers only. */
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
@@ -392,7 +427,20 @@ function productionIssues(config: ParsedConfig): { path: string[]; message: stri
       message: 'PRODUCTION_MODE refuses the unsafe test-only outbound origin (it bypasses the address policy): unset it',
     });
   }
-  if (config.ROLE === 'worker') return issues;
+  if (config.ROLE === 'worker') {
+    // A worker delivering webhooks signs v1a with the event key the API replicas publish: a key of
+    // its own (created under DATA_DIR) would sign what no receiver can verify.
+    if (config.WEBHOOK_DELIVERY && config.EVENT_SIGNING && !config.EVENT_SIGNING_KEYSET) {
+      if (!config.EVENT_SIGNING_KEYSET_PATH || !existsSync(config.EVENT_SIGNING_KEYSET_PATH)) {
+        issues.push({
+          path: ['EVENT_SIGNING_KEYSET'],
+          message:
+            'PRODUCTION_MODE: a worker delivering webhooks needs the API replicas’ event keyset (EVENT_SIGNING_KEYSET, or an existing EVENT_SIGNING_KEYSET_PATH), or WEBHOOK_DELIVERY=false',
+        });
+      }
+    }
+    return issues;
+  }
   if (!config.UPLOAD_SIGNING_SECRET) {
     issues.push({
       path: ['UPLOAD_SIGNING_SECRET'],

@@ -93,6 +93,20 @@ export const eventsDelivered = new Counter({
   registers,
 });
 
+export const webhookAttempts = new Counter({
+  name: 'engram_webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome: delivered (2xx), retry (any other answer or none), gone (410)',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
+export const webhookDisabled = new Counter({
+  name: 'engram_webhook_disabled_total',
+  help: 'Webhook subscriptions disabled by delivery: gone (410) or failing (no success for WEBHOOK_DISABLE_AFTER_MS)',
+  labelNames: ['reason'] as const,
+  registers,
+});
+
 export const eventFramesSigned = new Counter({
   name: 'engram_event_frames_signed_total',
   help: 'Event frames signed by this process (each event once, shared by every session that sends it)',

@@ -49,6 +49,8 @@ import { createOrchestrator, ensureSearchAttributes } from '../services/orchestr
 import { createSearchService } from '../services/search.js';
 import { createTicketService } from '../services/tickets.js';
 import { createUploadService } from '../services/uploads.js';
+import { startWebhookDelivery } from '../services/webhook-delivery.js';
+import { createWebhookService } from '../services/webhooks.js';
 import { createWorkflowService } from '../services/workflows.js';
 import { openStore, type Store } from '../store/index.js';
 
@@ -113,12 +115,35 @@ async function snapshotKeys(config: Config, logger: Logger): Promise<KeysetSourc
   return openKeysetSource({ json: config.SNAPSHOT_SIGNING_KEYSET, path: path_ }, logger, 'snapshot');
 }
 
+/** Where the event signing keyset lives: EVENT_SIGNING_KEYSET, or a file created on first start. */
+function eventKeysetLocation(config: Config): { json: string | undefined; path: string } {
+  const path_ = config.EVENT_SIGNING_KEYSET_PATH ?? path.join(config.DATA_DIR, 'event-signing-keyset.json');
+  if (!config.EVENT_SIGNING_KEYSET) mkdirSync(path.dirname(path_), { recursive: true });
+  return { json: config.EVENT_SIGNING_KEYSET, path: path_ };
+}
+
 /** Frames are signed unless EVENT_SIGNING=false; the keyset file is created on first start. */
 async function eventSigning(config: Config, logger: Logger): Promise<EventSigning | null> {
   if (!config.EVENT_SIGNING) return null;
-  const path_ = config.EVENT_SIGNING_KEYSET_PATH ?? path.join(config.DATA_DIR, 'event-signing-keyset.json');
-  if (!config.EVENT_SIGNING_KEYSET) mkdirSync(path.dirname(path_), { recursive: true });
-  return createEventSigning({ json: config.EVENT_SIGNING_KEYSET, path: path_ }, logger);
+  return createEventSigning(eventKeysetLocation(config), logger);
+}
+
+/**
+ * An outbound client under the one SSRF policy (core/outbound/): signed-URL snapshots and
+ * webhooks alike; webhooks bound a whole attempt by WEBHOOK_TIMEOUT_MS (at most 15 s).
+ */
+function outboundClient(config: Config, totalTimeoutMs: number, keepAlive = false): OutboundClient {
+  return new OutboundClient({
+    policy: {
+      allowedPorts: new Set(config.OUTBOUND_ALLOWED_PORTS),
+      allowedHosts: config.OUTBOUND_ALLOWED_HOSTS,
+      unsafeTestOrigin: config.OUTBOUND_UNSAFE_TEST_ORIGIN ?? null,
+    },
+    dnsServers: config.OUTBOUND_DNS_SERVERS,
+    connectTimeoutMs: Math.min(config.OUTBOUND_CONNECT_TIMEOUT_MS, totalTimeoutMs),
+    totalTimeoutMs,
+    keepAlive,
+  });
 }
 
 export async function startService(config: Config, endpoints: ServiceEndpoints): Promise<RunningService> {
@@ -199,6 +224,23 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     });
   }
 
+  // Webhooks are delivered by worker processes only, never on the API's request path.
+  if (config.ROLE !== 'api' && config.WEBHOOK_DELIVERY) {
+    const delivery = startWebhookDelivery({
+      store,
+      outbound: outboundClient(config, config.WEBHOOK_TIMEOUT_MS, true),
+      keys: config.EVENT_SIGNING ? await openKeysetSource(eventKeysetLocation(config), logger, 'event') : null,
+      logger,
+      options: {
+        schedule: config.WEBHOOK_RETRY_SCHEDULE_MS,
+        disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+        leaseMs: config.WEBHOOK_LEASE_MS,
+        concurrency: config.WEBHOOK_CONCURRENCY,
+      },
+    });
+    stoppers.unshift(() => delivery.stop());
+  }
+
   let url: string | null = null;
   if (config.ROLE === 'worker' && config.WORKER_METRICS_PORT) {
     stoppers.unshift(await serveWorkerMetrics(config, config.WORKER_METRICS_PORT, logger));
@@ -233,6 +275,12 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       maxCollectionsPerMemory: config.MAX_COLLECTIONS_PER_MEMORY,
     });
     const workflows = createWorkflowService({ store, collections, backend: config.GRAPH_READ_BACKEND });
+    const webhooks = createWebhookService({
+      store,
+      collections,
+      outbound: outboundClient(config, config.WEBHOOK_TIMEOUT_MS),
+      options: { secretOverlapSeconds: config.WEBHOOK_SECRET_OVERLAP_SECONDS, maxPerTenant: config.WEBHOOK_MAX_PER_TENANT },
+    });
     const deviceMemory = createDeviceMemoryService({
       store,
       collections,
@@ -241,16 +289,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       classifier,
       cpu: { pool: cpu!, model: embedderOptions },
       keys: await snapshotKeys(config, logger),
-      outbound: new OutboundClient({
-        policy: {
-          allowedPorts: new Set(config.OUTBOUND_ALLOWED_PORTS),
-          allowedHosts: config.OUTBOUND_ALLOWED_HOSTS,
-          unsafeTestOrigin: config.OUTBOUND_UNSAFE_TEST_ORIGIN ?? null,
-        },
-        dnsServers: config.OUTBOUND_DNS_SERVERS,
-        connectTimeoutMs: config.OUTBOUND_CONNECT_TIMEOUT_MS,
-        totalTimeoutMs: config.OUTBOUND_TOTAL_TIMEOUT_MS,
-      }),
+      outbound: outboundClient(config, config.OUTBOUND_TOTAL_TIMEOUT_MS),
       deleteMemories: (tenantId, ids) => memories.purge(tenantId, ids),
       logger,
       options: {
@@ -300,6 +339,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         uploads,
         tickets,
         workflows,
+        webhooks,
         signingKeys: () => signing?.publicKeys() ?? Promise.resolve({ keys: [] }),
       },
     });

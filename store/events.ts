@@ -179,6 +179,15 @@ export class EventLog {
     return first?.seq ?? null;
   }
 
+  /**
+   * The cursor that replays a tenant's events from `time` on: the seq just before its first
+   * retained event at or after `time` (the log head when there is none).
+   */
+  async cursorBefore(tenantId: string, time: Date): Promise<number> {
+    const first = await this.log.collection.find({ tenant_id: tenantId, ts: { $gte: time } }, { sort: { seq: 1 }, limit: 1 }).next();
+    return first ? first.seq - 1 : this.log.latestSeq();
+  }
+
   /** Every tenant's entries after `afterSeq`, in seq order: what the per-process follower reads. */
   readAll(afterSeq: number, limit: number): Promise<EventEntry[]> {
     return this.log.readAfter(afterSeq, limit);

@@ -15,6 +15,7 @@ import { SnapshotRepository } from './snapshots.js';
 import { TenantRepository } from './tenants.js';
 import { TicketRepository } from './tickets.js';
 import { UploadRepository } from './uploads.js';
+import { WebhookRepository } from './webhooks.js';
 import { WorkflowRepository } from './workflows.js';
 
 export interface Store {
@@ -37,6 +38,8 @@ export interface Store {
   purge: MemoryPurge;
   /** Device snapshots: export reads and import writes (store/snapshots.ts). */
   snapshots: SnapshotRepository;
+  /** Webhook subscriptions, their delivery cursors and attempts (store/webhooks.ts). */
+  webhooks: WebhookRepository;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -67,6 +70,7 @@ export async function openStore(
     events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS_PER_TENANT),
     purge: new MemoryPurge(db, repositories),
     snapshots: new SnapshotRepository(repositories),
+    webhooks: new WebhookRepository(db),
     ping: () => ping(db),
     close: () => database.close(),
   };
@@ -83,6 +87,7 @@ export async function openStore(
     store.uploads.ensureIndexes(),
     store.tickets.ensureIndexes(),
     store.idempotency.ensureIndexes(),
+    store.webhooks.ensureIndexes(),
   ]);
   return store;
 }

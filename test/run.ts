@@ -58,6 +58,9 @@ const serviceEnv: Record<string, string> = {
   RECONCILE_INTERVAL_MS: '2000',
   // Pattern mines owed by quiet collections are run within a second or two.
   WORKFLOW_MINE_SWEEP_INTERVAL_MS: '1000',
+  // The shared worker delivers no webhooks: the webhooks suite runs its own delivering worker,
+  // admitted to its loopback receiver through the test-only outbound origin.
+  WEBHOOK_DELIVERY: 'false',
 };
 const api = spawnService('api/main.js', { ...serviceEnv, ROLE: 'api' }, path.join(logDir, 'api.log'));
 const workerMetricsPort = await freePort();

@@ -175,6 +175,7 @@ export function buildOpenApiDocument({ limits, version }: OpenApiOptions): Recor
       { name: 'collections' },
       { name: 'uploads' },
       { name: 'events', description: 'Ticket minting for the live-event WebSocket' },
+      { name: 'webhooks', description: 'Signed webhook subscriptions fed by the durable event log (docs/webhooks.md)' },
       { name: 'operations' },
     ],
     paths,

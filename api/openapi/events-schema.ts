@@ -57,6 +57,19 @@ const MemoryUnconfident = z
   })
   .meta({ description: 'Payload of memory_unconfident' });
 
+const WebhookDisabled = z
+  .looseObject({
+    webhook_id: uuid,
+    url: z.string(),
+    reason: z.string().meta({ description: 'gone (the endpoint answered 410) or failing (no success for WEBHOOK_DISABLE_AFTER_MS)' }),
+    last_status_code: z.number().int().nullable().meta({ description: 'Status of the last attempt; null when there was no HTTP answer' }),
+    failing_since: timestamp,
+    disabled_at: timestamp,
+  })
+  .meta({
+    description:
+      'Payload of webhook_disabled; the frame collection_id is the first collection of the subscription filter, or the nil UUID for a subscription without one',
+  });
 const FactSuperseded = z
   .looseObject({
     memory_id: z.string().meta({ description: 'The memory stating the newer fact (the provenance the superseded fact keeps)' }),
@@ -112,6 +125,7 @@ const clientFrames = {
 const PAYLOADS: Record<string, string> = {
   ingestion_progress: 'IngestionProgressPayload',
   memory_unconfident: 'MemoryUnconfidentPayload',
+  webhook_disabled: 'WebhookDisabledPayload',
   fact_superseded: 'FactSupersededPayload',
 };
 
@@ -135,6 +149,7 @@ export function buildEventsSchema(version: string): JsonSchema {
     SignatureObject: json(SignatureObject),
     IngestionProgressPayload: json(IngestionProgress),
     MemoryUnconfidentPayload: json(MemoryUnconfident),
+    WebhookDisabledPayload: json(WebhookDisabled),
     FactSupersededPayload: json(FactSuperseded),
     ...Object.fromEntries(Object.entries({ ...serverControlFrames, ...clientFrames }).map(([name, schema]) => [name, json(schema)])),
     ServerFrame: { oneOf: ['EventFrame', ...Object.keys(serverControlFrames)].map((name) => ({ $ref: DEF(name) })) },

@@ -22,6 +22,14 @@ import {
 import { exportBody, importBody } from '../routes/device-memory/schema.js';
 import { searchBody } from '../routes/search/schema.js';
 import { createUploadBody, signedUrlQuery, uploadIdParams } from '../routes/uploads/schema.js';
+import {
+  createWebhookBody,
+  listAttemptsQuery,
+  listWebhooksQuery,
+  replayWebhookBody,
+  updateWebhookBody,
+  webhookIdParams,
+} from '../routes/webhooks/schema.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -32,7 +40,7 @@ export interface RouteDoc {
   /** Koa-style path, e.g. /v1/memories/:memory_id. */
   path: string;
   operationId: string;
-  tag: 'collections' | 'memories' | 'search' | 'device-memory' | 'uploads' | 'events' | 'operations';
+  tag: 'collections' | 'memories' | 'search' | 'device-memory' | 'uploads' | 'events' | 'webhooks' | 'operations';
   summary: string;
   description?: string;
   /** bearer: API key; none: probes; signed_url: the query signature is the credential. */
@@ -78,14 +86,17 @@ export const ERROR_CODES: Record<string, number> = {
   snapshot_model_mismatch: 400,
   snapshot_tenant_mismatch: 400,
   snapshot_url_refused: 400,
+  webhook_url_refused: 400,
   memory_not_found: 404,
   collection_not_found: 404,
   workflow_instance_not_found: 404,
   workflow_pattern_not_found: 404,
   upload_not_found: 404,
+  webhook_not_found: 404,
   route_not_found: 404,
   collection_name_taken: 409,
   collection_limit_reached: 409,
+  webhook_limit_reached: 409,
   memory_not_conversation: 409,
   collection_read_only: 409,
   upload_already_used: 409,
@@ -294,6 +305,42 @@ export const SnapshotSearchResult = z
   .meta({ id: 'SnapshotSearchResult' });
 
 const results = <T extends z.ZodType>(schema: T) => z.strictObject({ results: schema });
+
+export const Webhook = z
+  .strictObject({
+    id: z.string(),
+    url: z.string(),
+    event_types: z.array(z.string()),
+    collection_ids: z.array(z.string()),
+    description: z.string().nullable(),
+    status: z.enum(['active', 'disabled']),
+    disabled_reason: z.enum(['gone', 'failing', 'user']).nullable(),
+    disabled_at: nullableTime,
+    cursor: z.number().int().meta({ description: 'The seq of the last event this subscription is done with' }),
+    failed_attempts: z.number().int().meta({ description: 'Failed attempts at the event held back after the cursor' }),
+    failing_since: nullableTime,
+    next_attempt_at: nullableTime,
+    last_delivered_at: nullableTime,
+    previous_secret_expires_at: nullableTime.meta({ description: 'During a rotation: when the previous secret stops signing' }),
+    created_at: isoTime,
+    updated_at: isoTime,
+  })
+  .meta({ id: 'Webhook' });
+
+const WebhookAttempt = z
+  .strictObject({
+    id: z.string(),
+    event_id: z.string(),
+    seq: z.number().int(),
+    attempt: z.number().int(),
+    status_code: z.number().int().nullable().meta({ description: 'null: no HTTP answer (refused, DNS, connect, timeout)' }),
+    outcome: z.enum(['delivered', 'retry', 'gone']),
+    error: z.string().nullable(),
+    duration_ms: z.number().int(),
+    at: isoTime,
+  })
+  .meta({ id: 'WebhookAttempt' });
+
 const listEnvelope = <T extends z.ZodType>(schema: T) => z.strictObject({ results: z.array(schema), total_entries: z.number().int() });
 
 /** The public routes, with the request schemas built from the running limits. */
@@ -618,6 +665,110 @@ export function describeRoutes(limits: Limits): RouteDoc[] {
         schema: results(z.strictObject({ ticket: z.string(), expires_at: isoTime, ws_url: z.string() })),
       },
       errors: [],
+    },
+    {
+      method: 'post',
+      path: '/v1/webhooks',
+      operationId: 'createWebhook',
+      tag: 'webhooks',
+      summary: 'Create a webhook subscription; the answer carries its whsec_ secret, shown only this once',
+      auth: 'bearer',
+      body: createWebhookBody,
+      success: {
+        status: 201,
+        description: 'Created; delivery starts with the events appended from now on',
+        schema: results(Webhook.extend({ secret: z.string().meta({ description: 'whsec_…: verifies the v1 signatures; shown once' }) })),
+        headers: { Location: 'The subscription URL' },
+      },
+      errors: [400, 404, 409],
+    },
+    {
+      method: 'get',
+      path: '/v1/webhooks',
+      operationId: 'listWebhooks',
+      tag: 'webhooks',
+      summary: 'List webhook subscriptions',
+      auth: 'bearer',
+      query: listWebhooksQuery,
+      success: { status: 200, description: 'List envelope', schema: listEnvelope(Webhook) },
+      errors: [400],
+    },
+    {
+      method: 'get',
+      path: '/v1/webhooks/:webhook_id',
+      operationId: 'getWebhook',
+      tag: 'webhooks',
+      summary: 'Retrieve a webhook subscription',
+      auth: 'bearer',
+      params: webhookIdParams,
+      success: { status: 200, description: 'The subscription', schema: results(Webhook) },
+      errors: [400, 404],
+    },
+    {
+      method: 'patch',
+      path: '/v1/webhooks/:webhook_id',
+      operationId: 'updateWebhook',
+      tag: 'webhooks',
+      summary: 'Change a subscription (URL, filters, description), or disable / re-enable it',
+      auth: 'bearer',
+      params: webhookIdParams,
+      body: updateWebhookBody,
+      success: { status: 200, description: 'The updated subscription', schema: results(Webhook) },
+      errors: [400, 404],
+    },
+    {
+      method: 'delete',
+      path: '/v1/webhooks/:webhook_id',
+      operationId: 'deleteWebhook',
+      tag: 'webhooks',
+      summary: 'Delete a subscription and its attempt history',
+      auth: 'bearer',
+      params: webhookIdParams,
+      success: { status: 200, description: 'Deleted', schema: results(z.strictObject({ id: z.string(), deleted: z.literal(true) })) },
+      errors: [400, 404],
+    },
+    {
+      method: 'post',
+      path: '/v1/webhooks/:webhook_id/rotate-secret',
+      operationId: 'rotateWebhookSecret',
+      tag: 'webhooks',
+      summary: 'Rotate the secret: the new one is shown once; the previous one still signs until previous_secret_expires_at',
+      auth: 'bearer',
+      params: webhookIdParams,
+      success: {
+        status: 200,
+        description: 'The new secret',
+        schema: results(z.strictObject({ id: z.string(), secret: z.string(), previous_secret_expires_at: isoTime })),
+      },
+      errors: [400, 404],
+    },
+    {
+      method: 'post',
+      path: '/v1/webhooks/:webhook_id/replay',
+      operationId: 'replayWebhook',
+      tag: 'webhooks',
+      summary: 'Send the subscription’s events again, in order, from a seq or a time (as far as the event log retains them)',
+      auth: 'bearer',
+      params: webhookIdParams,
+      body: replayWebhookBody,
+      success: {
+        status: 202,
+        description: 'The cursor was moved; delivery continues from it in the background',
+        schema: results(z.strictObject({ id: z.string(), cursor: z.number().int() })),
+      },
+      errors: [400, 404],
+    },
+    {
+      method: 'get',
+      path: '/v1/webhooks/:webhook_id/attempts',
+      operationId: 'listWebhookAttempts',
+      tag: 'webhooks',
+      summary: 'Recent delivery attempts, newest first, with their status codes',
+      auth: 'bearer',
+      params: webhookIdParams,
+      query: listAttemptsQuery,
+      success: { status: 200, description: 'Attempts', schema: results(z.array(WebhookAttempt)) },
+      errors: [400, 404],
     },
   ];
 }

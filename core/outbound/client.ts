@@ -39,9 +39,21 @@ export interface OutboundClientOptions {
   totalTimeoutMs: number;
   /** The resolver for signed-URL hosts (tests pass their own); default: node's, on `dnsServers`. */
   resolver?: HostResolver;
+  /**
+   * Reuse connections (webhooks post many requests to one endpoint). Every new connection is still
+   * made to an address checked for that request; a reused one was checked when it was made.
+   */
+  keepAlive?: boolean;
 }
 
 /** The two lookups the client makes (node's Resolver has them). */
+/** An HTTP answer of any status, its body read up to the cap given (the rest is discarded). */
+export interface OutboundAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
 export interface HostResolver {
   resolve4(hostname: string): Promise<string[]>;
   resolve6(hostname: string): Promise<string[]>;
@@ -57,8 +69,10 @@ interface Target {
 
 export class OutboundClient {
   private readonly resolver: HostResolver;
+  private readonly agent: https.Agent | false;
 
   constructor(private readonly options: OutboundClientOptions) {
+    this.agent = options.keepAlive ? new https.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' }) : false;
     if (options.resolver) {
       this.resolver = options.resolver;
     } else {
@@ -113,7 +127,18 @@ export class OutboundClient {
   async get(rawUrl: string, headers: Record<string, string>, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
     const deadline = Date.now() + this.options.totalTimeoutMs;
     const target = await this.target(rawUrl, deadline);
-    return this.request(target, 'GET', headers, null, maxBytes, deadline, signal);
+    return (await this.request(target, 'GET', headers, null, maxBytes, deadline, false, signal)).body;
+  }
+
+  /**
+   * POSTs `body` and returns the answer whatever its status (webhook deliveries judge it
+   * themselves); a redirect is an answer too, never followed. Only the first `maxBytes` of the
+   * response body are read. The URL and its addresses are checked again here, at each connection.
+   */
+  async post(rawUrl: string, headers: Record<string, string>, body: Buffer, maxBytes: number): Promise<OutboundAnswer> {
+    const deadline = Date.now() + this.options.totalTimeoutMs;
+    const target = await this.target(rawUrl, deadline);
+    return this.request(target, 'POST', { ...headers, 'Content-Length': String(body.length) }, [body], maxBytes, deadline, true, undefined);
   }
 
   /** Uploads `pieces` as one body with a Content-Length (signed-URL stores need it), writing each piece as is. */
@@ -134,6 +159,7 @@ export class OutboundClient {
       pieces,
       64 * 1024,
       deadline,
+      false,
       signal,
     );
     return { status: 200 };
@@ -141,20 +167,22 @@ export class OutboundClient {
 
   private request(
     target: Target,
-    method: 'GET' | 'PUT',
+    method: 'GET' | 'PUT' | 'POST',
     headers: Record<string, string>,
     body: Buffer[] | null,
     maxBytes: number,
     deadline: number,
+    /** true: any status is an answer and a body past maxBytes is cut short; false: non-2xx and oversize fail. */
+    anyStatus: boolean,
     signal: AbortSignal | undefined,
-  ): Promise<Buffer> {
+  ): Promise<OutboundAnswer> {
     const { connectTimeoutMs, totalTimeoutMs } = this.options;
     // The only address this request may use: the one checked above.
     const lookup: LookupFunction = (_hostname, options, callback) => {
       if (options.all) callback(null, [{ address: target.address, family: target.family }]);
       else callback(null, target.address, target.family);
     };
-    return new Promise<Buffer>((resolve, reject) => {
+    return new Promise<OutboundAnswer>((resolve, reject) => {
       let settled = false;
       const fail = (error: unknown): void => {
         if (settled) return;
@@ -176,7 +204,7 @@ export class OutboundClient {
         method,
         headers: { ...headers, Host: target.url.host },
         lookup,
-        agent: false,
+        agent: this.agent,
       });
       const total = setTimeout(
         () => fail(new OutboundError('timeout', `no complete answer within ${totalTimeoutMs} ms`)),
@@ -191,11 +219,38 @@ export class OutboundClient {
         return;
       }
       signal?.addEventListener('abort', abandon, { once: true });
-      request.on('socket', (socket) => socket.once('secureConnect', () => clearTimeout(connect)));
+      request.on('socket', (socket) => {
+        // A kept-alive socket is connected already: only a new one has a handshake to wait for.
+        if (request.reusedSocket) clearTimeout(connect);
+        else socket.once('secureConnect', () => clearTimeout(connect));
+      });
       request.on('error', (error) => fail(new OutboundError('network', `request failed: ${error.message}`)));
       request.on('response', (response) => {
         clearTimeout(connect);
         const status = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let received = 0;
+        const finish = (): void => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(total);
+          signal?.removeEventListener('abort', abandon);
+          resolve({ status, headers: response.headers, body: Buffer.concat(chunks).subarray(0, maxBytes) });
+        };
+        if (anyStatus) {
+          response.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received <= maxBytes + chunk.length) chunks.push(chunk);
+            // Enough read: the rest of the answer is not wanted, and the socket is not reused.
+            if (received >= maxBytes) {
+              finish();
+              request.destroy();
+            }
+          });
+          response.on('error', () => finish());
+          response.on('end', finish);
+          return;
+        }
         if (status >= 300 && status < 400) {
           fail(new OutboundError('redirect', `the URL answered ${status} (a redirect); redirects are not followed`, status));
           return;
@@ -209,21 +264,13 @@ export class OutboundClient {
           fail(new OutboundError('too_large', `the response declares ${declared} bytes; the cap is ${maxBytes}`));
           return;
         }
-        const chunks: Buffer[] = [];
-        let received = 0;
         response.on('data', (chunk: Buffer) => {
           received += chunk.length;
           if (received > maxBytes) fail(new OutboundError('too_large', `the response exceeded the ${maxBytes}-byte cap`));
           else chunks.push(chunk);
         });
         response.on('error', (error) => fail(new OutboundError('network', `download failed: ${error.message}`)));
-        response.on('end', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(total);
-          signal?.removeEventListener('abort', abandon);
-          resolve(Buffer.concat(chunks, received));
-        });
+        response.on('end', finish);
       });
       if (body) for (const piece of body) request.write(piece);
       request.end();
