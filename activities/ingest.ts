@@ -118,7 +118,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
         planned.push(...planFileChunks(extraction, index, file.filename, deps.chunkMaxChars));
       } catch (error) {
         if (error instanceof UnreadableContentError) {
-          throw ApplicationFailure.nonRetryable(`${file.filename}: ${error.message}`, BAD_CONTENT);
+          // The stable refusal code, when there is one, ends the message where clients can find it.
+          const code = error.code ? ` [${error.code}]` : '';
+          throw ApplicationFailure.nonRetryable(`${file.filename}: ${error.message}${code}`, BAD_CONTENT);
         }
         throw error;
       }

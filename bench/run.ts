@@ -61,7 +61,7 @@ import {
 import { deviceScenario } from './device.js';
 import { eventScenario } from './events.js';
 import { FAIRNESS_LIMITS, fairnessScenario } from './fairness.js';
-import { extractorScenario } from './extractors.js';
+import { extractorScenario, officeScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
 import { retrievalScenario } from './retrieval/scenario.js';
@@ -116,6 +116,7 @@ const SCENARIOS = [
   'flatcost',
   'embed',
   'extractors',
+  'office',
   'vector-scan',
   'soak',
   'workflows',
@@ -960,6 +961,11 @@ async function main(): Promise<void> {
   if (runs('extractors')) {
     info('5) file extraction alone: OCR, PDF text layer, transcription (the stack is stopped)');
     await extractorScenario({ modelsDir: config.MODELS_DIR });
+  }
+
+  if (runs('office')) {
+    info('5b) office formats alone: spreadsheets, decks, OpenDocument, EPUB (the stack is stopped)');
+    await officeScenario();
   }
 
   if (runs('vector-scan')) {

@@ -93,6 +93,7 @@ const dist = path.join(root, 'dist');
 const files = [
   ...[
     'client',
+    'mcp',
     'config',
     'core',
     'extractors',

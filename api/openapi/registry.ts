@@ -57,6 +57,7 @@ export const SCHEMA_EXCLUDED: { pattern: RegExp; reason: string }[] = [
   { pattern: /^\/v1\/ws\/memory-events$/, reason: 'the WebSocket event endpoint (spec Versioning 5)' },
   { pattern: /^\/v1\/memory-events\/signing-keys$/, reason: 'the signing-keys endpoint (spec Versioning 5)' },
   { pattern: /^\/metrics$/, reason: 'the operator metrics endpoint (docs/operations.md)' },
+  { pattern: /^\/mcp$/, reason: 'the MCP endpoint: JSON-RPC whose tools MCP lists itself (docs/mcp.md)' },
   { pattern: /^\/v1\/openapi\.json$|^\/v1\/events\.schema\.json$|^\/docs(\/|$)/, reason: 'the schema export and the docs page themselves' },
 ];
 
