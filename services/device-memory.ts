@@ -546,6 +546,8 @@ function translateIds(
     count: mention.count,
     confidence: mention.confidence,
     description: mention.description,
+    ...(mention.valid_from !== undefined ? { validFrom: mention.valid_from === null ? null : new Date(mention.valid_from) } : {}),
+    ...(mention.valid_to !== undefined ? { validTo: mention.valid_to === null ? null : new Date(mention.valid_to) } : {}),
   }));
   return { memories, graph: { entities, facts, mentions } };
 }

@@ -20,7 +20,8 @@ import { metadataObject } from '../core/limits.js';
 
 export const SNAPSHOT_FORMAT = 'engram.graph-snapshot';
 export const SNAPSHOT_MAJOR = 1;
-export const SNAPSHOT_MINOR = 0;
+// 1.1 added the optional validity of fact mentions (valid_from / valid_to).
+export const SNAPSHOT_MINOR = 1;
 export const SNAPSHOT_FORMAT_VERSION = `${SNAPSHOT_MAJOR}.${SNAPSHOT_MINOR}`;
 
 export interface SnapshotChunk {
@@ -75,6 +76,12 @@ export interface SnapshotMention {
   confidence: number;
   /** What the episode says about the target (on the wire, often a span of the chunk text: WireMention). */
   description: string;
+  /**
+   * Fact mentions only (since 1.1): when the episode says the fact held, ISO 8601 (core/fact-timeline.ts).
+   * null `valid_from`: an unknown start (an ending); null `valid_to`: no end stated; absent: not recorded.
+   */
+  valid_from?: string | null;
+  valid_to?: string | null;
 }
 
 /**
@@ -88,6 +95,8 @@ export interface WireMention {
   confidence?: number;
   description?: string;
   span?: [number, number];
+  valid_from?: string | null;
+  valid_to?: string | null;
 }
 
 export type WireEpisode = SnapshotEpisode & { mentions: WireMention[] };
@@ -329,6 +338,8 @@ export function bodySchema(caps: SnapshotCaps, strict: boolean) {
                 confidence: finite.min(0).max(1).optional(),
                 description: text(10_000).optional(),
                 span: z.tuple([z.number().int().min(0), z.number().int().min(0)]).optional(),
+                valid_from: z.iso.datetime({ offset: true }).nullable().optional(),
+                valid_to: z.iso.datetime({ offset: true }).nullable().optional(),
               }),
             )
             .max(caps.maxMentions, `at most ${caps.maxMentions} mentions`),
@@ -447,6 +458,10 @@ export function checkReferences(body: WireBody, dimensions: number): SnapshotIss
         add(`${path}.description`, 'exactly one of description and span is required');
       if (!entities.has(mention.target_id) && !facts.has(mention.target_id))
         add(`${path}.target_id`, `no entity or fact ${mention.target_id}`);
+      if (entities.has(mention.target_id) && (mention.valid_from !== undefined || mention.valid_to !== undefined))
+        add(`${path}.valid_from`, 'validity belongs to fact mentions only');
+      if (mention.valid_from && mention.valid_to && Date.parse(mention.valid_from) > Date.parse(mention.valid_to))
+        add(`${path}.valid_to`, 'must not be before valid_from');
       const row = `${mention.chunk}\n${mention.target_id}`;
       if (rows.has(row)) add(path, 'duplicate provenance row');
       rows.add(row);
@@ -461,6 +476,14 @@ export function checkReferences(body: WireBody, dimensions: number): SnapshotIss
     }
   }
   return issues;
+}
+
+/** A mention's validity fields, only those it has (absent stays absent: "not recorded"). */
+function validityOf(mention: Pick<SnapshotMention, 'valid_from' | 'valid_to'>): Pick<SnapshotMention, 'valid_from' | 'valid_to'> {
+  return {
+    ...(mention.valid_from !== undefined ? { valid_from: mention.valid_from } : {}),
+    ...(mention.valid_to !== undefined ? { valid_to: mention.valid_to } : {}),
+  };
 }
 
 /** The wire body as the service works on it (references already checked): flat rows, descriptions spelt out. */
@@ -478,6 +501,7 @@ export function fromWire(body: WireBody): SnapshotBody {
         count: row.count ?? 1,
         confidence: row.confidence ?? 1,
         description: row.span ? texts.get(row.chunk)!.slice(row.span[0], row.span[1]) : (row.description ?? ''),
+        ...validityOf(row),
       });
     }
     return episode;
@@ -500,6 +524,7 @@ export function toWire(body: SnapshotBody): WireBody {
       ...(mention.count !== 1 ? { count: mention.count } : {}),
       ...(mention.confidence !== 1 ? { confidence: mention.confidence } : {}),
       ...(at >= 0 ? { span: [at, at + description.length] as [number, number] } : { description }),
+      ...validityOf(mention),
     };
     let rows = byEpisode.get(mention.episode_id);
     if (!rows) byEpisode.set(mention.episode_id, (rows = []));

@@ -13,6 +13,7 @@ import {
   encodeFloat16,
   encodeInt8,
   headerOf,
+  SNAPSHOT_FORMAT_VERSION,
   type SnapshotBody,
 } from './format.js';
 import { openSnapshot, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
@@ -206,14 +207,14 @@ describe('snapshot sealing and opening', () => {
     const document = await sealed(ks);
     await rejects(openSnapshot(await resign(ks, { ...document, format_version: '2.0' }), context(ks)), 'snapshot_version_unsupported');
     const body = structuredClone(document.body) as Record<string, unknown>;
-    (body.episodes as Record<string, unknown>[])[0]!.mood = 'new in 1.1';
+    (body.episodes as Record<string, unknown>[])[0]!.mood = 'new in 1.2';
     body.summaries = [];
-    const newer = await resign(ks, { ...document, format_version: '1.1', body, digest: digestOf(body), future_header: true });
+    const newer = await resign(ks, { ...document, format_version: '1.2', body, digest: digestOf(body), future_header: true });
     const opened = await openSnapshot(newer, context(ks));
     assert.equal(opened.body.episodes.length, 1);
   });
 
-  it('opens a 1.1 snapshot with unknown fields at every level, updates it, and the re-sealed 1.0 opens strictly', async () => {
+  it('opens a newer-minor (1.2) snapshot with unknown fields at every level, updates it, and the re-sealed 1.1 opens strictly', async () => {
     const ks = await keyset();
     const document = await sealed(ks);
     const body = structuredClone(document.body) as Record<string, unknown> & WireBody;
@@ -227,7 +228,7 @@ describe('snapshot sealing and opening', () => {
     extra(body.facts[0]!);
     const newer = await resign(ks, {
       ...document,
-      format_version: '1.1',
+      format_version: '1.2',
       counts: { ...(document.counts as object), added_in_1_1: 3 },
       added_in_1_1: 'header',
       body,
@@ -253,11 +254,82 @@ describe('snapshot sealing and opening', () => {
     );
     const updated = await sealSnapshot({ graphId: opened.graphId, tenantId: TENANT, embeddingModel: MODEL, body: graph.toBody() }, ks);
     const resealed = JSON.parse(Buffer.concat(updated.pieces).toString('utf8')) as Record<string, unknown>;
-    assert.equal(resealed.format_version, '1.0');
+    assert.equal(resealed.format_version, SNAPSHOT_FORMAT_VERSION);
     assert.doesNotMatch(JSON.stringify(resealed), /added_in_1_1/, 'unknown fields are dropped, as documented');
     const reopened = await openSnapshot(resealed, context(ks));
     assert.equal(reopened.body.episodes.length, 2);
     assert.equal(reopened.body.entities.find((entity) => entity.id === 'e1')!.weight, 2);
+  });
+
+  it('carries the validity of fact mentions (1.1) through a device update, seal and open', async () => {
+    const ks = await keyset();
+    const opened = await openSnapshot(await sealed(ks), context(ks));
+    const graph = new SnapshotGraph(opened.body, DIMS);
+    const episode = randomUUID();
+    graph.addEpisode({
+      id: episode,
+      kind: 'document',
+      name: null,
+      metadata: {},
+      created_at: '2026-11-26T10:00:00.000Z',
+      chunks: [{ index: 0, text: 'Alice no longer manages the Berlin office.', source: { type: 'text' }, vector: null }],
+    });
+    const ended = new Date('2025-06-01T00:00:00.000Z');
+    await graph.write(
+      { tenantId: TENANT, collectionId: opened.graphId },
+      [],
+      [],
+      [
+        {
+          memoryId: episode,
+          chunkIndex: 0,
+          kind: 'fact',
+          targetId: 'f1',
+          count: 1,
+          confidence: 1,
+          description: 'no longer',
+          validFrom: null,
+          validTo: ended,
+        },
+      ],
+    );
+    const resealed = JSON.parse(
+      Buffer.concat(
+        (await sealSnapshot({ graphId: opened.graphId, tenantId: TENANT, embeddingModel: MODEL, body: graph.toBody() }, ks)).pieces,
+      ).toString('utf8'),
+    ) as Record<string, unknown>;
+    assert.equal(resealed.format_version, '1.1');
+    const reopened = await openSnapshot(resealed, context(ks));
+    const row = reopened.body.mentions.find((mention) => mention.episode_id === episode)!;
+    assert.equal(row.valid_from, null);
+    assert.equal(row.valid_to, ended.toISOString());
+    const older = reopened.body.mentions.find((mention) => mention.episode_id !== episode && mention.target_id === 'f1')!;
+    assert.ok(!('valid_from' in older) && !('valid_to' in older), 'a mention without validity stays without it');
+  });
+
+  it('refuses validity that is malformed, inverted or on an entity mention', async () => {
+    const ks = await keyset();
+    const document = await sealed(ks);
+    const cases: [string, (body: WireBody) => void, RegExp][] = [
+      ['not a date', (body) => void (body.episodes[0]!.mentions[2]!.valid_from = 'last spring'), /mentions\.2\.valid_from/],
+      [
+        'ends before it starts',
+        (body) => {
+          body.episodes[0]!.mentions[2]!.valid_from = '2025-06-01T00:00:00.000Z';
+          body.episodes[0]!.mentions[2]!.valid_to = '2025-01-01T00:00:00.000Z';
+        },
+        /mentions\.2\.valid_to/,
+      ],
+      ['on an entity', (body) => void (body.episodes[0]!.mentions[0]!.valid_to = '2025-01-01T00:00:00.000Z'), /mentions\.0\.valid_from/],
+    ];
+    for (const [what, change, path] of cases) {
+      const body = structuredClone(document.body) as WireBody;
+      change(body);
+      const changed = await resign(ks, { ...document, body, digest: digestOf(body) });
+      await rejects(openSnapshot(changed, context(ks)), 'snapshot_invalid', path).catch((error: unknown) => {
+        throw new Error(`${what}: ${String(error)}`);
+      });
+    }
   });
 
   it('caps the mentions of all episodes together before verifying anything', async () => {

@@ -98,6 +98,8 @@ export class SnapshotGraph implements GraphStore {
         count: mention.count,
         confidence: mention.confidence,
         description: mention.description,
+        ...(mention.validFrom !== undefined ? { valid_from: mention.validFrom?.toISOString() ?? null } : {}),
+        ...(mention.validTo !== undefined ? { valid_to: mention.validTo?.toISOString() ?? null } : {}),
       });
     }
     for (const entity of entities) {
@@ -169,7 +171,14 @@ export class SnapshotGraph implements GraphStore {
     for (const mention of this.mentions.values()) {
       let list = rows.get(mention.episode_id);
       if (!list) rows.set(mention.episode_id, (list = []));
-      list.push({ targetId: mention.target_id, chunkIndex: mention.chunk, count: mention.count, description: mention.description });
+      list.push({
+        targetId: mention.target_id,
+        chunkIndex: mention.chunk,
+        count: mention.count,
+        description: mention.description,
+        ...(mention.valid_from !== undefined ? { validFrom: mention.valid_from === null ? null : new Date(mention.valid_from) } : {}),
+        ...(mention.valid_to !== undefined ? { validTo: mention.valid_to === null ? null : new Date(mention.valid_to) } : {}),
+      });
     }
     for (const [episodeId, list] of rows) partition.setMemory(episodeId, list, entities, facts);
     return partition;

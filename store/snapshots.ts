@@ -163,6 +163,9 @@ export class SnapshotRepository {
         count: row.count,
         confidence: row.confidence,
         description: row.description ?? '',
+        // Rows stored before validity existed have neither field: the snapshot then records none.
+        ...(row.valid_from !== undefined ? { validFrom: row.valid_from } : {}),
+        ...(row.valid_to !== undefined ? { validTo: row.valid_to } : {}),
       });
     }
     const backed = new Set(mentions.map((mention) => mention.targetId));
