@@ -59,7 +59,7 @@ describe('device memory (inline snapshots)', () => {
     assert.equal(response.status, 200, JSON.stringify(response.body));
     exported = response.body.results;
     assert.equal(exported.format, 'engram.graph-snapshot');
-    assert.equal(exported.format_version, '1.0');
+    assert.equal(exported.format_version, '1.1');
     assert.match(String(exported.digest), /^sha256:[0-9a-f]{64}$/);
     assert.equal((exported.counts as { episodes: number }).episodes, TEXTS.length);
     assert.ok(!JSON.stringify(exported).includes(tenant.tenantId), 'the tenant id never appears in a snapshot');
