@@ -18,6 +18,9 @@
  *                   the memories it created), search p95 idle vs loaded, index bytes vs budget and RSS;
  *   device      11. device memory: snapshot size, export/import time, device create and search beside
  *                   collection search, on 1,000 memories (bench/device.ts; BENCH_DEVICE_MEMORIES);
+ *   locomo      13. retrieval quality on the LoCoMo development half (../shared/bench-data/locomo), through
+ *                   the API: recall_any@5/@10, recall_all@10, MRR overall and per category, for the fused
+ *                   ranking beside BM25 alone and vector alone; search p50/p95, ingestion throughput (bench/locomo/);
  * then, after the whole stack is stopped:
  *   embed        3. raw embedding throughput of the model alone (and pipeline ÷ raw, with ingest);
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
@@ -52,6 +55,7 @@ import { extractorScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
 import { retrievalScenario } from './retrieval/scenario.js';
+import { locomoScenario } from './locomo/scenario.js';
 import { budgetScenario, coldLoad } from './index-budget.js';
 import { info, metric, percentile, sleep } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
@@ -98,10 +102,21 @@ const SCENARIOS = [
   'vector-scan',
   'soak',
   'workflows',
+  'locomo',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
-const STACK_SCENARIOS: readonly Scenario[] = ['latency', 'ingest', 'retrieval', 'search', 'index-budget', 'events', 'fairness', 'device'];
+const STACK_SCENARIOS: readonly Scenario[] = [
+  'latency',
+  'ingest',
+  'retrieval',
+  'search',
+  'index-budget',
+  'events',
+  'fairness',
+  'device',
+  'locomo',
+];
 
 /** BENCH_ONLY=a,b: only those scenarios; unset or empty: all of them. */
 function selectedScenarios(value: string | undefined): Set<Scenario> {
@@ -656,6 +671,8 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
     );
     await retrievalScenario(api, retrievalCollection.id, interleavedCollection.id);
   }
+
+  if (runs('locomo')) await locomoScenario(api);
 
   if (runs('search')) {
     if (!embeddingModel || !sampleId) ({ embeddingModel, sampleId } = await probeEmbedding(api, boot.collection.id));
