@@ -140,7 +140,11 @@ export const collectionGraph =
 export async function graphSignal(match: GraphMatcher, extractor: StructureExtractor, query: string): Promise<GraphSignal> {
   const extracted = await extractor.extract(query);
   const keys = [...new Set([...queryKeys(query), ...extracted.entities.map((entity) => entity.key)])];
-  const matched = match(keys);
+  return resultsOf(match(keys));
+}
+
+/** A graph match as the response shows it. */
+function resultsOf(matched: GraphMatch): GraphSignal {
   return {
     chunks: matched.chunks,
     episodes: matched.episodes,
@@ -162,5 +166,29 @@ export async function graphSignal(match: GraphMatcher, extractor: StructureExtra
       weight: fact.weight,
       confidence: fact.confidence,
     })),
+  };
+}
+
+/** At most this many entities and relationships are shown. */
+const SHOWN = 20;
+
+/**
+ * The entities and relationships a response shows: those the query names (already visible) and
+ * those the hits mention (search/graph-index.ts hitGraph), kept only when a visible memory backs
+ * them, merged by id with the higher score, best first.
+ */
+export function withHitGraph(named: GraphSignal, fromHits: GraphMatch, visible: (memoryId: string) => boolean): GraphSignal {
+  const hits = visibleGraph(resultsOf(fromHits), visible);
+  const entities = new Map<string, GraphEntityResult>();
+  for (const entity of [...named.entities, ...hits.entities]) {
+    const known = entities.get(entity.id);
+    if (!known || entity.score > known.score) entities.set(entity.id, entity);
+  }
+  // Facts the query's entities reach keep their order; those only the hits mention follow, by relevance.
+  const shownFacts = new Set(named.relationships.map((fact) => fact.id));
+  return {
+    ...named,
+    entities: [...entities.values()].sort((a, b) => b.score - a.score || b.weight - a.weight).slice(0, SHOWN),
+    relationships: [...named.relationships, ...hits.relationships.filter((fact) => !shownFacts.has(fact.id))].slice(0, SHOWN),
   };
 }
