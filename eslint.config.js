@@ -32,6 +32,8 @@ export default tseslint.config(
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, and only types from activities.
     files: ['workflows/**/*.ts'],
+    // Tests of the workflows run outside the sandbox, in node's test runner.
+    ignores: ['**/*.unit.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

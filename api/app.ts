@@ -2,7 +2,8 @@
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import type { ApiDeps, AppState } from './context.js';
-import { AuthFailures, authenticate } from './middleware/auth.js';
+import { AuthFailures } from '../core/auth-failures.js';
+import { authenticate } from './middleware/auth.js';
 import { deadline } from './middleware/deadline.js';
 import { errorHandler } from './middleware/errors.js';
 import { httpMetrics } from './middleware/metrics.js';

@@ -10,7 +10,7 @@ import type { SearchService } from '../services/search.js';
 import type { TicketService } from '../services/tickets.js';
 import type { UploadService } from '../services/uploads.js';
 import type { WorkflowService } from '../services/workflows.js';
-import type { AuthFailures } from './middleware/auth.js';
+import type { AuthFailures } from '../core/auth-failures.js';
 
 export interface ApiServices {
   auth: AuthService;

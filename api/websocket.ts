@@ -13,7 +13,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../core/logger.js';
 import { CLOSE_CODES, type EventStream } from '../services/event-stream.js';
 import type { TicketService } from '../services/tickets.js';
-import { peerOf, tooManyFailures, type AuthFailures } from './middleware/auth.js';
+import { tooManyFailures, type AuthFailures } from '../core/auth-failures.js';
+import { peerOf } from './middleware/auth.js';
 
 const PATH = '/v1/ws/memory-events';
 const PING_INTERVAL_MS = 20_000;

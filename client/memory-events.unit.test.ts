@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { withSignature } from '../core/event-signature.js';
 import { generateKeysetEntry, publicJwks } from '../core/signing-keyset.js';
-import { FakeEventsServer } from './fake-events-server.js';
+import { FakeEventsServer } from '../test/support/fake-events-server.js';
 import {
   backoffDelay,
   ConnectionLostError,

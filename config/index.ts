@@ -40,6 +40,8 @@ const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   DATA_DIR: z.string().default(path.join(projectRoot(), 'data')),
 
   MONGODB_URI: z.string().min(1).optional(),
@@ -170,7 +172,6 @@ const configSchema = z.object({
    * (paused, partitioned) reloads its loaded search partitions from the store.
    */
   INDEX_FEED_MAX_ENTRIES: z.coerce.number().int().min(10).default(200_000),
-  /** How often each API process finishes deletes a crash interrupted (those older than this). */
   /**
    * Where workflow reads (GET /v1/workflows, /v1/workflow-patterns) come from: `mongodb` (the
    * traces, instances and patterns derived at ingestion), or `none` for a deployment without a
@@ -179,6 +180,7 @@ const configSchema = z.object({
   GRAPH_READ_BACKEND: z.enum(['mongodb', 'none']).default('mongodb'),
   /** How often API processes run the full pattern mines owed by collections quiet for as long (docs/workflows.md). */
   WORKFLOW_MINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(10_000),
+  /** How often each API process finishes deletes a crash interrupted (those older than this). */
   DELETE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(10_000),
 
   /**

@@ -99,7 +99,9 @@ const privateKeys = new WeakMap<JWK, Promise<KeyObject>>();
 const publicKeys = new WeakMap<JWK, Promise<KeyObject>>();
 
 async function importKey(jwk: JWK, alg: SigningAlgorithm, withPrivate: boolean): Promise<KeyObject> {
-  const imported = await importJWK(keyMaterial(jwk, withPrivate), alg);
+  // Extractable, because node:crypto's KeyObject.from() of a non-extractable CryptoKey is deprecated
+  // (DEP0204 on Node 24). The key never leaves this process either way.
+  const imported = await importJWK(keyMaterial(jwk, withPrivate), alg, { extractable: true });
   if (imported instanceof Uint8Array) throw new EventSignatureError('expected an asymmetric key, got a symmetric one');
   return KeyObject.from(imported);
 }

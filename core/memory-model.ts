@@ -13,7 +13,7 @@ export interface Collection {
   created_at: Date;
   /**
    * Set on ephemeral collections (imported device snapshots): read-only, and gone after this time.
-   * Expired ones are invisible at once; the sweeper (ephemeral-collections in services) removes them.
+   * Expired ones are invisible at once; each API process's sweep (`sweepExpired` in services/device-memory.ts) removes them.
    */
   expires_at?: Date | null;
 }

@@ -1,5 +1,6 @@
 /**
- * The event-signing keyset: private keys in a JSON file (or an env value), one active key that
+ * A signing keyset, used for live-event frames and for device snapshots (each has its own keyset
+ * file): private keys in a JSON file (or an env value), one active key that
  * signs, and retired keys kept for verification until their retention ends.
  *
  * File format (mode 0600):

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { createApp } from '../api/app.js';
-import { AuthFailures } from '../api/middleware/auth.js';
+import { AuthFailures } from '../core/auth-failures.js';
 import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
@@ -118,7 +118,7 @@ async function eventSigning(config: Config, logger: Logger): Promise<EventSignin
 }
 
 export async function startService(config: Config, endpoints: ServiceEndpoints): Promise<RunningService> {
-  const logger = createLogger(config.ROLE === 'worker' ? 'worker' : 'api', config.LOG_LEVEL);
+  const logger = createLogger(config.ROLE === 'worker' ? 'worker' : 'api', config.LOG_LEVEL, config.LOG_FORMAT);
   installTemporalLogging(logger, config.LOG_LEVEL);
   const store = await openStore(config, endpoints.mongoUri);
   const crashAt = config.FAULT_INJECT_CRASH_AT;

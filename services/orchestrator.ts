@@ -7,6 +7,20 @@ import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, ty
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { graphWorkflowId, ingestWorkflowId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
+// Types only: the workflow code itself runs in the worker's sandbox, never in this process.
+import type * as workflows from '../workflows/index.js';
+
+type WorkflowName = {
+  [K in keyof typeof workflows]: (typeof workflows)[K] extends (...args: never[]) => Promise<unknown> ? K : never;
+}[keyof typeof workflows];
+
+/**
+ * A workflow's type name, checked against the workflow module at compile time, so a rename there
+ * breaks the build here instead of failing at run time as an unknown workflow type.
+ */
+function workflowType<K extends WorkflowName>(name: K): K {
+  return name;
+}
 
 export const MEMORY_ID = defineSearchAttributeKey('MemoryId', SearchAttributeType.KEYWORD);
 export const COLLECTION_ID = defineSearchAttributeKey('CollectionId', SearchAttributeType.KEYWORD);
@@ -46,7 +60,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
       const workflowId = request.append?.workflowId ?? ingestWorkflowId(request.memoryId);
       const append = request.append ? { fromMessage: request.append.fromMessage, fromChunk: request.append.fromChunk } : undefined;
       try {
-        await client.workflow.start('ingestMemory', {
+        await client.workflow.start<(typeof workflows)['ingestMemory']>(workflowType('ingestMemory'), {
           workflowId,
           taskQueue: options.taskQueue,
           args: [{ memoryId: request.memoryId, tenantId: request.tenantId, ...(append ? { append } : {}) }],
@@ -58,7 +72,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
           ],
           requestEagerStart: options.eagerStart,
         });
-        workflowsStarted.inc({ workflow: 'ingestMemory' });
+        workflowsStarted.inc({ workflow: workflowType('ingestMemory') });
         return { workflowId, alreadyStarted: false };
       } catch (error) {
         if (error instanceof WorkflowExecutionAlreadyStartedError) return { workflowId, alreadyStarted: true };
@@ -67,7 +81,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     },
 
     async startGraphProjection(request) {
-      await client.workflow.start('projectMemoryGraph', {
+      await client.workflow.start<(typeof workflows)['projectMemoryGraph']>(workflowType('projectMemoryGraph'), {
         workflowId: graphWorkflowId(request.memoryId),
         taskQueue: options.taskQueue,
         args: [request],

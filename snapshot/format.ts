@@ -1,6 +1,6 @@
 /**
  * The device-memory snapshot: a collection's graph state as one JSON document that a client keeps
- * and hands back. docs/snapshots.md is the contract across releases; this module is its code.
+ * and hands back. docs/device-memory.md is the contract across releases; this module is its code.
  *
  *   { format, format_version, graph_id, tenant_binding, embedding_model, created_at, counts,
  *     digest, body: { episodes (with their mentions), entities, facts }, signature }

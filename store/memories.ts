@@ -4,7 +4,8 @@ import type { MemoryFilter } from '../core/memory-filter.js';
 import { isEmptyFilter, NO_FILTER } from '../core/memory-filter.js';
 import { isSearchable, type AppendRun, type Memory, type MemorySummary } from '../core/memory-model.js';
 import { memoryQuery } from './memory-filter.js';
-import { fromStored, toStored, type Stored } from './stored.js';
+import type { MemoryDoc } from './memory-rows.js';
+import { fromStored, toStored } from './stored.js';
 
 /** What an update may change; only the fields given are written. */
 export interface MemoryChange {
@@ -34,7 +35,7 @@ const summaryOf = (doc: MemorySummaryDoc): MemorySummary => fromStored<MemorySum
 
 export type { MemoryContent, MemoryFile, MemoryKind, MemoryStatus, MessageInput } from '../core/content-model.js';
 
-export type MemoryDoc = Stored<Memory>;
+export type { MemoryDoc };
 type MemorySummaryDoc = Omit<MemoryDoc, 'content'>;
 
 /** How many access times a memory keeps: enough for the activation sum, bounded in size. */

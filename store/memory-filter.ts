@@ -1,6 +1,6 @@
 import type { Filter } from 'mongodb';
 import type { MemoryFilter } from '../core/memory-filter.js';
-import type { MemoryDoc } from './memories.js';
+import type { MemoryDoc } from './memory-rows.js';
 
 /**
  * The one translation of a MemoryFilter into a MongoDB query on `memories`. Conditions on the same

@@ -90,7 +90,22 @@ process.stderr.write(`stack ready in ${((Date.now() - started) / 1000).toFixed(1
 
 const dist = path.join(root, 'dist');
 const files = [
-  ...['client', 'config', 'core', 'extractors', 'models', 'search', 'snapshot', 'store', 'api', 'services', 'bench'].flatMap((dir) => {
+  ...[
+    'client',
+    'config',
+    'core',
+    'extractors',
+    'models',
+    'search',
+    'snapshot',
+    'store',
+    'api',
+    'services',
+    'workflows',
+    'activities',
+    'runtime',
+    'bench',
+  ].flatMap((dir) => {
     try {
       return findTests(path.join(dist, dir), '.unit.test.js');
     } catch {

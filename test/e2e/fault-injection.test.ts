@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { freePort, startTemporal } from '../../dev/embedded.js';
 import { stopChild } from '../../dev/stack.js';
-import { Api, createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
+import { Api, createMemory, eventually, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 import { startApiProcess } from '../support/processes.js';
 
@@ -81,13 +81,7 @@ describe('a delete interrupted by a crash', () => {
       }
 
       // The stack's API process sweeps interrupted deletes (DELETE_SWEEP_INTERVAL_MS=1000 in tests).
-      const deadline = Date.now() + 30_000;
-      let leftovers = await leftoversOf(memoryId, fileIds);
-      while (leftovers.length > 0 && Date.now() < deadline) {
-        await sleep(250);
-        leftovers = await leftoversOf(memoryId, fileIds);
-      }
-      assert.deepEqual(leftovers, [], 'no orphan in any collection');
+      await eventually(async () => assert.deepEqual(await leftoversOf(memoryId, fileIds), [], 'no orphan in any collection'));
       assert.equal(await db.collection('files.chunks').countDocuments({ files_id: new ObjectId(fileIds[0]) }), 0, 'no stored bytes');
       assert.equal((await tenant.api.get(`/v1/memories/${memoryId}`)).status, 404);
       const search = await tenant.api.search([tenant.collectionId], `Ingrid Holm ledger ${marker}`);
@@ -135,15 +129,11 @@ describe('a PATCH that adds a collection while Temporal is unreachable', () => {
       ),
       'searchable in the joined collection at once',
     );
-    const deadline = Date.now() + 30_000;
-    let names: string[] = [];
-    while (Date.now() < deadline) {
+    await eventually(async () => {
       const search = await tenant.api.search([joined], 'Halvard Brekke');
-      names = search.body.results.entities.map((entity: { name: string }) => entity.name.toLowerCase());
-      if (names.includes('halvard brekke')) break;
-      await sleep(250);
-    }
-    assert.ok(names.includes('halvard brekke'), `the graph reached the joined collection: ${names.join(', ')}`);
+      const names: string[] = search.body.results.entities.map((entity: { name: string }) => entity.name.toLowerCase());
+      assert.ok(names.includes('halvard brekke'), `the graph reached the joined collection: ${names.join(', ')}`);
+    });
     const db = await database();
     const record = await db.collection('memories').findOne({ _id: memoryId as unknown as ObjectId });
     assert.equal(record?.collections_sync, undefined, 'nothing left to reconcile');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
+import { createMemory, newTenant, sleep, until, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 
 const FACTS = {
@@ -144,9 +144,7 @@ describe('delete', () => {
     const id = await createMemory(tenant, { raw_text: text });
     // Wait until the pipeline has written chunks, then delete mid-run.
     const db = await database();
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && (await db.collection('chunks').countDocuments({ memory_id: id })) === 0) await sleep(50);
-    assert.ok((await db.collection('chunks').countDocuments({ memory_id: id })) > 0, 'the pipeline started writing');
+    await until(async () => (await db.collection('chunks').countDocuments({ memory_id: id })) > 0, 'the pipeline to start writing', 30_000);
     const response = await tenant.api.delete(`/v1/memories/${id}`);
     assert.equal(response.status, 200);
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { spawnService } from '../../dev/stack.js';
 import { buildPdf, renderTextJpeg } from '../fixtures/documents.js';
-import { createMemory, newTenant, sleep, stack, waitForStatus } from '../support/client.js';
+import { createMemory, eventually, newTenant, stack, until, waitForStatus } from '../support/client.js';
 import { closeDatabase, database, terminalEventOf } from '../support/db.js';
 
 // One client per file, closed once every suite in the file is done (an open client keeps the file's process alive).
@@ -27,14 +27,11 @@ describe('worker crash mid-ingestion', () => {
     const db = await database();
 
     // Wait until some, but not all, vectors are stored: the worker is mid-embedding.
-    const deadline = Date.now() + 60_000;
-    let embedded = 0;
-    while (Date.now() < deadline) {
-      embedded = await db.collection('chunks').countDocuments({ memory_id: id, embedding_model: { $ne: null } });
-      if (embedded > 0) break;
-      await sleep(20);
-    }
-    assert.ok(embedded > 0, 'embedding started');
+    await until(
+      async () => (await db.collection('chunks').countDocuments({ memory_id: id, embedding_model: { $ne: null } })) > 0,
+      'embedding to start',
+      60_000,
+    );
     process.kill(info.workerPid, 'SIGKILL');
     const total = await db.collection('chunks').countDocuments({ memory_id: id });
     const embeddedAtKill = await db.collection('chunks').countDocuments({ memory_id: id, embedding_model: { $ne: null } });
@@ -101,18 +98,17 @@ describe('worker crash mid-ingestion', () => {
     assert.equal(put.status, 200);
     const id = await createMemory(tenant, { content_parts: [{ type: 'document', upload_id: issued.body.results.upload_id }] });
     const db = await database();
-    const deadline = Date.now() + 60_000;
-    let progress: { current: number; total: number } | null = null;
-    while (Date.now() < deadline) {
-      const event = await db
-        .collection('memory_events')
-        .findOne({ 'payload.engram_id': id, 'payload.stage': 'extract', 'payload.current': { $gte: 1 } });
-      if (event) {
-        progress = event.payload as { current: number; total: number };
-        break;
-      }
-      await sleep(10);
-    }
+    const progress = await eventually(
+      async () => {
+        const event = await db
+          .collection('memory_events')
+          .findOne({ 'payload.engram_id': id, 'payload.stage': 'extract', 'payload.current': { $gte: 1 } });
+        if (!event) throw new Error('no OCR page done yet');
+        return event.payload as { current: number; total: number };
+      },
+      60_000,
+      10,
+    );
     assert.ok(progress && progress.current < progress.total, `killed mid-OCR (${JSON.stringify(progress)})`);
     const info = stack();
     process.kill(info.workerPid, 'SIGKILL');

@@ -132,14 +132,15 @@ export async function until(condition: () => boolean | Promise<boolean>, what: s
 
 /** Polls a memory until it reaches one of the given statuses. */
 export async function waitForStatus(api: Api, memoryId: string, statuses: string[], timeoutMs = 60_000): Promise<ApiResponse> {
-  const deadline = Date.now() + timeoutMs;
-  let last: ApiResponse | null = null;
-  while (Date.now() < deadline) {
-    last = await api.get(`/v1/memories/${memoryId}`);
-    if (last.status === 200 && statuses.includes(last.body.results.status)) return last;
-    await sleep(100);
-  }
-  throw new Error(`memory ${memoryId} did not reach ${statuses.join('/')} in ${timeoutMs} ms; last: ${JSON.stringify(last?.body)}`);
+  return eventually(
+    async () => {
+      const last = await api.get(`/v1/memories/${memoryId}`);
+      if (last.status === 200 && statuses.includes(last.body.results.status)) return last;
+      throw new Error(`memory ${memoryId} did not reach ${statuses.join('/')} in ${timeoutMs} ms; last: ${JSON.stringify(last.body)}`);
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 export async function createMemory(fixture: TenantFixture, body: Record<string, unknown>): Promise<string> {

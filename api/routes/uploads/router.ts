@@ -5,7 +5,8 @@
  */
 import Router from '@koa/router';
 import type { ApiDeps, AppState } from '../../context.js';
-import { chargeCredentialFailures, type AuthFailures } from '../../middleware/auth.js';
+import type { AuthFailures } from '../../../core/auth-failures.js';
+import { chargeCredentialFailures } from '../../middleware/auth.js';
 import { handle } from '../../middleware/validate.js';
 import { createUploadBody, signedUrlQuery, uploadIdParams } from './schema.js';
 

@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, type Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
-import { type SigningKey, withSignature } from '../core/event-signature.js';
-import { type EventFrame, type SubscribeFrame } from './frames.js';
+import { type SigningKey, withSignature } from '../../core/event-signature.js';
+import { type EventFrame, type SubscribeFrame } from '../../client/frames.js';
 
 export interface FakeServerOptions {
   apiKey?: string;

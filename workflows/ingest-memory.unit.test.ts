@@ -1,0 +1,153 @@
+/**
+ * The ingestion workflows on a real Temporal server (the project's own dev-server binary, started
+ * by TestWorkflowEnvironment offline) with recording fakes in place of the activities: the stage
+ * order, what each stage is handed, and how failures end the run.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ApplicationFailure } from '@temporalio/common';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Runtime, Worker, DefaultLogger } from '@temporalio/worker';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { Activities, GraphProjectionInput, IngestInput, StageInput } from '../activities/index.js';
+import { projectRoot } from '../config/index.js';
+import { BAD_CONTENT, INGESTION_FAILED, MEMORY_DELETED } from '../core/failure-types.js';
+import type { ingestMemory, projectMemoryGraph } from './index.js';
+
+const root = projectRoot();
+const temporalBinary = path.join(root, '.tools', 'bin', 'temporal');
+const bundlePath = path.join(root, 'dist', 'workflow-bundle.js');
+
+type Call = { stage: string; input: unknown };
+type Behaviour = Partial<Record<keyof Activities, (input: never, attempt: number) => unknown>>;
+
+/** Activities that record every call and do what the test's behaviour says (default: succeed). */
+function fakeActivities(calls: Call[], behaviour: Behaviour): Activities {
+  const attempts = new Map<string, number>();
+  const stage =
+    (name: keyof Activities, result: (input: never) => unknown) =>
+    (input: never): Promise<unknown> => {
+      calls.push({ stage: name, input });
+      const attempt = (attempts.get(name) ?? 0) + 1;
+      attempts.set(name, attempt);
+      const override = behaviour[name];
+      return Promise.resolve(override ? override(input, attempt) : result(input));
+    };
+  return {
+    readContent: stage('readContent', () => ({ chunkCount: 2, collectionIds: ['col-a', 'col-b'] })),
+    extractStructure: stage('extractStructure', () => undefined),
+    deriveWorkflows: stage('deriveWorkflows', () => undefined),
+    embedAndIndex: stage('embedAndIndex', () => ({ status: 'complete', chunkCount: 2 })),
+    markFailed: stage('markFailed', () => undefined),
+    projectGraph: stage('projectGraph', () => undefined),
+  } as unknown as Activities; // Only the stages the workflows call; the rest of the activity surface is not reached.
+}
+
+describe('ingestion workflows on the dev server', () => {
+  let env: TestWorkflowEnvironment;
+  before(async () => {
+    assert.ok(existsSync(temporalBinary), `the Temporal CLI is installed by scripts/setup.sh at ${temporalBinary}`);
+    assert.ok(existsSync(bundlePath), `npm run build writes the workflow bundle at ${bundlePath}`);
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    env = await TestWorkflowEnvironment.createLocal({
+      server: { executable: { type: 'existing-path', path: temporalBinary }, ip: '127.0.0.1', extraArgs: ['--headless'] },
+    });
+  });
+  after(async () => {
+    await env?.teardown();
+  });
+
+  async function run<W extends typeof ingestMemory | typeof projectMemoryGraph>(
+    workflow: 'ingestMemory' | 'projectMemoryGraph',
+    input: Parameters<W>[0],
+    behaviour: Behaviour = {},
+  ): Promise<{ calls: Call[]; result: Promise<Awaited<ReturnType<W>>> }> {
+    const calls: Call[] = [];
+    const taskQueue = `test-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: bundlePath },
+      activities: fakeActivities(calls, behaviour),
+    });
+    const result = worker.runUntil(
+      env.client.workflow.execute<W>(workflow, { taskQueue, workflowId: `wf-${randomUUID()}`, args: [input] as Parameters<W> }),
+    ) as Promise<Awaited<ReturnType<W>>>;
+    return { calls, result };
+  }
+
+  const input: IngestInput = { memoryId: 'mem-1', tenantId: 'tenant-1' };
+
+  it('runs read → structure → derive → embed in order, handing later stages the collections read found', async () => {
+    const { calls, result } = await run<typeof ingestMemory>('ingestMemory', input);
+    assert.deepEqual(await result, { memoryId: 'mem-1', status: 'complete', chunkCount: 2 });
+    assert.deepEqual(
+      calls.map((call) => call.stage),
+      ['readContent', 'extractStructure', 'deriveWorkflows', 'embedAndIndex'],
+    );
+    const stageInput: StageInput = { ...input, collectionIds: ['col-a', 'col-b'] };
+    for (const call of calls.slice(1)) assert.deepEqual(call.input, stageInput);
+  });
+
+  it('retries a stage that failed for a passing reason, and goes on', async () => {
+    const { calls, result } = await run<typeof ingestMemory>('ingestMemory', input, {
+      embedAndIndex: (_input, attempt) => {
+        if (attempt === 1) throw new Error('store briefly unreachable');
+        return { status: 'complete', chunkCount: 2 };
+      },
+    });
+    assert.equal((await result).status, 'complete');
+    assert.equal(calls.filter((call) => call.stage === 'embedAndIndex').length, 2);
+    assert.equal(calls.filter((call) => call.stage === 'markFailed').length, 0);
+  });
+
+  it('fails bad content once, without retries, records the reason, and ends non-retryable', async () => {
+    const { calls, result } = await run<typeof ingestMemory>('ingestMemory', input, {
+      readContent: () => {
+        throw ApplicationFailure.nonRetryable('not a PDF', BAD_CONTENT);
+      },
+    });
+    await assert.rejects(result, (error: unknown) => {
+      assert.ok(error instanceof WorkflowFailedError);
+      assert.ok(error.cause instanceof ApplicationFailure);
+      assert.equal(error.cause.type, INGESTION_FAILED);
+      assert.equal(error.cause.nonRetryable, true);
+      return true;
+    });
+    assert.deepEqual(
+      calls.map((call) => call.stage),
+      ['readContent', 'markFailed'],
+    );
+    assert.deepEqual(calls[1]!.input, { ...input, message: 'not a PDF' });
+  });
+
+  it('ends as deleted, recording no failure, when the memory was deleted mid-way', async () => {
+    const { calls, result } = await run<typeof ingestMemory>('ingestMemory', input, {
+      extractStructure: () => {
+        throw ApplicationFailure.nonRetryable('memory is gone', MEMORY_DELETED);
+      },
+    });
+    assert.deepEqual(await result, { memoryId: 'mem-1', status: 'deleted', chunkCount: 0 });
+    assert.deepEqual(
+      calls.map((call) => call.stage),
+      ['readContent', 'extractStructure'],
+    );
+  });
+
+  it('projects a graph, and treats a deleted memory as done', async () => {
+    const projection: GraphProjectionInput = { memoryId: 'mem-2', tenantId: 'tenant-1', collectionIds: ['col-c'] };
+    const ok = await run<typeof projectMemoryGraph>('projectMemoryGraph', projection);
+    await ok.result;
+    assert.deepEqual(ok.calls, [{ stage: 'projectGraph', input: projection }]);
+    const gone = await run<typeof projectMemoryGraph>('projectMemoryGraph', projection, {
+      projectGraph: () => {
+        throw ApplicationFailure.nonRetryable('memory is gone', MEMORY_DELETED);
+      },
+    });
+    await gone.result;
+    assert.equal(gone.calls.length, 1);
+  });
+});
