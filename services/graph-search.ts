@@ -20,6 +20,8 @@ const QUERY_STOP_WORDS = new Set(
 );
 
 export interface GraphEntityResult {
+  /** In a collection search: whether the query names it (or a neighbour of it) or only the hits mention it. */
+  found_by?: 'query' | 'hits';
   id: string;
   name: string;
   category: string;
@@ -29,6 +31,7 @@ export interface GraphEntityResult {
 }
 
 export interface GraphRelationshipResult {
+  found_by?: 'query' | 'hits';
   id: string;
   subject_id: string;
   object_id: string;
@@ -179,16 +182,19 @@ const SHOWN = 20;
  */
 export function withHitGraph(named: GraphSignal, fromHits: GraphMatch, visible: (memoryId: string) => boolean): GraphSignal {
   const hits = visibleGraph(resultsOf(fromHits), visible);
-  const entities = new Map<string, GraphEntityResult>();
-  for (const entity of [...named.entities, ...hits.entities]) {
-    const known = entities.get(entity.id);
-    if (!known || entity.score > known.score) entities.set(entity.id, entity);
-  }
-  // Facts the query's entities reach keep their order; those only the hits mention follow, by relevance.
+  // What the query names keeps its order (device-mode search shows the same); what only the hits
+  // mention follows, by relevance.
+  const shownEntities = new Set(named.entities.map((entity) => entity.id));
   const shownFacts = new Set(named.relationships.map((fact) => fact.id));
   return {
     ...named,
-    entities: [...entities.values()].sort((a, b) => b.score - a.score || b.weight - a.weight).slice(0, SHOWN),
-    relationships: [...named.relationships, ...hits.relationships.filter((fact) => !shownFacts.has(fact.id))].slice(0, SHOWN),
+    entities: [
+      ...named.entities.map((entity) => ({ found_by: 'query' as const, ...entity })),
+      ...hits.entities.filter((entity) => !shownEntities.has(entity.id)).map((entity) => ({ found_by: 'hits' as const, ...entity })),
+    ].slice(0, SHOWN),
+    relationships: [
+      ...named.relationships.map((fact) => ({ found_by: 'query' as const, ...fact })),
+      ...hits.relationships.filter((fact) => !shownFacts.has(fact.id)).map((fact) => ({ found_by: 'hits' as const, ...fact })),
+    ].slice(0, SHOWN),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The entities and relationships of a search come from the query's names and also from what its
- * top hits mention, ranked by relevance, and only those that a visible memory backs.
+ * top hits mention (after the named ones, by relevance), and only those that a visible memory backs.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -43,6 +43,8 @@ describe('search: entities and relationships of what was found', () => {
     assert.equal(results.hits[0]?.memory_id, officeId);
     const names = results.entities.map((entity) => entity.name);
     for (const name of ['Alice Chen', 'Tom Baker']) assert.ok(names.includes(name), `${name} in ${JSON.stringify(names)}`);
+    const alice = results.entities.find((entity) => entity.name === 'Alice Chen') as Entity & { found_by?: string };
+    assert.equal(alice.found_by, 'hits', 'the query names nobody: Alice Chen comes from the hit');
     assert.ok(
       results.relationships.some((fact) => /Tom Baker works in the Paris office/.test(fact.description)),
       JSON.stringify(results.relationships),
