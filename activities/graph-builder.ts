@@ -11,6 +11,8 @@
  * workers creating the same new entity at once converge on one node.
  */
 import type { ChunkStructure, ExtractedEntity, StructureExtractor } from '../extractors/structure/types.js';
+import { factRowValidity } from '../extractors/structure/validity.js';
+import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
@@ -21,6 +23,8 @@ export interface GraphBuilderOptions {
   extractor: StructureExtractor;
   embedder: Embedder;
   similarityThreshold: number;
+  /** The functional-predicate lexicon facts' validity is read with; null: facts get no validity (the bench's "off"). */
+  classifier: PredicateClassifier | null;
 }
 
 interface MergedEntity {
@@ -32,6 +36,8 @@ interface MergedEntity {
 export interface ChunkExtraction {
   chunkIndex: number;
   structure: ChunkStructure;
+  /** When the chunk's memory says it happened: the default start of its facts' validity. */
+  time: Date;
 }
 
 const CATEGORY_PRIORITY = ['person', 'organization', 'place', 'email', 'url', 'money', 'date', 'quantity', 'product', 'concept'];
@@ -41,16 +47,18 @@ const priorityOf = (category: string): number => {
 };
 
 /** Runs the extractor over the chunks; the speaker of a conversation turn is its role. */
-export async function extractChunks(
+export async function extractChunks<Chunk extends { index: number; text: string; source: ChunkSource }>(
   extractor: StructureExtractor,
-  chunks: { index: number; text: string; source: ChunkSource }[],
+  chunks: Chunk[],
   onProgress: (done: number) => void,
+  /** When the chunk happened (core/memory-time.ts): where its facts' validity starts by default. */
+  timeOf: (chunk: Chunk) => Date,
 ): Promise<ChunkExtraction[]> {
   const extractions: ChunkExtraction[] = [];
   for (const chunk of chunks) {
     const speaker = chunk.source.type === 'message' ? chunk.source.role : undefined;
     const structure = await extractor.extract(chunk.text, speaker ? { speaker } : {});
-    extractions.push({ chunkIndex: chunk.index, structure });
+    extractions.push({ chunkIndex: chunk.index, structure, time: timeOf(chunk) });
     onProgress(extractions.length);
   }
   return extractions;
@@ -93,9 +101,9 @@ export class GraphBuilder {
     scope: GraphScope,
     memoryId: string,
     extractions: ChunkExtraction[],
-  ): Promise<{ entities: number; facts: number }> {
+  ): Promise<{ entities: number; facts: number; subjectIds: string[] }> {
     const merged = mergeEntities(extractions);
-    if (merged.size === 0) return { entities: 0, facts: 0 };
+    if (merged.size === 0) return { entities: 0, facts: 0, subjectIds: [] };
     const { idOfKey, vectors } = await this.resolve(scope, merged);
 
     // Several keys of this memory may resolve to one entity: one write per entity, all aliases.
@@ -126,8 +134,10 @@ export class GraphBuilder {
     }
 
     const facts = new Map<string, NewFact>();
-    for (const { chunkIndex, structure } of extractions) {
-      for (const fact of structure.facts) {
+    const { classifier } = this.options;
+    for (const { chunkIndex, structure, time } of extractions) {
+      const validity = classifier ? factRowValidity(structure, time, classifier) : null;
+      for (const [factIndex, fact] of structure.facts.entries()) {
         const subjectId = idOfKey.get(fact.subjectKey);
         const objectId = idOfKey.get(fact.objectKey);
         if (!subjectId || !objectId || subjectId === objectId) continue;
@@ -144,11 +154,14 @@ export class GraphBuilder {
           count: 1,
           confidence: fact.confidence,
           description: fact.description,
+          ...(validity ? validity[factIndex] : {}),
         });
       }
     }
     await this.options.graph.write(scope, [...entities.values()], [...facts.values()], dedupeMentions(mentions));
-    return { entities: entities.size, facts: facts.size };
+    // The subjects whose facts may have superseded (or been superseded by) others.
+    const subjectIds = [...new Set([...facts.values()].map((fact) => fact.subjectId))];
+    return { entities: entities.size, facts: facts.size, subjectIds };
   }
 
   /** Maps every key to an entity id, with the name vectors computed on the way (stored with new entities). */
@@ -247,7 +260,15 @@ function dedupeMentions(mentions: NewMention[]): NewMention[] {
     else {
       known.count += mention.count;
       known.confidence = Math.max(known.confidence, mention.confidence);
+      // One fact stated twice in a chunk ("lived in Oslo since 2020 … no longer lives there"): one span.
+      if (mention.validFrom !== undefined) {
+        known.validFrom = earliest(known.validFrom ?? null, mention.validFrom);
+        known.validTo = latest(known.validTo ?? null, mention.validTo ?? null);
+      }
     }
   }
   return [...byKey.values()];
 }
+
+const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a <= b ? a : b);
+const latest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a >= b ? a : b);

@@ -10,10 +10,12 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from '../core/logger.js';
 import { BAD_CONTENT, MEMORY_DELETED } from '../core/failure-types.js';
 import { chunkId } from '../core/ids.js';
-import { chunkTime } from '../core/memory-time.js';
+import { chunkTime, storedChunkTime } from '../core/memory-time.js';
 import { planChunks, planFileChunks, type PlannedChunk } from '../extractors/chunking.js';
 import type { FileExtractors } from '../extractors/files.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
+import type { PredicateClassifier } from '../core/fact-lexicon.js';
+import { newSupersessions } from '../core/fact-timeline.js';
 import { UnreadableContentError } from '../extractors/types.js';
 import type { Embedder } from '../models/embedder.js';
 import type { Store } from '../store/index.js';
@@ -33,6 +35,8 @@ export interface IngestActivityDeps {
   extractor: StructureExtractor;
   /** Cosine similarity of entity-name embeddings at or above which two entities merge. */
   entitySimilarityThreshold: number;
+  /** The functional-predicate lexicon (FACT_LEXICON_FILE): validity and supersession of facts. */
+  classifier: PredicateClassifier;
 }
 
 /** Set when a run processes messages appended to a conversation: where the new content starts. */
@@ -118,7 +122,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
         planned.push(...planFileChunks(extraction, index, file.filename, deps.chunkMaxChars));
       } catch (error) {
         if (error instanceof UnreadableContentError) {
-          throw ApplicationFailure.nonRetryable(`${file.filename}: ${error.message}`, BAD_CONTENT);
+          // The stable refusal code, when there is one, ends the message where clients can find it.
+          const code = error.code ? ` [${error.code}]` : '';
+          throw ApplicationFailure.nonRetryable(`${file.filename}: ${error.message}${code}`, BAD_CONTENT);
         }
         throw error;
       }
@@ -175,25 +181,62 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       extractor: deps.extractor,
       embedder,
       similarityThreshold: deps.entitySimilarityThreshold,
+      classifier: deps.classifier,
     });
     const chunks = (await store.chunks.forMemory(memory.id)).filter((chunk) => chunk.index >= fromChunk);
     const target = progressTargetOf(memory);
     let lastReport = Date.now();
-    const extractions = await extractChunks(deps.extractor, chunks, (done) => {
-      heartbeat({ stage: 'structure', current: done, total: chunks.length });
-      if (stage && Date.now() - lastReport > 250 && done < chunks.length) {
-        lastReport = Date.now();
-        void reportProgress(store, target, 'structure', stage, done, chunks.length).catch(() => undefined);
-      }
-    });
+    const extractions = await extractChunks(
+      deps.extractor,
+      chunks,
+      (done) => {
+        heartbeat({ stage: 'structure', current: done, total: chunks.length });
+        if (stage && Date.now() - lastReport > 250 && done < chunks.length) {
+          lastReport = Date.now();
+          void reportProgress(store, target, 'structure', stage, done, chunks.length).catch(() => undefined);
+        }
+      },
+      (chunk) => storedChunkTime(chunk, memory),
+    );
     let entities = 0;
     let facts = 0;
     for (const collectionId of collectionIds) {
-      const written = await builder.writeToCollection({ tenantId: memory.tenant_id, collectionId }, memory.id, extractions);
+      const scope = { tenantId: memory.tenant_id, collectionId };
+      const written = await builder.writeToCollection(scope, memory.id, extractions);
       entities = Math.max(entities, written.entities);
       facts = Math.max(facts, written.facts);
+      await announceSupersessions(scope, memory.id, written.subjectIds);
     }
     return { chunks: chunks.length, entities, facts };
+  }
+
+  /**
+   * One `fact_superseded` event per supersession the memory's facts brought about in a collection
+   * (core/fact-timeline.ts newSupersessions), in validity order. A retried stage may repeat one:
+   * delivery is at least once, and (old_fact_id, new_fact_id, superseded_at) identifies it.
+   */
+  async function announceSupersessions(scope: { tenantId: string; collectionId: string }, memoryId: string, subjectIds: string[]) {
+    const { facts, names } = await store.graph.subjectTimelines(scope, subjectIds);
+    const byId = new Map(facts.map((fact) => [fact.id, fact]));
+    for (const change of newSupersessions(facts, memoryId, deps.classifier)) {
+      const old = byId.get(change.oldFactId)!;
+      const replacement = byId.get(change.newFactId)!;
+      await store.events.append('fact_superseded', scope.tenantId, scope.collectionId, {
+        memory_id: change.memoryId,
+        predicate_class: change.className,
+        subject_id: old.subjectId,
+        subject: names.get(old.subjectId) ?? '',
+        predicate: old.predicate,
+        old_fact_id: old.id,
+        old_object_id: old.objectId,
+        old_object: names.get(old.objectId) ?? '',
+        new_fact_id: replacement.id,
+        new_predicate: replacement.predicate,
+        new_object_id: replacement.objectId,
+        new_object: names.get(replacement.objectId) ?? '',
+        superseded_at: change.at.toISOString(),
+      });
+    }
   }
 
   async function extractStructure(input: StageInput): Promise<void> {

@@ -14,6 +14,7 @@ import { collectionsRouter } from './routes/collections/router.js';
 import { deviceMemoryRouter } from './routes/device-memory/router.js';
 import { eventsRouter, websocketPathRouter } from './routes/events/router.js';
 import { healthRouter } from './routes/health/router.js';
+import { mcpRouter } from './routes/mcp/router.js';
 import { memoriesRouter } from './routes/memories/router.js';
 import { metricsRouter } from './routes/metrics/router.js';
 import { searchRouter } from './routes/search/router.js';
@@ -52,6 +53,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
     uploadsRouter(deps),
     eventsRouter(deps),
     workflowsRouter(deps),
+    mcpRouter(deps),
   ]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));

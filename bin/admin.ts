@@ -10,6 +10,7 @@ import { type Config, loadConfig } from '../config/index.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../core/event-signature.js';
 import { DEFAULT_RETENTION_MS, KeysetError, readKeysetFile, rotateKeyset } from '../core/signing-keyset.js';
 import { AdminError, createAdminService } from '../services/admin.js';
+import { copyDatabase, StoreCopyError } from '../store/copy.js';
 import { openStore } from '../store/index.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]   (add --json for machine-readable output)
@@ -27,6 +28,11 @@ const USAGE = `Usage: npm run admin -- <command> [options]   (add --json for mac
   signing-key rotate [--alg Ed25519|ES256] [--retention-days N]
                                             new active key; the previous one is retired (still verifies);
                                             keys retired more than N days ago (default 30) are dropped
+  store copy --to <mongodb-uri> [--to-db <name>] [--replace]
+                                            copy the whole database (every collection, its indexes and
+                                            documents, in batches) to another MongoDB, e.g. from the
+                                            embedded store to a real one; stop the service first. A
+                                            non-empty target is refused unless --replace (drops it first)
 
 Connects to MONGODB_URI, or to the dev stack started by \`npm run dev\`. signing-key commands need no
 database: they use the keyset file EVENT_SIGNING_KEYSET_PATH (default <DATA_DIR>/event-signing-keyset.json).`;
@@ -119,6 +125,55 @@ async function signingKeyCommand(action: string | undefined, config: Config, opt
   }
 }
 
+interface StoreCopyCliOptions {
+  to: string | undefined;
+  toDb: string | undefined;
+  replace: boolean;
+  json: boolean;
+}
+
+/** `store copy`: the whole database to another MongoDB (README: moving to real MongoDB). */
+async function storeCommand(action: string | undefined, config: Config, options: StoreCopyCliOptions): Promise<void> {
+  if (action !== 'copy') throw new AdminError(`unknown command "store ${action ?? ''}"\n\n${USAGE}`);
+  if (!options.to) throw new AdminError(`missing --to <mongodb-uri>\n\n${USAGE}`);
+  if (!/^mongodb(\+srv)?:\/\//.test(options.to)) throw new AdminError('--to must be a mongodb:// or mongodb+srv:// URI');
+  const sourceUri = mongoUri(config.DATA_DIR);
+  const targetDb = options.toDb ?? config.MONGODB_DB;
+  const started = Date.now();
+  let lastReport = 0;
+  const result = await copyDatabase({
+    sourceUri,
+    sourceDb: config.MONGODB_DB,
+    targetUri: options.to,
+    targetDb,
+    replace: options.replace,
+    onProgress: (collection, copied) => {
+      if (options.json || Date.now() - lastReport < 2000) return;
+      lastReport = Date.now();
+      process.stderr.write(`  ${collection}: ${copied} documents…\n`);
+    },
+  }).catch((error: unknown) => {
+    throw error instanceof StoreCopyError ? new AdminError(error.message) : error;
+  });
+  const changed = result.collections.filter((c) => c.sourceDocumentsAfter !== c.documents);
+  const seconds = (Date.now() - started) / 1000;
+  console.log(
+    options.json
+      ? JSON.stringify({ target_db: targetDb, ...result, seconds, source_changed: changed.map((c) => c.name) }, null, 2)
+      : [
+          ...result.collections.map((c) => `${c.name}: ${c.documents} documents, ${c.indexes.length} indexes`),
+          `copied ${result.documents} documents in ${result.collections.length} collections to database ${targetDb} in ${seconds.toFixed(1)} s` +
+            (result.replaced ? ' (its previous contents were dropped)' : ''),
+          ...(changed.length > 0
+            ? [
+                `warning: the source changed while copying (${changed.map((c) => c.name).join(', ')}): stop the service and copy again with --replace`,
+              ]
+            : []),
+        ].join('\n'),
+  );
+  if (changed.length > 0) process.exitCode = 3;
+}
+
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -128,6 +183,9 @@ async function main(): Promise<void> {
       collection: { type: 'string' },
       alg: { type: 'string' },
       'retention-days': { type: 'string' },
+      to: { type: 'string' },
+      'to-db': { type: 'string' },
+      replace: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -140,6 +198,10 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
   if (resource === 'signing-key') {
     await signingKeyCommand(action, config, { json: values.json, alg: values.alg, retentionDays: values['retention-days'] });
+    return;
+  }
+  if (resource === 'store') {
+    await storeCommand(action, config, { to: values.to, toDb: values['to-db'], replace: values.replace, json: values.json });
     return;
   }
   const store = await openStore(config, mongoUri(config.DATA_DIR));

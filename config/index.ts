@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { PURGE_STEPS } from '../core/purge-steps.js';
+import { DEFAULT_FACT_LEXICON, factLexiconSchema, type FactLexicon } from '../core/fact-lexicon.js';
 
 /** Repository root, whether running from source (config/) or from the build (dist/config/). */
 export function projectRoot(): string {
@@ -46,6 +47,16 @@ const configSchema = z.object({
 
   MONGODB_URI: z.string().min(1).optional(),
   MONGODB_DB: z.string().min(1).default('engram'),
+  /**
+   * The embedded MongoDB stand-in (started when MONGODB_URI is unset): `journal` keeps data in
+   * its heap, with indexes, a journal and snapshots under DATA_DIR/mongo-store (docs/durability.md);
+   * `memory` keeps nothing on disk; `h2` is mongo-java-server's H2 file, kept for comparison.
+   */
+  EMBEDDED_MONGO_BACKEND: z.enum(['journal', 'memory', 'h2']).default('journal'),
+  /** The stand-in's JVM heap cap in MiB. The embedded store holds all its data in this heap. */
+  EMBEDDED_MONGO_HEAP_MB: z.coerce.number().int().min(256).max(1_048_576).default(4096),
+  /** How often the stand-in fsyncs its journal: what an OS crash or power cut (not a process crash) can lose. */
+  EMBEDDED_MONGO_FSYNC_MS: z.coerce.number().int().min(1).max(60_000).default(100),
 
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -158,6 +169,8 @@ const configSchema = z.object({
   SEARCH_UNCONFIDENT_MIN_FACT_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.5),
   /** Entities of one collection whose name embeddings are at least this similar (and share a word) merge. */
   ENTITY_SIMILARITY_THRESHOLD: z.coerce.number().min(0).max(1).default(0.93),
+  /** A JSON file replacing the functional-predicate lexicon (core/fact-lexicon.ts; docs/search.md). */
+  FACT_LEXICON_FILE: z.string().min(1).optional(),
   IDEMPOTENCY_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -246,7 +259,7 @@ const configSchema = z.object({
   WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
-export type Config = z.infer<typeof configSchema> & { MODELS_DIR: string | undefined };
+export type Config = z.infer<typeof configSchema> & { MODELS_DIR: string | undefined; FACT_LEXICON: FactLexicon };
 
 export class ConfigError extends Error {}
 
@@ -286,6 +299,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }
       return { ...config, UPLOAD_SIGNING_SECRET: secret };
     })
+    .transform((config, context) => {
+      const lexicon = readFactLexicon(config.FACT_LEXICON_FILE);
+      if (typeof lexicon === 'string') {
+        context.addIssue({ code: 'custom', path: ['FACT_LEXICON_FILE'], message: lexicon });
+        return z.NEVER;
+      }
+      return { ...config, FACT_LEXICON: lexicon };
+    })
     .superRefine((config, context) => {
       for (const issue of productionIssues(config)) context.addIssue({ code: 'custom', ...issue });
     })
@@ -298,6 +319,44 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 type ParsedConfig = z.infer<typeof configSchema>;
+
+export type EmbeddedMongoConfig = Pick<Config, 'EMBEDDED_MONGO_BACKEND' | 'EMBEDDED_MONGO_HEAP_MB' | 'EMBEDDED_MONGO_FSYNC_MS'>;
+
+/**
+ * Only the embedded stand-in's settings, for the launchers (dev, the test runner, the bench) that
+ * start it without being a service process themselves.
+ */
+export function loadEmbeddedMongoConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedMongoConfig {
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = configSchema
+    .pick({ EMBEDDED_MONGO_BACKEND: true, EMBEDDED_MONGO_HEAP_MB: true, EMBEDDED_MONGO_FSYNC_MS: true })
+    .safeParse(given);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** The lexicon FACT_LEXICON_FILE names, or the default; a string says what is wrong with the file. */
+function readFactLexicon(file: string | undefined): FactLexicon | string {
+  if (!file) return DEFAULT_FACT_LEXICON;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return `cannot read ${file}: ${(error as Error).message}`;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `${file} is not JSON: ${(error as Error).message}`;
+  }
+  const parsed = factLexiconSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  return `${file}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`;
+}
 
 /**
  * What production mode requires of a process that serves the API: the secrets that every replica

@@ -65,7 +65,7 @@ export interface ChunkSource {
   /** Character offsets into raw_text, for text chunks. */
   start?: number;
   end?: number;
-  /** For files: which content part, its name, and where in it (page, time range, heading). */
+  /** For files: which content part, its name, and where in it (page, time range, heading, slide, sheet and cells). */
   file_index?: number;
   filename?: string;
   media_type?: string;
@@ -73,6 +73,11 @@ export interface ChunkSource {
   start_s?: number;
   end_s?: number;
   heading?: string;
+  /** Slide decks: the 1-based slide number. */
+  slide?: number;
+  /** Spreadsheets: the sheet's name and the cells the chunk covers, e.g. "A2:D9". */
+  sheet?: string;
+  cell_range?: string;
   /** How the text was obtained: text-layer, ocr, asr, parse. */
   method?: string;
 }

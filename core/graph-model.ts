@@ -37,6 +37,13 @@ export interface NewMention {
   count: number;
   confidence: number;
   description: string;
+  /**
+   * Facts only: when the chunk says the fact held (core/fact-timeline.ts). `validFrom` null: from
+   * an unknown start (an ending); `validTo` null: no end stated. Absent on rows stored before
+   * validity existed.
+   */
+  validFrom?: Date | null;
+  validTo?: Date | null;
 }
 
 /** The distinct words (two letters or more) of normalised names: what the name lookup matches. */

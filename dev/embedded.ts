@@ -214,6 +214,8 @@ function spawnManaged(
   logFile: string,
   env: NodeJS.ProcessEnv = process.env,
   watchdogPid: number = process.pid,
+  /** How long a SIGTERM gets before SIGKILL. */
+  graceMs: number = STOP_GRACE_MS,
 ): ManagedChild {
   installHandlers();
   mkdirSync(path.dirname(logFile), { recursive: true });
@@ -263,12 +265,12 @@ function spawnManaged(
             const timedOut = await Promise.race([
               exited.then(() => false),
               new Promise<boolean>((resolve) => {
-                timer = setTimeout(() => resolve(true), STOP_GRACE_MS);
+                timer = setTimeout(() => resolve(true), graceMs);
               }),
             ]);
             clearTimeout(timer);
             if (timedOut) {
-              process.stderr.write(`${name} did not stop within ${STOP_GRACE_MS} ms: SIGKILL\n`);
+              process.stderr.write(`${name} did not stop within ${graceMs} ms: SIGKILL\n`);
               killGroup(pid, 'SIGKILL');
               await exited;
             }
@@ -454,11 +456,20 @@ export async function startTemporal(opts: {
 
 const STANDIN_MAIN = 'dev.engram.MongoStandin';
 
+export type MongoStandinBackend = 'journal' | 'memory' | 'h2';
+
+/** Where the journal backend keeps its snapshot and journals, under a data dir. */
+export function mongoStoreDir(dataDir: string): string {
+  return path.join(dataDir, 'mongo-store');
+}
+
 export async function startMongoStandin(opts: {
   dataDir: string;
   port: number;
-  backend: 'memory' | 'h2';
+  backend: MongoStandinBackend;
   heapMb?: number;
+  /** journal backend: fsync interval (an OS crash can lose this much; a process crash loses nothing acknowledged). */
+  fsyncMs?: number;
 }): Promise<EmbeddedMongo> {
   mkdirSync(opts.dataDir, { recursive: true });
   const dir = path.join(projectRoot(), 'tools', 'mongo-standin', 'target');
@@ -467,7 +478,7 @@ export async function startMongoStandin(opts: {
     throw new Error(`the MongoDB stand-in is not built (${classes}): run bash scripts/setup.sh`);
   }
   const args = [
-    `-Xmx${opts.heapMb ?? 512}m`,
+    `-Xmx${opts.heapMb ?? 1024}m`,
     // An out-of-memory stand-in should die loudly, not limp on half-working.
     '-XX:+ExitOnOutOfMemoryError',
     '-cp',
@@ -480,10 +491,15 @@ export async function startMongoStandin(opts: {
     '--backend',
     opts.backend,
     ...(opts.backend === 'h2' ? ['--h2-file', path.join(opts.dataDir, 'mongo.h2')] : []),
+    ...(opts.backend === 'journal' ? ['--data-dir', mongoStoreDir(opts.dataDir), '--fsync-ms', String(opts.fsyncMs ?? 100)] : []),
   ];
-  const child = spawnManaged('mongo', javaBinary(), args, path.join(opts.dataDir, 'mongo.log'));
+  // The journal backend's clean stop writes and fsyncs its journal, which on a busy disk can take
+  // seconds; a SIGKILL would lose nothing acknowledged, but a clean stop should stay clean.
+  const graceMs = opts.backend === 'journal' ? 30_000 : STOP_GRACE_MS;
+  const child = spawnManaged('mongo', javaBinary(), args, path.join(opts.dataDir, 'mongo.log'), process.env, process.pid, graceMs);
   const marker = new RegExp(`^READY ${opts.port}$`, 'm');
-  await waitUntilReady(child, `MongoDB stand-in (127.0.0.1:${opts.port})`, 30_000, 50, async () =>
+  // The journal backend loads its whole store before it listens: allow for a large one.
+  await waitUntilReady(child, `MongoDB stand-in (127.0.0.1:${opts.port})`, opts.backend === 'journal' ? 600_000 : 30_000, 50, async () =>
     marker.test(readFrom(child.logFile, child.logStart)),
   );
   return {

@@ -5,20 +5,23 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../config/index.js';
-import { freePort, registerCleanup, spawnNodeService, startMongoStandin, startTemporal } from './embedded.js';
+import { loadEmbeddedMongoConfig, projectRoot } from '../config/index.js';
+import { freePort, registerCleanup, spawnNodeService, startMongoStandin, startTemporal, type MongoStandinBackend } from './embedded.js';
 
 export interface BackingServices {
   mongoUri: string;
   temporalAddress: string;
   temporalUiUrl: string | null;
   embedded: { mongo: boolean; temporal: boolean };
+  /** The embedded store only (null otherwise): a clean stop and a start on the same files and port. */
+  restartMongo: (() => Promise<void>) | null;
   stop(): Promise<void>;
 }
 
 export interface BackingOptions {
   dataDir: string;
-  mongoBackend: 'memory' | 'h2';
+  /** Default: EMBEDDED_MONGO_BACKEND (journal). */
+  mongoBackend?: MongoStandinBackend;
   temporalPort?: number;
   /** null: headless (no Web UI). */
   temporalUiPort?: number | null;
@@ -35,15 +38,23 @@ export async function startBackingServices(options: BackingOptions): Promise<Bac
   registerCleanup(stopAll);
   try {
     let mongoUri = process.env.MONGODB_URI;
+    let restartMongo: (() => Promise<void>) | null = null;
     if (!mongoUri) {
-      const mongo = await startMongoStandin({
+      const settings = loadEmbeddedMongoConfig(process.env);
+      const standinOptions = {
         dataDir: options.dataDir,
         port: options.mongoPort ?? (await freePort()),
-        backend: options.mongoBackend,
-        heapMb: 768,
-      });
+        backend: options.mongoBackend ?? settings.EMBEDDED_MONGO_BACKEND,
+        heapMb: settings.EMBEDDED_MONGO_HEAP_MB,
+        fsyncMs: settings.EMBEDDED_MONGO_FSYNC_MS,
+      };
+      let mongo = await startMongoStandin(standinOptions);
       stops.push(() => mongo.stop());
       mongoUri = mongo.uri;
+      restartMongo = async () => {
+        await mongo.stop();
+        mongo = await startMongoStandin(standinOptions);
+      };
     }
     let temporalAddress = process.env.TEMPORAL_ADDRESS;
     let temporalUiUrl: string | null = process.env.TEMPORAL_UI_URL ?? null;
@@ -62,6 +73,7 @@ export async function startBackingServices(options: BackingOptions): Promise<Bac
       temporalAddress,
       temporalUiUrl,
       embedded: { mongo: !process.env.MONGODB_URI, temporal: !process.env.TEMPORAL_ADDRESS },
+      restartMongo,
       stop: stopAll,
     };
   } catch (error) {

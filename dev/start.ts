@@ -1,6 +1,6 @@
 /**
  * `npm run dev`: the embedded stack (Temporal dev server with its Web UI, the MongoDB stand-in
- * on its H2 file backend) unless MONGODB_URI / TEMPORAL_ADDRESS point elsewhere, then the API
+ * on its journal backend under DATA_DIR/mongo-store) unless MONGODB_URI / TEMPORAL_ADDRESS point elsewhere, then the API
  * and a worker in this process, a development API key and collection, and the URLs to use.
  */
 import { writeFileSync, rmSync } from 'node:fs';
@@ -15,7 +15,7 @@ const config = loadConfig({ ...process.env, ROLE: 'all' });
 const stackFile = path.join(config.DATA_DIR, 'dev-stack.json');
 const backing = await startBackingServices({
   dataDir: config.DATA_DIR,
-  mongoBackend: 'h2',
+  mongoBackend: config.EMBEDDED_MONGO_BACKEND,
   temporalPort: Number(process.env.TEMPORAL_PORT ?? 7233),
   temporalUiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
   mongoPort: Number(process.env.MONGO_PORT ?? 27027),
@@ -38,7 +38,7 @@ const banner = [
   'Memory service is running.',
   `  API:           ${service.url}`,
   `  Temporal UI:   ${backing.temporalUiUrl ?? '(external Temporal: see your deployment)'}`,
-  `  MongoDB:       ${backing.mongoUri}${backing.embedded.mongo ? '  (embedded stand-in, H2 file under data/)' : ''}`,
+  `  MongoDB:       ${backing.mongoUri}${backing.embedded.mongo ? `  (embedded stand-in, ${config.EMBEDDED_MONGO_BACKEND} backend, data in its ${config.EMBEDDED_MONGO_HEAP_MB} MiB heap and under ${config.DATA_DIR})` : ''}`,
   `  API key:       ${dev.apiKey}   (tenant "dev", created just now)`,
   `  Collection:    ${dev.collection.id}   ("default")`,
   '',

@@ -4,7 +4,7 @@
  * "word" is longer than the limit. Every chunk keeps where it came from (provenance).
  */
 import type { ChunkSource, MemoryContent } from '../core/content-model.js';
-import type { Extraction } from './types.js';
+import type { CellRange, ExtractedSection, Extraction } from './types.js';
 
 export interface PlannedChunk {
   text: string;
@@ -98,19 +98,68 @@ export function planChunks(content: MemoryContent, maxChars: number): PlannedChu
   return planned;
 }
 
-/** Chunks of one extracted file; every chunk keeps its file, page, time range or heading. */
+/**
+ * Chunks of one extracted file; every chunk keeps its file, page, time range, heading, slide, or
+ * sheet and cell range. Spreadsheet rows come as one section each: neighbouring rows of a sheet
+ * are packed into one chunk up to `maxChars`, its range widened to cover them.
+ */
 export function planFileChunks(extraction: Extraction, fileIndex: number, filename: string, maxChars: number): PlannedChunk[] {
   const planned: PlannedChunk[] = [];
-  for (const section of extraction.sections) {
+  for (const section of packSheetRows(extraction.sections, maxChars)) {
     for (const piece of splitText(section.text, maxChars)) {
       const source: ChunkSource = { type: 'file', file_index: fileIndex, filename, media_type: extraction.mediaType };
       if (section.page !== undefined) source.page = section.page;
       if (section.start_s !== undefined) source.start_s = section.start_s;
       if (section.end_s !== undefined) source.end_s = section.end_s;
       if (section.heading !== undefined) source.heading = section.heading;
+      if (section.slide !== undefined) source.slide = section.slide;
+      if (section.sheet !== undefined) source.sheet = section.sheet;
+      if (section.cells !== undefined) source.cell_range = formatCellRange(section.cells);
       if (section.method !== undefined) source.method = section.method;
       planned.push({ text: piece.text, source });
     }
   }
   return planned;
+}
+
+function packSheetRows(sections: ExtractedSection[], maxChars: number): ExtractedSection[] {
+  const packed: ExtractedSection[] = [];
+  for (const section of sections) {
+    const last = packed[packed.length - 1];
+    if (
+      last?.sheet !== undefined &&
+      last.cells !== undefined &&
+      section.cells !== undefined &&
+      last.sheet === section.sheet &&
+      last.text.length + 2 + section.text.length <= maxChars
+    ) {
+      packed[packed.length - 1] = {
+        ...last,
+        text: `${last.text}\n\n${section.text}`,
+        cells: {
+          top: Math.min(last.cells.top, section.cells.top),
+          left: Math.min(last.cells.left, section.cells.left),
+          bottom: Math.max(last.cells.bottom, section.cells.bottom),
+          right: Math.max(last.cells.right, section.cells.right),
+        },
+      };
+    } else {
+      packed.push(section);
+    }
+  }
+  return packed;
+}
+
+/** 1 → A, 27 → AA. */
+export function columnName(column: number): string {
+  let name = '';
+  for (let rest = column; rest > 0; rest = Math.floor((rest - 1) / 26)) name = String.fromCharCode(65 + ((rest - 1) % 26)) + name;
+  return name;
+}
+
+/** "A2:D9", or "B3" for a single cell. */
+export function formatCellRange(range: CellRange): string {
+  const start = `${columnName(range.left)}${range.top}`;
+  const end = `${columnName(range.right)}${range.bottom}`;
+  return start === end ? start : `${start}:${end}`;
 }

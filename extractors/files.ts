@@ -4,6 +4,7 @@
  * created on first use and shared by every activity in the worker process.
  */
 import { extractImage } from './image.js';
+import { extractPackage, refuseEncryptedOffice } from './office/index.js';
 import { createOcrPool, type OcrPool } from './ocr.js';
 import { extractPdf } from './pdf.js';
 import { sniffMediaType } from './sniff.js';
@@ -45,6 +46,15 @@ export function createFileExtractors(options: FileExtractionOptions): FileExtrac
         case 'audio':
           transcriber ??= createTranscriber({ modelsDir: options.modelsDir, allowRemoteModels: options.allowRemoteModels });
           return transcriber.transcribe(bytes, sniffed.mediaType, onProgress, signal ? { signal } : undefined);
+        case 'xlsx':
+        case 'ods':
+        case 'pptx':
+        case 'odp':
+        case 'odt':
+        case 'epub':
+          return extractPackage(bytes, sniffed.kind, sniffed.mediaType);
+        case 'encrypted-office':
+          return refuseEncryptedOffice();
         case 'unsupported':
           throw new UnreadableContentError(`unsupported file type ${sniffed.mediaType}${filename ? ` (${filename})` : ''}`);
         default:

@@ -44,7 +44,6 @@ describe('extractPdf with OCR', () => {
     const { pdf, scanWords } = await buildScannedPdf();
     const progress: [number, number][] = [];
     const ocrCalls: number[] = [];
-    const started = performance.now();
     const result = await extractPdf(pdf, {
       tmpDir: tmpRoot,
       onProgress: (current, total) => {
@@ -57,7 +56,6 @@ describe('extractPdf with OCR', () => {
         return (await worker.recognize(png)).data.text;
       },
     });
-    const elapsed = performance.now() - started;
 
     assert.equal(result.mediaType, 'application/pdf');
     assert.equal(result.units, 3);
@@ -80,7 +78,6 @@ describe('extractPdf with OCR', () => {
     ]);
     // The rendered page and the copy of the PDF are gone.
     assert.deepEqual(await readdir(tmpRoot), []);
-    assert.ok(elapsed < 15_000, `took ${Math.round(elapsed)} ms`);
   });
 });
 

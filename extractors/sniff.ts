@@ -5,10 +5,31 @@
  * Also home to the byte-level helpers the extractors share: text decoding and ZIP directory reading.
  */
 import { Buffer } from 'node:buffer';
+import zlib from 'node:zlib';
 import { fileTypeFromBuffer } from 'file-type';
 import { UnreadableContentError } from './types.js';
 
-export type FileKind = 'image' | 'pdf' | 'audio' | 'docx' | 'html' | 'markdown' | 'json' | 'csv' | 'text' | 'unsupported';
+export type FileKind =
+  | 'image'
+  | 'pdf'
+  | 'audio'
+  | 'docx'
+  | 'xlsx'
+  | 'pptx'
+  | 'odt'
+  | 'ods'
+  | 'odp'
+  | 'epub'
+  | 'encrypted-office'
+  | 'html'
+  | 'markdown'
+  | 'json'
+  | 'csv'
+  | 'text'
+  | 'unsupported';
+
+/** The office kinds read from a ZIP package (extractors/office). */
+export type PackageKind = Extract<FileKind, 'docx' | 'xlsx' | 'pptx' | 'odt' | 'ods' | 'odp' | 'epub'>;
 
 export interface SniffResult {
   /** What the bytes are, e.g. image/png; for unsupported binaries whatever is known of them. */
@@ -19,6 +40,24 @@ export interface SniffResult {
 }
 
 export const DOCX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+/** Package kinds by the part only that format has (OOXML) or by the `mimetype` part's content (OpenDocument, EPUB). */
+const OOXML_MAIN_PARTS: [string, PackageKind, string][] = [
+  ['word/document.xml', 'docx', DOCX_MEDIA_TYPE],
+  ['xl/workbook.xml', 'xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+  ['ppt/presentation.xml', 'pptx', 'application/vnd.openxmlformats-officedocument.presentationml.presentation'],
+];
+const PACKAGE_MIMETYPES = new Map<string, PackageKind>([
+  ['application/vnd.oasis.opendocument.text', 'odt'],
+  ['application/vnd.oasis.opendocument.spreadsheet', 'ods'],
+  ['application/vnd.oasis.opendocument.presentation', 'odp'],
+  ['application/epub+zip', 'epub'],
+]);
+/** What file-type calls the ZIP-based formats (macro-enabled and template variants included). */
+const ZIP_BASED =
+  /^application\/(zip|epub\+zip|vnd\.openxmlformats-officedocument\..*|vnd\.oasis\.opendocument\..*|vnd\.ms-[\w.-]+\.macroenabled[\w.]*)$/;
+/** An encrypted OOXML file is an OLE compound file with this stream (MS-OFFCRYPTO), its name in UTF-16LE. */
+const ENCRYPTED_PACKAGE_STREAM = Buffer.from('EncryptedPackage', 'utf16le');
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/tiff', 'image/webp', 'image/bmp']);
 
@@ -137,11 +176,15 @@ async function sniffBinary(
     const mediaType = mime.startsWith('video/') && !isAudioHint ? mime : audio;
     return { mediaType, kind: 'audio' };
   }
-  if (mime === DOCX_MEDIA_TYPE) return { mediaType: mime, kind: 'docx' };
-  if (mime === 'application/zip') {
-    const entries = tryReadZipDirectory(bytes);
-    if (entries?.some((entry) => entry.name === 'word/document.xml')) return { mediaType: DOCX_MEDIA_TYPE, kind: 'docx' };
-    return { mediaType: mime, kind: 'unsupported' };
+  if (ZIP_BASED.test(mime)) {
+    // A package whose directory cannot be read keeps file-type's verdict: its extractor then says what is damaged.
+    const byMime = OOXML_MAIN_PARTS.find(([, , mediaType]) => mediaType === mime)?.[1] ?? PACKAGE_MIMETYPES.get(mime);
+    return classifyPackage(bytes) ?? { mediaType: mime, kind: byMime ?? 'unsupported' };
+  }
+  if (mime === 'application/x-cfb') {
+    // Legacy binary Office files (.doc, .xls, .ppt) are not read; a password-protected modern one gets its reason.
+    const encrypted = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(ENCRYPTED_PACKAGE_STREAM);
+    return { mediaType: mime, kind: encrypted ? 'encrypted-office' : 'unsupported' };
   }
   // Text formats file-type knows by their first bytes (XML, iCalendar, WebVTT…) are read as text.
   if (mime.startsWith('text/') || mime === 'application/xml' || mime === 'image/svg+xml') return undefined;
@@ -428,6 +471,32 @@ export function zipEntryDataOffset(bytes: Uint8Array, entry: ZipEntryInfo): numb
   const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
   if (start + entry.compressedSize > bytes.byteLength) throw new ZipFormatError(`ZIP entry ${entry.name} is truncated`);
   return start;
+}
+
+/**
+ * Which office format a ZIP package is, from its directory alone (cheap enough for the request
+ * path): OpenDocument and EPUB name themselves in a small `mimetype` part, OOXML by its main part.
+ */
+function classifyPackage(bytes: Uint8Array): { mediaType: string; kind: PackageKind } | undefined {
+  const entries = tryReadZipDirectory(bytes);
+  if (!entries) return undefined;
+  const mimetype = entries.find((entry) => entry.name === 'mimetype');
+  if (mimetype && mimetype.uncompressedSize <= 200) {
+    let declared: string | undefined;
+    try {
+      const start = zipEntryDataOffset(bytes, mimetype);
+      const data = bytes.subarray(start, start + mimetype.compressedSize);
+      const raw = mimetype.method === 8 ? zlib.inflateRawSync(data, { maxOutputLength: 200 }) : data;
+      declared = new TextDecoder().decode(raw).trim();
+    } catch {
+      declared = undefined;
+    }
+    const kind = declared === undefined ? undefined : PACKAGE_MIMETYPES.get(declared);
+    if (declared !== undefined && kind !== undefined) return { mediaType: declared, kind };
+  }
+  const names = new Set(entries.map((entry) => entry.name));
+  for (const [part, kind, mediaType] of OOXML_MAIN_PARTS) if (names.has(part)) return { mediaType, kind };
+  return undefined;
 }
 
 function tryReadZipDirectory(bytes: Uint8Array): ZipEntryInfo[] | undefined {

@@ -5,32 +5,16 @@
  * them rather than inside one.
  */
 import { Buffer } from 'node:buffer';
-import zlib from 'node:zlib';
 import { convert, type FormatCallback, type HtmlToTextOptions } from 'html-to-text';
 import mammoth from 'mammoth';
-import {
-  decodeText,
-  detectCsvDelimiter,
-  parseDelimited,
-  readZipDirectory,
-  ZipEntryLimitError,
-  zipEntryDataOffset,
-  ZipFormatError,
-  type FileKind,
-  type ZipEntryInfo,
-} from './sniff.js';
+import { openArchive } from './office/archive.js';
+import { decodeText, detectCsvDelimiter, parseDelimited, type FileKind } from './sniff.js';
 import { UnreadableContentError, type ExtractedSection, type Extraction } from './types.js';
 
 export type TextFileKind = Extract<FileKind, 'docx' | 'html' | 'markdown' | 'json' | 'csv' | 'text'>;
 
-/** Limits on a DOCX archive before anything decompresses it (zip-bomb protection). */
-export const DOCX_LIMITS = {
-  maxUncompressedBytes: 50 * 1024 * 1024,
-  maxRatio: 100,
-  /** The ratio check applies only above this much content: tiny repetitive parts compress very well. */
-  ratioFloorBytes: 1024 * 1024,
-  maxEntries: 10_000,
-};
+const TEXT_FILE_KINDS: ReadonlySet<FileKind> = new Set<TextFileKind>(['docx', 'html', 'markdown', 'json', 'csv', 'text']);
+export const isTextFileKind = (kind: FileKind): kind is TextFileKind => TEXT_FILE_KINDS.has(kind);
 
 export async function extractTextFile(bytes: Uint8Array, kind: TextFileKind, mediaType: string): Promise<Extraction> {
   let sections: ExtractedSection[];
@@ -91,7 +75,7 @@ function stripLinkUrls(line: string): string {
  * heading followed straight by another is carried into the next section's text, and headings
  * left at the end become a section of their own. Shared by Markdown and HTML.
  */
-class SectionCollector {
+export class SectionCollector {
   readonly body: string[] = [];
   private readonly sections: ExtractedSection[] = [];
   private heading: string | undefined;
@@ -299,7 +283,7 @@ function jsonSections(text: string): ExtractedSection[] {
 const NUMBER_LIKE = /^[-+]?[\d.,\s]+%?$|^\d{4}-\d{2}-\d{2}/;
 
 /** A header row has only distinct, non-empty, non-numeric cells. */
-function looksLikeHeader(cells: string[]): boolean {
+export function looksLikeHeader(cells: string[]): boolean {
   const trimmed = cells.map((cell) => cell.trim());
   return trimmed.every((cell) => cell !== '' && !NUMBER_LIKE.test(cell)) && new Set(trimmed).size === trimmed.length;
 }
@@ -327,78 +311,9 @@ function csvSections(text: string, forcedDelimiter: string | undefined): Extract
 // ---------------------------------------------------------------------------------------------
 // DOCX
 
-/**
- * Refuses archives that would decompress to too much (declared sizes, then the real ones: the
- * headers of a hostile archive may lie) before mammoth unpacks anything.
- */
-export function checkDocxArchive(bytes: Uint8Array): ZipEntryInfo[] {
-  const limits = DOCX_LIMITS;
-  let entries: ZipEntryInfo[];
-  try {
-    entries = readZipDirectory(bytes, limits.maxEntries);
-  } catch (error) {
-    if (error instanceof ZipEntryLimitError) {
-      throw new UnreadableContentError(
-        `the Word document has ${error.entryCount} parts, more than the ${limits.maxEntries} allowed (refused as a possible zip bomb)`,
-      );
-    }
-    if (error instanceof ZipFormatError || error instanceof RangeError) {
-      throw new UnreadableContentError(`the Word document is damaged and cannot be opened (${error.message})`, { cause: error });
-    }
-    throw error;
-  }
-  if (!entries.some((entry) => entry.name === 'word/document.xml')) {
-    throw new UnreadableContentError('the file is a ZIP archive but not a Word document (it has no word/document.xml)');
-  }
-
-  let uncompressed = 0;
-  let compressed = 0;
-  for (const entry of entries) {
-    uncompressed += entry.uncompressedSize;
-    compressed += entry.compressedSize;
-    if ((entry.flags & 1) !== 0) throw new UnreadableContentError('the Word document is encrypted');
-    if (entry.method !== 0 && entry.method !== 8) {
-      throw new UnreadableContentError(`the Word document uses an unsupported compression method (${entry.method})`);
-    }
-  }
-  const mb = (value: number): string => `${Math.round(value / (1024 * 1024))} MB`;
-  if (uncompressed > limits.maxUncompressedBytes) {
-    throw new UnreadableContentError(
-      `the Word document unpacks to ${mb(uncompressed)}, more than the ${mb(limits.maxUncompressedBytes)} allowed (refused as a possible zip bomb)`,
-    );
-  }
-  const ratio = uncompressed / Math.max(compressed, 1);
-  if (uncompressed > limits.ratioFloorBytes && ratio > limits.maxRatio) {
-    throw new UnreadableContentError(
-      `the Word document compresses ${Math.round(ratio)}:1, more than ${limits.maxRatio}:1 (refused as a possible zip bomb)`,
-    );
-  }
-
-  // The central directory may lie: inflate every entry with a hard cap at its declared size.
-  for (const entry of entries) {
-    let start: number;
-    try {
-      start = zipEntryDataOffset(bytes, entry);
-    } catch (error) {
-      if (error instanceof ZipFormatError)
-        throw new UnreadableContentError(`the Word document is damaged and cannot be opened (${error.message})`, { cause: error });
-      throw error;
-    }
-    if (entry.method !== 8) continue;
-    const data = bytes.subarray(start, start + entry.compressedSize);
-    try {
-      zlib.inflateRawSync(data, { maxOutputLength: Math.max(1, entry.uncompressedSize) });
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-        throw new UnreadableContentError(
-          `the Word document part ${entry.name} unpacks to more than its declared ${entry.uncompressedSize} bytes (refused as a possible zip bomb)`,
-        );
-      }
-      throw new UnreadableContentError(`the Word document is damaged: part ${entry.name} cannot be decompressed`);
-    }
-  }
-  return entries;
+/** Refuses damaged, encrypted, macro-carrying or bomb-like Word packages before mammoth unpacks anything. */
+export function checkDocxArchive(bytes: Uint8Array): void {
+  openArchive(bytes, 'the Word document', 'word/document.xml', 'a Word document');
 }
 
 async function docxToHtml(bytes: Uint8Array): Promise<string> {

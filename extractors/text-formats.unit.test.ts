@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildDocx, buildZip, buildZipBombDocx } from '../test/fixtures/documents.js';
 import { parseDelimited, sniffMediaType } from './sniff.js';
-import { checkDocxArchive, extractTextFile, flattenJson } from './text-formats.js';
+import { checkDocxArchive, extractTextFile, flattenJson, isTextFileKind } from './text-formats.js';
 import { UnreadableContentError, type Extraction } from './types.js';
 
 const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
@@ -11,7 +11,7 @@ const allText = (extraction: Extraction): string => extraction.sections.map((sec
 /** Sniffs like the pipeline does, then extracts. */
 async function extract(bytes: Uint8Array, declared?: string, filename?: string): Promise<Extraction> {
   const { kind, mediaType } = await sniffMediaType(bytes, declared, filename);
-  if (kind === 'image' || kind === 'pdf' || kind === 'audio' || kind === 'unsupported') throw new Error(`not a text kind: ${kind}`);
+  if (!isTextFileKind(kind)) throw new Error(`not a text kind: ${kind}`);
   return extractTextFile(bytes, kind, mediaType);
 }
 

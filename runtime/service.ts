@@ -27,6 +27,7 @@ import {
 } from '../core/metrics.js';
 import { createFileExtractors } from '../extractors/files.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
+import { PredicateClassifier } from '../core/fact-lexicon.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { SearchIndex } from '../search/search-index.js';
 import { activityMetrics } from './activity-metrics.js';
@@ -143,6 +144,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   );
   const stoppers: (() => Promise<void>)[] = [];
   const extractor = createLocalExtractor();
+  const classifier = new PredicateClassifier(config.FACT_LEXICON);
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
@@ -164,6 +166,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         embeddingBatchSize: config.EMBEDDING_BATCH_SIZE,
         extractor,
         entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
+        classifier,
       }),
       // CPU-bound embedding shares 2 cores; more slots only add queueing, but a few overlap I/O
       // and let the micro-batcher merge concurrent memories into one model call.
@@ -220,6 +223,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       collections,
       embedder,
       extractor,
+      classifier,
       keys: await snapshotKeys(config, logger),
       outbound: new OutboundClient({
         policy: {
@@ -265,6 +269,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
           searchIndex,
           embedder,
           extractor,
+          classifier,
           logger,
           tuning: {
             minSimilarity: config.SEARCH_MIN_SIMILARITY,

@@ -10,6 +10,8 @@
  */
 import { chunkId } from '../core/ids.js';
 import type { NewFact } from '../core/graph-model.js';
+import type { PredicateClassifier } from '../core/fact-lexicon.js';
+import { factTimelines, type FactTimeline, type TimelineFact } from '../core/fact-timeline.js';
 
 export interface GraphEntityInfo {
   id: string;
@@ -28,6 +30,17 @@ export interface ProvenanceRow {
   count: number;
   /** What the row's memory says about the target ('' for rows stored before descriptions were kept). */
   description: string;
+  /** Facts: when the row's memory says the fact held (absent on rows stored before validity existed). */
+  validFrom?: Date | null;
+  validTo?: Date | null;
+}
+
+/** One chunk's provenance of a target. */
+interface ChunkProvenance {
+  count: number;
+  description: string;
+  validFrom: Date | null;
+  validTo: Date | null;
 }
 
 /** A memory that backs a target, with what it says about it. */
@@ -65,10 +78,12 @@ export class GraphPartition {
   private readonly factsOf = new Map<string, Set<string>>();
   private readonly weights = new Map<string, number>();
   /** Target id → chunk id → mentions in that chunk and what its memory says about the target. */
-  private readonly provenance = new Map<string, Map<string, { count: number; description: string }>>();
+  private readonly provenance = new Map<string, Map<string, ChunkProvenance>>();
   private readonly byMemory = new Map<string, ProvenanceRow[]>();
   /** Chunk id → the entities and facts it mentions: what the hits of a search are about. */
   private readonly targetsOfChunk = new Map<string, Set<string>>();
+  /** Subject id → its facts' timelines, for one classifier; dropped whenever a memory changes. */
+  private timelineCache: { classifier: PredicateClassifier; bySubject: Map<string, Map<string, FactTimeline>> } | null = null;
 
   get entityCount(): number {
     return this.entities.size;
@@ -93,6 +108,7 @@ export class GraphPartition {
     facts: ReadonlyMap<string, GraphFactInfo>,
   ): void {
     this.removeMemory(memoryId);
+    this.timelineCache = null;
     if (rows.length === 0) return;
     const kept: ProvenanceRow[] = [];
     for (const row of rows) {
@@ -106,7 +122,12 @@ export class GraphPartition {
       let chunks = this.provenance.get(row.targetId);
       if (!chunks) this.provenance.set(row.targetId, (chunks = new Map()));
       const known = chunks.get(id);
-      chunks.set(id, { count: (known?.count ?? 0) + row.count, description: known?.description || row.description });
+      chunks.set(id, {
+        count: (known?.count ?? 0) + row.count,
+        description: known?.description || row.description,
+        validFrom: known ? known.validFrom : (row.validFrom ?? null),
+        validTo: known ? known.validTo : (row.validTo ?? null),
+      });
       let targets = this.targetsOfChunk.get(id);
       if (!targets) this.targetsOfChunk.set(id, (targets = new Set()));
       targets.add(row.targetId);
@@ -119,6 +140,7 @@ export class GraphPartition {
     const rows = this.byMemory.get(memoryId);
     if (!rows) return;
     this.byMemory.delete(memoryId);
+    this.timelineCache = null;
     for (const row of rows) {
       const chunks = this.provenance.get(row.targetId);
       chunks?.delete(chunkId(memoryId, row.chunkIndex));
@@ -217,6 +239,55 @@ export class GraphPartition {
 
   chunksMentioning(id: string): ReadonlyMap<string, unknown> | undefined {
     return this.provenance.get(id);
+  }
+
+  hasFact(id: string): boolean {
+    return this.facts.has(id);
+  }
+
+  /**
+   * Validity timelines of these facts (core/fact-timeline.ts), each replayed over every fact its
+   * subject has here. Cached per subject until a memory of the partition changes.
+   */
+  timelines(factIds: readonly string[], classifier: PredicateClassifier): Map<string, FactTimeline> {
+    if (this.timelineCache?.classifier !== classifier) this.timelineCache = { classifier, bySubject: new Map() };
+    const cache = this.timelineCache.bySubject;
+    const result = new Map<string, FactTimeline>();
+    for (const id of factIds) {
+      const fact = this.facts.get(id);
+      if (!fact) continue;
+      let subjectTimelines = cache.get(fact.subjectId);
+      if (!subjectTimelines) {
+        subjectTimelines = factTimelines(this.timelineFactsOf(fact.subjectId), classifier);
+        cache.set(fact.subjectId, subjectTimelines);
+      }
+      const timeline = subjectTimelines.get(id);
+      if (timeline) result.set(id, timeline);
+    }
+    return result;
+  }
+
+  /** Every fact of a subject here, with its rows' validity: what a timeline replays. */
+  timelineFactsOf(subjectId: string): TimelineFact[] {
+    return this.factsTouching(subjectId)
+      .filter((fact) => fact.subjectId === subjectId)
+      .map((fact) => this.timelineFact(fact));
+  }
+
+  private timelineFact(fact: GraphFactInfo): TimelineFact {
+    const rows = [...(this.provenance.get(fact.id) ?? [])].map(([chunk, entry]) => ({
+      memoryId: memoryOfChunk(chunk),
+      validFrom: entry.validFrom,
+      validTo: entry.validTo,
+    }));
+    return {
+      id: fact.id,
+      subjectId: fact.subjectId,
+      objectId: fact.objectId,
+      predicate: fact.predicate,
+      objectKey: this.entities.get(fact.objectId)?.aliasKeys.join(' ') ?? '',
+      rows,
+    };
   }
 
   /** The memories backing a target (one entry per memory, up to `cap`), with their descriptions of it. */
@@ -387,6 +458,18 @@ export class GraphIndex {
 
   removeMemory(memoryId: string): void {
     for (const partition of this.partitions.values()) partition.removeMemory(memoryId);
+  }
+
+  /** Validity timelines of facts in these collections' partitions (see GraphPartition.timelines). */
+  timelines(collectionIds: string[], factIds: readonly string[], classifier: PredicateClassifier): Map<string, FactTimeline> {
+    const result = new Map<string, FactTimeline>();
+    for (const id of new Set(collectionIds)) {
+      const partition = this.partitions.get(id);
+      if (!partition) continue;
+      const own = factIds.filter((factId) => !result.has(factId) && partition.hasFact(factId));
+      for (const [factId, timeline] of partition.timelines(own, classifier)) result.set(factId, timeline);
+    }
+    return result;
   }
 
   match(collectionIds: string[], keys: string[]): GraphMatch {

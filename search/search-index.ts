@@ -9,7 +9,9 @@
 import type { Logger } from '../core/logger.js';
 import { binaryToVector } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
-import type { EntityDoc, FactDoc } from '../store/graph.js';
+import type { EntityDoc, FactDoc, MentionDoc } from '../store/graph.js';
+import type { PredicateClassifier } from '../core/fact-lexicon.js';
+import type { FactTimeline } from '../core/fact-timeline.js';
 import { GraphIndex, type GraphEntityInfo, type GraphFactInfo, type GraphMatch, type ProvenanceRow } from './graph-index.js';
 import { LexicalIndex, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
 import { TurnFacts } from './turn-facts.js';
@@ -268,6 +270,11 @@ export class SearchIndex {
     };
   }
 
+  /** Validity timelines of facts of these collections, from what `prepare` loaded. */
+  graphTimelines(collectionIds: string[], factIds: readonly string[], classifier: PredicateClassifier): Map<string, FactTimeline> {
+    return this.graph.timelines(collectionIds, factIds, classifier);
+  }
+
   /** The graph signal over the entities the query's keys name, from what `prepare` loaded. */
   graphMatch(collectionIds: string[], keys: string[]): GraphMatch {
     return this.graph.match(collectionIds, keys);
@@ -421,7 +428,7 @@ export class SearchIndex {
     for await (const row of this.store.graph.mentionsOfCollection(collectionId)) {
       let rows = rowsByMemory.get(row.memory_id);
       if (!rows) rowsByMemory.set(row.memory_id, (rows = []));
-      rows.push({ targetId: row.target_id, chunkIndex: row.chunk_index, count: row.count, description: row.description ?? '' });
+      rows.push(provenanceRowOf(row));
     }
     for (const [memoryId, rows] of rowsByMemory) partition.setMemory(memoryId, rows, entities, facts);
   }
@@ -440,7 +447,7 @@ export class SearchIndex {
       const key = `${row.collection_id}\n${row.memory_id}`;
       let own = grouped.get(key);
       if (!own) grouped.set(key, (own = []));
-      own.push({ targetId: row.target_id, chunkIndex: row.chunk_index, count: row.count, description: row.description ?? '' });
+      own.push(provenanceRowOf(row));
     }
     // Every loaded partition is told, so one the memory left (or that lost its graph) drops it.
     for (const memoryId of memoryIds) {
@@ -516,6 +523,19 @@ export class SearchIndex {
     }
   }
 }
+
+/** A stored provenance row as the partition keeps it; facts carry their validity (absent on old rows). */
+const provenanceRowOf = (
+  row: Pick<MentionDoc, 'target_id' | 'chunk_index' | 'count' | 'description' | 'valid_from' | 'valid_to'>,
+): ProvenanceRow => ({
+  targetId: row.target_id,
+  chunkIndex: row.chunk_index,
+  count: row.count,
+  description: row.description ?? '',
+  ...(row.valid_from !== undefined || row.valid_to !== undefined
+    ? { validFrom: row.valid_from ?? null, validTo: row.valid_to ?? null }
+    : {}),
+});
 
 const entityInfo = (entity: Pick<EntityDoc, '_id' | 'name' | 'category' | 'description' | 'alias_keys'>): GraphEntityInfo => ({
   id: entity._id,

@@ -16,6 +16,8 @@ import { checkHeaders, OutboundRefusal } from '../core/outbound/policy.js';
 import { publicJwks, type PublicKeyset } from '../core/signing-keyset.js';
 import { planChunks } from '../extractors/chunking.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
+import type { PredicateClassifier } from '../core/fact-lexicon.js';
+import { applyValidity, type RelationshipValidity, type ValidityRequest } from './fact-validity.js';
 import type { Embedder } from '../models/embedder.js';
 import { matchGraph } from '../search/graph-index.js';
 import { decodeFloat16, decodeInt8, encodeFloat16, type SnapshotBody, type SnapshotCaps } from '../snapshot/format.js';
@@ -57,7 +59,14 @@ export type SnapshotOutcome = { snapshot: SealedSnapshot } | { receipt: Snapshot
 
 export interface SnapshotSearchResult {
   entities: { id: string; name: string; category: string; description: string; score: number }[];
-  relationships: { id: string; subject_id: string; object_id: string; predicate: string; description: string; weight: number }[];
+  relationships: ({
+    id: string;
+    subject_id: string;
+    object_id: string;
+    predicate: string;
+    description: string;
+    weight: number;
+  } & RelationshipValidity)[];
 }
 
 export interface DeviceMemoryOptions {
@@ -74,6 +83,8 @@ export function createDeviceMemoryService(deps: {
   collections: CollectionService;
   embedder: () => Promise<Embedder>;
   extractor: StructureExtractor;
+  /** The functional-predicate lexicon: validity and supersession of facts, as in collection mode. */
+  classifier: PredicateClassifier;
   keys: KeysetSource;
   outbound: OutboundClient;
   /** The one delete cascade, for an import that fails part-way and for expiry. */
@@ -281,14 +292,20 @@ export function createDeviceMemoryService(deps: {
         const graph = new SnapshotGraph(opened.body, embedder.dimensions);
         const episodeId = newId();
         const planned = planChunks({ raw_text: input.rawText }, options.chunkMaxChars).map((chunk, index) => ({ ...chunk, index }));
-        const extractions = await extractChunks(deps.extractor, planned, () => undefined);
+        const createdAt = new Date();
+        const extractions = await extractChunks(
+          deps.extractor,
+          planned,
+          () => undefined,
+          () => createdAt,
+        );
         const vectors = await embedder.embedPassages(planned.map((chunk) => chunk.text));
         graph.addEpisode({
           id: episodeId,
           kind: 'document',
           name: null,
           metadata: input.metadata,
-          created_at: new Date().toISOString(),
+          created_at: createdAt.toISOString(),
           chunks: planned.map((chunk, index) => ({
             index,
             text: chunk.text,
@@ -301,6 +318,7 @@ export function createDeviceMemoryService(deps: {
           extractor: deps.extractor,
           embedder,
           similarityThreshold: options.entitySimilarityThreshold,
+          classifier: deps.classifier,
         });
         await builder.writeToCollection({ tenantId, collectionId: opened.graphId }, episodeId, extractions);
         const sealed = await sealSnapshot(
@@ -313,21 +331,31 @@ export function createDeviceMemoryService(deps: {
       });
     },
 
-    search(tenantId: string, source: SnapshotSource, query: string): Promise<SnapshotSearchResult> {
+    search(tenantId: string, source: SnapshotSource, query: string, validity: ValidityRequest): Promise<SnapshotSearchResult> {
       return bounded(async () => {
         const opened = await load(tenantId, source);
         const partition = new SnapshotGraph(opened.body, opened.embedder.dimensions).partition();
         // Every episode of a snapshot is visible to its holder: descriptions come from backing episodes, as in collection mode.
         const signal = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), deps.extractor, query), () => true);
+        const timelines = partition.timelines(
+          signal.relationships.map((relationship) => relationship.id),
+          deps.classifier,
+        );
+        const { relationships } = applyValidity(signal, timelines, query, deps.classifier, validity, new Date());
         return {
           entities: signal.entities.map(({ id, name, category, description, score }) => ({ id, name, category, description, score })),
-          relationships: signal.relationships.map(({ id, subject_id, object_id, predicate, description, weight }) => ({
+          relationships: relationships.map(({ id, subject_id, object_id, predicate, description, weight, ...held }) => ({
             id,
             subject_id,
             object_id,
             predicate,
             description,
             weight,
+            predicate_class: held.predicate_class,
+            status: held.status,
+            valid_from: held.valid_from,
+            valid_to: held.valid_to,
+            closed_by: held.closed_by,
           })),
         };
       });

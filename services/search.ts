@@ -17,6 +17,9 @@ import { ConcurrencyGate } from '../core/concurrency-gate.js';
 import { rateLimited, serviceUnavailable, unprocessable, type AppError } from '../core/errors.js';
 import { isEmptyFilter, type MemoryFilter } from '../core/memory-filter.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
+import type { PredicateClassifier } from '../core/fact-lexicon.js';
+import type { FactTimeline } from '../core/fact-timeline.js';
+import { applyValidity, demoteStaleHits, type RelationshipValidity, type ValidityRequest } from './fact-validity.js';
 import type { Logger } from '../core/logger.js';
 import type { Embedder } from '../models/embedder.js';
 import { activationOf } from '../search/activation.js';
@@ -58,6 +61,8 @@ export interface SearchInput {
   /** Whether the returned memories count as used (activation). */
   trackAccess: boolean;
   filters: MemoryFilter;
+  /** Facts as they stood at this instant (validity time), and whether to return superseded ones too: services/fact-validity.ts. */
+  validity: ValidityRequest;
 }
 
 export interface SearchHit {
@@ -89,7 +94,7 @@ export interface SearchConfidence {
 export interface SearchOutcome {
   hits: SearchHit[];
   entities: GraphEntityResult[];
-  relationships: GraphRelationshipResult[];
+  relationships: (GraphRelationshipResult & RelationshipValidity)[];
   confidence: SearchConfidence;
   /** What the fusion used about the query itself (see docs/search.md). */
   queryStats: { lexical_rarity: number; lexical_matched_terms: number; graph_entities: number };
@@ -135,6 +140,8 @@ export function createSearchService(deps: {
   searchIndex: SearchIndex;
   embedder: () => Promise<Embedder>;
   extractor: StructureExtractor;
+  /** The functional-predicate lexicon the validity step reads facts with. */
+  classifier: PredicateClassifier;
   tuning: SearchTuning;
   /** memory_unconfident events per API key: sustained per minute, and burst. */
   unconfidentRate: { perMinute: number; burst: number };
@@ -205,9 +212,15 @@ export function createSearchService(deps: {
             const graphStarted = performance.now();
             await prepared;
             const result = await graphSignal(collectionGraph(deps.searchIndex, input.collectionIds), deps.extractor, input.query);
-            return { result, ms: performance.now() - graphStarted };
+            // Read while the partitions are held, like the signal itself.
+            const timelines = deps.searchIndex.graphTimelines(
+              input.collectionIds,
+              result.relationships.map((relationship) => relationship.id),
+              deps.classifier,
+            );
+            return { result, timelines, ms: performance.now() - graphStarted };
           })()
-        : Promise.resolve({ result: EMPTY_GRAPH_SIGNAL, ms: 0 });
+        : Promise.resolve({ result: EMPTY_GRAPH_SIGNAL, timelines: new Map<string, FactTimeline>(), ms: 0 });
       const signalsDone = (async () => {
         const queryVector = signals.has('vector') ? await (await deps.embedder()).embedQuery(input.query) : null;
         const embedded = performance.now();
@@ -215,8 +228,8 @@ export function createSearchService(deps: {
         const vectorHits = queryVector ? deps.searchIndex.vectorSearch(queryVector, input.collectionIds, pool) : [];
         const lexical = signals.has('lexical') ? deps.searchIndex.lexicalSearch(input.query, input.collectionIds, pool) : null;
         const searched = performance.now();
-        const { result: rawGraph, ms: graphMs } = await graphTask;
-        return { queryVector, embedded, vectorHits, lexical, searched, rawGraph, graphMs };
+        const { result: rawGraph, timelines, ms: graphMs } = await graphTask;
+        return { queryVector, embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs };
       })();
       // Both tasks settle before the partitions are used again below and released.
       await Promise.allSettled([signalsDone, graphTask]);
@@ -257,7 +270,7 @@ export function createSearchService(deps: {
       } finally {
         deps.searchIndex.release(input.collectionIds);
       }
-      const { embedded, vectorHits, lexical, searched, rawGraph, graphMs } = signalsResult;
+      const { embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs } = signalsResult;
       const rank = (entries: Candidate[], context: FusionContext) => {
         const fused = fuse(entries, context, DEFAULT_FUSION_WEIGHTS);
         return turnRanking ? rerankTurns(fused, dated, { isQuestion: (chunkId) => questions.has(chunkId) }) : fused;
@@ -295,7 +308,10 @@ export function createSearchService(deps: {
       const moreVisible = toCheck.length > 0 ? await store.memories.searchable(tenantId, toCheck, input.filters) : new Map();
       const graph = visibleGraph(rawGraph, (id) => memories.has(id) || moreVisible.has(id));
       for (const entry of visible) entry.activation = activations.get(entry.memoryId);
-      const fused = rank(visible, fusionContext);
+      // The validity step (services/fact-validity.ts): facts as they stand at as_of, current first,
+      // and hits stating only facts that no longer hold below the others.
+      const validity = applyValidity(graph, timelines, input.query, deps.classifier, input.validity, new Date());
+      const fused = demoteStaleHits(rank(visible, fusionContext), validity);
 
       // Fetch a little more than asked: a chunk past its memory's indexed range is skipped.
       const top = fused.slice(0, wanted);
@@ -327,7 +343,8 @@ export function createSearchService(deps: {
       // Beside what the query names, what the hits mention (only what visible memories back).
       const shownGraph = signals.has('graph')
         ? withHitGraph(
-            graph,
+            // The query's facts as the validity step left them; the hits' facts follow (they carry no timeline).
+            { ...graph, relationships: validity.relationships },
             deps.searchIndex.hitGraph(
               input.collectionIds,
               hits.map((hit) => ({ chunkId: `${hit.memory.id}:${hit.chunkIndex}`, memoryId: hit.memory.id })),
@@ -354,7 +371,9 @@ export function createSearchService(deps: {
       return {
         hits,
         entities: shownGraph.entities,
-        relationships: shownGraph.relationships,
+        // Facts carry their validity (services/fact-validity.ts); the hits' facts have no timeline
+        // read yet, so only the query's facts are shown until they do.
+        relationships: validity.relationships,
         confidence,
         queryStats: {
           lexical_rarity: round(lexical?.stats.maxRarity ?? 0, 4),

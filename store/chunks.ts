@@ -41,7 +41,9 @@ export class ChunkRepository {
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ memory_id: 1, index: 1 });
-    await this.collection.createIndex({ collection_ids: 1, embedding_model: 1 });
+    // _id last: a partition load reads one collection's chunks in disjoint _id ranges
+    // (vectorsForCollection), each of which this index bounds instead of filtering.
+    await this.collection.createIndex({ collection_ids: 1, embedding_model: 1, _id: 1 });
   }
 
   /** Idempotent: chunk ids are derived from memory id + index, so a retried stage overwrites. */
@@ -79,6 +81,7 @@ export class ChunkRepository {
 
   /** Named fields, not `{ embedding: 0 }`: the stand-in reads whole documents for an exclusion projection. */
   byIds(ids: string[]): Promise<ChunkDoc[]> {
+    if (ids.length === 0) return Promise.resolve([]);
     return this.collection
       .find(
         { _id: { $in: ids } },

@@ -24,6 +24,7 @@ export { tokensOf, type GraphScope, type NewEntity, type NewFact, type NewMentio
 import { type Binary, type AnyBulkWriteOperation, type Collection, type Db, type Filter } from 'mongodb';
 import { sha256Hex } from '../core/hash.js';
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
+import type { TimelineFact } from '../core/fact-timeline.js';
 import { binaryToVector, vectorToBinary } from './chunks.js';
 
 export interface EntityDoc {
@@ -74,6 +75,9 @@ export interface MentionDoc {
   confidence: number;
   /** What this memory says about the target (rows written before descriptions were kept: absent). */
   description?: string;
+  /** Facts: when this memory says the fact held (see NewMention); absent on rows written before validity existed. */
+  valid_from?: Date | null;
+  valid_to?: Date | null;
 }
 
 /** Deterministic ids: the same name in the same collection is the same node, from any process. */
@@ -117,6 +121,7 @@ const mentionDoc = (scope: GraphScope, mention: NewMention): MentionDoc => ({
   count: mention.count,
   confidence: mention.confidence,
   description: mention.description,
+  ...(mention.kind === 'fact' ? { valid_from: mention.validFrom ?? null, valid_to: mention.validTo ?? null } : {}),
 });
 
 export class GraphRepository implements GraphStore {
@@ -327,7 +332,7 @@ export class GraphRepository implements GraphStore {
   mentionsOfCollection(collectionId: string) {
     return this.mentions.find(
       { collection_id: collectionId },
-      { projection: { memory_id: 1, chunk_index: 1, target_id: 1, count: 1, description: 1 } },
+      { projection: { memory_id: 1, chunk_index: 1, target_id: 1, count: 1, description: 1, valid_from: 1, valid_to: 1 } },
     );
   }
 
@@ -335,6 +340,55 @@ export class GraphRepository implements GraphStore {
   mentionsOfMemories(memoryIds: string[]): Promise<MentionDoc[]> {
     if (memoryIds.length === 0) return Promise.resolve([]);
     return this.mentions.find({ memory_id: { $in: memoryIds } }).toArray();
+  }
+
+  /**
+   * Every fact of these subjects in one collection, with its provenance rows' validity, and the
+   * names of the entities they link: what a supersession check replays (core/fact-timeline.ts).
+   */
+  async subjectTimelines(scope: GraphScope, subjectIds: string[]): Promise<{ facts: TimelineFact[]; names: Map<string, string> }> {
+    if (subjectIds.length === 0) return { facts: [], names: new Map() };
+    const facts = await this.facts
+      .find(
+        { tenant_id: scope.tenantId, collection_id: scope.collectionId, subject_id: { $in: subjectIds } },
+        { projection: { subject_id: 1, object_id: 1, predicate: 1 } },
+      )
+      .toArray();
+    if (facts.length === 0) return { facts: [], names: new Map() };
+    const [rows, entities] = await Promise.all([
+      this.mentions
+        .find(
+          { target_id: { $in: facts.map((fact) => fact._id) }, collection_id: scope.collectionId },
+          { projection: { target_id: 1, memory_id: 1, valid_from: 1, valid_to: 1 } },
+        )
+        .toArray(),
+      this.entities
+        .find(
+          { _id: { $in: [...new Set(facts.flatMap((fact) => [fact.subject_id, fact.object_id]))] } },
+          { projection: { name: 1, alias_keys: 1 } },
+        )
+        .toArray(),
+    ]);
+    const rowsOf = new Map<string, TimelineFact['rows']>();
+    for (const row of rows) {
+      const list = rowsOf.get(row.target_id) ?? [];
+      list.push({ memoryId: row.memory_id, validFrom: row.valid_from ?? null, validTo: row.valid_to ?? null });
+      rowsOf.set(row.target_id, list);
+    }
+    const keysOf = new Map(entities.map((entity) => [entity._id, entity.alias_keys.join(' ')]));
+    return {
+      facts: facts
+        .filter((fact) => rowsOf.has(fact._id))
+        .map((fact) => ({
+          id: fact._id,
+          subjectId: fact.subject_id,
+          objectId: fact.object_id,
+          predicate: fact.predicate,
+          objectKey: keysOf.get(fact.object_id) ?? '',
+          rows: rowsOf.get(fact._id)!,
+        })),
+      names: new Map(entities.map((entity) => [entity._id, entity.name])),
+    };
   }
 
   factsByIds(ids: string[]): Promise<FactDoc[]> {

@@ -114,6 +114,7 @@ export class MemoryRepository {
     // 10 ms lookup into a 260 ms scan at 1,000 memories), and an exclusion projection still reads
     // the content. So: look up by _id with the summary fields named, test tenant and visibility
     // here, and apply the search's own filters in a second query only when there are some.
+    if (ids.length === 0) return new Map();
     const docs = (await this.collection.find({ _id: { $in: ids } }, { projection: SUMMARY_FIELDS }).toArray()) as MemorySummaryDoc[];
     let visible = docs.filter((doc) => doc.tenant_id === tenantId && isSearchable(doc));
     if (!isEmptyFilter(filter) && visible.length > 0) {
@@ -260,7 +261,10 @@ export class MemoryRepository {
 
   async findStaleCollectionSyncs(olderThan: Date, limit: number): Promise<MemorySummary[]> {
     const docs = await this.collection
-      .find({ 'collections_sync.since': { $lt: olderThan } }, { projection: WITHOUT_CONTENT, limit })
+      // The lower bound changes nothing on MongoDB (a $lt on a date matches only dates), but the
+      // stand-in's index range would otherwise start at the null entries of every memory without
+      // a pending sync: the reconciler read the whole collection each round.
+      .find({ 'collections_sync.since': { $gte: new Date(0), $lt: olderThan } }, { projection: WITHOUT_CONTENT, limit })
       .toArray();
     return (docs as MemorySummaryDoc[]).map(summaryOf);
   }

@@ -40,7 +40,8 @@ export class TenantRepository {
   }
 
   async findTenant(idOrName: string): Promise<Tenant | null> {
-    const doc = await this.tenants.findOne({ $or: [{ _id: idOrName }, { name: idOrName }] });
+    // Two indexed lookups rather than one $or, which the stand-in answers by scanning.
+    const doc = (await this.tenants.findOne({ _id: idOrName })) ?? (await this.tenants.findOne({ name: idOrName }));
     return doc ? fromStored<Tenant>(doc) : null;
   }
 

@@ -20,8 +20,9 @@ export class UploadRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.uploads.createIndex({ expires_at: 1 });
-    await this.uploads.createIndex({ memory_id: 1 });
+    // The expiry sweep's shape (memory_id: null, then a range on expires_at) and the delete
+    // cascade's (memory_id $in): expires_at alone made the sweep read every attached upload too.
+    await this.uploads.createIndex({ memory_id: 1, expires_at: 1 });
     await this.claims.createIndex({ at: 1 });
   }
 

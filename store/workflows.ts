@@ -127,6 +127,8 @@ export class WorkflowRepository {
       this.instances.createIndex({ memory_ids: 1 }),
       // GET /v1/workflow-patterns: most confident first.
       this.patterns.createIndex({ tenant_id: 1, collection_id: 1, confidence: -1, _id: 1 }),
+      // The mine sweep (sweepDueMines): owed mines, quiet longest first.
+      this.mining.createIndex({ remine_due: 1, changed_at: 1 }),
     ]);
   }
 
@@ -240,7 +242,15 @@ export class WorkflowRepository {
         if (instanceIds.size > 0) or.push({ instance_id: { $in: [...instanceIds] } });
         if (caseKeys.size > 0) or.push({ case_keys: { $in: [...caseKeys] } });
         if (or.length === 0) break;
-        rows = await this.traces.find({ ...base, $or: or }, { projection: CHAIN_PROJECTION }).toArray();
+        // One query per branch, merged by _id, rather than one $or: the stand-in plans no $or and
+        // read every trace of the collection through the collection_id prefix (the cost grew with
+        // the collection); MongoDB serves each branch from its own index either way.
+        const merged = new Map<string, ChainRow>();
+        for (const branch of or) {
+          for (const row of await this.traces.find({ ...base, ...branch }, { projection: CHAIN_PROJECTION }).toArray())
+            merged.set(row._id, row);
+        }
+        rows = [...merged.values()];
         const before = memoryIds.size + instanceIds.size + caseKeys.size;
         for (const row of rows) {
           memoryIds.add(row.memory_id);

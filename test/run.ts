@@ -29,7 +29,8 @@ function findTests(dir: string, suffix: string): string[] {
 }
 
 const started = Date.now();
-const backing = await startBackingServices({ dataDir, mongoBackend: 'memory' });
+// The same embedded store `npm run dev` uses (EMBEDDED_MONGO_BACKEND, default journal).
+const backing = await startBackingServices({ dataDir });
 // A database of its own per run, so a real MongoDB given by MONGODB_URI is never polluted.
 const dbName = `engram_test_${Date.now().toString(36)}`;
 const apiPort = await freePort();
@@ -92,6 +93,7 @@ const dist = path.join(root, 'dist');
 const files = [
   ...[
     'client',
+    'mcp',
     'config',
     'core',
     'extractors',

@@ -6,6 +6,9 @@ import type { AppState } from '../context.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The API key of an `Authorization: Bearer <key>` header, or undefined. */
+export const bearerKey = (header: string | undefined): string | undefined => (header ? BEARER.exec(header)?.[1] : undefined);
+
 /** The address failures are charged to: the socket's peer of a request (HTTP or WebSocket upgrade). */
 export const peerOf = (request: { socket: { remoteAddress?: string } }): string => request.socket.remoteAddress ?? 'unknown';
 
@@ -23,7 +26,7 @@ export function authenticate(auth: AuthService, failures: AuthFailures): Middlew
       throw unauthenticated(message);
     };
     const header = ctx.get('Authorization');
-    const key = header ? BEARER.exec(header)?.[1] : undefined;
+    const key = bearerKey(header);
     let principal = key ? auth.cachedPrincipal(key) : null;
     if (!principal) {
       const wait = failures.wait(address);

@@ -57,6 +57,24 @@ const MemoryUnconfident = z
   })
   .meta({ description: 'Payload of memory_unconfident' });
 
+const FactSuperseded = z
+  .looseObject({
+    memory_id: z.string().meta({ description: 'The memory stating the newer fact (the provenance the superseded fact keeps)' }),
+    predicate_class: z.string().meta({ description: 'The functional class both facts belong to (employer, residence, …)' }),
+    subject_id: z.string(),
+    subject: z.string().meta({ description: 'Name of the subject entity' }),
+    predicate: z.string().meta({ description: 'Predicate of the superseded fact' }),
+    old_fact_id: z.string(),
+    old_object_id: z.string(),
+    old_object: z.string(),
+    new_fact_id: z.string(),
+    new_predicate: z.string(),
+    new_object_id: z.string(),
+    new_object: z.string(),
+    superseded_at: timestamp.meta({ description: 'Validity time at which the old fact stopped holding (the new one began)' }),
+  })
+  .meta({ description: 'Payload of fact_superseded' });
+
 const EventFrame = z.looseObject({
   action: z.literal('event'),
   seq: count,
@@ -91,7 +109,11 @@ const clientFrames = {
 };
 
 /** Known event types and their payloads; unknown types pass with any object payload. */
-const PAYLOADS: Record<string, string> = { ingestion_progress: 'IngestionProgressPayload', memory_unconfident: 'MemoryUnconfidentPayload' };
+const PAYLOADS: Record<string, string> = {
+  ingestion_progress: 'IngestionProgressPayload',
+  memory_unconfident: 'MemoryUnconfidentPayload',
+  fact_superseded: 'FactSupersededPayload',
+};
 
 const json = (schema: z.ZodType): JsonSchema => {
   const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
@@ -113,6 +135,7 @@ export function buildEventsSchema(version: string): JsonSchema {
     SignatureObject: json(SignatureObject),
     IngestionProgressPayload: json(IngestionProgress),
     MemoryUnconfidentPayload: json(MemoryUnconfident),
+    FactSupersededPayload: json(FactSuperseded),
     ...Object.fromEntries(Object.entries({ ...serverControlFrames, ...clientFrames }).map(([name, schema]) => [name, json(schema)])),
     ServerFrame: { oneOf: ['EventFrame', ...Object.keys(serverControlFrames)].map((name) => ({ $ref: DEF(name) })) },
     ClientFrame: { oneOf: Object.keys(clientFrames).map((name) => ({ $ref: DEF(name) })) },

@@ -40,6 +40,22 @@ test('docs/events.schema.json is up to date (run `npm run openapi`)', () => {
   assert.equal(readFileSync(path.join(projectRoot(), 'docs', 'events.schema.json'), 'utf8'), eventsSchemaText());
 });
 
+const factSuperseded = {
+  memory_id: ID,
+  predicate_class: 'employer',
+  subject_id: 's',
+  subject: 'Alice Chen',
+  predicate: 'work at',
+  old_fact_id: 'f1',
+  old_object_id: 'o1',
+  old_object: 'Acme',
+  new_fact_id: 'f2',
+  new_predicate: 'join',
+  new_object_id: 'o2',
+  new_object: 'Globex',
+  superseded_at: '2025-06-01T00:00:00.000Z',
+};
+
 const serverCases: [string, unknown, boolean][] = [
   ['signed ingestion_progress', event({ signature }), true],
   ['unsigned event', event(), true],
@@ -62,6 +78,12 @@ const serverCases: [string, unknown, boolean][] = [
       },
     }),
     true,
+  ],
+  ['fact_superseded', event({ type: 'fact_superseded', payload: factSuperseded }), true],
+  [
+    'fact_superseded without the new object',
+    event({ type: 'fact_superseded', payload: { ...factSuperseded, new_object: undefined } }),
+    false,
   ],
   ['subscribed', { action: 'subscribed', collections: [ID], event_types: [] }, true],
   ['heartbeat_ack', { action: 'heartbeat_ack' }, true],

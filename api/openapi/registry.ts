@@ -57,6 +57,7 @@ export const SCHEMA_EXCLUDED: { pattern: RegExp; reason: string }[] = [
   { pattern: /^\/v1\/ws\/memory-events$/, reason: 'the WebSocket event endpoint (spec Versioning 5)' },
   { pattern: /^\/v1\/memory-events\/signing-keys$/, reason: 'the signing-keys endpoint (spec Versioning 5)' },
   { pattern: /^\/metrics$/, reason: 'the operator metrics endpoint (docs/operations.md)' },
+  { pattern: /^\/mcp$/, reason: 'the MCP endpoint: JSON-RPC whose tools MCP lists itself (docs/mcp.md)' },
   { pattern: /^\/v1\/openapi\.json$|^\/v1\/events\.schema\.json$|^\/docs(\/|$)/, reason: 'the schema export and the docs page themselves' },
 ];
 
@@ -171,6 +172,23 @@ export const Collection = z
   })
   .meta({ id: 'Collection' });
 
+/** When a relationship held (docs/search.md, "Facts that change over time"). */
+const relationshipValidity = {
+  predicate_class: z
+    .string()
+    .nullable()
+    .meta({ description: 'Functional class of the predicate (employer, residence, …); null: multi-valued' }),
+  status: z
+    .enum(['current', 'superseded', 'ended', 'not_yet_valid'])
+    .meta({ description: 'Standing at as_of (now when absent); only current ones are returned unless include_history is set' }),
+  valid_from: isoTime.nullable().meta({ description: 'Start of the interval shown; null: unknown start' }),
+  valid_to: isoTime.nullable().meta({ description: 'End of the interval shown; null: still holds' }),
+  closed_by: z
+    .strictObject({ reason: z.enum(['superseded', 'ended']), fact_id: z.string(), memory_id: z.string() })
+    .nullable()
+    .meta({ description: 'The fact that superseded or ended the interval shown, and the memory that says so' }),
+};
+
 export const MemoryResponse = z
   .looseObject({
     query: z.string(),
@@ -197,7 +215,18 @@ export const MemoryResponse = z
       }),
     ),
     entities: z.array(z.unknown()),
-    relationships: z.array(z.unknown()),
+    relationships: z.array(
+      z.looseObject({
+        id: z.string(),
+        subject_id: z.string(),
+        object_id: z.string(),
+        predicate: z.string(),
+        description: z.string(),
+        weight: z.number(),
+        confidence: z.number(),
+        ...relationshipValidity,
+      }),
+    ),
     confidence: z.unknown(),
     query_stats: z.unknown(),
     total_hits: z.number().int(),
@@ -258,6 +287,7 @@ export const SnapshotSearchResult = z
         predicate: z.string(),
         description: z.string(),
         weight: z.number(),
+        ...relationshipValidity,
       }),
     ),
   })

@@ -27,6 +27,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadEmbeddedMongoConfig } from '../../config/index.js';
 import { freePort, startMongoStandin } from '../../dev/embedded.js';
 import { chainTraces } from '../../extractors/procedures/chaining.js';
 import { deriveTraces, type LinkableEntity, type TraceDraft } from '../../extractors/procedures/derive.js';
@@ -203,7 +204,13 @@ async function storeScenario(): Promise<void> {
   });
   const conversations = big!.conversations;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-bench-workflows-'));
-  const mongo = await startMongoStandin({ dataDir, port: await freePort(), backend: 'memory', heapMb: 768 });
+  // The embedded store `npm run dev` uses (EMBEDDED_MONGO_BACKEND, default journal); BENCH_MONGO_BACKEND=memory|h2 compares.
+  const settings = loadEmbeddedMongoConfig(process.env);
+  const backend =
+    process.env.BENCH_MONGO_BACKEND === 'memory' || process.env.BENCH_MONGO_BACKEND === 'h2'
+      ? process.env.BENCH_MONGO_BACKEND
+      : settings.EMBEDDED_MONGO_BACKEND;
+  const mongo = await startMongoStandin({ dataDir, port: await freePort(), backend, heapMb: settings.EMBEDDED_MONGO_HEAP_MB });
   const database = await connectDatabase(mongo.uri, `bench_workflows_${Date.now().toString(36)}`);
   try {
     const repository = new WorkflowRepository(database.db);

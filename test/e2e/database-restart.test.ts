@@ -1,6 +1,6 @@
 /**
  * Fault injection: the database goes away in the middle of ingestion and comes back. A stack of
- * its own (the stand-in with its durable H2 backend, an API process and a worker, sharing only the
+ * its own (the stand-in with its journal backend, the one `npm run dev` uses, an API process and a worker, sharing only the
  * suite's Temporal) accepts memories, loses its database for a few seconds while they are being
  * processed, and must then complete every accepted memory exactly once.
  */
@@ -40,7 +40,7 @@ describe('the database restarting during ingestion', () => {
     const info = stack();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-db-restart-'));
     mongoPort = await freePort();
-    mongo = await startMongoStandin({ dataDir, port: mongoPort, backend: 'h2' });
+    mongo = await startMongoStandin({ dataDir, port: mongoPort, backend: 'journal' });
     const suffix = Date.now().toString(36);
     env = {
       ...info.serviceEnv,
@@ -82,7 +82,7 @@ describe('the database restarting during ingestion', () => {
     await mongo!.stop();
     mongo = null;
     await sleep(3000);
-    mongo = await startMongoStandin({ dataDir, port: mongoPort, backend: 'h2' });
+    mongo = await startMongoStandin({ dataDir, port: mongoPort, backend: 'journal' });
 
     const deadline = Date.now() + 120_000;
     let statuses: string[] = [];

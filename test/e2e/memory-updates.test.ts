@@ -145,7 +145,8 @@ describe('POST /v1/memories/{id}/messages (append)', () => {
     const after = (await tenant.api.get(`/v1/memories/${id}`)).body.results;
     assert.deepEqual(after.chunks.slice(0, 2), before, 'the earlier chunks are untouched');
     assert.equal(after.chunks[2], 'Three hives, and the honey harvest was 14 kilograms this August.');
-    assert.deepEqual(after.chunk_sources[2], { type: 'message', role: 'user', message_index: 2 });
+    // No timestamp given: the turn takes the memory's creation time (core/memory-time.ts).
+    assert.deepEqual(after.chunk_sources[2], { type: 'message', role: 'user', message_index: 2, occurred_at: after.created_at });
 
     const hits = (await tenant.api.search([tenant.collectionId], 'How much honey did the hives produce?')).body.results.hits;
     assert.equal(hits[0].memory_id, id);

@@ -13,10 +13,11 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
     '/search',
     handle({ body: searchBody }, async (ctx, input) => {
       const body = input.body;
+      const validity = { asOf: body.as_of ?? null, includeHistory: body.include_history ?? false };
       if (!body.collection_ids) {
         if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
         const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
-        ctx.body = { results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query) };
+        ctx.body = { results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query, validity) };
         return;
       }
       const outcome = await services.search.search(ctx.state.principal, {
@@ -31,6 +32,7 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
           ...(body.created_before ? { createdBefore: body.created_before } : {}),
           ...(body.kind ? { kind: body.kind } : {}),
         },
+        validity,
       });
       ctx.body = { results: presentSearch(body.query, outcome) };
     }),

@@ -38,6 +38,15 @@ export const searchBody = z
     created_after: isoTimestamp('created_after').optional(),
     created_before: isoTimestamp('created_before').optional(),
     kind: z.enum(['document', 'conversation'], { error: 'kind must be "document" or "conversation"' }).optional(),
+    // Validity time, not record time: facts as they held then, whenever the service learned them.
+    as_of: z
+      .union([z.iso.datetime({ offset: true }), z.iso.date()], {
+        error: 'as_of must be an ISO 8601 date (2025-03-01, read as UTC midnight) or timestamp with a time zone',
+      })
+      .transform((value) => new Date(value.length === 10 ? `${value}T00:00:00Z` : value))
+      .refine((date) => !Number.isNaN(date.getTime()), 'as_of is not a real date')
+      .optional(),
+    include_history: z.boolean({ error: 'include_history must be a boolean' }).optional(),
   })
   .superRefine((body, ctx) => {
     const modes = (['collection_ids', 'snapshot', 'snapshot_ref'] as const).filter((field) => body[field] !== undefined);

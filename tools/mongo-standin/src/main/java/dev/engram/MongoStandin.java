@@ -5,6 +5,7 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.bson.Document;
+import dev.engram.store.EngramBackend;
 import io.netty.channel.Channel;
 
 import java.nio.file.Files;
@@ -17,13 +18,18 @@ import java.util.concurrent.CountDownLatch;
  * Launches mongo-java-server as a stand-in for MongoDB in development, tests and the bench.
  *
  * <pre>
- *   java -Xmx512m -cp 'target/classes:target/lib/*' dev.engram.MongoStandin \
- *       [--host 127.0.0.1] [--port 27017] [--backend memory|h2] [--h2-file PATH]
+ *   java -Xmx4g -cp 'target/classes:target/lib/*' dev.engram.MongoStandin \
+ *       [--host 127.0.0.1] [--port 27017] [--backend journal|memory|h2]
+ *       [--data-dir DIR] [--fsync-ms 100] [--h2-file PATH]
  * </pre>
  *
- * Prints exactly one line "READY &lt;port&gt;" to stdout once the socket is bound, and shuts the
- * server down (which closes and flushes the H2 store) on SIGTERM / SIGINT. The oplog is enabled
- * because change streams need it. Production uses a real MongoDB replica set instead.
+ * Backends: {@code journal} (the default: in-heap collections with secondary indexes, made durable
+ * by a journal and snapshots in DIR; see dev.engram.store.EngramBackend), {@code memory}
+ * (mongo-java-server's own, nothing on disk, unique indexes only) and {@code h2} (its H2 MVStore
+ * backend, kept for comparison). Prints exactly one line "READY &lt;port&gt;" to stdout once the
+ * store is loaded and the socket is bound, and shuts the server down (which writes and fsyncs
+ * the journal, or closes the H2 file) on SIGTERM / SIGINT. The oplog is enabled because change
+ * streams need it. Production uses a real MongoDB replica set instead.
  */
 public final class MongoStandin {
 
@@ -31,7 +37,8 @@ public final class MongoStandin {
     }
 
     private static final String USAGE =
-            "usage: MongoStandin [--host 127.0.0.1] [--port 27017] [--backend memory|h2] [--h2-file PATH]";
+            "usage: MongoStandin [--host 127.0.0.1] [--port 27017] [--backend journal|memory|h2] [--data-dir DIR]"
+                + " [--fsync-ms 100] [--h2-file PATH]";
 
     public static void main(String[] args) throws Exception {
         // slf4j-simple reads these on first use, so set them before any server class loads.
@@ -41,8 +48,10 @@ public final class MongoStandin {
 
         String host = "127.0.0.1";
         int port = 27017;
-        String backendName = "memory";
+        String backendName = "journal";
         String h2File = null;
+        String dataDir = null;
+        long fsyncMillis = 100;
 
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -51,6 +60,8 @@ public final class MongoStandin {
                 case "--port" -> port = parsePort(value(args, ++i, arg));
                 case "--backend" -> backendName = value(args, ++i, arg);
                 case "--h2-file" -> h2File = value(args, ++i, arg);
+                case "--data-dir" -> dataDir = value(args, ++i, arg);
+                case "--fsync-ms" -> fsyncMillis = parsePositive(value(args, ++i, arg), arg);
                 case "-h", "--help" -> {
                     System.out.println(USAGE);
                     return;
@@ -61,6 +72,12 @@ public final class MongoStandin {
 
         MongoBackend backend;
         switch (backendName) {
+            case "journal" -> {
+                // Without --data-dir: the same engine (indexes, statistics) with nothing on disk.
+                EngramBackend engram = new EngramBackend(dataDir == null ? null : Path.of(dataDir).toAbsolutePath(), fsyncMillis);
+                engram.open();
+                backend = engram;
+            }
             case "memory" -> backend = new MemoryBackend();
             case "h2" -> {
                 if (h2File == null) {
@@ -73,7 +90,7 @@ public final class MongoStandin {
                 backend = new DurableH2Backend(h2File);
             }
             default -> {
-                fail("--backend must be memory or h2, got: " + backendName);
+                fail("--backend must be journal, memory or h2, got: " + backendName);
                 return;
             }
         }
@@ -105,6 +122,7 @@ public final class MongoStandin {
         int boundPort = server.getLocalAddress().getPort();
         System.err.println("mongo-standin: backend=" + backendName
                 + (h2File != null && backendName.equals("h2") ? " file=" + h2File : "")
+                + (dataDir != null && backendName.equals("journal") ? " dir=" + dataDir : "")
                 + " listening on " + host + ":" + boundPort);
         System.out.println("READY " + boundPort);
         System.out.flush();
@@ -135,6 +153,19 @@ public final class MongoStandin {
             return p;
         } catch (NumberFormatException e) {
             fail("--port must be a number: " + s);
+            return -1;
+        }
+    }
+
+    private static long parsePositive(String s, String flag) {
+        try {
+            long v = Long.parseLong(s);
+            if (v <= 0) {
+                fail(flag + " must be positive: " + s);
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            fail(flag + " must be a number: " + s);
             return -1;
         }
     }

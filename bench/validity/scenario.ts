@@ -1,0 +1,351 @@
+/**
+ * The validity bench (BENCH_ONLY=validity): facts that change over time, on generated life
+ * histories with known answers. Each person changes employer, city and role several times; each
+ * change is one memory with its own time (occurred_at). Distractors must not supersede anything:
+ * visits to other cities, things they like, and restatements of the current employer.
+ *
+ * Ingestion runs the code the structure stage runs (the local extractor, the graph builder's
+ * resolution and writes, validity rows, newSupersessions) into an in-memory graph (the device
+ * snapshot's GraphStore) feeding a search partition, so no stack is needed; name embeddings are a
+ * deterministic stand-in (no two generated names merge by similarity). Printed:
+ *   validity_supersession_precision / _recall   detected supersessions against the planted changes
+ *   validity_current_top_share_off / _on        "current X of Y" questions ("Where does P work?",
+ *                                               "Where does P live?", "What is P's role?") whose top
+ *                                               relationship is P's current X: without and with the
+ *                                               search validity step, on the same graph
+ *   validity_ingest_cpu_ms_per_memory_off / _on structure-stage CPU per memory (extraction,
+ *                                               resolution, graph writes; with validity: the rows'
+ *                                               validity and the supersession replay), one process
+ * The store's part of the supersession check (one read of the subject's facts and rows per
+ * collection) is not in the CPU figure.
+ */
+import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../../core/fact-lexicon.js';
+import { newSupersessions } from '../../core/fact-timeline.js';
+import type { EntityCandidate, GraphStore } from '../../core/graph-store.js';
+import type { GraphScope, NewEntity, NewFact, NewMention } from '../../core/graph-model.js';
+import { seededRandom } from '../../core/random.js';
+import { extractChunks, GraphBuilder } from '../../activities/graph-builder.js';
+import { normalizeEntityName } from '../../extractors/structure/normalize.js';
+import { createLocalExtractor } from '../../extractors/structure/local-extractor.js';
+import type { Embedder } from '../../models/embedder.js';
+import { GraphPartition, matchGraph, type GraphEntityInfo, type GraphFactInfo, type ProvenanceRow } from '../../search/graph-index.js';
+import { applyValidity } from '../../services/fact-validity.js';
+import { graphSignal, visibleGraph } from '../../services/graph-search.js';
+import { SnapshotGraph } from '../../snapshot/snapshot-graph.js';
+import { info, metric } from '../stats.js';
+
+const PEOPLE = 40;
+const FIRST = [
+  'Maria',
+  'James',
+  'Aisha',
+  'Kenji',
+  'Olga',
+  'Pedro',
+  'Fatima',
+  'Liam',
+  'Mei',
+  'Sofia',
+  'Noah',
+  'Priya',
+  'Lars',
+  'Amara',
+  'Diego',
+  'Yuki',
+  'Elena',
+  'Omar',
+  'Ingrid',
+  'Tariq',
+];
+const LAST = [
+  'Lopez',
+  'Novak',
+  'Okafor',
+  'Tanaka',
+  'Petrova',
+  'Silva',
+  'Haddad',
+  'Murphy',
+  'Wei',
+  'Rossi',
+  'Becker',
+  'Sharma',
+  'Nilsson',
+  'Mensah',
+  'Ortega',
+  'Sato',
+  'Ivanova',
+  'Farouk',
+  'Berg',
+  'Aziz',
+];
+const ORGS = [
+  'Northwind Traders',
+  'Contoso',
+  'Fabrikam',
+  'Globex',
+  'Initech',
+  'Hooli',
+  'Vandelay Industries',
+  'Cyberdyne',
+  'Tyrell Systems',
+  'Aperture Science',
+  'Wonka Industries',
+  'Soylent',
+];
+const CITIES = [
+  'Madrid',
+  'Porto',
+  'Vienna',
+  'Lisbon',
+  'Berlin',
+  'Oslo',
+  'Prague',
+  'Dublin',
+  'Warsaw',
+  'Zurich',
+  'Milan',
+  'Lyon',
+  'Athens',
+  'Helsinki',
+];
+const ROLES = [
+  'CTO',
+  'VP of Sales',
+  'Director of Marketing',
+  'Engineering Manager',
+  'Senior Engineer',
+  'Head of Product',
+  'Lead Designer',
+  'Chief Operating Officer',
+];
+const LIKES = ['jazz', 'chess', 'hiking', 'sushi', 'sailing', 'poetry'];
+
+type ClassName = 'employer' | 'residence' | 'role';
+const TEMPLATES: Record<ClassName, string[]> = {
+  employer: ['{p} works at {x}.', '{p} joined {x}.', '{p} started at {x}.'],
+  residence: ['{p} lives in {x}.', '{p} moved to {x}.', '{p} relocated to {x}.'],
+  role: ['{p} became {x}.', '{p} was promoted to {x}.'],
+};
+const POOLS: Record<ClassName, string[]> = { employer: ORGS, residence: CITIES, role: ROLES };
+const QUESTIONS: Record<ClassName, string> = {
+  employer: 'Where does {p} work?',
+  residence: 'Where does {p} live?',
+  role: "What is {p}'s role?",
+};
+
+interface BenchMemory {
+  text: string;
+  time: Date;
+}
+
+interface Person {
+  name: string;
+  /** The objects of each class in time order: the last is current. */
+  history: Record<ClassName, string[]>;
+}
+
+const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+const fill = (template: string, person: string, value: string) => template.replace('{p}', person).replace('{x}', value);
+
+function generate(seed: number): { people: Person[]; memories: BenchMemory[]; planted: Set<string> } {
+  const random = seededRandom(seed);
+  const people: Person[] = [];
+  const memories: BenchMemory[] = [];
+  const planted = new Set<string>();
+  for (let index = 0; people.length < PEOPLE; index += 1) {
+    const name = `${FIRST[index % FIRST.length]} ${LAST[(index * 7 + Math.floor(index / LAST.length)) % LAST.length]}`;
+    if (people.some((person) => person.name === name)) continue;
+    const person: Person = { name, history: { employer: [], residence: [], role: [] } };
+    let day = Date.UTC(2015, 0, 1) + Math.floor(random() * 365) * 86_400_000;
+    const changes: ClassName[] = [];
+    for (const [className, count] of [
+      ['employer', 3 + Math.floor(random() * 2)],
+      ['residence', 2 + Math.floor(random() * 2)],
+      ['role', 2 + Math.floor(random() * 2)],
+    ] as [ClassName, number][]) {
+      for (let n = 0; n < count; n += 1) changes.push(className);
+    }
+    changes.sort(() => random() - 0.5);
+    const emit = (text: string) => {
+      day += (60 + Math.floor(random() * 340)) * 86_400_000;
+      memories.push({ text, time: new Date(day) });
+    };
+    for (const className of changes) {
+      const history = person.history[className];
+      let value = pick(random, POOLS[className]);
+      while (value === history[history.length - 1]) value = pick(random, POOLS[className]);
+      const previous = history[history.length - 1];
+      if (previous !== undefined) planted.add(key(name, className, previous, value));
+      history.push(value);
+      emit(fill(pick(random, TEMPLATES[className]), name, value));
+      // Distractors between changes: none of them may supersede anything.
+      const roll = random();
+      if (roll < 0.25)
+        emit(
+          `${name} visited ${pick(
+            random,
+            CITIES.filter((city) => !person.history.residence.includes(city)),
+          )}.`,
+        );
+      else if (roll < 0.4) emit(`${name} likes ${pick(random, LIKES)}.`);
+      else if (roll < 0.55 && person.history.employer.length > 0) emit(`${name} works at ${person.history.employer.at(-1)!}.`);
+    }
+    people.push(person);
+  }
+  memories.sort((a, b) => a.time.getTime() - b.time.getTime());
+  return { people, memories, planted };
+}
+
+const key = (person: string, className: string, from: string, to: string): string =>
+  [person, className, from, to].map((part) => normalizeEntityName(part)).join(' | ');
+
+/** Deterministic unit vectors per name: resolution runs, and no two generated names are alike. */
+const standInEmbedder: Embedder = {
+  modelId: 'bench-stand-in',
+  dimensions: 64,
+  embedPassages: (texts) =>
+    Promise.resolve(
+      texts.map((text) => {
+        const random = seededRandom([...text].reduce((hash, char) => Math.imul(hash ^ char.charCodeAt(0), 16_777_619), 2_166_136_261));
+        const vector = Float32Array.from({ length: 64 }, () => random() - 0.5);
+        const norm = Math.hypot(...vector);
+        return vector.map((value) => value / norm);
+      }),
+    ),
+  embedQuery: (text) => standInEmbedder.embedPassages([text]).then(([vector]) => vector!),
+};
+
+/** The snapshot's GraphStore, mirrored into a search partition as each memory is written. */
+class PartitionedGraph implements GraphStore {
+  readonly partition = new GraphPartition();
+  readonly entities = new Map<string, GraphEntityInfo>();
+  private readonly facts = new Map<string, GraphFactInfo>();
+  private readonly inner = new SnapshotGraph({ episodes: [], entities: [], facts: [], mentions: [] }, standInEmbedder.dimensions);
+
+  findByKeys(scope: GraphScope, keys: string[]): Promise<EntityCandidate[]> {
+    return this.inner.findByKeys(scope, keys);
+  }
+
+  findCandidates(scope: GraphScope, keys: string[], limit: number): Promise<EntityCandidate[]> {
+    return this.inner.findCandidates(scope, keys, limit);
+  }
+
+  async write(scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
+    await this.inner.write(scope, entities, facts, mentions);
+    for (const entity of entities) {
+      const known = this.entities.get(entity.id);
+      this.entities.set(entity.id, {
+        id: entity.id,
+        name: known?.name ?? entity.name,
+        category: known?.category ?? entity.category,
+        description: known?.description ?? entity.description,
+        aliasKeys: [...new Set([...(known?.aliasKeys ?? []), ...entity.aliasKeys])],
+      });
+    }
+    for (const fact of facts) if (!this.facts.has(fact.id)) this.facts.set(fact.id, fact);
+    const rows = new Map<string, ProvenanceRow[]>();
+    for (const mention of mentions) {
+      const list = rows.get(mention.memoryId) ?? [];
+      list.push({
+        targetId: mention.targetId,
+        chunkIndex: mention.chunkIndex,
+        count: mention.count,
+        description: mention.description,
+        ...(mention.validFrom !== undefined ? { validFrom: mention.validFrom, validTo: mention.validTo ?? null } : {}),
+      });
+      rows.set(mention.memoryId, list);
+    }
+    for (const [memoryId, list] of rows) this.partition.setMemory(memoryId, list, this.entities, this.facts);
+  }
+}
+
+async function ingest(memories: BenchMemory[], classifier: PredicateClassifier | null) {
+  const graph = new PartitionedGraph();
+  const extractor = createLocalExtractor();
+  const builder = new GraphBuilder({ graph, extractor, embedder: standInEmbedder, similarityThreshold: 0.93, classifier });
+  const scope = { tenantId: 'bench', collectionId: 'validity' };
+  const detected = new Set<string>();
+  const started = process.cpuUsage();
+  for (const [index, memory] of memories.entries()) {
+    const memoryId = `m${index}`;
+    const chunks = [{ index: 0, text: memory.text, source: { type: 'text' as const, start: 0, end: memory.text.length } }];
+    const extractions = await extractChunks(
+      extractor,
+      chunks,
+      () => undefined,
+      () => memory.time,
+    );
+    const written = await builder.writeToCollection(scope, memoryId, extractions);
+    if (!classifier) continue;
+    for (const subjectId of written.subjectIds) {
+      const facts = graph.partition.timelineFactsOf(subjectId);
+      const byId = new Map(facts.map((fact) => [fact.id, fact]));
+      for (const change of newSupersessions(facts, memoryId, classifier)) {
+        const name = (id: string | undefined) => (id === undefined ? '?' : (graph.entities.get(id)?.name ?? '?'));
+        const old = byId.get(change.oldFactId);
+        detected.add(key(name(old?.subjectId), change.className, name(old?.objectId), name(byId.get(change.newFactId)?.objectId)));
+      }
+    }
+  }
+  const cpu = process.cpuUsage(started);
+  return { graph, detected, cpuMsPerMemory: (cpu.user + cpu.system) / 1000 / memories.length };
+}
+
+export async function validityScenario(): Promise<void> {
+  const { people, memories, planted } = generate(29);
+  const classifier = new PredicateClassifier(DEFAULT_FACT_LEXICON);
+  info(`   ${people.length} people, ${memories.length} memories, ${planted.size} planted supersessions`);
+  // Warm the extractor (compromise's first parses are slow), then off and on alternately, three
+  // times each: the median CPU per memory of each.
+  await ingest(memories.slice(0, 100), classifier);
+  const cpu = { off: [] as number[], on: [] as number[] };
+  let on = await ingest(memories, classifier);
+  for (let round = 0; round < 3; round += 1) {
+    cpu.off.push((await ingest(memories, null)).cpuMsPerMemory);
+    on = await ingest(memories, classifier);
+    cpu.on.push(on.cpuMsPerMemory);
+  }
+  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+  const correct = [...on.detected].filter((found) => planted.has(found)).length;
+  const examples = (items: string[]) => items.slice(0, 3).join('; ') || 'none';
+  info(`   missed: ${examples([...planted].filter((change) => !on.detected.has(change)))}`);
+  info(`   not planted: ${examples([...on.detected].filter((change) => !planted.has(change)))}`);
+  metric('validity_planted_supersessions', planted.size, 'count');
+  metric('validity_detected_supersessions', on.detected.size, 'count');
+  metric('validity_supersession_precision', on.detected.size === 0 ? 0 : correct / on.detected.size, 'ratio');
+  metric('validity_supersession_recall', correct / planted.size, 'ratio');
+
+  const extractor = createLocalExtractor();
+  const { partition, entities } = on.graph;
+  const now = new Date();
+  let asked = 0;
+  const right = { off: 0, on: 0 };
+  for (const person of people) {
+    for (const className of Object.keys(QUESTIONS) as ClassName[]) {
+      const current = person.history[className].at(-1);
+      if (current === undefined) continue;
+      const query = QUESTIONS[className].replace('{p}', person.name);
+      const signal = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), extractor, query), () => true);
+      const timelines = partition.timelines(
+        signal.relationships.map((relationship) => relationship.id),
+        classifier,
+      );
+      const ranked = applyValidity(signal, timelines, query, classifier, { asOf: null, includeHistory: false }, now).relationships;
+      const isCurrent = (top: { subject_id: string; object_id: string } | undefined): boolean =>
+        top !== undefined &&
+        normalizeEntityName(entities.get(top.subject_id)?.name ?? '') === normalizeEntityName(person.name) &&
+        normalizeEntityName(entities.get(top.object_id)?.name ?? '') === normalizeEntityName(current);
+      asked += 1;
+      if (isCurrent(signal.relationships[0])) right.off += 1;
+      if (isCurrent(ranked[0])) right.on += 1;
+    }
+  }
+  metric('validity_current_questions', asked, 'count');
+  metric('validity_current_top_share_off', right.off / asked, 'ratio');
+  metric('validity_current_top_share_on', right.on / asked, 'ratio');
+  metric('validity_ingest_cpu_ms_per_memory_off', median(cpu.off), 'ms');
+  metric('validity_ingest_cpu_ms_per_memory_on', median(cpu.on), 'ms');
+  metric('validity_ingest_cpu_ratio_on_off', median(cpu.on) / median(cpu.off), 'ratio');
+}

@@ -1,0 +1,234 @@
+/**
+ * Functional predicates: relations a subject holds with one object at a time (one employer, one
+ * home city, one spouse), so a later-valid fact of the same class supersedes the earlier one.
+ * Everything else is multi-valued ("likes", "visited") and never supersedes anything.
+ *
+ * Predicates are written in the normalised verb forms the local extractor produces
+ * (extractors/structure/facts.ts: lemmatised, lower case, the preposition kept: "work at",
+ * "move to", "be married to"). A class lists:
+ *   - `asserts`: predicates stating the relation holds ("join" Globex);
+ *   - `ends`: predicates stating it stopped for their object ("leave" Acme, "move from" Berlin);
+ *   - `objectWords`: when set, a fact counts only if its object's key holds one of these words
+ *     ("be" + "cfo of globex" is a role, "be" + "vegetarian" is not);
+ *   - `cues`: query words that ask about the class ("Where does Alice work?").
+ * A negated assertion ("not live in") ends its class too. Only facts of the same subject and the
+ * same class are ever compared; nothing is retired by similarity.
+ *
+ * The default lexicon is below (docs/search.md, "Facts that change over time"); FACT_LEXICON_FILE
+ * replaces it with a JSON file of the same shape.
+ */
+import { z } from 'zod';
+
+export interface PredicateClass {
+  /** A stable name shown in responses and events ("employer"). */
+  name: string;
+  asserts: string[];
+  ends: string[];
+  objectWords?: string[];
+  cues: string[];
+}
+
+export interface FactLexicon {
+  classes: PredicateClass[];
+}
+
+const ROLE_WORDS = [
+  'ceo',
+  'cfo',
+  'cto',
+  'coo',
+  'cio',
+  'cmo',
+  'vp',
+  'president',
+  'vice',
+  'director',
+  'manager',
+  'head',
+  'lead',
+  'chief',
+  'officer',
+  'engineer',
+  'developer',
+  'designer',
+  'analyst',
+  'scientist',
+  'architect',
+  'consultant',
+  'intern',
+  'founder',
+  'chair',
+  'chairman',
+  'chairwoman',
+  'partner',
+  'associate',
+  'principal',
+  'supervisor',
+  'coordinator',
+  'administrator',
+  'accountant',
+  'specialist',
+];
+
+export const DEFAULT_FACT_LEXICON: FactLexicon = {
+  classes: [
+    {
+      name: 'employer',
+      asserts: ['work at', 'work for', 'join', 'start at', 'be employed at', 'be employed by', 'rejoin', 'return to'],
+      ends: ['leave', 'quit', 'resign from', 'retire from', 'be fired from', 'be laid off from'],
+      cues: ['work', 'works', 'working', 'job', 'employer', 'employed', 'company'],
+    },
+    {
+      name: 'residence',
+      asserts: ['live in', 'move to', 'relocate to', 'reside in', 'be based in', 'settle in'],
+      ends: ['move from', 'move out of', 'leave'],
+      cues: ['live', 'lives', 'living', 'reside', 'resides', 'home', 'city', 'based'],
+    },
+    {
+      name: 'spouse',
+      asserts: ['be married to', 'marry', 'wed'],
+      ends: ['divorce', 'be divorced from', 'separate from'],
+      cues: ['married', 'spouse', 'wife', 'husband'],
+    },
+    {
+      name: 'reports_to',
+      asserts: ['report to', 'report directly to'],
+      ends: ['stop reporting to'],
+      cues: ['report', 'reports', 'boss', 'supervisor'],
+    },
+    {
+      name: 'manager_of',
+      asserts: ['be manager of', 'be the manager of'],
+      ends: [],
+      cues: ['manages', 'manager'],
+    },
+    {
+      name: 'status',
+      asserts: ['have status', 'be in status', 'be marked as', 'be set to', 'move to status'],
+      ends: [],
+      cues: ['status', 'state'],
+    },
+    {
+      name: 'role',
+      asserts: ['be', 'become', 'be promoted to', 'be appointed', 'be named', 'serve as', 'work as', 'be hired as'],
+      ends: ['step down as', 'resign as'],
+      objectWords: ROLE_WORDS,
+      cues: ['role', 'title', 'position'],
+    },
+  ],
+};
+
+const phrase = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1, 'must not be empty')
+  .max(60, 'must be at most 60 characters')
+  .refine((value) => !value.startsWith('not '), 'must not be negated (a negated assertion ends its class by itself)');
+
+/** The shape of FACT_LEXICON_FILE; every class name unique, and a predicate in one class's asserts once. */
+export const factLexiconSchema = z
+  .strictObject({
+    classes: z
+      .array(
+        z.strictObject({
+          name: z
+            .string()
+            .regex(/^[a-z][a-z0-9_]{0,39}$/u, 'name must be lower case letters, digits and _ (at most 40), starting with a letter'),
+          asserts: z.array(phrase).min(1, 'asserts must name at least one predicate').max(100),
+          ends: z.array(phrase).max(100),
+          objectWords: z.array(phrase).max(500).optional(),
+          cues: z.array(phrase).max(100),
+        }),
+      )
+      .max(50),
+  })
+  .superRefine((lexicon, ctx) => {
+    const names = new Set<string>();
+    const asserted = new Map<string, string>();
+    lexicon.classes.forEach((entry, index) => {
+      if (names.has(entry.name))
+        ctx.addIssue({ code: 'custom', path: ['classes', index, 'name'], message: `class ${entry.name} appears twice` });
+      names.add(entry.name);
+      for (const predicate of entry.asserts) {
+        const other = asserted.get(predicate);
+        // A predicate asserting two classes would need the object to decide; only objectWords may do that.
+        if (other !== undefined && !entry.objectWords)
+          ctx.addIssue({ code: 'custom', path: ['classes', index, 'asserts'], message: `"${predicate}" already asserts ${other}` });
+        if (other === undefined) asserted.set(predicate, entry.name);
+      }
+    });
+  });
+
+/** What a fact's predicate means for validity. */
+export type PredicateRole =
+  | { kind: 'assert'; className: string }
+  | { kind: 'end'; className: string }
+  /** Multi-valued or unknown: the fact stands alone, nothing supersedes it. */
+  | { kind: 'none' };
+
+const NONE: PredicateRole = { kind: 'none' };
+
+const wordsOf = (key: string): string[] => key.split(/[\s\-/]+/u).filter((word) => word.length > 0);
+
+/**
+ * Looks predicates up in a lexicon. `objectKey` is the normalised key of the fact's object: it
+ * decides classes with `objectWords`, and an ending predicate shared by classes ("leave" a
+ * company or a city) is returned for every class it may end (the timeline ends only the one
+ * whose object it names).
+ */
+export class PredicateClassifier {
+  private readonly byAssert = new Map<string, PredicateClass[]>();
+  private readonly byEnd = new Map<string, PredicateClass[]>();
+  private readonly byCue = new Map<string, string[]>();
+
+  constructor(readonly lexicon: FactLexicon) {
+    for (const entry of lexicon.classes) {
+      for (const predicate of entry.asserts) push(this.byAssert, predicate, entry);
+      for (const predicate of entry.ends) push(this.byEnd, predicate, entry);
+      for (const cue of entry.cues) push(this.byCue, cue, entry.name);
+    }
+  }
+
+  /** The classes a predicate may end (its own ending forms, or a negated assertion). */
+  endsOf(predicate: string, objectKey: string): string[] {
+    const negated = predicate.startsWith('not ');
+    const base = negated ? predicate.slice(4) : predicate;
+    const entries = negated ? (this.byAssert.get(base) ?? []) : (this.byEnd.get(base) ?? []);
+    return entries.filter((entry) => objectFits(entry, objectKey)).map((entry) => entry.name);
+  }
+
+  /** The class a predicate asserts for this object, or null. */
+  assertsOf(predicate: string, objectKey: string): string | null {
+    if (predicate.startsWith('not ')) return null;
+    // A class that names its objects wins over one that does not ("be" + "cfo" is a role).
+    const entries = (this.byAssert.get(predicate) ?? []).filter((entry) => objectFits(entry, objectKey));
+    return (entries.find((entry) => entry.objectWords) ?? entries[0])?.name ?? null;
+  }
+
+  roleOf(predicate: string, objectKey: string): PredicateRole {
+    const asserted = this.assertsOf(predicate, objectKey);
+    if (asserted !== null) return { kind: 'assert', className: asserted };
+    const ended = this.endsOf(predicate, objectKey);
+    return ended.length > 0 ? { kind: 'end', className: ended[0]! } : NONE;
+  }
+
+  /** Classes whose cue words the query contains ("Where does Alice work?" → employer). */
+  classesAskedBy(query: string): Set<string> {
+    const asked = new Set<string>();
+    for (const word of query.toLowerCase().split(/[^\p{L}\p{N}]+/u)) for (const name of this.byCue.get(word) ?? []) asked.add(name);
+    return asked;
+  }
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function objectFits(entry: PredicateClass, objectKey: string): boolean {
+  if (!entry.objectWords) return true;
+  const words = new Set(wordsOf(objectKey));
+  return entry.objectWords.some((word) => words.has(word));
+}

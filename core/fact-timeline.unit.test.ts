@@ -1,0 +1,300 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_FACT_LEXICON, factLexiconSchema, PredicateClassifier } from './fact-lexicon.js';
+import { factTimelines, newSupersessions, validityAt, type TimelineFact, type ValidityRow } from './fact-timeline.js';
+
+const classifier = new PredicateClassifier(DEFAULT_FACT_LEXICON);
+const day = (iso: string): Date => new Date(`${iso}T00:00:00Z`);
+const row = (memoryId: string, from: string | null, to: string | null = null): ValidityRow => ({
+  memoryId,
+  validFrom: from === null ? null : day(from),
+  validTo: to === null ? null : day(to),
+});
+const fact = (id: string, subjectId: string, predicate: string, objectId: string, rows: ValidityRow[]): TimelineFact => ({
+  id,
+  subjectId,
+  predicate,
+  objectId,
+  objectKey: objectId,
+  rows,
+});
+
+const statusAt = (facts: TimelineFact[], id: string, at: string): string => {
+  const timeline = factTimelines(facts, classifier).get(id);
+  assert.ok(timeline, `no timeline for ${id}`);
+  return validityAt(timeline, day(at)).status;
+};
+
+describe('the functional-predicate lexicon', () => {
+  const roles: [predicate: string, objectKey: string, expected: string][] = [
+    ['work at', 'acme', 'assert employer'],
+    ['work for', 'acme', 'assert employer'],
+    ['join', 'globex', 'assert employer'],
+    ['leave', 'acme', 'end employer'],
+    ['quit', 'acme', 'end employer'],
+    ['not work at', 'acme', 'end employer'],
+    ['live in', 'oslo', 'assert residence'],
+    ['move to', 'lisbon', 'assert residence'],
+    ['move from', 'berlin', 'end residence'],
+    ['not live in', 'oslo', 'end residence'],
+    ['be married to', 'bob', 'assert spouse'],
+    ['divorce', 'bob', 'end spouse'],
+    ['report to', 'dana lee', 'assert reports_to'],
+    ['be manager of', 'eve stone', 'assert manager_of'],
+    ['have status', 'open', 'assert status'],
+    ['become', 'cto of initech', 'assert role'],
+    ['be', 'cfo of globex', 'assert role'],
+    ['be promoted to', 'vp of sales', 'assert role'],
+    // Multi-valued and unrelated predicates stand alone.
+    ['like', 'pizza hut', 'none'],
+    ['visit', 'paris', 'none'],
+    ['not like', 'pizza hut', 'none'],
+    ['manage', 'berlin office', 'none'],
+    ['be', 'vegetarian', 'none'],
+    ['become', 'friends', 'none'],
+    ['use', 'postgresql', 'none'],
+  ];
+  for (const [predicate, objectKey, expected] of roles) {
+    it(`"${predicate}" ${objectKey} → ${expected}`, () => {
+      const role = classifier.roleOf(predicate, objectKey);
+      assert.equal(role.kind === 'none' ? 'none' : `${role.kind} ${role.className}`, expected);
+    });
+  }
+
+  it('"leave" may end an employer or a home: the timeline decides by the object', () => {
+    assert.deepEqual(classifier.endsOf('leave', 'berlin'), ['employer', 'residence']);
+  });
+
+  it('finds the class a question asks about from its cue words', () => {
+    assert.deepEqual([...classifier.classesAskedBy('Where does Alice Chen work?')], ['employer']);
+    assert.deepEqual([...classifier.classesAskedBy('Which city does Bob live in?')], ['residence']);
+    assert.deepEqual([...classifier.classesAskedBy("What is Bob's role at Initech?")], ['role']);
+    assert.deepEqual([...classifier.classesAskedBy('What does Bob like?')], []);
+  });
+
+  it('accepts the default lexicon as a FACT_LEXICON_FILE would be read', () => {
+    assert.equal(factLexiconSchema.safeParse(DEFAULT_FACT_LEXICON).success, true);
+  });
+
+  const badLexicons: [name: string, value: unknown, path: string][] = [
+    ['a duplicate class', { classes: [DEFAULT_FACT_LEXICON.classes[0], DEFAULT_FACT_LEXICON.classes[0]] }, 'classes.1.name'],
+    ['a negated predicate', { classes: [{ name: 'x', asserts: ['not work at'], ends: [], cues: [] }] }, 'classes.0.asserts.0'],
+    ['an empty asserts list', { classes: [{ name: 'x', asserts: [], ends: [], cues: [] }] }, 'classes.0.asserts'],
+    ['a bad class name', { classes: [{ name: 'Employer!', asserts: ['work at'], ends: [], cues: [] }] }, 'classes.0.name'],
+    ['an unknown field', { classes: [{ name: 'x', asserts: ['a'], ends: [], cues: [], multi: true }] }, 'classes.0'],
+    [
+      'one predicate asserting two classes',
+      {
+        classes: [
+          { name: 'a', asserts: ['work at'], ends: [], cues: [] },
+          { name: 'b', asserts: ['work at'], ends: [], cues: [] },
+        ],
+      },
+      'classes.1.asserts',
+    ],
+  ];
+  for (const [name, value, path] of badLexicons) {
+    it(`refuses a lexicon with ${name}, naming ${path}`, () => {
+      const parsed = factLexiconSchema.safeParse(value);
+      assert.equal(parsed.success, false);
+      assert.ok(
+        parsed.error!.issues.some((issue) => issue.path.join('.') === path),
+        JSON.stringify(parsed.error!.issues.map((issue) => issue.path.join('.'))),
+      );
+    });
+  }
+});
+
+describe('fact timelines', () => {
+  it('a later employer supersedes the earlier one, naming the fact and memory that did it', () => {
+    const facts = [
+      fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-10')]),
+      fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01')]),
+    ];
+    const timelines = factTimelines(facts, classifier);
+    assert.deepEqual(timelines.get('acme'), {
+      className: 'employer',
+      intervals: [{ from: day('2025-01-10'), to: day('2025-06-01'), closedBy: { reason: 'superseded', factId: 'globex', memoryId: 'm2' } }],
+    });
+    assert.deepEqual(timelines.get('globex')?.intervals, [{ from: day('2025-06-01'), to: null, closedBy: null }]);
+    assert.equal(statusAt(facts, 'acme', '2025-03-01'), 'current');
+    assert.equal(statusAt(facts, 'acme', '2025-07-01'), 'superseded');
+    assert.equal(statusAt(facts, 'globex', '2025-03-01'), 'not_yet_valid');
+  });
+
+  it('the order facts were learned in does not matter: only their validity times', () => {
+    const later = fact('globex', 'alice', 'join', 'o-globex', [row('m1', '2025-06-01')]);
+    const earlier = fact('acme', 'alice', 'work at', 'o-acme', [row('m2', '2025-01-10')]);
+    assert.equal(statusAt([later, earlier], 'acme', '2025-07-01'), 'superseded');
+    assert.equal(statusAt([later, earlier], 'globex', '2025-07-01'), 'current');
+  });
+
+  it('removing the superseding memory restores the old fact (the rows are the only state)', () => {
+    const acme = fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-10')]);
+    const globex = fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01')]);
+    assert.equal(statusAt([acme, globex], 'acme', '2026-01-01'), 'superseded');
+    assert.equal(statusAt([acme], 'acme', '2026-01-01'), 'current');
+  });
+
+  it('an ending closes the fact with that object only, and the ending fact held until then', () => {
+    const facts = [
+      fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-10')]),
+      fact('left-initech', 'alice', 'leave', 'o-initech', [row('m2', null, '2025-03-01')]),
+      fact('left-acme', 'alice', 'leave', 'o-acme', [row('m3', null, '2025-05-01')]),
+    ];
+    const timelines = factTimelines(facts, classifier);
+    assert.deepEqual(timelines.get('acme')?.intervals, [
+      { from: day('2025-01-10'), to: day('2025-05-01'), closedBy: { reason: 'ended', factId: 'left-acme', memoryId: 'm3' } },
+    ]);
+    assert.deepEqual(timelines.get('left-initech')?.intervals, [
+      { from: null, to: day('2025-03-01'), closedBy: { reason: 'ended', factId: 'left-initech', memoryId: 'm2' } },
+    ]);
+    assert.equal(statusAt(facts, 'acme', '2025-04-01'), 'current');
+    assert.equal(statusAt(facts, 'acme', '2025-06-01'), 'ended');
+  });
+
+  it('"moved from Berlin to Lisbon": one memory ending one home and asserting another supersedes it', () => {
+    const facts = [
+      fact('berlin', 'alice', 'move from', 'o-berlin', [row('m3', null, '2025-07-01')]),
+      fact('lisbon', 'alice', 'move to', 'o-lisbon', [row('m3', '2025-07-01')]),
+    ];
+    assert.deepEqual(factTimelines(facts, classifier).get('berlin')?.intervals, [
+      { from: null, to: day('2025-07-01'), closedBy: { reason: 'superseded', factId: 'lisbon', memoryId: 'm3' } },
+    ]);
+    assert.equal(statusAt(facts, 'berlin', '2025-03-01'), 'current');
+    assert.deepEqual(newSupersessions(facts, 'm3', classifier), [
+      { className: 'residence', oldFactId: 'berlin', newFactId: 'lisbon', memoryId: 'm3', at: day('2025-07-01') },
+    ]);
+    // Two memories (leaving, then settling elsewhere the same day) are an ending, then a new home.
+    const apart = [facts[0]!, fact('lisbon', 'alice', 'move to', 'o-lisbon', [row('m4', '2025-07-01')])];
+    assert.equal(statusAt(apart, 'berlin', '2025-08-01'), 'ended');
+  });
+
+  it('"no longer lives in Oslo" on the same fact closes it', () => {
+    const oslo = fact('oslo', 'alice', 'live in', 'o-oslo', [row('m1', '2024-01-01'), row('m2', null, '2025-02-01')]);
+    assert.equal(statusAt([oslo], 'oslo', '2024-06-01'), 'current');
+    assert.equal(statusAt([oslo], 'oslo', '2025-06-01'), 'ended');
+  });
+
+  it('an explicit end closes the fact at that date', () => {
+    const initech = fact('initech', 'bob', 'work at', 'o-initech', [row('m1', '2019-01-01', '2023-01-01')]);
+    assert.equal(statusAt([initech], 'initech', '2022-01-01'), 'current');
+    assert.equal(statusAt([initech], 'initech', '2023-01-01'), 'ended');
+  });
+
+  it('returning to an old employer opens a second interval', () => {
+    const facts = [
+      fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2020-01-01'), row('m3', '2024-01-01')]),
+      fact('globex', 'alice', 'work at', 'o-globex', [row('m2', '2022-01-01')]),
+    ];
+    const acme = factTimelines(facts, classifier).get('acme')!;
+    assert.equal(acme.intervals.length, 2);
+    assert.equal(statusAt(facts, 'acme', '2023-01-01'), 'superseded');
+    assert.equal(statusAt(facts, 'acme', '2025-01-01'), 'current');
+    assert.equal(statusAt(facts, 'globex', '2025-01-01'), 'superseded');
+  });
+
+  it('rows stored before validity existed count from the beginning of time', () => {
+    const facts = [
+      fact('acme', 'alice', 'work at', 'o-acme', [row('old', null, null)]),
+      fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01')]),
+    ];
+    assert.equal(statusAt(facts, 'acme', '2000-01-01'), 'current');
+    assert.equal(statusAt(facts, 'acme', '2025-07-01'), 'superseded');
+  });
+
+  // Pairs that must not supersede each other.
+  const independent: [name: string, facts: TimelineFact[], id: string][] = [
+    [
+      'different subjects',
+      [
+        fact('a', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-01')]),
+        fact('b', 'bob', 'work at', 'o-globex', [row('m2', '2025-06-01')]),
+      ],
+      'a',
+    ],
+    [
+      'a multi-valued predicate (likes)',
+      [fact('a', 'alice', 'like', 'o-tea', [row('m1', '2025-01-01')]), fact('b', 'alice', 'like', 'o-coffee', [row('m2', '2025-06-01')])],
+      'a',
+    ],
+    [
+      'a multi-valued predicate (visited)',
+      [fact('a', 'alice', 'visit', 'o-paris', [row('m1', '2025-01-01')]), fact('b', 'alice', 'visit', 'o-rome', [row('m2', '2025-06-01')])],
+      'a',
+    ],
+    [
+      'different classes of one subject',
+      [
+        fact('a', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-01')]),
+        fact('b', 'alice', 'move to', 'o-lisbon', [row('m2', '2025-06-01')]),
+      ],
+      'a',
+    ],
+    [
+      'the same object repeated',
+      [fact('a', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-01')]), fact('b', 'alice', 'join', 'o-acme', [row('m2', '2025-06-01')])],
+      'a',
+    ],
+    [
+      'the same fact stated again later',
+      [fact('a', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-01'), row('m2', '2025-06-01')])],
+      'a',
+    ],
+    [
+      'two objects asserted at the same instant',
+      [
+        fact('a', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-01')]),
+        fact('b', 'alice', 'work at', 'o-globex', [row('m1', '2025-01-01')]),
+      ],
+      'a',
+    ],
+    [
+      'an ending of another object',
+      [
+        fact('a', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-01')]),
+        fact('b', 'alice', 'leave', 'o-globex', [row('m2', null, '2025-06-01')]),
+      ],
+      'a',
+    ],
+    [
+      'a role word that is not a role ("be" + vegetarian)',
+      [
+        fact('a', 'alice', 'be', 'cto of acme', [row('m1', '2025-01-01')]),
+        fact('b', 'alice', 'be', 'vegetarian', [row('m2', '2025-06-01')]),
+      ],
+      'a',
+    ],
+  ];
+  for (const [name, facts, id] of independent) {
+    it(`does not supersede across ${name}`, () => assert.equal(statusAt(facts, id, '2026-01-01'), 'current'));
+  }
+});
+
+describe('supersessions a memory brings about', () => {
+  const acme = fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-10')]);
+  const globex = fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01')]);
+  const lisbon = fact('lisbon', 'alice', 'move to', 'o-lisbon', [row('m3', '2025-07-01')]);
+
+  it('names the old and new fact, the class, the memory and when', () => {
+    assert.deepEqual(newSupersessions([acme, globex, lisbon], 'm2', classifier), [
+      { className: 'employer', oldFactId: 'acme', newFactId: 'globex', memoryId: 'm2', at: day('2025-06-01') },
+    ]);
+  });
+
+  it('reports nothing for a memory that supersedes nothing', () => {
+    assert.deepEqual(newSupersessions([acme, globex, lisbon], 'm3', classifier), []);
+    assert.deepEqual(newSupersessions([acme, globex, lisbon], 'm1', classifier).length, 1); // see the next test
+  });
+
+  it('an older fact learned late arrives superseded by the newer one already known', () => {
+    assert.deepEqual(newSupersessions([acme, globex], 'm1', classifier), [
+      { className: 'employer', oldFactId: 'acme', newFactId: 'globex', memoryId: 'm2', at: day('2025-06-01') },
+    ]);
+  });
+
+  it('a memory re-stating a fact that was already superseded brings nothing new', () => {
+    const again = fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01'), row('m4', '2025-08-01')]);
+    assert.deepEqual(newSupersessions([acme, again], 'm4', classifier), []);
+  });
+});

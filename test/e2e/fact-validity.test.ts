@@ -1,0 +1,180 @@
+/**
+ * Facts that change over time, through the API: a later employer supersedes an earlier one, search
+ * answers the current fact first (the old one only with include_history, marked), as_of answers
+ * as the facts stood then, deleting the superseding memory restores the old fact, and the
+ * fact_superseded events arrive in order over the WebSocket.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createMemory, eventually, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
+import { closeDatabase } from '../support/db.js';
+import { RawSocket, type Frame } from '../support/ws.js';
+
+after(closeDatabase);
+
+interface Relationship {
+  id: string;
+  subject_id: string;
+  object_id: string;
+  predicate: string;
+  description: string;
+  predicate_class: string | null;
+  status: string;
+  valid_from: string | null;
+  valid_to: string | null;
+  closed_by: { reason: string; fact_id: string; memory_id: string } | null;
+}
+
+describe('facts that change over time', () => {
+  let tenant: TenantFixture;
+  let socket: RawSocket;
+  const memories: Record<'acme' | 'globex' | 'lisbon', string> = { acme: '', globex: '', lisbon: '' };
+
+  const search = async (
+    body: Record<string, unknown>,
+  ): Promise<{ relationships: Relationship[]; hits: { memory_id: string; score: number }[] }> => {
+    const response = await tenant.api.post('/v1/memories/search', { collection_ids: [tenant.collectionId], ...body });
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    return response.body.results;
+  };
+  const about = (relationships: Relationship[], word: string): Relationship | undefined =>
+    relationships.find((relationship) => relationship.description.includes(word));
+  const employers = (relationships: Relationship[]) => relationships.filter((relationship) => relationship.predicate_class === 'employer');
+
+  before(async () => {
+    tenant = await newTenant('fact-validity');
+    socket = await RawSocket.open(tenant.api);
+    socket.send({ action: 'subscribe', collections: [tenant.collectionId], event_types: ['fact_superseded'] });
+    await socket.next((frame) => frame.action === 'subscribed');
+    // One after the other, as a client learning them over time would send them.
+    const stories: [keyof typeof memories, string, string][] = [
+      ['acme', 'Alice Chen works at Acme.', '2025-01-10T09:00:00Z'],
+      ['globex', 'Alice Chen joined Globex as CFO.', '2025-06-01T09:00:00Z'],
+      ['lisbon', 'Alice Chen moved from Berlin to Lisbon.', '2025-07-01T09:00:00Z'],
+    ];
+    for (const [name, text, occurredAt] of stories) {
+      memories[name] = await createMemory(tenant, { raw_text: text, occurred_at: occurredAt });
+      await waitForStatus(tenant.api, memories[name], ['complete']);
+    }
+  });
+  after(() => socket?.close());
+
+  it('answers the current employer first, with its validity, and leaves the superseded one out', async () => {
+    const { relationships, hits } = await search({ query: 'Where does Alice Chen work?' });
+    const first = relationships[0];
+    assert.ok(first, 'relationships returned');
+    assert.match(first.description, /Globex/u, JSON.stringify(relationships));
+    assert.equal(first.status, 'current');
+    assert.equal(first.predicate_class, 'employer');
+    assert.equal(first.valid_from, '2025-06-01T09:00:00.000Z');
+    assert.equal(first.valid_to, null);
+    assert.equal(about(relationships, 'Acme'), undefined, 'the superseded employer is not returned without include_history');
+    assert.ok(relationships.every((relationship) => relationship.status === 'current'));
+    // The chunk saying where she works now ranks above the one saying where she used to.
+    const order = hits.map((hit) => hit.memory_id);
+    assert.ok(order.includes(memories.acme) && order.includes(memories.globex), JSON.stringify(hits));
+    assert.ok(order.indexOf(memories.globex) < order.indexOf(memories.acme), JSON.stringify({ memories, hits }));
+  });
+
+  it('with include_history returns the old employer too, marked superseded by the Globex memory', async () => {
+    const { relationships } = await search({ query: 'Where does Alice Chen work?', include_history: true });
+    const [first] = employers(relationships);
+    assert.match(first?.description ?? '', /Globex/u, JSON.stringify(relationships));
+    const acme = about(relationships, 'Acme');
+    assert.ok(acme, JSON.stringify(relationships));
+    assert.equal(acme.status, 'superseded');
+    assert.equal(acme.valid_from, '2025-01-10T09:00:00.000Z');
+    assert.equal(acme.valid_to, '2025-06-01T09:00:00.000Z');
+    assert.equal(acme.closed_by?.reason, 'superseded');
+    assert.equal(acme.closed_by?.fact_id, first!.id);
+    assert.equal(acme.closed_by?.memory_id, memories.globex);
+    // Current facts rank above every superseded one.
+    const statuses = relationships.map((relationship) => relationship.status);
+    assert.ok(statuses.indexOf('superseded') > statuses.lastIndexOf('current'), JSON.stringify(statuses));
+  });
+
+  it('as_of answers as the facts stood then: Acme and Berlin', async () => {
+    const { relationships } = await search({ query: 'Where does Alice Chen work and live?', as_of: '2025-03-01' });
+    const acme = about(relationships, 'Acme');
+    assert.ok(acme, JSON.stringify(relationships));
+    assert.equal(acme.status, 'current');
+    const berlin = about(relationships, 'Berlin');
+    assert.ok(berlin, JSON.stringify(relationships));
+    assert.equal(berlin.status, 'current');
+    assert.equal(berlin.valid_to, '2025-07-01T09:00:00.000Z', 'she lived in Berlin until she moved');
+    assert.equal(berlin.closed_by, null, 'nothing had closed it yet on 1 March');
+    assert.equal(about(relationships, 'Globex'), undefined, 'not yet her employer on 1 March');
+    assert.equal(
+      relationships.find(
+        (relationship) =>
+          relationship.description.includes('Lisbon') && relationship.predicate_class === 'residence' && relationship.valid_to === null,
+      ),
+      undefined,
+      'not yet her home on 1 March',
+    );
+  });
+
+  it('refuses a malformed as_of and include_history, naming the field', async () => {
+    for (const [body, field] of [
+      [{ as_of: 'March 2025' }, 'as_of'],
+      [{ as_of: '2025-03-01T10:00:00' }, 'as_of'],
+      [{ include_history: 'yes' }, 'include_history'],
+    ] as const) {
+      const response = await tenant.api.post('/v1/memories/search', { query: 'Alice', collection_ids: [tenant.collectionId], ...body });
+      assert.equal(response.status, 400, JSON.stringify(body));
+      assert.equal(response.body.error.code, 'validation_failed');
+      assert.ok(
+        response.body.error.details.some((detail: { field: string }) => detail.field === field),
+        JSON.stringify(response.body),
+      );
+    }
+  });
+
+  it('emitted fact_superseded over the WebSocket, in order, naming both facts and the superseding memory', async () => {
+    const frames = await eventually(async () => {
+      const events = socket.events().filter((frame: Frame) => frame.type === 'fact_superseded');
+      assert.equal(events.length, 2, JSON.stringify(events));
+      return events;
+    });
+    const payloads = frames.map((frame) => frame.payload as Record<string, string>);
+    // Acme by Globex (learned second), then Berlin by Lisbon (learned third): in that order.
+    assert.deepEqual(
+      payloads.map((payload) => payload.predicate_class),
+      ['employer', 'residence'],
+    );
+    const [employer, residence] = payloads as [Record<string, string>, Record<string, string>];
+    assert.equal(employer.subject, 'Alice Chen');
+    assert.equal(employer.old_object, 'Acme');
+    assert.equal(employer.new_object, 'Globex');
+    assert.equal(employer.predicate, 'work at');
+    assert.equal(employer.new_predicate, 'join');
+    assert.equal(employer.memory_id, memories.globex);
+    assert.equal(employer.superseded_at, '2025-06-01T09:00:00.000Z');
+    assert.equal(residence.old_object, 'Berlin');
+    assert.equal(residence.new_object, 'Lisbon');
+    assert.equal(residence.memory_id, memories.lisbon);
+    assert.equal(residence.superseded_at, '2025-07-01T09:00:00.000Z');
+    // In the order they happened, and in sequence order.
+    const seqs = frames.map((frame) => frame.seq as number);
+    assert.deepEqual(
+      seqs,
+      [...seqs].sort((a, b) => a - b),
+    );
+    const times = payloads.map((payload) => payload.superseded_at!);
+    assert.deepEqual(times, [...times].sort());
+  });
+
+  it('deleting the Globex memory makes Acme current again', async () => {
+    const response = await tenant.api.delete(`/v1/memories/${memories.globex}`);
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    await eventually(async () => {
+      const { relationships } = await search({ query: 'Where does Alice Chen work?' });
+      assert.equal(about(relationships, 'Globex'), undefined, JSON.stringify(relationships));
+      const acme = about(relationships, 'Acme');
+      assert.ok(acme, JSON.stringify(relationships));
+      assert.equal(acme.status, 'current');
+      assert.equal(acme.valid_to, null);
+      assert.equal(acme.closed_by, null);
+    });
+  });
+});
