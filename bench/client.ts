@@ -44,6 +44,8 @@ export interface SearchResults {
 export interface ConversationMessage {
   role: 'user' | 'assistant';
   content: string;
+  /** ISO 8601 with a zone: when the message was said. */
+  timestamp?: string;
 }
 
 export class ApiClient {
@@ -82,11 +84,19 @@ export class ApiClient {
     messages: ConversationMessage[],
     name?: string,
     metadata?: Record<string, unknown>,
+    occurredAt?: string,
   ): Promise<{ id: string; status: string; workflow_id: string }> {
     return this.request(
       'POST',
       '/v1/memories',
-      { collection_id: collectionId, kind: 'conversation', messages, ...(name ? { name } : {}), ...(metadata ? { metadata } : {}) },
+      {
+        collection_id: collectionId,
+        kind: 'conversation',
+        messages,
+        ...(name ? { name } : {}),
+        ...(metadata ? { metadata } : {}),
+        ...(occurredAt ? { occurred_at: occurredAt } : {}),
+      },
       [202],
     );
   }

@@ -24,6 +24,9 @@
  *                   chunks / 20,000 memories over 50 collections of 2 tenants: throughput and CPU per memory side
  *                   by side, and the store's disk vs logical bytes after the load and a clean restart (bench/flatcost.ts;
  *                   it runs last among the stack scenarios, with an API process and a database of its own);
+ *   locomo      14. retrieval quality on the LoCoMo development half (../shared/bench-data/locomo), through
+ *                   the API: recall_any@5/@10, recall_all@10, MRR overall and per category, for the fused
+ *                   ranking beside BM25 alone and vector alone; search p50/p95, ingestion throughput (bench/locomo/);
  * then, after the whole stack is stopped:
  *   embed        3. raw embedding throughput of the model alone (and pipeline ÷ raw, with ingest);
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
@@ -67,6 +70,7 @@ import { extractorScenario, officeScenario } from './extractors.js';
 import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
 import { retrievalScenario } from './retrieval/scenario.js';
+import { locomoScenario } from './locomo/scenario.js';
 import { budgetScenario, coldLoad } from './index-budget.js';
 import { info, metric, percentile, sleep } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
@@ -126,6 +130,7 @@ const SCENARIOS = [
   'workflows',
   'webhooks',
   'validity',
+  'locomo',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
@@ -140,6 +145,7 @@ const STACK_SCENARIOS: readonly Scenario[] = [
   'device',
   'webhooks',
   'flatcost',
+  'locomo',
 ];
 
 /** BENCH_ONLY=a,b: only those scenarios; unset or empty: all of them. */
@@ -803,6 +809,8 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
     );
     await retrievalScenario(api, retrievalCollection.id, interleavedCollection.id);
   }
+
+  if (runs('locomo')) await locomoScenario(api);
 
   if (runs('search')) {
     if (!embeddingModel || !sampleId) ({ embeddingModel, sampleId } = await probeEmbedding(api, boot.collection.id));

@@ -30,13 +30,17 @@ export interface FusionWeights {
   lexicalRarity: number;
 }
 
-/** Tuned on the tune half of bench/retrieval (docs/search.md has the figures). */
+/**
+ * Tuned with the turn ranking (search/turn-ranking.ts) on three LoCoMo conversations and checked
+ * on the other two (docs/search.md): BM25 counts for more than it did (0.4 with β 0.5 before),
+ * since names and rare words in a question are what tells one turn of a long chat from another.
+ */
 export const DEFAULT_FUSION_WEIGHTS: FusionWeights = {
   vector: 1,
-  lexical: 0.4,
+  lexical: 0.8,
   graph: 1,
   activation: 0.1,
-  lexicalRarity: 0.5,
+  lexicalRarity: 0,
 };
 
 export interface Candidate {

@@ -80,6 +80,8 @@ export class GraphPartition {
   /** Target id → chunk id → mentions in that chunk and what its memory says about the target. */
   private readonly provenance = new Map<string, Map<string, ChunkProvenance>>();
   private readonly byMemory = new Map<string, ProvenanceRow[]>();
+  /** Chunk id → the entities and facts it mentions: what the hits of a search are about. */
+  private readonly targetsOfChunk = new Map<string, Set<string>>();
   /** Subject id → its facts' timelines, for one classifier; dropped whenever a memory changes. */
   private timelineCache: { classifier: PredicateClassifier; bySubject: Map<string, Map<string, FactTimeline>> } | null = null;
 
@@ -126,6 +128,9 @@ export class GraphPartition {
         validFrom: known ? known.validFrom : (row.validFrom ?? null),
         validTo: known ? known.validTo : (row.validTo ?? null),
       });
+      let targets = this.targetsOfChunk.get(id);
+      if (!targets) this.targetsOfChunk.set(id, (targets = new Set()));
+      targets.add(row.targetId);
       this.weights.set(row.targetId, (this.weights.get(row.targetId) ?? 0) + row.count);
     }
     this.byMemory.set(memoryId, kept);
@@ -139,6 +144,7 @@ export class GraphPartition {
     for (const row of rows) {
       const chunks = this.provenance.get(row.targetId);
       chunks?.delete(chunkId(memoryId, row.chunkIndex));
+      this.targetsOfChunk.delete(chunkId(memoryId, row.chunkIndex));
       const weight = (this.weights.get(row.targetId) ?? 0) - row.count;
       if (weight > 0 && chunks && chunks.size > 0) {
         this.weights.set(row.targetId, weight);
@@ -201,6 +207,20 @@ export class GraphPartition {
         match.matched.set(id, { entity, weight, score: categoryWeight(entity.category) / (1 + Math.log1p(weight)), partition: this });
       }
     }
+  }
+
+  /** The entities and facts a chunk mentions. */
+  targetsOf(chunk: string): ReadonlySet<string> | undefined {
+    return this.targetsOfChunk.get(chunk);
+  }
+
+  fact(id: string): GraphFactInfo | undefined {
+    return this.facts.get(id);
+  }
+
+  /** What this partition's provenance of `chunk` says about a target (its sentence), or ''. */
+  descriptionIn(id: string, chunk: string): string {
+    return this.provenance.get(id)?.get(chunk)?.description ?? '';
   }
 
   factsTouching(entityId: string): GraphFactInfo[] {
@@ -375,6 +395,46 @@ export function matchGraph(partitions: GraphPartition[], keys: string[]): GraphM
   return { chunks, episodes, entities, relationships: shownRelationships, support };
 }
 
+/** How much each hit lends what it mentions: 1 / rank, so the top hits decide. */
+const hitWeight = (rank: number): number => 1 / (rank + 1);
+
+/**
+ * The entities and facts the hits mention, ranked by relevance: each hit (best first) lends
+ * 1 / rank to everything it mentions, scores are divided by the best, ties broken by weight and
+ * text. Each target's support starts with the hits' memories (described in their words), so a
+ * caller that keeps only targets backed by visible memories keeps these.
+ */
+export function hitGraph(partitions: GraphPartition[], hits: readonly { chunkId: string; memoryId: string }[]): GraphMatch {
+  const relevance = new Map<string, { score: number; partition: GraphPartition; backers: Support[] }>();
+  hits.forEach((hit, rank) => {
+    for (const partition of partitions) {
+      for (const id of partition.targetsOf(hit.chunkId) ?? []) {
+        let entry = relevance.get(id);
+        if (!entry) relevance.set(id, (entry = { score: 0, partition, backers: [] }));
+        entry.score += hitWeight(rank);
+        if (!entry.backers.some((backer) => backer.memoryId === hit.memoryId))
+          entry.backers.push({ memoryId: hit.memoryId, description: partition.descriptionIn(id, hit.chunkId) });
+      }
+    }
+  });
+  const best = Math.max(0, ...[...relevance.values()].map((entry) => entry.score));
+  const entities: GraphMatch['entities'] = [];
+  const relationships: GraphMatch['relationships'] = [];
+  for (const [id, { score, partition }] of relevance) {
+    const entity = partition.entity(id);
+    if (entity) entities.push({ ...entity, score: score / best, weight: partition.weightOf(id) });
+    const fact = entity ? undefined : partition.fact(id);
+    if (fact) relationships.push({ ...fact, score: score / best, weight: partition.weightOf(id) });
+  }
+  entities.sort((a, b) => b.score - a.score || b.weight - a.weight || entityOrder(a, b));
+  relationships.sort((a, b) => b.score - a.score || b.weight - a.weight || factOrder(a, b));
+  const shownEntities = entities.slice(0, 20);
+  const shownRelationships = relationships.slice(0, 20);
+  const support = new Map<string, Support[]>();
+  for (const { id } of [...shownEntities, ...shownRelationships]) support.set(id, relevance.get(id)!.backers);
+  return { chunks: new Map(), episodes: new Map(), entities: shownEntities, relationships: shownRelationships, support };
+}
+
 export class GraphIndex {
   private readonly partitions = new Map<string, GraphPartition>();
 
@@ -413,7 +473,15 @@ export class GraphIndex {
   }
 
   match(collectionIds: string[], keys: string[]): GraphMatch {
-    const partitions = [...new Set(collectionIds)].map((id) => this.partitions.get(id)).filter((p): p is GraphPartition => !!p);
-    return matchGraph(partitions, keys);
+    return matchGraph(this.partitionsOf(collectionIds), keys);
+  }
+
+  /** What the hits mention (hitGraph), from the loaded partitions. */
+  hits(collectionIds: string[], hits: readonly { chunkId: string; memoryId: string }[]): GraphMatch {
+    return hitGraph(this.partitionsOf(collectionIds), hits);
+  }
+
+  private partitionsOf(collectionIds: string[]): GraphPartition[] {
+    return [...new Set(collectionIds)].map((id) => this.partitions.get(id)).filter((p): p is GraphPartition => !!p);
   }
 }

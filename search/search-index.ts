@@ -14,6 +14,8 @@ import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
 import { GraphIndex, type GraphEntityInfo, type GraphFactInfo, type GraphMatch, type ProvenanceRow } from './graph-index.js';
 import { LexicalIndex, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
+import { TurnFacts } from './turn-facts.js';
+import type { TurnSource } from './turn-ranking.js';
 import { PartitionBudget } from './partition-budget.js';
 import { VectorIndex, type VectorHit } from './vector-index.js';
 
@@ -81,6 +83,7 @@ export interface IndexBudgetStats {
 export class SearchIndex {
   private readonly index: VectorIndex;
   private readonly lexical = new LexicalIndex();
+  private readonly turns = new TurnFacts();
   private readonly graph = new GraphIndex();
   private lastSeq = 0;
   private readonly loading = new Map<string, Promise<void>>();
@@ -260,6 +263,16 @@ export class SearchIndex {
     return this.lexical.search(query, collectionIds, k);
   }
 
+  /** What the turn ranking reads about chunks beyond the pools (search/turn-ranking.ts), from what `prepare` loaded. */
+  turnSource(query: Float32Array | null, collectionIds: string[]): TurnSource {
+    return {
+      cosineOf: (chunkIds) => (query ? this.index.similarities(query, collectionIds, chunkIds) : new Map()),
+      isQuestion: (chunkId) => this.turns.isQuestion(collectionIds, chunkId),
+      datesOf: (chunkId) => this.turns.datesOf(collectionIds, chunkId),
+      chunks: () => this.index.entries(collectionIds),
+    };
+  }
+
   /** Validity timelines of facts of these collections, from what `prepare` loaded. */
   graphTimelines(collectionIds: string[], factIds: readonly string[], classifier: PredicateClassifier): Map<string, FactTimeline> {
     return this.graph.timelines(collectionIds, factIds, classifier);
@@ -268,6 +281,14 @@ export class SearchIndex {
   /** The graph signal over the entities the query's keys name, from what `prepare` loaded. */
   graphMatch(collectionIds: string[], keys: string[]): GraphMatch {
     return this.graph.match(collectionIds, keys);
+  }
+
+  /**
+   * The entities and facts the hits mention (search/graph-index.ts hitGraph). Read after the
+   * search released its partitions: a partition evicted meanwhile contributes nothing.
+   */
+  hitGraph(collectionIds: string[], hits: readonly { chunkId: string; memoryId: string }[]): GraphMatch {
+    return this.graph.hits(collectionIds, hits);
   }
 
   /** The deleting process drops the memory at once instead of waiting for its own notice. */
@@ -283,11 +304,13 @@ export class SearchIndex {
   private removeMemoryChunks(memoryId: string): void {
     this.index.removeMemory(memoryId);
     this.lexical.removeMemory(memoryId);
+    this.turns.removeMemory(memoryId);
   }
 
   private dropPartition(collectionId: string): void {
     this.index.dropPartition(collectionId);
     this.lexical.dropPartition(collectionId);
+    this.turns.dropPartition(collectionId);
     this.graph.dropPartition(collectionId);
     this.budget.forget(collectionId);
   }
@@ -355,6 +378,7 @@ export class SearchIndex {
     const started = Date.now();
     const partition = this.index.createPartition(collectionId);
     const lexicalPartition = this.lexical.createPartition(collectionId);
+    this.turns.createPartition(collectionId);
     this.budget.touch(collectionId);
     try {
       // The graph's reads and the chunk reads (in LOAD_READERS disjoint ranges) run concurrently:
@@ -371,6 +395,7 @@ export class SearchIndex {
           if (!chunk.embedding) continue;
           partition.upsertBytes(chunk._id, chunk.memory_id, chunk.embedding.buffer);
           lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
+          this.turns.upsert(collectionId, chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
           if (bounded && ++sinceCheck >= BUDGET_CHECK_CHUNKS) {
             sinceCheck = 0;
             this.checkLoad(collectionId);
@@ -496,6 +521,7 @@ export class SearchIndex {
       for (const collectionId of chunk.collection_ids) {
         this.index.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, vector);
         this.lexical.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, chunk.text);
+        this.turns.upsert(collectionId, chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
       }
     }
   }

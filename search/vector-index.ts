@@ -493,6 +493,26 @@ export class Partition {
     this.store = next;
   }
 
+  /** Every chunk held here, with its memory. */
+  *entries(): Generator<[string, string]> {
+    for (let slot = 0; slot < this.chunkIds.length; slot++) yield [this.chunkIds[slot]!, this.memoryIds[slot]!];
+  }
+
+  /** Cosine of the query to each of `chunkIds` held here (rows are normalised), into `into`. */
+  similarities(query: Float32Array, chunkIds: Iterable<string>, into: Map<string, number>): void {
+    const rows = this.store.rows;
+    const dimensions = this.dimensions;
+    for (const chunkId of chunkIds) {
+      const slot = this.slotOf.get(chunkId);
+      if (slot === undefined) continue;
+      const base = slot * this.stride;
+      let dot = 0;
+      for (let i = 0; i < dimensions; i++) dot += query[i]! * rows[base + i]!;
+      const seen = into.get(chunkId);
+      if (seen === undefined || dot > seen) into.set(chunkId, dot);
+    }
+  }
+
   /** Adds this partition's best `k` into `top` (kept sorted by descending score). */
   collectTop(query: Float32Array, k: number, top: VectorHit[], seen: Set<string>): void {
     if (query.length !== this.dimensions) throw new Error(`query has ${query.length} dimensions, index has ${this.dimensions}`);
@@ -565,6 +585,22 @@ export class VectorIndex {
 
   removeMemory(memoryId: string): void {
     for (const partition of this.partitions.values()) partition.removeMemory(memoryId);
+  }
+
+  /** Cosine of the query to the given chunks of the named partitions (absent: not indexed there). */
+  similarities(query: Float32Array, collectionIds: string[], chunkIds: Iterable<string>): Map<string, number> {
+    const found = new Map<string, number>();
+    const ids = [...chunkIds];
+    for (const collectionId of new Set(collectionIds)) this.partitions.get(collectionId)?.similarities(query, ids, found);
+    return found;
+  }
+
+  /** Every chunk of the named partitions (a chunk in several of them once per partition). */
+  *entries(collectionIds: string[]): Generator<[string, string]> {
+    for (const collectionId of new Set(collectionIds)) {
+      const partition = this.partitions.get(collectionId);
+      if (partition) yield* partition.entries();
+    }
   }
 
   search(query: Float32Array, collectionIds: string[], k: number): VectorHit[] {

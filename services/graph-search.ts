@@ -20,6 +20,8 @@ const QUERY_STOP_WORDS = new Set(
 );
 
 export interface GraphEntityResult {
+  /** In a collection search: whether the query names it (or a neighbour of it) or only the hits mention it. */
+  found_by?: 'query' | 'hits';
   id: string;
   name: string;
   category: string;
@@ -29,6 +31,7 @@ export interface GraphEntityResult {
 }
 
 export interface GraphRelationshipResult {
+  found_by?: 'query' | 'hits';
   id: string;
   subject_id: string;
   object_id: string;
@@ -140,7 +143,11 @@ export const collectionGraph =
 export async function graphSignal(match: GraphMatcher, extractor: StructureExtractor, query: string): Promise<GraphSignal> {
   const extracted = await extractor.extract(query);
   const keys = [...new Set([...queryKeys(query), ...extracted.entities.map((entity) => entity.key)])];
-  const matched = match(keys);
+  return resultsOf(match(keys));
+}
+
+/** A graph match as the response shows it. */
+function resultsOf(matched: GraphMatch): GraphSignal {
   return {
     chunks: matched.chunks,
     episodes: matched.episodes,
@@ -162,5 +169,32 @@ export async function graphSignal(match: GraphMatcher, extractor: StructureExtra
       weight: fact.weight,
       confidence: fact.confidence,
     })),
+  };
+}
+
+/** At most this many entities and relationships are shown. */
+const SHOWN = 20;
+
+/**
+ * The entities and relationships a response shows: those the query names (already visible) and
+ * those the hits mention (search/graph-index.ts hitGraph), kept only when a visible memory backs
+ * them, merged by id with the higher score, best first.
+ */
+export function withHitGraph(named: GraphSignal, fromHits: GraphMatch, visible: (memoryId: string) => boolean): GraphSignal {
+  const hits = visibleGraph(resultsOf(fromHits), visible);
+  // What the query names keeps its order (device-mode search shows the same); what only the hits
+  // mention follows, by relevance.
+  const shownEntities = new Set(named.entities.map((entity) => entity.id));
+  const shownFacts = new Set(named.relationships.map((fact) => fact.id));
+  return {
+    ...named,
+    entities: [
+      ...named.entities.map((entity) => ({ found_by: 'query' as const, ...entity })),
+      ...hits.entities.filter((entity) => !shownEntities.has(entity.id)).map((entity) => ({ found_by: 'hits' as const, ...entity })),
+    ].slice(0, SHOWN),
+    relationships: [
+      ...named.relationships.map((fact) => ({ found_by: 'query' as const, ...fact })),
+      ...hits.relationships.filter((fact) => !shownFacts.has(fact.id)).map((fact) => ({ found_by: 'hits' as const, ...fact })),
+    ].slice(0, SHOWN),
   };
 }

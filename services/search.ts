@@ -23,7 +23,16 @@ import { applyValidity, demoteStaleHits, type RelationshipValidity, type Validit
 import type { Logger } from '../core/logger.js';
 import type { Embedder } from '../models/embedder.js';
 import { activationOf } from '../search/activation.js';
-import { ALL_SIGNALS, DEFAULT_FUSION_WEIGHTS, fuse, type Candidate, type ScoreBreakdown, type SignalName } from '../search/fusion.js';
+import {
+  ALL_SIGNALS,
+  DEFAULT_FUSION_WEIGHTS,
+  fuse,
+  type Candidate,
+  type FusionContext,
+  type ScoreBreakdown,
+  type SignalName,
+} from '../search/fusion.js';
+import { expandTurnCandidates, rerankTurns, type DateMatches } from '../search/turn-ranking.js';
 import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
@@ -38,6 +47,7 @@ import {
   graphSignal,
   visibleGraph,
   graphValue,
+  withHitGraph,
   type GraphEntityResult,
   type GraphRelationshipResult,
   type GraphSignal,
@@ -187,6 +197,8 @@ export function createSearchService(deps: {
       const { signals } = input;
       await deps.collections.assertReadable(tenantId, input.collectionIds, 'collection_ids');
       const pool = isEmptyFilter(input.filters) ? Math.max(POOL, input.limit * 5) : FILTERED_POOL;
+      // With one retrieving signal the ranking stays exactly that signal's order.
+      const turnRanking = [...signals].filter((signal) => signal !== 'activation').length > 1;
 
       // The partitions are held from prepare to release, so the memory budget never evicts them mid-search.
       const prepared = deps.searchIndex.prepare(input.collectionIds, tenantId).catch((error: unknown) => {
@@ -217,34 +229,54 @@ export function createSearchService(deps: {
         const lexical = signals.has('lexical') ? deps.searchIndex.lexicalSearch(input.query, input.collectionIds, pool) : null;
         const searched = performance.now();
         const { result: rawGraph, timelines, ms: graphMs } = await graphTask;
-        return { embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs };
+        return { queryVector, embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs };
       })();
-      // Both tasks settle before the release (a rejected one is rethrown by the await below).
-      await Promise.allSettled([signalsDone, graphTask]).finally(() => deps.searchIndex.release(input.collectionIds));
-      const { embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs } = await signalsDone;
-
+      // Both tasks settle before the partitions are used again below and released.
+      await Promise.allSettled([signalsDone, graphTask]);
+      let signalsResult: Awaited<typeof signalsDone>;
       const candidates = new Map<string, Candidate>();
-      const candidate = (chunkId: string, memoryId: string): Candidate => {
-        let entry = candidates.get(chunkId);
-        if (!entry) candidates.set(chunkId, (entry = { chunkId, memoryId }));
-        return entry;
+      let dated: DateMatches = new Map();
+      const questions = new Set<string>();
+      try {
+        signalsResult = await signalsDone;
+        const { vectorHits, lexical, rawGraph } = signalsResult;
+        const candidate = (chunkId: string, memoryId: string): Candidate => {
+          let entry = candidates.get(chunkId);
+          if (!entry) candidates.set(chunkId, (entry = { chunkId, memoryId }));
+          return entry;
+        };
+        for (const hit of vectorHits) candidate(hit.chunkId, hit.memoryId).cosine = hit.score;
+        for (const hit of lexical?.hits ?? []) candidate(hit.chunkId, hit.memoryId).bm25 = hit.score;
+        // The graph retrieves its best chunks only: an entity mentioned everywhere must not flood the pool.
+        const graphBest = [...rawGraph.chunks].sort((a, b) => b[1].value - a[1].value).slice(0, pool);
+        for (const [chunkId, { memoryId }] of graphBest) candidate(chunkId, memoryId);
+        // Relevance floor: a chunk with no lexical or graph evidence must be semantically close.
+        for (const [chunkId, entry] of candidates) {
+          if (!entry.bm25 && !graphValue(rawGraph, chunkId, entry.memoryId) && (entry.cosine ?? 0) < tuning.minSimilarity)
+            candidates.delete(chunkId);
+        }
+        // Conversation structure and dates (search/turn-ranking.ts), when signals are fused: the
+        // neighbours of the candidates and the turns of the period the query names join them.
+        if (turnRanking) {
+          const source = deps.searchIndex.turnSource(signalsResult.queryVector, input.collectionIds);
+          dated = expandTurnCandidates(candidates, input.query, source);
+          for (const chunkId of candidates.keys()) if (source.isQuestion(chunkId)) questions.add(chunkId);
+        }
+        // Episode proximity lifts the candidates; it retrieves nothing by itself.
+        for (const entry of candidates.values()) {
+          const value = graphValue(rawGraph, entry.chunkId, entry.memoryId);
+          if (value > 0) entry.graph = value;
+        }
+      } finally {
+        deps.searchIndex.release(input.collectionIds);
+      }
+      const { embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs } = signalsResult;
+      const rank = (entries: Candidate[], context: FusionContext) => {
+        const fused = fuse(entries, context, DEFAULT_FUSION_WEIGHTS);
+        return turnRanking ? rerankTurns(fused, dated, { isQuestion: (chunkId) => questions.has(chunkId) }) : fused;
       };
-      for (const hit of vectorHits) candidate(hit.chunkId, hit.memoryId).cosine = hit.score;
-      for (const hit of lexical?.hits ?? []) candidate(hit.chunkId, hit.memoryId).bm25 = hit.score;
-      // The graph retrieves its best chunks only: an entity mentioned everywhere must not flood the pool.
-      const graphBest = [...rawGraph.chunks].sort((a, b) => b[1].value - a[1].value).slice(0, pool);
-      for (const [chunkId, { memoryId }] of graphBest) candidate(chunkId, memoryId);
-      // Episode proximity lifts the other signals' candidates; it retrieves nothing by itself.
-      for (const entry of candidates.values()) {
-        const value = graphValue(rawGraph, entry.chunkId, entry.memoryId);
-        if (value > 0) entry.graph = value;
-      }
-      // Relevance floor: a chunk with no lexical or graph evidence must be semantically close.
-      for (const [chunkId, entry] of candidates) {
-        if (!entry.bm25 && !entry.graph && (entry.cosine ?? 0) < tuning.minSimilarity) candidates.delete(chunkId);
-      }
 
-      const fusionContext = {
+      const fusionContext: FusionContext = {
         signals,
         cosineFloor: vectorHits.length > 0 ? Math.min(...vectorHits.map((hit) => hit.score)) : 0,
         cosineMax: vectorHits.length > 0 ? Math.max(...vectorHits.map((hit) => hit.score)) : 0,
@@ -258,7 +290,7 @@ export function createSearchService(deps: {
       // whole pool, since they may remove any of the leaders.
       let leaders = [...candidates.values()];
       if (isEmptyFilter(input.filters) && leaders.length > wanted) {
-        const preliminary = fuse(leaders, fusionContext, DEFAULT_FUSION_WEIGHTS);
+        const preliminary = rank(leaders, fusionContext);
         const headroom = signals.has('activation') && signals.size > 1 ? DEFAULT_FUSION_WEIGHTS.activation + 0.001 : 0.001;
         const bar = preliminary[wanted - 1]!.score - headroom;
         leaders = preliminary.filter((entry) => entry.score >= bar).map(({ score: _score, breakdown: _breakdown, ...entry }) => entry);
@@ -279,7 +311,7 @@ export function createSearchService(deps: {
       // The validity step (services/fact-validity.ts): facts as they stand at as_of, current first,
       // and hits stating only facts that no longer hold below the others.
       const validity = applyValidity(graph, timelines, input.query, deps.classifier, input.validity, new Date());
-      const fused = demoteStaleHits(fuse(visible, fusionContext, DEFAULT_FUSION_WEIGHTS), validity);
+      const fused = demoteStaleHits(rank(visible, fusionContext), validity);
 
       // Fetch a little more than asked: a chunk past its memory's indexed range is skipped.
       const top = fused.slice(0, wanted);
@@ -308,6 +340,18 @@ export function createSearchService(deps: {
       }
       const finished = performance.now();
 
+      // Beside what the query names, what the hits mention (only what visible memories back).
+      const shownGraph = signals.has('graph')
+        ? withHitGraph(
+            // The query's facts as the validity step left them; the hits' facts follow (they carry no timeline).
+            { ...graph, relationships: validity.relationships },
+            deps.searchIndex.hitGraph(
+              input.collectionIds,
+              hits.map((hit) => ({ chunkId: `${hit.memory.id}:${hit.chunkIndex}`, memoryId: hit.memory.id })),
+            ),
+            (id) => memories.has(id),
+          )
+        : graph;
       const confidence = assess(hits, graph, activations);
       const sideEffects: Promise<void>[] = [];
       if (confidence.unconfident) sideEffects.push(announceUnconfident(principal, input.collectionIds, input.query, confidence));
@@ -326,7 +370,9 @@ export function createSearchService(deps: {
       });
       return {
         hits,
-        entities: graph.entities,
+        entities: shownGraph.entities,
+        // Facts carry their validity (services/fact-validity.ts); the hits' facts have no timeline
+        // read yet, so only the query's facts are shown until they do.
         relationships: validity.relationships,
         confidence,
         queryStats: {

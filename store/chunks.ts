@@ -100,14 +100,14 @@ export class ChunkRepository {
     collectionId: string,
     model: string,
     part: { index: number; of: number } = { index: 0, of: 1 },
-  ): AsyncIterable<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding' | 'text'>> {
+  ): AsyncIterable<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding' | 'text' | 'occurred_at'>> {
     const bounds = (i: number): string | undefined => (i <= 0 || i >= part.of ? undefined : Math.floor((16 * i) / part.of).toString(16));
     const lower = bounds(part.index);
     const upper = bounds(part.index + 1);
     const idRange = { ...(lower !== undefined ? { $gte: lower } : {}), ...(upper !== undefined ? { $lt: upper } : {}) };
     return this.collection.find(
       { collection_ids: collectionId, embedding_model: model, ...(lower !== undefined || upper !== undefined ? { _id: idRange } : {}) },
-      { projection: { _id: 1, memory_id: 1, embedding: 1, text: 1 }, batchSize: 2000 },
+      { projection: { _id: 1, memory_id: 1, embedding: 1, text: 1, occurred_at: 1 }, batchSize: 2000 },
     );
   }
 
@@ -116,7 +116,7 @@ export class ChunkRepository {
     return this.collection
       .find(
         { memory_id: { $in: memoryIds }, embedding_model: model },
-        { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1, text: 1 } },
+        { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1, text: 1, occurred_at: 1 } },
       )
       .toArray();
   }

@@ -19,8 +19,13 @@ const TEXTS = [
 ];
 const QUERIES = ['Who manages the Berlin office?', 'Acme Corp offices', 'the Hamburg warehouse', 'Alice Chen'];
 
-type Entity = { id: string; name: string; category: string; description: string; score: number };
-const names = (entities: Entity[] | null | undefined, top = 5): string[] => (entities ?? []).slice(0, top).map((entity) => entity.name);
+type Entity = { id: string; name: string; category: string; description: string; score: number; found_by?: 'query' | 'hits' };
+/** The graph's answer to the query itself: a collection search also shows what its hits mention (found_by "hits"). */
+const names = (entities: Entity[] | null | undefined, top = 5): string[] =>
+  (entities ?? [])
+    .filter((entity) => entity.found_by !== 'hits')
+    .slice(0, top)
+    .map((entity) => entity.name);
 
 /** Every document in every collection of the database, by collection. */
 async function countEverything(): Promise<Record<string, number>> {

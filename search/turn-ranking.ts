@@ -1,0 +1,129 @@
+/**
+ * What a conversation's structure adds to the fused scores (search/fusion.ts), by rule, with no
+ * model at query time. Tuned on three LoCoMo conversations and checked on the other two
+ * (docs/search.md):
+ *
+ *   - **A reply inherits from the turn it answers.** Half of LoCoMo's evidence turns follow a
+ *     turn that ends with a question mark (a quarter of all turns do): "Was it relaxing?" matches
+ *     the question, the next turn holds the answer. A turn gains `questionReply` × how far the
+ *     question before it scores above it, and `neighbour` × the same for its other neighbours
+ *     (short replies such as "Yeah, I'll give it a try" take their meaning from them).
+ *   - **A turn that asks is rarely the answer:** it loses `questionPenalty`.
+ *   - **Dates.** A query naming a day, a month or a year (search/turn-dates.ts) lifts the turns
+ *     whose dates (their own time, and relative dates in them resolved against it) fall in that
+ *     period by `dateMatch`, and brings them in as candidates even when no other signal found them.
+ *
+ * The neighbours of every candidate join the candidates (their cosine read from the index) so that
+ * the answer to a matching question can rank. Chunk ids are `<memory id>:<index>`.
+ */
+import type { Candidate, FusedCandidate } from './fusion.js';
+import { periodMatch, queryPeriod } from './turn-dates.js';
+
+export interface TurnRankingWeights {
+  questionReply: number;
+  neighbour: number;
+  questionPenalty: number;
+  dateMatch: number;
+}
+
+export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = { questionReply: 0.8, neighbour: 0.3, questionPenalty: 0.1, dateMatch: 0.6 };
+
+/** What the ranking reads from the index about chunks beyond the pools. */
+export interface TurnSource {
+  /** Cosine of the query to each of these chunks (absent: not indexed in the searched partitions). */
+  cosineOf(chunkIds: Iterable<string>): Map<string, number>;
+  /** Whether the chunk asks (its text ends with a question mark). */
+  isQuestion(chunkId: string): boolean;
+  /** The dates the chunk speaks of (search/turn-dates.ts turnDates). */
+  datesOf(chunkId: string): readonly Date[];
+  /** Every chunk of the searched partitions, with its memory. */
+  chunks(): Iterable<[chunkId: string, memoryId: string]>;
+}
+
+/** How well each chunk matches the period the query names (absent: no match or no period). */
+export type DateMatches = ReadonlyMap<string, number>;
+
+export function chunkPosition(chunkId: string): { memoryId: string; index: number } | null {
+  const at = chunkId.lastIndexOf(':');
+  if (at <= 0) return null;
+  const index = Number(chunkId.slice(at + 1));
+  return Number.isInteger(index) ? { memoryId: chunkId.slice(0, at), index } : null;
+}
+
+const neighbourId = (position: { memoryId: string; index: number }, offset: number): string =>
+  `${position.memoryId}:${position.index + offset}`;
+
+/**
+ * Adds to `candidates` the chunks in the query's period and the neighbours of every candidate,
+ * and reads the cosine of those the vector pool did not hold. Returns the date matches.
+ */
+export function expandTurnCandidates(
+  candidates: Map<string, Candidate>,
+  query: string,
+  source: TurnSource,
+  weights: TurnRankingWeights = DEFAULT_TURN_WEIGHTS,
+): DateMatches {
+  const add = (chunkId: string, memoryId: string): Candidate => {
+    let entry = candidates.get(chunkId);
+    if (!entry) candidates.set(chunkId, (entry = { chunkId, memoryId }));
+    return entry;
+  };
+  const dated = new Map<string, number>();
+  const period = weights.dateMatch > 0 ? queryPeriod(query) : null;
+  if (period) {
+    for (const [chunkId, memoryId] of source.chunks()) {
+      const match = periodMatch(period, source.datesOf(chunkId));
+      if (match <= 0) continue;
+      dated.set(chunkId, match);
+      add(chunkId, memoryId);
+    }
+  }
+  const neighbours: [string, string][] = [];
+  for (const id of candidates.keys()) {
+    const position = chunkPosition(id);
+    if (!position) continue;
+    for (const offset of [-1, 1]) {
+      const other = neighbourId(position, offset);
+      if (!candidates.has(other)) neighbours.push([other, position.memoryId]);
+    }
+  }
+  const unscored = [...candidates.values()].filter((entry) => entry.cosine === undefined).map((entry) => entry.chunkId);
+  const cosines = source.cosineOf([...neighbours.map(([id]) => id), ...unscored]);
+  for (const [id, memoryId] of neighbours) {
+    const cosine = cosines.get(id);
+    if (cosine !== undefined) add(id, memoryId).cosine = cosine;
+  }
+  for (const id of unscored) {
+    const cosine = cosines.get(id);
+    if (cosine !== undefined) candidates.get(id)!.cosine = cosine;
+  }
+  return dated;
+}
+
+/** The fused candidates re-scored by their conversation context and dates, best first. */
+export function rerankTurns(
+  fused: readonly FusedCandidate[],
+  dated: DateMatches,
+  source: Pick<TurnSource, 'isQuestion'>,
+  weights: TurnRankingWeights = DEFAULT_TURN_WEIGHTS,
+): FusedCandidate[] {
+  const scores = new Map(fused.map((entry) => [entry.chunkId, entry.score]));
+  const reranked = fused.map((entry) => {
+    const own = entry.score;
+    let score = own;
+    const position = chunkPosition(entry.chunkId);
+    if (position) {
+      const previous = neighbourId(position, -1);
+      const next = neighbourId(position, 1);
+      const fromPrevious =
+        Math.max(0, (scores.get(previous) ?? 0) - own) * (source.isQuestion(previous) ? weights.questionReply : weights.neighbour);
+      const fromNext = Math.max(0, (scores.get(next) ?? 0) - own) * weights.neighbour;
+      score += Math.max(fromPrevious, fromNext);
+    }
+    score += weights.dateMatch * (dated.get(entry.chunkId) ?? 0);
+    if (source.isQuestion(entry.chunkId)) score -= weights.questionPenalty;
+    return { ...entry, score: Math.round(score * 10_000) / 10_000 };
+  });
+  reranked.sort((a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
+  return reranked;
+}
