@@ -32,6 +32,7 @@ export const API_ERROR_CODES = [
   'upload_too_large',
   'unsupported_media_type',
   'upload_collection_mismatch',
+  'idempotency_key_reused',
   'rate_limited',
   'internal_error',
   'upstream_failed',
@@ -52,6 +53,9 @@ export const API_ERROR_CODES = [
   'graph_read_backend_unavailable',
   'index_budget_exhausted',
   'index_budget_exceeded',
+  'webhook_url_refused',
+  'webhook_not_found',
+  'webhook_limit_reached',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

@@ -11,7 +11,7 @@ export interface Embedder {
   readonly modelId: string;
   readonly dimensions: number;
   /** `signal`: when it aborts, the texts not yet embedded are dropped and the call rejects. */
-  embedPassages(texts: string[], options?: { signal?: AbortSignal | undefined }): Promise<Float32Array[]>;
+  embedPassages(texts: string[], options?: { signal?: AbortSignal | undefined; maxPerCall?: number }): Promise<Float32Array[]>;
   /** Goes into the next model call, ahead of queued passages. */
   embedQuery(text: string): Promise<Float32Array>;
 }
@@ -23,7 +23,7 @@ export interface EmbedderOptions {
   cacheDir?: string;
   /** Upper bound of texts per model call when concurrent requests are merged. */
   maxBatchSize?: number;
-  /** onnxruntime intra-op threads (default: its own choice, the cores); a pool thread's copy uses 1. */
+  /** onnxruntime intra-op threads (default: its own choice, the cores). */
   threads?: number;
 }
 
@@ -71,7 +71,7 @@ export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> 
     embedPassages: (texts, options = {}) =>
       batched(
         texts.map((text) => prefixes.passage + text),
-        { signal: options.signal },
+        { signal: options.signal, ...(options.maxPerCall ? { maxPerCall: options.maxPerCall } : {}) },
       ),
     embedQuery: async (text) => {
       const [vector] = await batched([prefixes.query + text], { priority: 'query' });
@@ -86,6 +86,12 @@ export interface EmbedOptions {
   priority?: 'query' | 'passage';
   /** When it aborts, the request's texts not yet embedded are dropped and it rejects with the reason. */
   signal?: AbortSignal | undefined;
+  /**
+   * At most this many of the request's texts go into one model call (default: a whole call). A
+   * model call blocks its thread, so an API process embedding a large request on its event loop
+   * keeps each block short: other requests are answered between the calls.
+   */
+  maxPerCall?: number;
 }
 
 /**
@@ -101,6 +107,7 @@ export function microBatch(
 ): (texts: string[], options?: EmbedOptions) => Promise<Float32Array[]> {
   interface Request {
     texts: string[];
+    maxPerCall: number;
     /** Texts handed to model calls so far (the next one to take). */
     taken: number;
     /** Vectors received so far. */
@@ -125,10 +132,14 @@ export function microBatch(
   function nextBatch(): { request: Request; from: number; count: number }[] {
     const parts: { request: Request; from: number; count: number }[] = [];
     let size = 0;
+    const inThisCall = new Set<Request>();
     for (const lane of [queries, passages]) {
       while (lane.length > 0 && size < maxBatchSize) {
         const request = lane[0]!;
-        const count = Math.min(request.texts.length - request.taken, maxBatchSize - size);
+        // A request capped per call waits for the next call once it has its share of this one.
+        if (inThisCall.has(request)) break;
+        inThisCall.add(request);
+        const count = Math.min(request.texts.length - request.taken, maxBatchSize - size, request.maxPerCall);
         parts.push({ request, from: request.taken, count });
         request.taken += count;
         size += count;
@@ -180,7 +191,16 @@ export function microBatch(
       const { signal } = options;
       if (signal?.aborted) return reject(signal.reason);
       if (texts.length === 0) return resolve([]);
-      const request: Request = { texts, taken: 0, received: 0, vectors: new Array(texts.length), done: false, resolve, reject };
+      const request: Request = {
+        texts,
+        maxPerCall: options.maxPerCall ?? maxBatchSize,
+        taken: 0,
+        received: 0,
+        vectors: new Array(texts.length),
+        done: false,
+        resolve,
+        reject,
+      };
       if (signal) {
         const abandon = (): void => {
           drop(request);

@@ -75,3 +75,28 @@ it('drops the rest of an abandoned request and rejects it with the reason', asyn
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.deepEqual(calls, [['a', 'b']], 'nothing more of it is embedded');
 });
+
+it('caps one request per model call when asked, so each blocking call stays short, and other requests share the calls', async () => {
+  const calls: string[][] = [];
+  const run = async (texts: string[]) => {
+    calls.push(texts);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    return texts.map((text) => Float32Array.of(Number(text.slice(1))));
+  };
+  const embed = microBatch(run, 32);
+  const big = Array.from({ length: 10 }, (_, i) => `p${i}`);
+  const capped = embed(big, { maxPerCall: 3 });
+  const other = embed(['o100', 'o101']);
+  const [cappedVectors, otherVectors] = await Promise.all([capped, other]);
+  assert.deepEqual(
+    cappedVectors.map((vector) => vector[0]),
+    big.map((_, i) => i),
+  );
+  assert.deepEqual(
+    otherVectors.map((vector) => vector[0]),
+    [100, 101],
+  );
+  for (const call of calls)
+    assert.ok(call.filter((text) => text.startsWith('p')).length <= 3, `at most 3 of the capped request per call: ${call.join(',')}`);
+  assert.equal(calls.filter((call) => call.some((text) => text.startsWith('p'))).length, 4, '10 texts at 3 per call take 4 calls');
+});

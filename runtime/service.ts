@@ -287,7 +287,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       embedder,
       extractor,
       classifier,
-      cpu: { pool: cpu!, model: embedderOptions },
+      cpu: { pool: cpu! },
       keys: await snapshotKeys(config, logger),
       outbound: outboundClient(config, config.OUTBOUND_TOTAL_TIMEOUT_MS),
       deleteMemories: (tenantId, ids) => memories.purge(tenantId, ids),

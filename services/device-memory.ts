@@ -22,8 +22,8 @@ import { planChunks } from '../extractors/chunking.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import { applyValidity, type RelationshipValidity, type ValidityRequest } from './fact-validity.js';
-import { embedPassagesOnPool, pooledExtractor, type CpuTasks } from '../models/cpu-tasks.js';
-import type { Embedder, EmbedderOptions } from '../models/embedder.js';
+import { pooledExtractor, type CpuTasks } from '../models/cpu-tasks.js';
+import type { Embedder } from '../models/embedder.js';
 import { matchGraph } from '../search/graph-index.js';
 import {
   capExceeded,
@@ -95,6 +95,12 @@ export interface DeviceMemoryOptions {
   maxConcurrencyPerTenant: number;
 }
 
+/**
+ * A device create embeds on the API's thread (the model is not run in the worker pool: see
+ * models/cpu-tasks.ts), a few passages per model call, so other requests are answered between calls.
+ */
+const DEVICE_PASSAGES_PER_MODEL_CALL = 4;
+
 export function createDeviceMemoryService(deps: {
   store: Store;
   collections: CollectionService;
@@ -103,11 +109,8 @@ export function createDeviceMemoryService(deps: {
   extractor: StructureExtractor;
   /** The functional-predicate lexicon: validity and supersession of facts, as in collection mode. */
   classifier: PredicateClassifier;
-  /**
-   * The worker-thread pool: a device create's chunks are extracted and embedded there (with the
-   * pool's own copy of `model`), never on the event loop.
-   */
-  cpu: { pool: WorkerPool<CpuTasks>; model: EmbedderOptions };
+  /** The worker-thread pool: a device create's chunks are extracted there, never on the event loop. */
+  cpu: { pool: WorkerPool<CpuTasks> };
   keys: KeysetSource;
   outbound: OutboundClient;
   /** The one delete cascade, for an import that fails part-way and for expiry. */
@@ -373,7 +376,9 @@ export function createDeviceMemoryService(deps: {
         const graph = new SnapshotGraph(opened.body, embedder.dimensions);
         // Device episodes carry no time of their own: their facts hold from now on.
         const createdAt = new Date();
-        // Extraction on the worker threads (fair across tenants) while the model embeds: neither runs on the event loop.
+        // Extraction on the worker threads (fair across tenants) while the model embeds. The model runs
+        // in this thread: onnxruntime-node crashes the process (a native HandleScope error) when it
+        // runs in a worker thread and the main thread at once, so it is never loaded in the pool.
         const job = { key: tenantId, signal };
         const extractor = pooledExtractor(deps.cpu.pool, job);
         const [extractions, vectors] = await Promise.all([
@@ -383,11 +388,9 @@ export function createDeviceMemoryService(deps: {
             () => undefined,
             () => createdAt,
           ),
-          embedPassagesOnPool(
-            deps.cpu.pool,
-            deps.cpu.model,
+          embedder.embedPassages(
             planned.map((chunk) => chunk.text),
-            job,
+            { signal, maxPerCall: DEVICE_PASSAGES_PER_MODEL_CALL },
           ),
         ]);
         signal?.throwIfAborted();

@@ -106,6 +106,7 @@ export const ERROR_CODES: Record<string, number> = {
   snapshot_too_large: 413,
   unsupported_media_type: 415,
   upload_collection_mismatch: 422,
+  idempotency_key_reused: 422,
   index_budget_exceeded: 422,
   rate_limited: 429,
   internal_error: 500,
