@@ -41,7 +41,7 @@ import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention }
 import type { Store } from '../store/index.js';
 import { ExportBudgetExceeded, type ImportedMemory } from '../store/snapshots.js';
 import type { CollectionService } from './collections.js';
-import { graphSignal, visibleGraph } from './graph-search.js';
+import { graphSignal, visibleGraph, type GraphEntityResult, type GraphRelationshipResult } from './graph-search.js';
 import type { KeysetSource } from './keyset-source.js';
 
 export interface SnapshotRef {
@@ -71,16 +71,11 @@ export interface SnapshotReceipt {
 /** `replayed`: an Idempotency-Key whose episode the snapshot already held; nothing was added. */
 export type SnapshotOutcome = ({ snapshot: SealedSnapshot } | { receipt: SnapshotReceipt }) & { replayed?: boolean };
 
+/** The spec's SnapshotSearchResult: collection search's entities and relationships, fewer fields. */
 export interface SnapshotSearchResult {
-  entities: { id: string; name: string; category: string; description: string; score: number }[];
-  relationships: ({
-    id: string;
-    subject_id: string;
-    object_id: string;
-    predicate: string;
-    description: string;
-    weight: number;
-  } & RelationshipValidity)[];
+  entities: Pick<GraphEntityResult, 'id' | 'name' | 'category' | 'description' | 'score'>[];
+  relationships: (Pick<GraphRelationshipResult, 'id' | 'subject_id' | 'object_id' | 'predicate' | 'description' | 'weight'> &
+    RelationshipValidity)[];
 }
 
 export interface DeviceMemoryOptions {

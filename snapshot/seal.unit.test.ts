@@ -105,8 +105,8 @@ function sampleBody(): SnapshotBody {
 
 const keyset = async (): Promise<SigningKeyset> => ({ keys: [{ ...(await generateKeysetEntry('Ed25519')), status: 'active' }] });
 
-async function sealed(ks: SigningKeyset, body = sampleBody()): Promise<Record<string, unknown>> {
-  const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body }, ks);
+async function sealed(ks: SigningKeyset, body = sampleBody(), graphId: string = randomUUID()): Promise<Record<string, unknown>> {
+  const snapshot = await sealSnapshot({ graphId, tenantId: TENANT, embeddingModel: MODEL, body }, ks);
   return JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
 }
 
@@ -252,8 +252,7 @@ describe('snapshot sealing and opening', () => {
       [],
       [{ memoryId: episode, chunkIndex: 0, kind: 'entity', targetId: 'e1', count: 1, confidence: 1, description: 'Alice' }],
     );
-    const updated = await sealSnapshot({ graphId: opened.graphId, tenantId: TENANT, embeddingModel: MODEL, body: graph.toBody() }, ks);
-    const resealed = JSON.parse(Buffer.concat(updated.pieces).toString('utf8')) as Record<string, unknown>;
+    const resealed = await sealed(ks, graph.toBody(), opened.graphId);
     assert.equal(resealed.format_version, SNAPSHOT_FORMAT_VERSION);
     assert.doesNotMatch(JSON.stringify(resealed), /added_in_1_1/, 'unknown fields are dropped, as documented');
     const reopened = await openSnapshot(resealed, context(ks));
@@ -293,11 +292,7 @@ describe('snapshot sealing and opening', () => {
         },
       ],
     );
-    const resealed = JSON.parse(
-      Buffer.concat(
-        (await sealSnapshot({ graphId: opened.graphId, tenantId: TENANT, embeddingModel: MODEL, body: graph.toBody() }, ks)).pieces,
-      ).toString('utf8'),
-    ) as Record<string, unknown>;
+    const resealed = await sealed(ks, graph.toBody(), opened.graphId);
     assert.equal(resealed.format_version, '1.1');
     const reopened = await openSnapshot(resealed, context(ks));
     const row = reopened.body.mentions.find((mention) => mention.episode_id === episode)!;
@@ -372,8 +367,7 @@ describe('snapshot sealing and opening', () => {
       const ks = await keyset();
       const body = sampleBody();
       breakIt(body);
-      const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body }, ks);
-      const document = JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
+      const document = await sealed(ks, body);
       await rejects(openSnapshot(document, context(ks)), 'snapshot_invalid', path);
     });
   }
