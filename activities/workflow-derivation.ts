@@ -51,8 +51,7 @@ export async function deriveMemoryWorkflows(
           .map((fact) => fact._id),
       };
     });
-    // A full pattern mine that falls due runs here, in the worker, heartbeating through onProgress.
-    await store.workflows.replaceMemoryTraces(scope, memory.id, time, traces, onProgress);
+    await store.workflows.replaceMemoryTraces(scope, memory.id, time, traces);
     most = Math.max(most, traces.length);
   }
   return most;

@@ -103,10 +103,15 @@ export function attachEventWebSocket(
       return;
     }
     const session = admission.session;
-    // Frames are rate limited, queued (bounded) and handled one at a time, in order, by the session.
+    // Frames are handled one at a time, in order (a subscribe must finish before the next ack).
+    let queue = Promise.resolve();
     ws.on('message', (data, isBinary) => {
       const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-      session.enqueue(isBinary ? '' : bytes.toString('utf8'), bytes.byteLength, isBinary);
+      queue = queue.then(() =>
+        isBinary
+          ? session.receive('\u0000', bytes.byteLength) // not JSON text: answered as invalid_json
+          : session.receive(bytes.toString('utf8'), bytes.byteLength),
+      );
     });
     let alive = true;
     ws.on('pong', () => {

@@ -83,7 +83,6 @@ export async function openStore(
     store.files.ensureIndexes(),
     store.graph.ensureIndexes(),
     store.workflows.ensureIndexes(),
-    store.eventAcks.ensureIndexes(),
     store.uploads.ensureIndexes(),
     store.tickets.ensureIndexes(),
     store.idempotency.ensureIndexes(),
