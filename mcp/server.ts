@@ -70,8 +70,11 @@ const searchInput = z.strictObject({
   limit: limit(100, 10),
   metadata_filters: metadataFilters.optional(),
   kind: z.enum(['document', 'conversation']).optional().describe('Only memories of this kind.'),
-  // Hook for issue 29 (bitemporal reads): add `as_of` here (an ISO 8601 time, "what was known
-  // then") and forward it in searchRequest() below once the REST search accepts it.
+  as_of: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Answer as the facts stood at this time (ISO 8601 with a zone), e.g. where someone worked then.'),
+  include_history: z.boolean().optional().describe('Also return facts that a later one replaced, marked as superseded.'),
 });
 
 const memoryIdInput = z.strictObject({ memory_id: uuid.describe('The memory id, as returned by add_memory, search or list.') });
@@ -131,6 +134,8 @@ function searchRequest(input: z.output<typeof searchInput>): SearchInput {
     ...(input.limit === undefined ? {} : { limit: input.limit }),
     ...(input.metadata_filters === undefined ? {} : { metadata_filters: input.metadata_filters }),
     ...(input.kind === undefined ? {} : { kind: input.kind }),
+    ...(input.as_of === undefined ? {} : { as_of: input.as_of }),
+    ...(input.include_history === undefined ? {} : { include_history: input.include_history }),
   };
 }
 

@@ -105,6 +105,9 @@ for (const [label, makeTransport] of transports) {
       }
       const search = tools.find((tool) => tool.name === 'search_memories');
       assert.deepEqual(search?.inputSchema.required, ['query', 'collection_ids']);
+      assert.ok(
+        search?.inputSchema.properties && 'as_of' in search.inputSchema.properties && 'include_history' in search.inputSchema.properties,
+      );
     });
 
     it('adds a memory, finds it by search, deletes it, and search no longer finds it', async () => {
@@ -126,6 +129,9 @@ for (const [label, makeTransport] of transports) {
       const found = await call<SearchResult>(client, 'search_memories', query);
       assert.equal(found.hits[0]?.memory_id, added.id);
       assert.match(found.hits[0]?.text ?? '', new RegExp(marker));
+      // The REST search's validity options pass through (docs/search.md, as_of and include_history).
+      const asOf = await call<SearchResult>(client, 'search_memories', { ...query, as_of: '2030-01-01T00:00:00Z', include_history: true });
+      assert.equal(asOf.hits[0]?.memory_id, added.id);
 
       const memory = await call<{ id: string; status: string; chunks: string[] }>(client, 'get_memory', { memory_id: added.id });
       assert.equal(memory.status, 'complete');
