@@ -51,7 +51,8 @@ export async function deriveMemoryWorkflows(
           .map((fact) => fact._id),
       };
     });
-    await store.workflows.replaceMemoryTraces(scope, memory.id, time, traces);
+    // A full pattern mine that falls due runs here, in the worker, heartbeating through onProgress.
+    await store.workflows.replaceMemoryTraces(scope, memory.id, time, traces, onProgress);
     most = Math.max(most, traces.length);
   }
   return most;

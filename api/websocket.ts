@@ -103,15 +103,10 @@ export function attachEventWebSocket(
       return;
     }
     const session = admission.session;
-    // Frames are handled one at a time, in order (a subscribe must finish before the next ack).
-    let queue = Promise.resolve();
+    // Frames are rate limited, queued (bounded) and handled one at a time, in order, by the session.
     ws.on('message', (data, isBinary) => {
       const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-      queue = queue.then(() =>
-        isBinary
-          ? session.receive('\u0000', bytes.byteLength) // not JSON text: answered as invalid_json
-          : session.receive(bytes.toString('utf8'), bytes.byteLength),
-      );
+      session.enqueue(isBinary ? '' : bytes.toString('utf8'), bytes.byteLength, isBinary);
     });
     let alive = true;
     ws.on('pong', () => {

@@ -40,7 +40,7 @@ export async function coldLoad(
     const again = performance.now();
     await second.ensureLoaded(collectionId);
     const reloadMs = performance.now() - again;
-    second.stop();
+    await second.stop();
     info(
       `   cold load of ${chunks} chunks: ${coldMs.toFixed(0)} ms (${((chunks / coldMs) * 1000).toFixed(0)} chunks/s), again: ${reloadMs.toFixed(0)} ms`,
     );
@@ -49,7 +49,7 @@ export async function coldLoad(
     metric(`index_cold_load_${label}_chunks_per_second`, (chunks / coldMs) * 1000, 'chunks/s');
     return { coldMs, reloadMs, chunks };
   } finally {
-    index.stop();
+    await index.stop();
   }
 }
 
@@ -90,7 +90,7 @@ export async function budgetScenario(input: BudgetScenarioInput): Promise<void> 
   await probe.start();
   await probe.ensureLoaded(collectionIds[0]!);
   const partitionBytes = probe.partitionBytes(collectionIds[0]!);
-  probe.stop();
+  await probe.stop();
   const maxBytes = Math.ceil(partitionBytes * (input.fits + 0.5));
   info(
     `   ${collectionIds.length} collections of ~${(partitionBytes / 1048576).toFixed(1)} MB (estimated) each, budget ${(maxBytes / 1048576).toFixed(1)} MB (holds ${input.fits})`,
@@ -134,7 +134,7 @@ export async function budgetScenario(input: BudgetScenarioInput): Promise<void> 
     }
   }
   const stats = index.budgetStats();
-  index.stop();
+  await index.stop();
   info(
     `   ${search} searches: ${stats.loads} loads, ${stats.evictions} evictions; index held at most ${(peakBytes / MB).toFixed(1)} MB; after GC: RSS ${baseline.rss.toFixed(0)} → peak ${peakRss.toFixed(0)} MB, heap+buffers ${baseline.retained.toFixed(0)} → peak ${peakRetained.toFixed(0)} MB`,
   );
@@ -152,7 +152,7 @@ export async function budgetScenario(input: BudgetScenarioInput): Promise<void> 
     unboundedRss = Math.max(unboundedRss, sample.rss);
   }
   const unboundedBytes = unbounded.budgetStats().bytes;
-  unbounded.stop();
+  await unbounded.stop();
   info(
     `   unbounded, the same collections: index ${(unboundedBytes / MB).toFixed(1)} MB, after GC heap+buffers peak ${unboundedRetained.toFixed(0)} MB, RSS peak ${unboundedRss.toFixed(0)} MB`,
   );

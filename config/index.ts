@@ -141,6 +141,11 @@ const configSchema = z.object({
     .int()
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
+  /** Frames one WebSocket session may send per second (sustained) and in a burst; beyond, they are dropped (error `rate_limited`). */
+  WS_MAX_FRAMES_PER_SECOND: z.coerce.number().min(1).default(20),
+  WS_FRAME_BURST: z.coerce.number().int().min(5).default(40),
+  /** A subscriber id's last ack is forgotten after this long without a new one (ids are client-chosen). */
+  WS_ACK_RETENTION_HOURS: z.coerce.number().min(1).default(168),
   /** A subscriber that reads nothing (its socket stays full) this long is closed with 1013 slow_consumer. */
   WS_SLOW_CONSUMER_MAX_PAUSE_MS: z.coerce.number().int().min(100).default(60_000),
   /** Sign live-event frames (Ed25519). The keyset comes from EVENT_SIGNING_KEYSET (JSON) or a file. */
@@ -192,7 +197,7 @@ const configSchema = z.object({
    * graph read backend, where they answer 503 graph_read_backend_unavailable.
    */
   GRAPH_READ_BACKEND: z.enum(['mongodb', 'none']).default('mongodb'),
-  /** How often API processes run the full pattern mines owed by collections quiet for as long (docs/workflows.md). */
+  /** How often worker processes run the full pattern mines owed by collections quiet for as long (docs/workflows.md). */
   WORKFLOW_MINE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(10_000),
   /** How often each API process finishes deletes a crash interrupted (those older than this). */
   DELETE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(200).default(10_000),

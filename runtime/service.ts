@@ -33,6 +33,7 @@ import { PredicateClassifier } from '../core/fact-lexicon.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { SearchIndex } from '../search/search-index.js';
 import { activityMetrics } from './activity-metrics.js';
+import { BackgroundTasks } from './background-tasks.js';
 import { installTemporalLogging } from './temporal-logging.js';
 import { serveWorkerMetrics } from './worker-metrics.js';
 import { createAuthService } from '../services/auth.js';
@@ -206,7 +207,17 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     });
     workerRun = worker.run();
     workerRun.catch((error: unknown) => logger.error({ err: error }, 'worker stopped with an error'));
+    // Full pattern mines owed (a change on a request path, or one that found the lease taken) run
+    // here, in the worker, never in an API process's request (store/workflows.ts).
+    const workerTasks = new BackgroundTasks(logger);
+    workerTasks.every(
+      config.WORKFLOW_MINE_SWEEP_INTERVAL_MS,
+      () => store.workflows.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
+      'ran owed workflow pattern mines',
+      'workflow mine sweep failed',
+    );
     stoppers.push(async () => {
+      await workerTasks.stop();
       if (worker?.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
       await fileExtractors.close(); // after the worker drained: no activity still uses them
@@ -350,6 +361,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         revocationCheckMs: config.WS_REVOCATION_CHECK_MS,
         ringFrames: config.EVENT_FANOUT_MAX_EVENTS,
         ringBytes: config.EVENT_FANOUT_MAX_BYTES,
+        inbound: { framesPerSecond: config.WS_MAX_FRAMES_PER_SECOND, burst: config.WS_FRAME_BURST, maxQueued: 16 },
       },
     });
     const detachWebSocket = attachEventWebSocket(server, { tickets, events: eventStream, logger, failures: authFailures });
@@ -378,57 +390,49 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     url = config.PUBLIC_URL ?? `http://${config.HOST}:${port}`;
 
-    /** A background repair task: runs every `ms`, logs what it did (a count) and never throws. */
-    const repair = (ms: number, task: () => Promise<number | void>, done: string, failed: string): NodeJS.Timeout => {
-      const timer = setInterval(() => {
-        task()
-          .then((count) => typeof count === 'number' && count > 0 && logger.warn({ count }, done))
-          .catch((error: unknown) => logger.warn({ err: error }, failed));
-      }, ms);
-      timer.unref();
-      return timer;
-    };
-    const repairs = [
-      repair(
-        config.RECONCILE_INTERVAL_MS,
-        () => memories.reconcileQueued(config.RECONCILE_INTERVAL_MS),
-        'started workflows for accepted memories that had none',
-        'reconcile failed',
-      ),
-      repair(
-        config.RECONCILE_INTERVAL_MS,
-        () => memories.reconcileCollectionChanges(config.RECONCILE_INTERVAL_MS),
-        'carried through unfinished collection changes',
-        'reconcile of collection changes failed',
-      ),
-      // Deletes a crashed process left unfinished are finished by whichever API process sees them.
-      repair(
-        config.DELETE_SWEEP_INTERVAL_MS,
-        () => memories.sweepDeletions(config.DELETE_SWEEP_INTERVAL_MS),
-        'finished interrupted deletes',
-        'delete sweep failed',
-      ),
-      // Imported snapshots past their TTL: every record, chunk, graph row and index entry goes.
-      repair(
-        config.EPHEMERAL_SWEEP_INTERVAL_MS,
-        () => deviceMemory.sweepExpired(),
-        'removed expired ephemeral collections',
-        'ephemeral sweep failed',
-      ),
-      // Full pattern mines owed by collections that went quiet while another mine held the lease.
-      repair(
-        config.WORKFLOW_MINE_SWEEP_INTERVAL_MS,
-        () => workflows.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
-        'ran owed workflow pattern mines',
-        'workflow mine sweep failed',
-      ),
-      // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
-      repair(300_000, () => uploads.sweep(3_600_000), 'removed abandoned uploads', 'upload sweep failed'),
-    ];
+    // Background repairs: a run never overlaps its own next tick, and stop() drains them before the
+    // database client closes (runtime/background-tasks.ts).
+    const repairs = new BackgroundTasks(logger);
+    const repair = repairs.every.bind(repairs);
+    repair(
+      config.RECONCILE_INTERVAL_MS,
+      () => memories.reconcileQueued(config.RECONCILE_INTERVAL_MS),
+      'started workflows for accepted memories that had none',
+      'reconcile failed',
+    );
+    repair(
+      config.RECONCILE_INTERVAL_MS,
+      () => memories.reconcileCollectionChanges(config.RECONCILE_INTERVAL_MS),
+      'carried through unfinished collection changes',
+      'reconcile of collection changes failed',
+    );
+    // Deletes a crashed process left unfinished are finished by whichever API process sees them.
+    repair(
+      config.DELETE_SWEEP_INTERVAL_MS,
+      () => memories.sweepDeletions(config.DELETE_SWEEP_INTERVAL_MS),
+      'finished interrupted deletes',
+      'delete sweep failed',
+    );
+    // Imported snapshots past their TTL: every record, chunk, graph row and index entry goes.
+    repair(
+      config.EPHEMERAL_SWEEP_INTERVAL_MS,
+      () => deviceMemory.sweepExpired(),
+      'removed expired ephemeral collections',
+      'ephemeral sweep failed',
+    );
+    // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
+    repair(300_000, () => uploads.sweep(3_600_000), 'removed abandoned uploads', 'upload sweep failed');
+    // Acks of subscriber ids not seen for WS_ACK_RETENTION_HOURS: the ids are client-chosen.
+    repair(
+      600_000,
+      () => store.eventAcks.expire(new Date(Date.now() - config.WS_ACK_RETENTION_HOURS * 3_600_000)),
+      'removed expired WebSocket acks',
+      'ack expiry failed',
+    );
 
     stoppers.unshift(async () => {
-      for (const timer of repairs) clearInterval(timer);
-      searchIndex.stop();
+      await repairs.stop();
+      await searchIndex.stop();
       await detachWebSocket();
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -115,8 +115,11 @@ export class SearchIndex {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops following the feed; resolves once a pull in flight has finished (before the store closes). */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.pull;
   }
 
   /** Applies every change published so far. Concurrent callers share one queued pull. */

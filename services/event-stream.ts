@@ -56,7 +56,32 @@ export interface EventStreamOptions {
   /** Recent events kept in memory for the sessions (count and serialised bytes). */
   ringFrames?: number;
   ringBytes?: number;
+  /** Client frames a session may send: a token bucket (sustained rate, burst) and the frames waiting to be handled. */
+  inbound?: InboundLimits;
 }
+
+export interface InboundLimits {
+  framesPerSecond: number;
+  burst: number;
+  /** Frames accepted but not yet handled (they are handled one at a time, in order). */
+  maxQueued: number;
+}
+
+const DEFAULT_INBOUND: InboundLimits = { framesPerSecond: 20, burst: 40, maxQueued: 16 };
+/** A subscribe costs several queries (collections, retention, acks): it takes this many tokens. */
+const SUBSCRIBE_COST = 5;
+/** Client input echoed in an error frame is cut to this many characters. */
+const ECHO_CHARS = 40;
+/** Ids named in a collection_not_found error, at most. */
+const ECHO_IDS = 5;
+/** At most one rate_limited error frame per this long: dropping frames must not answer each one. */
+const RATE_LIMITED_NOTICE_MS = 1000;
+
+/** A short, printable prefix of client input for an error message. */
+export const echo = (value: unknown): string => {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value ?? null) ?? String(value));
+  return text.length <= ECHO_CHARS ? text : `${text.slice(0, ECHO_CHARS)}…`;
+};
 
 /** WebSocket close codes of the stream (docs/events.md). */
 export const CLOSE_CODES = {
@@ -86,6 +111,8 @@ export const frameOf = (entry: EventEntry): EventFrameWithoutSignature => ({
 export type Admission = { ok: true; session: EventSession } | { ok: false; scope: SessionLimitScope; limit: number };
 
 export interface EventSession {
+  /** A client frame as it arrives: rate limited, queued (bounded) and handled in order. */
+  enqueue(text: string, byteLength: number, isBinary: boolean): void;
   receive(text: string, byteLength: number): Promise<void>;
   close(code: number, reason: string): void;
   ended(): Promise<void>;
@@ -100,6 +127,7 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
   const signedCache = new Map<number, string>();
   let stopFollowing: (() => Promise<void>) | null = null;
   let revocationTimer: NodeJS.Timeout | null = null;
+  let revocationRun: Promise<void> | null = null;
 
   /** The text of a ring frame, signed by whichever session needs it first. */
   function textOf(frame: SharedFrame): string | Promise<string> {
@@ -177,7 +205,9 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
   };
   const ensureRevocationChecks = () => {
     if (revocationTimer) return;
-    revocationTimer = setInterval(() => void closeRevoked(), options.revocationCheckMs);
+    revocationTimer = setInterval(() => {
+      revocationRun ??= closeRevoked().finally(() => (revocationRun = null));
+    }, options.revocationCheckMs);
     revocationTimer.unref();
   };
 
@@ -209,6 +239,13 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
     private pendingAck: number | null = null;
     private ackTimer: NodeJS.Timeout | null = null;
     private pauseTimer: NodeJS.Timeout | null = null;
+    private readonly inbound = options.inbound ?? DEFAULT_INBOUND;
+    private tokens = this.inbound.burst;
+    private refilledAt = Date.now();
+    private queued = 0;
+    private queue: Promise<void> = Promise.resolve();
+    private limitedNoticeAt = 0;
+    private pumpRun: Promise<void> = Promise.resolve();
 
     constructor(
       private readonly tenantId: string,
@@ -217,8 +254,49 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
       private readonly transport: Transport,
     ) {}
 
+    /**
+     * A control frame (answer or error). It goes through the same buffer bound as events: a client
+     * that sends but never reads is closed (1013) instead of having answers buffered for it.
+     */
     private send(frame: Record<string, unknown>): void {
-      if (!this.closed) this.transport.send(JSON.stringify(frame));
+      if (this.closed) return;
+      if (this.transport.bufferedAmount() > options.hardBufferBytes) {
+        websocketSlowConsumers.inc();
+        this.close(CLOSE_CODES.slowConsumer, 'slow_consumer');
+        return;
+      }
+      this.transport.send(JSON.stringify(frame));
+    }
+
+    /** Takes `cost` tokens from the session's bucket, if it has them. */
+    private take(cost: number): boolean {
+      const now = Date.now();
+      this.tokens = Math.min(this.inbound.burst, this.tokens + ((now - this.refilledAt) / 1000) * this.inbound.framesPerSecond);
+      this.refilledAt = now;
+      if (this.tokens < cost) return false;
+      this.tokens -= cost;
+      return true;
+    }
+
+    /** A dropped frame: one rate_limited error per RATE_LIMITED_NOTICE_MS, not one per frame. */
+    private dropped(): void {
+      const now = Date.now();
+      if (now - this.limitedNoticeAt < RATE_LIMITED_NOTICE_MS) return;
+      this.limitedNoticeAt = now;
+      this.fail(
+        'rate_limited',
+        `at most ${this.inbound.framesPerSecond} frames a second (burst ${this.inbound.burst}) and ${this.inbound.maxQueued} waiting; frames beyond were dropped`,
+      );
+    }
+
+    enqueue(text: string, byteLength: number, isBinary: boolean): void {
+      if (this.closed) return;
+      if (this.queued >= this.inbound.maxQueued || !this.take(1)) return this.dropped();
+      this.queued++;
+      this.queue = this.queue
+        .then(() => (isBinary ? this.receive('\u0000', byteLength) : this.receive(text, byteLength))) // binary: answered as invalid_json
+        .catch((error: unknown) => logger.warn({ err: error }, 'event stream frame failed'))
+        .finally(() => this.queued--);
     }
 
     private fail(reason: string, message: string, extra: Record<string, unknown> = {}): void {
@@ -244,6 +322,8 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
       const fields = frame as Record<string, unknown>;
       switch (fields.action) {
         case 'subscribe':
+          // A subscribe costs queries: it takes more of the bucket than other frames.
+          if (!this.take(SUBSCRIBE_COST - 1)) return this.dropped();
           return this.subscribe(fields);
         case 'ack':
           return this.ack(fields.seq);
@@ -253,10 +333,7 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
           this.subscription = null;
           return this.send({ action: 'unsubscribed' });
         default:
-          return this.fail(
-            'unknown_action',
-            `unknown action ${JSON.stringify(fields.action ?? null)}; use subscribe, ack, heartbeat or unsubscribe`,
-          );
+          return this.fail('unknown_action', `unknown action ${echo(fields.action)}; use subscribe, ack, heartbeat or unsubscribe`);
       }
     }
 
@@ -276,7 +353,11 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
       // Not a UUID, or not this tenant's: the same answer, so existence never leaks.
       const readable = await store.collections.existingIds(this.tenantId, ids.filter(isUuid));
       const unreadable = ids.filter((id) => !readable.has(id));
-      if (unreadable.length > 0) return refuse('collection_not_found', `no readable collection with id ${unreadable.join(', ')}`);
+      if (unreadable.length > 0) {
+        const named = unreadable.slice(0, ECHO_IDS).map(echo).join(', ');
+        const more = unreadable.length > ECHO_IDS ? ` and ${unreadable.length - ECHO_IDS} more` : '';
+        return refuse('collection_not_found', `no readable collection with id ${named}${more}`);
+      }
 
       let start: number;
       if (typeof lastAck === 'number') start = lastAck;
@@ -334,7 +415,7 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
         return;
       }
       this.pumping = true;
-      void this.pump()
+      this.pumpRun = this.pump()
         .catch((error: unknown) => logger.warn({ err: error }, 'event delivery failed'))
         .finally(() => {
           this.pumping = false;
@@ -433,6 +514,11 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
       this.closed = true;
     }
 
+    /** Resolves once the frames and the delivery in flight are done (stop waits for it before the store closes). */
+    async settled(): Promise<void> {
+      await Promise.all([this.queue, this.pumpRun]);
+    }
+
     async ended(): Promise<void> {
       if (!sessions.delete(this)) return;
       this.closed = true;
@@ -472,8 +558,10 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
       revocationTimer = null;
       for (const session of [...sessions]) {
         session.close(CLOSE_CODES.serverShutdown, 'server_shutdown');
+        await session.settled();
         await session.ended();
       }
+      await revocationRun;
     },
   };
 }

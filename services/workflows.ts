@@ -90,7 +90,6 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
 
   return {
     /** Runs the full mines owed by collections quiet for `quietMs` (see store/workflows.ts); how many ran. */
-    sweepDueMines: (quietMs: number) => store.workflows.sweepDueMines(quietMs),
 
     async listInstances(
       tenantId: string,

@@ -1,6 +1,8 @@
 /**
  * The last acknowledged event seq per subscriber identity (API key + client-chosen subscriber
  * id), so a reconnect without last_ack_seq resumes after the last ack. Acks only move forward.
+ * Subscriber ids are client-chosen, so rows not moved for WS_ACK_RETENTION_HOURS are removed (a
+ * sweep in each API process, runtime/service.ts): such a subscriber resumes from the log's head.
  */
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from './db.js';
@@ -10,6 +12,15 @@ export class EventAckRepository {
 
   constructor(db: Db) {
     this.acks = db.collection('ws_acks');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.acks.createIndex({ updated_at: 1 });
+  }
+
+  /** Forgets acks not moved since `olderThan`; returns how many. */
+  async expire(olderThan: Date): Promise<number> {
+    return (await this.acks.deleteMany({ updated_at: { $lt: olderThan } })).deletedCount;
   }
 
   async lastAck(identity: string): Promise<number | null> {

@@ -291,15 +291,16 @@ export class GraphRepository implements GraphStore {
     if (rows.length === 0) return;
     await this.mentions.deleteMany({ _id: { $in: rows.map((row) => row._id) } });
     const targets = [...new Set(rows.map((row) => row.target_id))];
-    for (let offset = 0; offset < targets.length; offset += 1000) {
-      const batch = targets.slice(offset, offset + 1000);
+    // One surviving row per target, not all of them: deleting memories one by one around an
+    // entity that thousands of memories mention would otherwise re-read its mentions every time.
+    for (let offset = 0; offset < targets.length; offset += 100) {
+      const batch = targets.slice(offset, offset + 100);
+      const survivors = await Promise.all(batch.map((id) => this.survivingDescription(id)));
       const surviving = new Map<string, string>();
-      const cursor = this.mentions.find({ target_id: { $in: batch } }, { projection: { target_id: 1, description: 1 } });
-      for await (const row of cursor) {
-        if (!surviving.has(row.target_id) || (!surviving.get(row.target_id) && row.description)) {
-          surviving.set(row.target_id, row.description ?? '');
-        }
-      }
+      batch.forEach((id, index) => {
+        const description = survivors[index];
+        if (description !== null && description !== undefined) surviving.set(id, description);
+      });
       const orphans = batch.filter((id) => !surviving.has(id));
       if (orphans.length > 0) {
         await this.facts.deleteMany({ _id: { $in: orphans } });
@@ -313,6 +314,17 @@ export class GraphRepository implements GraphStore {
       await this.entities.bulkWrite(redescribe<EntityDoc>(), { ordered: false });
       await this.facts.bulkWrite(redescribe<FactDoc>(), { ordered: false });
     }
+  }
+
+  /** A target's description from one surviving provenance row ('' when none gives one), or null when none survives. */
+  private async survivingDescription(targetId: string): Promise<string | null> {
+    const described = await this.mentions.findOne(
+      { target_id: targetId, description: { $type: 'string', $ne: '' } },
+      { projection: { _id: 0, description: 1 } },
+    );
+    if (described?.description) return described.description;
+    const any = await this.mentions.findOne({ target_id: targetId }, { projection: { _id: 1 } });
+    return any ? '' : null;
   }
 
   entitiesByIds(ids: string[]): Promise<EntityDoc[]> {

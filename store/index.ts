@@ -83,6 +83,7 @@ export async function openStore(
     store.files.ensureIndexes(),
     store.graph.ensureIndexes(),
     store.workflows.ensureIndexes(),
+    store.eventAcks.ensureIndexes(),
     store.uploads.ensureIndexes(),
     store.tickets.ensureIndexes(),
     store.idempotency.ensureIndexes(),

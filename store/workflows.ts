@@ -23,17 +23,20 @@
  */
 import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import { deterministicUuid } from '../core/ids.js';
-import { chainTraces, SUBJECT_CHAIN_WINDOW_MS, type ChainTrace } from '../extractors/procedures/chaining.js';
+import { chainTraces, MAX_CASE_MEMORIES, SUBJECT_CHAIN_WINDOW_MS, type ChainTrace } from '../extractors/procedures/chaining.js';
 import { classesAfter, classesBefore } from '../extractors/procedures/lexicon.js';
 import type { TraceDraft } from '../extractors/procedures/derive.js';
 import type { WorkflowInstance, WorkflowPattern, WorkflowTrace } from '../core/workflow-model.js';
+import { isDuplicateKeyError } from './db.js';
 import { fromStored, type Stored } from './stored.js';
-import { describePattern, minePatterns, MIN_SUPPORT, nearest, signatureKey, signatureOf } from '../extractors/procedures/mining.js';
+import { describePattern, minePatterns, MIN_SUPPORT, SignatureIndex, signatureKey, signatureOf } from '../extractors/procedures/mining.js';
 import type { GraphScope } from './graph.js';
 
 export type WorkflowTraceDoc = Stored<WorkflowTrace>;
-export type WorkflowInstanceDoc = Stored<WorkflowInstance>;
-export type WorkflowPatternDoc = Stored<WorkflowPattern>;
+/** `link_epoch`: the epoch of the full mine that last wrote the pattern link (fencing, see mineOnce). */
+export type WorkflowInstanceDoc = Stored<WorkflowInstance> & { link_epoch?: number };
+/** `mine_epoch`: the epoch of the full mine that wrote the pattern (fencing, see mineOnce). */
+export type WorkflowPatternDoc = Stored<WorkflowPattern> & { mine_epoch?: number };
 
 interface MiningStateDoc {
   _id: string;
@@ -45,6 +48,8 @@ interface MiningStateDoc {
   mined_at: Date;
   /** While a full mine runs: its lease (one mine at a time per collection, see refreshPatterns). */
   mining_until?: Date;
+  /** The lease holder's epoch (claim time in ms): renewals and the mine's writes are fenced by it. */
+  mining_epoch?: number;
   /**
    * A full mine is owed: one was due while another held the lease, or the holder ran out of
    * re-runs while changes kept coming. Cleared as a mine starts; sweepDueMines runs what is owed.
@@ -62,8 +67,26 @@ export interface NewTrace extends TraceDraft {
 const REMINE_SHARE = 0.1;
 /** Re-runs of a full mine when the collection changed while it ran, before the sweep takes over. */
 const MINE_RERUNS = 3;
-/** How long a full mine may hold its collection's lease before another may take over (a crashed miner). */
+/** How long a full mine may hold its collection's lease without renewing it before another may take over (a crashed miner). */
 const MINE_LEASE_MS = 120_000;
+
+/** A full mine found its lease taken over (it stalled past MINE_LEASE_MS): its remaining writes are refused. */
+export class MineLeaseLost extends Error {
+  constructor(collectionId: string) {
+    super(`the mining lease of collection ${collectionId} was taken over; this mine's writes stop`);
+  }
+}
+
+/** The lease of one full mine: its epoch fences its writes; `heartbeat` reports liveness (a Temporal activity's). */
+interface MineLease {
+  epoch: number;
+  heartbeat: () => void;
+}
+
+/** Fenced-write filter: rows never written by a mine, or written by one no newer than `epoch`. */
+const notNewerThan = (field: 'mine_epoch' | 'link_epoch', epoch: number) => ({
+  $or: [{ [field]: { $exists: false } }, { [field]: { $lte: epoch } }],
+});
 
 export const traceIdFor = (scope: GraphScope, memoryId: string, seq: number): string =>
   deterministicUuid('workflow-trace', scope.tenantId, scope.collectionId, memoryId, String(seq));
@@ -135,7 +158,14 @@ export class WorkflowRepository {
   // ---- writes -------------------------------------------------------------------------------
 
   /** Replaces a memory's traces in one collection and re-chains and re-mines around them. Idempotent. */
-  async replaceMemoryTraces(scope: GraphScope, memoryId: string, memoryTime: Date, drafts: NewTrace[]): Promise<void> {
+  async replaceMemoryTraces(
+    scope: GraphScope,
+    memoryId: string,
+    memoryTime: Date,
+    drafts: NewTrace[],
+    /** Given (by the worker's activity), a full mine that falls due runs here, heartbeating; else it is owed to the sweep. */
+    heartbeat?: () => void,
+  ): Promise<void> {
     const old = await this.traces
       .find(
         { tenant_id: scope.tenantId, collection_id: scope.collectionId, memory_id: memoryId },
@@ -184,6 +214,7 @@ export class WorkflowRepository {
       scope,
       { memoryIds: [memoryId], instanceIds: seedInstances, caseKeys: drafts.flatMap((draft) => draft.caseKeys) },
       rows,
+      heartbeat,
     );
   }
 
@@ -227,11 +258,20 @@ export class WorkflowRepository {
     seeds: { memoryIds: string[]; instanceIds: string[]; caseKeys: string[] },
     /** The seed memory's rows just written, when it is the only seed. */
     justWritten?: ChainRow[],
+    heartbeat?: () => void,
   ): Promise<void> {
     const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     const memoryIds = new Set(seeds.memoryIds);
     const instanceIds = new Set(seeds.instanceIds);
-    const caseKeys = new Set(seeds.caseKeys);
+    const caseKeys = new Set<string>();
+    // Keys too common to be a case (chaining rule 3's cap): they join nothing, so they pull nothing in.
+    const commonKeys = new Set<string>();
+    const addKeys = async (keys: Iterable<string>): Promise<void> => {
+      const fresh = [...new Set(keys)].filter((key) => !caseKeys.has(key) && !commonKeys.has(key));
+      const common = await Promise.all(fresh.map((key) => this.isCommonCaseKey(base, key)));
+      fresh.forEach((key, index) => (common[index] ? commonKeys : caseKeys).add(key));
+    };
+    await addKeys(seeds.caseKeys);
     // Closure: one memory's chain is decided with its whole memory, and a case key pulls in every
     // instance that shares it. Stored instances are already closed, so this settles in a few rounds.
     const close = async (): Promise<ChainRow[]> => {
@@ -255,8 +295,8 @@ export class WorkflowRepository {
         for (const row of rows) {
           memoryIds.add(row.memory_id);
           if (row.instance_id) instanceIds.add(row.instance_id);
-          for (const key of row.case_keys) caseKeys.add(key);
         }
+        await addKeys(rows.flatMap((row) => row.case_keys));
         if (memoryIds.size + instanceIds.size + caseKeys.size === before) break;
       }
       return rows;
@@ -279,7 +319,7 @@ export class WorkflowRepository {
         memoryId: row.memory_id,
         memoryTime: row.memory_time.getTime(),
         seq: row.seq,
-        caseKeys: row.case_keys,
+        caseKeys: commonKeys.size === 0 ? row.case_keys : row.case_keys.filter((key) => !commonKeys.has(key)),
         subject: row.subject,
         verbClass: row.verb_class,
       })),
@@ -380,8 +420,20 @@ export class WorkflowRepository {
         written.map((doc) => doc._id),
         vanishedPatternIds,
         written.length + stale.length,
+        heartbeat,
       );
     }
+  }
+
+  /**
+   * Whether a case key is named in more than MAX_CASE_MEMORIES memories of the collection: read
+   * with a bound, so a common key costs at most a few hundred rows, not every trace naming it.
+   */
+  private async isCommonCaseKey(base: { tenant_id: string; collection_id: string }, key: string): Promise<boolean> {
+    const limit = (MAX_CASE_MEMORIES + 1) * 4;
+    const rows = await this.traces.find({ ...base, case_keys: key }, { projection: { _id: 0, memory_id: 1 }, limit }).toArray();
+    // A key on that many traces of fewer memories is as useless to chain by, and as costly.
+    return rows.length >= limit || new Set(rows.map((row) => row.memory_id)).size > MAX_CASE_MEMORIES;
   }
 
   /**
@@ -452,6 +504,7 @@ export class WorkflowRepository {
     changedInstanceIds: string[],
     vanishedPatternIds: string[],
     changes: number,
+    heartbeat?: () => void,
   ): Promise<void> {
     const state = await this.mining.findOneAndUpdate(
       { _id: scope.collectionId },
@@ -465,7 +518,10 @@ export class WorkflowRepository {
     );
     const threshold = Math.max(1, Math.floor((state?.instances_at_mine ?? 0) * REMINE_SHARE));
     const due = !state || state.changes_since >= threshold;
-    if (due && (await this.mineUnderLease(scope))) return;
+    // A full mine runs only where a heartbeat is given (the worker's derivation activity): never on
+    // a request path (DELETE, PATCH) nor in an API process. Elsewhere it is owed, and the worker's
+    // sweep (sweepDueMines) runs it.
+    if (due && heartbeat && (await this.mineUnderLease(scope, heartbeat)) !== null) return;
     // Below the threshold, or another activity is mining this collection: that mine runs again
     // when it sees the version moved, so this change is in its result; meanwhile it is assigned
     // incrementally. Without the lease every memory ingested during a mine started one of its own
@@ -475,17 +531,32 @@ export class WorkflowRepository {
     await this.assignToPatterns(scope, changedInstanceIds, vanishedPatternIds);
   }
 
-  /** A full mine under the collection's lease; false (and nothing done) when another holds it. */
-  private async mineUnderLease(scope: GraphScope): Promise<boolean> {
-    const lease = await this.claimMine(scope);
-    if (!lease) return false;
+  /**
+   * A full mine under the collection's lease: the patterns it found, or null (nothing done) when
+   * another mine holds the lease or took it over meanwhile.
+   */
+  private async mineUnderLease(scope: GraphScope, heartbeat: () => void): Promise<number | null> {
+    const epoch = await this.claimMine(scope);
+    if (epoch === null) return null;
     try {
-      await this.mineCollection(scope);
+      return await this.mineCollectionLeased(scope, { epoch, heartbeat });
+    } catch (error) {
+      if (error instanceof MineLeaseLost) return null;
+      throw error;
     } finally {
       // Only our own lease: a mine that outlived it may have been taken over meanwhile.
-      await this.mining.updateOne({ _id: scope.collectionId, mining_until: lease }, { $set: { mining_until: new Date(0) } });
+      await this.mining.updateOne({ _id: scope.collectionId, mining_epoch: epoch }, { $set: { mining_until: new Date(0) } });
     }
-    return true;
+  }
+
+  /** Extends the lease by MINE_LEASE_MS from now if it is still ours; throws MineLeaseLost if not. */
+  private async renewLease(scope: GraphScope, lease: MineLease): Promise<void> {
+    lease.heartbeat();
+    const renewed = await this.mining.updateOne(
+      { _id: scope.collectionId, mining_epoch: lease.epoch },
+      { $set: { mining_until: new Date(Date.now() + MINE_LEASE_MS) } },
+    );
+    if (renewed.matchedCount !== 1) throw new MineLeaseLost(scope.collectionId);
   }
 
   /**
@@ -493,7 +564,7 @@ export class WorkflowRepository {
    * without it, a burst of ingestion whose last changes came while a mine ran, after that mine's
    * last re-run, would keep an older mine's patterns until the collection changed again.
    */
-  async sweepDueMines(quietMs: number, limit = 20): Promise<number> {
+  async sweepDueMines(quietMs: number, limit = 20, heartbeat: () => void = () => undefined): Promise<number> {
     const now = new Date();
     const owed = await this.mining
       .find(
@@ -506,7 +577,8 @@ export class WorkflowRepository {
       )
       .toArray();
     let mined = 0;
-    for (const row of owed) if (await this.mineUnderLease({ tenantId: row.tenant_id, collectionId: row._id })) mined++;
+    for (const row of owed)
+      if ((await this.mineUnderLease({ tenantId: row.tenant_id, collectionId: row._id }, heartbeat)) !== null) mined++;
     return mined;
   }
 
@@ -515,14 +587,22 @@ export class WorkflowRepository {
    * the stand-in two racing claims may both succeed (its updates are not serialised); that costs a
    * second mine, never a wrong result.
    */
-  private async claimMine(scope: GraphScope): Promise<Date | null> {
+  private async claimMine(scope: GraphScope): Promise<number | null> {
     const now = new Date();
-    const lease = new Date(now.getTime() + MINE_LEASE_MS);
+    // The epoch is the claim time: a lease is claimed only after the previous one expired or was
+    // released, so a later holder has a larger epoch (clocks of the processes roughly agree).
+    const epoch = now.getTime();
     const claimed = await this.mining.updateOne(
-      { _id: scope.collectionId, $or: [{ mining_until: { $exists: false } }, { mining_until: { $lt: now } }] },
-      { $set: { mining_until: lease } },
+      {
+        _id: scope.collectionId,
+        $and: [
+          { $or: [{ mining_until: { $exists: false } }, { mining_until: { $lt: now } }] },
+          { $or: [{ mining_epoch: { $exists: false } }, { mining_epoch: { $lt: epoch } }] },
+        ],
+      },
+      { $set: { mining_until: new Date(epoch + MINE_LEASE_MS), mining_epoch: epoch } },
     );
-    return claimed.modifiedCount === 1 ? lease : null;
+    return claimed.modifiedCount === 1 ? epoch : null;
   }
 
   /**
@@ -537,11 +617,9 @@ export class WorkflowRepository {
       .toArray();
     const touched = new Set<string>(vanishedPatternIds);
     const updates: AnyBulkWriteOperation<WorkflowInstanceDoc>[] = [];
+    const index = new SignatureIndex(patterns.map((pattern) => pattern.signature));
     for (const instance of instances) {
-      const found = nearest(
-        instance.signature,
-        patterns.map((pattern) => pattern.signature),
-      );
+      const found = index.nearest(instance.signature);
       const patternId = found ? patterns[found.index]!._id : null;
       if (instance.pattern_id) touched.add(instance.pattern_id);
       if (patternId) touched.add(patternId);
@@ -593,18 +671,25 @@ export class WorkflowRepository {
   }
 
   /**
-   * A full re-mine of one collection (the bench times it on 10k traces). A mine that read older
-   * instances must not be the last word: one that sees the collection change while it ran runs
-   * again, up to MINE_RERUNS times; past that, and for changes that found the lease taken, the
-   * mine is owed (remine_due) and sweepDueMines runs it once the collection is quiet.
+   * A full re-mine of one collection under its lease (the bench times it on 10k traces): the
+   * patterns found, or null when another mine holds the lease.
    */
-  async mineCollection(scope: GraphScope): Promise<number> {
+  mineCollection(scope: GraphScope, heartbeat: () => void = () => undefined): Promise<number | null> {
+    return this.mineUnderLease(scope, heartbeat);
+  }
+
+  /**
+   * A mine that read older instances must not be the last word: one that sees the collection
+   * change while it ran runs again, up to MINE_RERUNS times; past that, and for changes that found
+   * the lease taken, the mine is owed (remine_due) and sweepDueMines runs it once the collection is quiet.
+   */
+  private async mineCollectionLeased(scope: GraphScope, lease: MineLease): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       // Starting a mine pays what was owed; a change during it owes again (refreshPatterns).
       const before =
         (await this.mining.findOneAndUpdate({ _id: scope.collectionId }, { $set: { remine_due: false } }, { returnDocument: 'before' }))
           ?.version ?? 0;
-      const patterns = await this.mineOnce(scope);
+      const patterns = await this.mineOnce(scope, lease);
       this.fullMines++;
       const after = (await this.mining.findOne({ _id: scope.collectionId }))?.version ?? 0;
       if (after === before) return patterns;
@@ -616,12 +701,23 @@ export class WorkflowRepository {
     }
   }
 
-  private async mineOnce(scope: GraphScope): Promise<number> {
+  /** Test hook: awaited between a mine's computing and its writes (a stalled miner in tests). */
+  beforeMineWrites: (scope: GraphScope) => Promise<void> = () => Promise.resolve();
+
+  /**
+   * One full mine. Fenced by the lease: it renews the lease before each write step (and stops with
+   * MineLeaseLost when it was taken over), and every row it writes carries its epoch, so that a
+   * stale holder's late writes never overwrite a newer mine's (pattern rows and links are only
+   * written over rows of an older or equal epoch, and only older patterns are deleted).
+   */
+  private async mineOnce(scope: GraphScope, lease: MineLease): Promise<number> {
+    const { epoch } = lease;
     const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     const minedAt = new Date();
     const instances = await this.instances
       .find(base, { projection: { _id: 1, signature: 1, last_activity_at: 1, evidence: 1, pattern_id: 1 } })
       .toArray();
+    lease.heartbeat();
     const mined = minePatterns(
       instances.map((instance) => ({
         id: instance._id,
@@ -630,6 +726,8 @@ export class WorkflowRepository {
         evidence: instance.evidence,
       })),
     );
+    await this.beforeMineWrites(scope);
+    await this.renewLease(scope, lease);
     const patternIds: string[] = [];
     const linked = new Map<string, AnyBulkWriteOperation<WorkflowInstanceDoc>>();
     const patternWrites: AnyBulkWriteOperation<WorkflowPatternDoc>[] = [];
@@ -651,14 +749,21 @@ export class WorkflowRepository {
         weighted_frequency: pattern.stats.weightedFrequency,
         canonical_instance_id: pattern.stats.canonicalInstanceId,
         mined_at: minedAt,
+        mine_epoch: epoch,
       };
-      patternWrites.push({ replaceOne: { filter: { _id: id }, replacement: doc, upsert: true } });
+      // A newer mine's row does not match: the upsert then collides on _id, and this mine stops.
+      patternWrites.push({ replaceOne: { filter: { _id: id, ...notNewerThan('mine_epoch', epoch) }, replacement: doc, upsert: true } });
       for (const member of pattern.members) {
         linked.set(member.id, {
           updateOne: {
-            filter: { _id: member.id },
+            filter: { _id: member.id, ...notNewerThan('link_epoch', epoch) },
             update: {
-              $set: { pattern_id: id, pattern_distance: member.distance, position: { step: member.step, of: pattern.signature.length } },
+              $set: {
+                pattern_id: id,
+                pattern_distance: member.distance,
+                position: { step: member.step, of: pattern.signature.length },
+                link_epoch: epoch,
+              },
             },
           },
         });
@@ -666,24 +771,38 @@ export class WorkflowRepository {
     }
     // Patterns first, then links to them, then unlinking and old patterns: a reader never follows a
     // link to a missing pattern for long, and a crash anywhere leaves what the next mine repairs.
-    if (patternWrites.length > 0) await this.patterns.bulkWrite(patternWrites, { ordered: false });
+    if (patternWrites.length > 0) {
+      try {
+        await this.patterns.bulkWrite(patternWrites, { ordered: false });
+      } catch (error) {
+        if (isDuplicateKeyError(error)) throw new MineLeaseLost(scope.collectionId);
+        throw error;
+      }
+    }
     const unlink = instances
       .filter((instance) => instance.pattern_id !== null && !linked.has(instance._id))
       .map((instance) => instance._id);
     const writes = [...linked.values()];
-    for (let offset = 0; offset < writes.length; offset += 1000)
+    for (let offset = 0; offset < writes.length; offset += 1000) {
+      await this.renewLease(scope, lease);
       await this.instances.bulkWrite(writes.slice(offset, offset + 1000), { ordered: false });
+    }
+    await this.renewLease(scope, lease);
     if (unlink.length > 0) {
       await this.instances.updateMany(
-        { ...base, _id: { $in: unlink } },
-        { $set: { pattern_id: null, pattern_distance: null, position: null } },
+        { ...base, _id: { $in: unlink }, ...notNewerThan('link_epoch', epoch) },
+        { $set: { pattern_id: null, pattern_distance: null, position: null, link_epoch: epoch } },
       );
     }
-    await this.patterns.deleteMany({ ...base, _id: { $nin: patternIds } });
+    // Only older mines' patterns go: a newer mine's, and the links to them, stay.
+    await this.patterns.deleteMany({
+      ...base,
+      _id: { $nin: patternIds },
+      $or: [{ mine_epoch: { $exists: false } }, { mine_epoch: { $lt: epoch } }],
+    });
     await this.mining.updateOne(
-      { _id: scope.collectionId },
+      { _id: scope.collectionId, mining_epoch: epoch },
       { $set: { tenant_id: scope.tenantId, instances_at_mine: instances.length, changes_since: 0, mined_at: minedAt } },
-      { upsert: true },
     );
     return mined.length;
   }

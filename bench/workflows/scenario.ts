@@ -31,6 +31,7 @@ import { loadEmbeddedMongoConfig } from '../../config/index.js';
 import { freePort, startMongoStandin } from '../../dev/embedded.js';
 import { chainTraces } from '../../extractors/procedures/chaining.js';
 import { deriveTraces, type LinkableEntity, type TraceDraft } from '../../extractors/procedures/derive.js';
+import { VERB_CLASSES } from '../../extractors/procedures/lexicon.js';
 import { minePatterns, signatureOf, type MiningInstance } from '../../extractors/procedures/mining.js';
 import { extractChunkStructure } from '../../extractors/structure/local-extractor.js';
 import { connectDatabase } from '../../store/db.js';
@@ -193,6 +194,38 @@ function scoreCollection(collection: BenchCollection, scores: Scores): void {
   }
 }
 
+/**
+ * The mine's cost where real documents take it: 10,000 instances with 5,000 distinct signatures
+ * (each seen twice, so every one could seed a pattern), random chains of 3 to 8 steps.
+ */
+function mineManySignatures(): void {
+  let state = 23;
+  const next = () => (state = (state * 48_271) % 2_147_483_647) / 2_147_483_647;
+  const seen = new Set<string>();
+  const signatures: string[][] = [];
+  while (signatures.length < 5000) {
+    const length = 3 + Math.floor(next() * 6);
+    const signature: string[] = [];
+    while (signature.length < length) {
+      const verbClass = VERB_CLASSES[Math.floor(next() * VERB_CLASSES.length)]!;
+      if (signature[signature.length - 1] !== verbClass) signature.push(verbClass);
+    }
+    if (!seen.has(signature.join(' '))) {
+      seen.add(signature.join(' '));
+      signatures.push(signature);
+    }
+  }
+  const instances: MiningInstance[] = signatures.flatMap((signature, index) =>
+    [0, 1].map((copy) => ({ id: `${index}-${copy}`, signature, lastActivityAt: copy, evidence: 0.5 })),
+  );
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const patterns = minePatterns(instances);
+  metric('workflow_mine_10k_traces_5k_signatures_ms', performance.now() - started, 'ms');
+  metric('workflow_mine_10k_traces_5k_signatures_cpu_ms', process.cpuUsage(cpu).user / 1000, 'ms');
+  info(`   mine of 10,000 instances with 5,000 distinct signatures: ${patterns.length} patterns`);
+}
+
 async function storeScenario(): Promise<void> {
   const [big] = generateCollections({
     collections: 1,
@@ -303,5 +336,6 @@ export async function workflowScenario(): Promise<void> {
   metric('workflow_small_talk_traces', scores.smallTalkTraces, 'traces');
   metric('workflow_derive_ms_per_memory', mean(scores.deriveMs), 'ms');
   metric('workflow_derive_ms_per_memory_p95', percentile(scores.deriveMs, 95), 'ms');
+  mineManySignatures();
   if (process.env.BENCH_WORKFLOWS_SKIP_STORE !== '1') await storeScenario();
 }

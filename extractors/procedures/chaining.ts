@@ -30,6 +30,13 @@ import { canFollow } from './lexicon.js';
 /** How far back (memory time) rule 4 looks for the chain a subject continues: two weeks. */
 export const SUBJECT_CHAIN_WINDOW_MS = 14 * 86_400_000;
 
+/**
+ * Rule 3's cap: a case key named in more memories than this is too common to identify one case
+ * ("order 1182" recurs; a key in hundreds of memories is boilerplate or a mis-read), so it joins
+ * none of them. Bounds an instance's size and the re-chaining work per change.
+ */
+export const MAX_CASE_MEMORIES = 200;
+
 export interface ChainTrace {
   id: string;
   memoryId: string;
@@ -75,7 +82,7 @@ class UnionFind {
 
 /** Applies the chaining rule to a set of traces (whole memories; see the module comment). */
 export function chainTraces(traces: ChainTrace[]): ChainedInstance[] {
-  const sorted = [...traces].sort(compareTraces);
+  const sorted = withoutCommonKeys(traces).sort(compareTraces);
   // Segments: chains inside one memory (rules 1 and 2).
   const segmentOf = new Map<string, number>();
   const segmentKeys: Set<string>[] = [];
@@ -139,6 +146,21 @@ export function chainTraces(traces: ChainTrace[]): ChainedInstance[] {
     }
   }
   return chains.map((chain) => ({ id: chain[0]!.id, traceIds: chain.map((trace) => trace.id) }));
+}
+
+/** The traces with every case key named in more than MAX_CASE_MEMORIES memories dropped (rule 3's cap). */
+function withoutCommonKeys(traces: ChainTrace[]): ChainTrace[] {
+  const memoriesOf = new Map<string, Set<string>>();
+  for (const trace of traces) {
+    for (const key of trace.caseKeys) {
+      const memories = memoriesOf.get(key) ?? new Set<string>();
+      memories.add(trace.memoryId);
+      memoriesOf.set(key, memories);
+    }
+  }
+  const common = new Set([...memoriesOf].filter(([, memories]) => memories.size > MAX_CASE_MEMORIES).map(([key]) => key));
+  if (common.size === 0) return [...traces];
+  return traces.map((trace) => ({ ...trace, caseKeys: trace.caseKeys.filter((key) => !common.has(key)) }));
 }
 
 /** The chain an unnumbered chain starting at `first` continues under rule 4, if any. */

@@ -310,16 +310,81 @@ function subjectPhrase(tokens: Token[], span: Span): string {
   return words.join(' ').toLowerCase().trim();
 }
 
-/** Identifiers of a case: a noun followed by a number-like token ("order 1182", "ticket #4521", "INV-2231"). */
+/**
+ * Nouns that name a case when a number follows them ("order 1182", "ticket #4521"). Closed on
+ * purpose: "page 3", "step 2" or "room 4" are not cases, and a bare number never is ("2 pm",
+ * "$100", "approved 2 requests" would otherwise chain unrelated memories into one instance).
+ */
+const CASE_NOUNS = new Set([
+  'order',
+  'ticket',
+  'invoice',
+  'case',
+  'request',
+  'claim',
+  'issue',
+  'incident',
+  'bug',
+  'job',
+  'shipment',
+  'parcel',
+  'package',
+  'delivery',
+  'application',
+  'account',
+  'contract',
+  'booking',
+  'reservation',
+  'project',
+  'task',
+  'report',
+  'form',
+  'requisition',
+  'refund',
+  'return',
+  'payment',
+  'transaction',
+  'policy',
+  'quote',
+  'loan',
+  'subscription',
+  'appointment',
+  'po',
+  'pr',
+  'rma',
+  'reference',
+  'ref',
+  'tracking',
+]);
+const NUMBER_AFTER_CASE_NOUN = /^\d[\d-]*[a-z]?$/u;
+const VERSION = /^v\d+(\.\d+)*$/u;
+
+/** A code that identifies by itself: starts with a letter and mixes in at least two digits ("inv-2231", "po77a"; not "v2", "mp3"). */
+const isCode = (text: string): boolean =>
+  /^[a-z][a-z0-9]*(?:[-_/.][a-z0-9]+)*$/u.test(text) && (text.match(/\d/gu)?.length ?? 0) >= 2 && !VERSION.test(text);
+
+/**
+ * Identifiers of a case: a case noun followed by a number ("order 1182", "ticket #4521"), a code
+ * mixing letters and digits ("INV-2231", "PO77A"), or a number marked with '#'. Never a bare
+ * number, an amount, a time, an ordinal or a version.
+ */
 function caseKeysIn(tokens: Token[], span: Span): string[] {
   const keys = new Set<string>();
   for (let j = span.from; j < span.to; j++) {
     const token = tokens[j]!;
-    const raw = token.pre.includes('#') ? `#${token.text}` : token.text;
-    if (!/\d/u.test(raw) || token.tags.has('Date')) continue;
-    const code = raw.replace(/^#/u, '').toLowerCase();
-    const head = j > span.from && tokens[j - 1]!.tags.has('Noun') && !tokens[j - 1]!.tags.has('Value') ? `${tokens[j - 1]!.word} ` : '';
-    keys.add(/[a-z]/u.test(code) ? code : `${head}${code}`);
+    if (token.tags.has('Date') || !/\d/u.test(token.text)) continue;
+    let text = token.text.toLowerCase().replace(/^#+|[.,;:!?)"']+$/gu, '');
+    let headIndex = j - 1;
+    // compromise splits "INV-2231" in two: the letters (post "-") and the number.
+    const previous = j > span.from ? tokens[j - 1]! : null;
+    if (previous && previous.post === '-' && token.pre === '' && /^[a-z]+$/iu.test(previous.text)) {
+      text = `${previous.text.toLowerCase()}-${text}`;
+      headIndex = j - 2;
+    }
+    const head = headIndex >= span.from ? tokens[headIndex]!.word : '';
+    if (isCode(text)) keys.add(text);
+    else if (NUMBER_AFTER_CASE_NOUN.test(text) && CASE_NOUNS.has(head)) keys.add(`${head} ${text}`);
+    else if (token.pre.includes('#') && /^\d{2,}$/u.test(text)) keys.add(`#${text}`);
   }
   return [...keys];
 }

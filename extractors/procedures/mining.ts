@@ -8,11 +8,19 @@
  * against the whole pattern or against one of its prefixes (an instance still running is close to
  * the start of its pattern). The prefix that matches best gives the instance's position: step k of n.
  *
- * Mining: group instances by signature; take groups most frequent first and put each in the
- * nearest cluster whose medoid is within LINK_DISTANCE, or start a cluster; then twice re-pick
- * every cluster's medoid (the member signature with the least total distance to the members,
- * longer on ties) and re-assign. A cluster is a pattern when it has at least MIN_SUPPORT instances
- * and its medoid chain itself occurs at least MIN_SUPPORT times (it recurs, not merely resembles).
+ * Mining: group instances by signature; take the recurring groups (at least MIN_SUPPORT instances)
+ * most frequent first and put each in the nearest cluster whose medoid is within LINK_DISTANCE, or
+ * start a cluster (at most MAX_PATTERNS); assign every group to its nearest medoid; then twice
+ * re-pick every cluster's medoid (among its MEDOID_CANDIDATES most frequent recurring signatures,
+ * the one with the least total distance to the members, longer on ties) and re-assign. A cluster
+ * is a pattern when it has at least MIN_SUPPORT instances and its medoid chain itself occurs at
+ * least MIN_SUPPORT times (it recurs, not merely resembles).
+ *
+ * Cost: nearest-medoid look-ups go through SignatureIndex, which aligns only medoids that share
+ * enough verb classes with the chain to be within LINK_DISTANCE (an exact filter, see there), so
+ * a mine is about G · (postings + survivors · L²) for G distinct signatures, not G² · L²; with
+ * medoids drawn only from recurring signatures and capped, 10,000 distinct signatures mine in about
+ * a second or less (bench: workflow_mine_5k_signatures_ms).
  *
  * Confidence (docs/workflows.md):
  *   support  = 1 − exp(−(n − 1) / 3)             n = linked instances (recurrence)
@@ -25,6 +33,10 @@
 export const LINK_DISTANCE = 0.4;
 export const MIN_SUPPORT = 2;
 export const MIN_SIGNATURE_LENGTH = 2;
+/** Patterns a collection keeps at most: the clusters of its most frequent recurring signatures. */
+export const MAX_PATTERNS = 200;
+/** Member signatures tried as a cluster's medoid, most frequent first. */
+const MEDOID_CANDIDATES = 8;
 const HALF_LIFE_MS = 30 * 86_400_000;
 
 export function signatureOf(classes: readonly string[]): string[] {
@@ -76,8 +88,13 @@ export interface Alignment {
   of: number;
 }
 
+let alignments = 0;
+/** Alignments computed so far in this process (tests bound a mine's work by counting them). */
+export const alignmentCount = (): number => alignments;
+
 /** How close an instance is to a pattern, and where in it the instance stands. */
 export function align(instance: readonly string[], pattern: readonly string[]): Alignment {
+  alignments++;
   // One table gives the distance to the whole pattern and to each of its prefixes (its last row).
   const cols = fillDistances(instance, pattern);
   const last = instance.length * cols;
@@ -147,32 +164,115 @@ export function patternStats(members: PatternMember[], newestActivityAt: number)
 }
 
 interface Group {
-  signature: string[];
+  signature: readonly string[];
   instances: MiningInstance[];
 }
 
-/** Nearest pattern signature within LINK_DISTANCE, if any. */
+/**
+ * Pattern signatures indexed by verb class, for nearest-pattern look-ups that align only the
+ * patterns that can be within LINK_DISTANCE. The filter is exact: an edit (insert, delete,
+ * substitute, swap) changes max(|a|, |b|) − common(a, b) by at most one (common: the multiset
+ * intersection of verb classes), so a chain of n steps within LINK_DISTANCE of a pattern prefix
+ * of k steps shares at least (1 − LINK_DISTANCE) · max(n, k) ≥ (1 − LINK_DISTANCE) · n classes with
+ * it, and k ≤ n / (1 − LINK_DISTANCE) (the k − n inserts alone cost that much). Counting the
+ * shared classes through the postings of the chain's own classes rules out every other pattern.
+ */
+export class SignatureIndex {
+  readonly signatures: (readonly string[])[] = [];
+  /** Verb class → one entry per occurrence: the pattern's index and the position in its signature. */
+  private readonly postings = new Map<string, { indexes: number[]; positions: number[] }>();
+  /** Scratch per look-up: shared classes per pattern, and which patterns were touched. */
+  private shared = new Int32Array(64);
+  private hits = new Int32Array(64);
+  private readonly touched: number[] = [];
+  private readonly hitThisClass: number[] = [];
+
+  constructor(signatures: readonly (readonly string[])[] = []) {
+    for (const signature of signatures) this.add(signature);
+  }
+
+  get size(): number {
+    return this.signatures.length;
+  }
+
+  add(signature: readonly string[]): void {
+    const index = this.signatures.length;
+    this.signatures.push(signature);
+    if (this.shared.length < this.signatures.length) {
+      const grown = new Int32Array(this.shared.length * 2);
+      grown.set(this.shared);
+      this.shared = grown;
+      this.hits = new Int32Array(grown.length);
+    }
+    signature.forEach((verbClass, position) => {
+      let list = this.postings.get(verbClass);
+      if (!list) this.postings.set(verbClass, (list = { indexes: [], positions: [] }));
+      list.indexes.push(index);
+      list.positions.push(position);
+    });
+  }
+
+  /** Nearest pattern within LINK_DISTANCE (ties: the longer pattern, then the earlier one), if any. */
+  nearest(signature: readonly string[]): { index: number; alignment: Alignment } | null {
+    const n = signature.length;
+    if (n < MIN_SIGNATURE_LENGTH || this.signatures.length === 0) return null;
+    const reach = Math.floor(n / (1 - LINK_DISTANCE) + 1e-9);
+    const needed = Math.ceil((1 - LINK_DISTANCE) * n - 1e-9);
+    const { shared, hits, touched, hitThisClass } = this;
+    // Classes shared with the reachable prefix of every pattern (multiset intersection: a class
+    // counts as often as both hold it), through the postings of the chain's own classes.
+    for (let i = 0; i < n; i++) {
+      const verbClass = signature[i]!;
+      if (signature.indexOf(verbClass) !== i) continue; // each distinct class once
+      const list = this.postings.get(verbClass);
+      if (!list) continue;
+      let inChain = 0;
+      for (const other of signature) if (other === verbClass) inChain++;
+      const { indexes, positions } = list;
+      for (let k = 0; k < indexes.length; k++) {
+        if (positions[k]! >= reach) continue;
+        const index = indexes[k]!;
+        if (hits[index]! >= inChain) continue;
+        if (hits[index] === 0) hitThisClass.push(index);
+        hits[index]!++;
+        if (shared[index] === 0) touched.push(index);
+        shared[index]!++;
+      }
+      for (const index of hitThisClass) hits[index] = 0;
+      hitThisClass.length = 0;
+    }
+    // Shorter patterns are also bounded by length: every prefix of one is at least (n − m) / n away.
+    const shortest = Math.ceil((1 - LINK_DISTANCE) * n - 1e-9);
+    const candidates: number[] = [];
+    for (const index of touched) {
+      if (shared[index]! >= needed && this.signatures[index]!.length >= shortest) candidates.push(index);
+      shared[index] = 0;
+    }
+    touched.length = 0;
+    candidates.sort((a, b) => a - b);
+    let best: { index: number; alignment: Alignment } | null = null;
+    for (const index of candidates) {
+      const pattern = this.signatures[index]!;
+      const alignment = align(signature, pattern);
+      if (alignment.distance > LINK_DISTANCE) continue;
+      if (
+        !best ||
+        alignment.distance < best.alignment.distance ||
+        (alignment.distance === best.alignment.distance && pattern.length > this.signatures[best.index]!.length)
+      ) {
+        best = { index, alignment };
+      }
+    }
+    return best;
+  }
+}
+
+/** Nearest pattern signature within LINK_DISTANCE, if any (one look-up; build a SignatureIndex for many). */
 export function nearest(
   signature: readonly string[],
   patterns: readonly (readonly string[])[],
 ): { index: number; alignment: Alignment } | null {
-  if (signature.length < MIN_SIGNATURE_LENGTH) return null;
-  let best: { index: number; alignment: Alignment } | null = null;
-  patterns.forEach((pattern, index) => {
-    // A pattern shorter than the chain is at least (chain − pattern) / chain away, as is every
-    // prefix of it: past LINK_DISTANCE, the alignment cannot link.
-    if (pattern.length < signature.length && (signature.length - pattern.length) / signature.length > LINK_DISTANCE) return;
-    const alignment = align(signature, pattern);
-    if (alignment.distance > LINK_DISTANCE) return;
-    if (
-      !best ||
-      alignment.distance < best.alignment.distance ||
-      (alignment.distance === best.alignment.distance && pattern.length > patterns[best.index]!.length)
-    ) {
-      best = { index, alignment };
-    }
-  });
-  return best;
+  return new SignatureIndex(patterns).nearest(signature);
 }
 
 /** Mines the patterns of one collection's instances (see the module comment). */
@@ -191,14 +291,17 @@ export function minePatterns(instances: MiningInstance[]): MinedPattern[] {
       b.signature.length - a.signature.length ||
       signatureKey(a.signature).localeCompare(signatureKey(b.signature)),
   );
+  // Only a chain that recurs can be a pattern's canonical chain: one-offs never seed a cluster.
+  const recurring = ordered.filter((group) => group.instances.length >= MIN_SUPPORT);
 
-  let medoids: string[][] = [];
-  for (const group of ordered) {
-    if (!nearest(group.signature, medoids)) medoids.push(group.signature);
+  let medoids = new SignatureIndex();
+  for (const group of recurring) {
+    if (medoids.size >= MAX_PATTERNS) break;
+    if (!medoids.nearest(group.signature)) medoids.add(group.signature);
   }
   let assignment = assign(ordered, medoids);
   for (let round = 0; round < 2; round++) {
-    const next: string[][] = [];
+    const next = new SignatureIndex();
     const seen = new Set<string>();
     for (const members of assignment) {
       if (members.length === 0) continue;
@@ -206,13 +309,15 @@ export function minePatterns(instances: MiningInstance[]): MinedPattern[] {
       const key = signatureKey(medoid);
       if (!seen.has(key)) {
         seen.add(key);
-        next.push(medoid);
+        next.add(medoid);
       }
     }
-    // Groups that fell out of every cluster start their own.
+    // Recurring groups that fell out of every cluster start their own.
     const covered = new Set(assignment.flat().map((group) => signatureKey(group.signature)));
-    for (const group of ordered)
-      if (!covered.has(signatureKey(group.signature)) && !nearest(group.signature, next)) next.push(group.signature);
+    for (const group of recurring) {
+      if (next.size >= MAX_PATTERNS) break;
+      if (!covered.has(signatureKey(group.signature)) && !next.nearest(group.signature)) next.add(group.signature);
+    }
     medoids = next;
     assignment = assign(ordered, medoids);
   }
@@ -220,7 +325,12 @@ export function minePatterns(instances: MiningInstance[]): MinedPattern[] {
   const newest = instances.reduce((max, instance) => Math.max(max, instance.lastActivityAt), 0);
   const patterns: MinedPattern[] = [];
   assignment.forEach((groupsOfCluster, index) => {
-    const signature = medoids[index]!;
+    const signature = [...medoids.signatures[index]!];
+    // A pattern is a chain that recurs: its canonical chain itself is seen MIN_SUPPORT times, so
+    // one-offs that merely resemble each other (one edit apart) do not make one.
+    const exact = groupsOfCluster.find((group) => signatureKey(group.signature) === signatureKey(signature))?.instances.length ?? 0;
+    const size = groupsOfCluster.reduce((sum, group) => sum + group.instances.length, 0);
+    if (size < MIN_SUPPORT || exact < MIN_SUPPORT) return;
     const members: PatternMember[] = groupsOfCluster.flatMap((group) => {
       const alignment = align(group.signature, signature);
       return group.instances.map((instance) => ({
@@ -231,26 +341,26 @@ export function minePatterns(instances: MiningInstance[]): MinedPattern[] {
         lastActivityAt: instance.lastActivityAt,
       }));
     });
-    // A pattern is a chain that recurs: its canonical chain itself is seen MIN_SUPPORT times, so
-    // one-offs that merely resemble each other (one edit apart) do not make one.
-    const exact = groupsOfCluster.find((group) => signatureKey(group.signature) === signatureKey(signature))?.instances.length ?? 0;
-    if (members.length >= MIN_SUPPORT && exact >= MIN_SUPPORT) patterns.push({ signature, members, stats: patternStats(members, newest) });
+    patterns.push({ signature, members, stats: patternStats(members, newest) });
   });
   return patterns.sort((a, b) => b.stats.confidence - a.stats.confidence || b.members.length - a.members.length);
 }
 
-function assign(groups: Group[], medoids: string[][]): Group[][] {
-  const clusters: Group[][] = medoids.map(() => []);
+function assign(groups: Group[], medoids: SignatureIndex): Group[][] {
+  const clusters: Group[][] = medoids.signatures.map(() => []);
   for (const group of groups) {
-    const found = nearest(group.signature, medoids);
+    const found = medoids.nearest(group.signature);
     if (found) clusters[found.index]!.push(group);
   }
   return clusters;
 }
 
-function pickMedoid(groups: Group[]): string[] {
-  let best: { signature: string[]; cost: number } | null = null;
-  for (const candidate of groups) {
+function pickMedoid(groups: Group[]): readonly string[] {
+  // Groups arrive most frequent first (assign keeps `ordered`'s order).
+  const recurringMembers = groups.filter((group) => group.instances.length >= MIN_SUPPORT);
+  const candidates = (recurringMembers.length > 0 ? recurringMembers : groups).slice(0, MEDOID_CANDIDATES);
+  let best: { signature: readonly string[]; cost: number } | null = null;
+  for (const candidate of candidates) {
     let cost = 0;
     for (const group of groups) cost += group.instances.length * align(group.signature, candidate.signature).distance;
     if (!best || cost < best.cost - 1e-9 || (Math.abs(cost - best.cost) <= 1e-9 && candidate.signature.length > best.signature.length)) {

@@ -1,9 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chainTraces, type ChainTrace } from './chaining.js';
+import { chainTraces, MAX_CASE_MEMORIES, type ChainTrace } from './chaining.js';
 import { deriveTraces } from './derive.js';
 import { classifyVerb, VERB_CLASSES } from './lexicon.js';
-import { align, editDistance, minePatterns, patternStats, signatureOf, type MiningInstance } from './mining.js';
+import {
+  align,
+  alignmentCount,
+  editDistance,
+  LINK_DISTANCE,
+  MAX_PATTERNS,
+  minePatterns,
+  patternStats,
+  SignatureIndex,
+  signatureOf,
+  type MiningInstance,
+} from './mining.js';
 
 const MEMORY_TIME = new Date('2026-11-18T10:00:00Z'); // a Wednesday
 
@@ -290,5 +301,122 @@ describe('pattern mining', () => {
     assert.equal(ten.weightedFrequency, 10);
     const loose = patternStats([member('a', 0.4), member('b', 0.4)], 0);
     assert.ok(loose.confidence < two.confidence);
+  });
+});
+
+describe('case identifiers are identifier-shaped', () => {
+  const keysOf = (text: string): string[] =>
+    deriveTraces({ memoryTime: MEMORY_TIME, chunks: [{ index: 0, text }], entities: [] }).flatMap((trace) => trace.caseKeys);
+  // [sentence, the case keys it must yield]
+  const cases: [string, string[]][] = [
+    ['I paid $100 for the lamp.', []],
+    ['The call was scheduled for 2 pm.', []],
+    ['We scheduled the demo at 3pm.', []],
+    ['We deployed v2 of the app.', []],
+    ['The manager approved 2 requests.', []],
+    ['I paid 100 dollars.', []],
+    ['They shipped 25% of the parts.', []],
+    ['We reviewed the 2nd draft.', []],
+    ['I reviewed page 3 of the contract.', []],
+    ['I ordered 1182.', []],
+    ['I submitted order 1182.', ['order 1182']],
+    ['Ticket #4521 was closed by Dana.', ['ticket 4521']],
+    ['I paid invoice INV-2231.', ['inv-2231']],
+    ['The warehouse shipped PO77A.', ['po77a']],
+  ];
+  for (const [text, expected] of cases) {
+    it(`"${text}" → ${JSON.stringify(expected)}`, () => assert.deepEqual(keysOf(text), expected));
+  }
+
+  it('1,000 memories each mentioning "2 pm" or "$100" do not form one instance', () => {
+    const texts = ['I scheduled the call for 2 pm.', 'I paid $100 for the lamp.'];
+    const traces: ChainTrace[] = [];
+    for (let memory = 0; memory < 1000; memory++) {
+      const drafts = deriveTraces({ memoryTime: MEMORY_TIME, chunks: [{ index: 0, text: texts[memory % 2]! }], entities: [] });
+      for (const draft of drafts) {
+        traces.push({
+          id: `m${memory}-${draft.seq}`,
+          memoryId: `m${memory}`,
+          memoryTime: MEMORY_TIME.getTime() + memory * 86_400_000,
+          seq: draft.seq,
+          caseKeys: draft.caseKeys,
+          subject: draft.subject,
+          verbClass: draft.verbClass,
+        });
+      }
+    }
+    assert.equal(traces.length, 1000);
+    const largest = Math.max(...chainTraces(traces).map((instance) => instance.traceIds.length));
+    assert.ok(largest <= 2, `largest instance has ${largest} traces`);
+  });
+});
+
+describe('instance size cap', () => {
+  it('a case key shared by more memories than MAX_CASE_MEMORIES joins none of them', () => {
+    const shared = (count: number): ChainTrace[] =>
+      Array.from({ length: count }, (_, memory) => ({
+        id: `t${memory}`,
+        memoryId: `m${memory}`,
+        memoryTime: memory,
+        seq: 0,
+        caseKeys: ['order 1182'],
+        subject: '',
+        verbClass: 'review',
+      }));
+    assert.equal(chainTraces(shared(MAX_CASE_MEMORIES)).length, 1, 'up to the cap, one instance');
+    const over = chainTraces(shared(MAX_CASE_MEMORIES + 1));
+    assert.equal(over.length, MAX_CASE_MEMORIES + 1, 'past it, the key is too common to be a case');
+  });
+});
+
+describe('mining cost', () => {
+  /** Deterministic pseudo-random signatures over the verb classes (no two adjacent alike). */
+  function distinctSignatures(count: number, seed: number): string[][] {
+    let state = seed;
+    const next = () => (state = (state * 48_271) % 2_147_483_647) / 2_147_483_647;
+    const seen = new Set<string>();
+    const out: string[][] = [];
+    while (out.length < count) {
+      const length = 3 + Math.floor(next() * 6);
+      const signature: string[] = [];
+      while (signature.length < length) {
+        const verbClass = VERB_CLASSES[Math.floor(next() * VERB_CLASSES.length)]!;
+        if (signature[signature.length - 1] !== verbClass) signature.push(verbClass);
+      }
+      const key = signature.join(' ');
+      if (!seen.has(key)) {
+        seen.add(key);
+        out.push(signature);
+      }
+    }
+    return out;
+  }
+
+  it('a mine over 10,000 distinct recurring signatures aligns a bounded number of pairs, not all of them', () => {
+    const instances: MiningInstance[] = distinctSignatures(10_000, 11).flatMap((signature, index) =>
+      [0, 1].map((copy) => ({ id: `${index}-${copy}`, signature, lastActivityAt: 0, evidence: 0.5 })),
+    );
+    const before = alignmentCount();
+    const patterns = minePatterns(instances);
+    const aligned = alignmentCount() - before;
+    // Every distinct signature against every medoid would be ~10^7 alignments per pass.
+    assert.ok(aligned <= 60 * 10_000, `${aligned} alignments`);
+    assert.ok(patterns.length > 0 && patterns.length <= MAX_PATTERNS, `${patterns.length} patterns`);
+  });
+
+  it('the signature index finds exactly what a scan of every pattern finds', () => {
+    const patterns = distinctSignatures(300, 5);
+    const index = new SignatureIndex(patterns);
+    for (const signature of distinctSignatures(500, 9)) {
+      let best: { index: number; distance: number } | null = null;
+      patterns.forEach((pattern, at) => {
+        const { distance } = align(signature, pattern);
+        if (distance > LINK_DISTANCE) return;
+        if (!best || distance < best.distance || (distance === best.distance && pattern.length > patterns[best.index]!.length))
+          best = { index: at, distance };
+      });
+      const found = index.nearest(signature);
+      assert.equal(found?.index ?? null, (best as { index: number } | null)?.index ?? null, signature.join(' '));
+    }
   });
 });

@@ -1,0 +1,109 @@
+/**
+ * Full pattern mines against the stack's database (the stand-in in CI), in a database of their
+ * own so that the stack's worker does not mine it too. Two repositories play two processes: a
+ * mine that stalls past its lease (read, then nothing for longer than the lease) must not
+ * overwrite or delete what the mine that took over wrote.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { connectDatabase, type Database } from '../../store/db.js';
+import { WorkflowRepository, type NewTrace } from '../../store/workflows.js';
+import { stack } from '../support/client.js';
+
+const DAY = 86_400_000;
+
+/** One memory's traces: its own case key (one instance per memory), one trace per step. */
+function traces(steps: string[], caseKey: string, at: Date): NewTrace[] {
+  return steps.map((verbClass, seq) => ({
+    chunkIndex: 0,
+    seq,
+    verbClass: verbClass as NewTrace['verbClass'],
+    verbLemma: verbClass,
+    description: `${verbClass} ${caseKey}`,
+    occurredAt: new Date(at.getTime() + seq * 1000),
+    occurredAtSource: 'memory_time',
+    extractionConfidence: 0.8,
+    actingEntityIds: [],
+    affectedEntityIds: [],
+    subject: caseKey,
+    caseKeys: [caseKey],
+    beforeState: null,
+    afterState: `${caseKey} ${verbClass}`,
+    factIds: [],
+  }));
+}
+
+describe('workflow pattern mining under a lease', () => {
+  let database: Database | null = null;
+  after(async () => database?.close());
+
+  it('a mine that stalled past its lease cannot delete the patterns of the mine that took over', async () => {
+    const env = stack().serviceEnv;
+    database = await connectDatabase(env.MONGODB_URI!, `mining_fence_${Date.now().toString(36)}`);
+    const stalled = new WorkflowRepository(database.db);
+    const current = new WorkflowRepository(database.db);
+    await stalled.ensureIndexes();
+    const scope = { tenantId: 'tenant-fence', collectionId: 'collection-fence' };
+    const base = new Date('2026-11-01T00:00:00Z');
+    for (let i = 0; i < 3; i++) {
+      await current.replaceMemoryTraces(
+        scope,
+        `expense-${i}`,
+        new Date(base.getTime() + i * DAY),
+        traces(['submit', 'review', 'approve'], `claim ${i}`, base),
+      );
+    }
+
+    // The first mine reads the instances, then stalls (a long pause) until released.
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const find = stalled.instances.find.bind(stalled.instances);
+    const stalledFind = (...args: Parameters<typeof find>) => {
+      const cursor = find(...args);
+      const toArray = cursor.toArray.bind(cursor);
+      if (reads++ === 0)
+        cursor.toArray = async () => {
+          const rows = await toArray();
+          await gate;
+          return rows;
+        };
+      return cursor;
+    };
+    stalled.instances.find = stalledFind as unknown as typeof stalled.instances.find; // the stall, injected
+    const firstMine = stalled.mineCollection(scope);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // Meanwhile a second procedure recurs, its lease runs out (the stall outlived it), and another mine runs.
+    for (let i = 0; i < 3; i++) {
+      await current.replaceMemoryTraces(
+        scope,
+        `ticket-${i}`,
+        new Date(base.getTime() + (10 + i) * DAY),
+        traces(['create', 'assign', 'complete'], `ticket ${i}`, base),
+      );
+    }
+    await database.db
+      .collection('workflow_mining')
+      .updateOne({ _id: scope.collectionId } as never, { $set: { mining_until: new Date(0) } });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await current.mineCollection(scope);
+    const patternsAfterTakeover = await current.patterns.find({ collection_id: scope.collectionId }).toArray();
+    assert.equal(patternsAfterTakeover.length, 2, 'the mine that took over found both procedures');
+
+    release();
+    await firstMine.catch(() => undefined);
+
+    const patterns = new Set((await current.patterns.find({ collection_id: scope.collectionId }).toArray()).map((row) => row._id));
+    const instances = await current.instances.find({ collection_id: scope.collectionId }).toArray();
+    const dangling = instances.filter((instance) => instance.pattern_id !== null && !patterns.has(instance.pattern_id));
+    assert.deepEqual(
+      dangling.map((instance) => instance._id),
+      [],
+      'no instance links to a deleted pattern',
+    );
+    assert.equal(patterns.size, 2, 'the stale mine deleted nothing');
+    assert.equal(instances.filter((instance) => instance.pattern_id !== null).length, 6);
+    await database.db.dropDatabase();
+  });
+});
