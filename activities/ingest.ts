@@ -293,7 +293,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       await store.workflows.removeMemories([memory.id], detached);
     }
     // Search processes reload the memory's graph (and vectors) from the store.
-    await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
+    await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: after.collection_ids }]);
   }
 
   async function embedAndIndex(input: StageInput): Promise<IndexResult> {
@@ -325,7 +325,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     // Chunks take the memory's current collections: an update may have changed them mid-run.
     const current = await store.memories.findForIngestion(memory.id);
     if (current) await store.chunks.setCollections(memory.id, current.collection_ids);
-    await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
+    await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: current?.collection_ids ?? [] }]);
     const stillThere = await store.memories.setStatus(memory.id, 'complete', {
       embedding_model: embedder.modelId,
       status_message: null,
@@ -350,7 +350,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       await store.chunks.deleteFromIndex(memory.id, fromChunk);
       await store.graph.removeChunkProvenance(memory.id, memory.collection_ids, fromChunk);
       await store.workflows.removeMemories([memory.id], memory.collection_ids, fromChunk);
-      await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
+      await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: memory.collection_ids }]);
       await store.memories.abandonAppend(memory.id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);
       await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, `append failed: ${input.message}`);
       deps.logger.info({ memoryId: memory.id, reason: input.message }, 'append failed');
@@ -360,7 +360,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     await store.chunks.deleteForMemories([memory.id]);
     await store.graph.removeMemories([memory.id]);
     await store.workflows.removeMemories([memory.id]);
-    await store.indexChanges.publish('remove', memory.tenant_id, [memory.id]);
+    await store.indexChanges.publishRemoves(memory.tenant_id, [memory.id]);
     await store.memories.setStatus(memory.id, 'failed', { status_message: input.message, chunk_count: 0 });
     await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, input.message);
     deps.logger.info({ memoryId: memory.id, reason: input.message }, 'ingestion failed');

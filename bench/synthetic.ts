@@ -196,10 +196,9 @@ export async function writeSyntheticCorpus(store: Store, options: SyntheticCorpu
     mentions = [];
     await store.chunks.collection.insertMany(chunks, { ordered: false });
     await store.memories.collection.insertMany(memories, { ordered: false });
-    await store.indexChanges.publish(
-      'upsert',
+    await store.indexChanges.publishUpserts(
       options.tenantId,
-      memories.map((m) => m._id),
+      memories.map((m) => ({ id: m._id, collectionIds: m.collection_ids })),
     );
     written += chunks.length;
     chunks = [];

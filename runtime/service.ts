@@ -290,7 +290,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       cpu: { pool: cpu! },
       keys: await snapshotKeys(config, logger),
       outbound: outboundClient(config, config.OUTBOUND_TOTAL_TIMEOUT_MS),
-      deleteMemories: (tenantId, ids) => memories.purge(tenantId, ids),
+      deleteMemories: (tenantId, ids, options) => memories.purge(tenantId, ids, options),
       logger,
       options: {
         caps: {

@@ -7,9 +7,10 @@
  * (read-your-writes across processes), and a deleted one never is.
  */
 import type { Logger } from '../core/logger.js';
-import { binaryToVector } from '../store/chunks.js';
-import type { Store } from '../store/index.js';
-import type { EntityDoc, FactDoc, MentionDoc } from '../store/graph.js';
+import { binaryToVector, type ChunkRepository } from '../store/chunks.js';
+import type { EntityDoc, FactDoc, GraphRepository, MentionDoc } from '../store/graph.js';
+import type { IndexChange } from '../store/index-changes.js';
+import type { SequencedLog } from '../store/sequenced-log.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
 import { GraphIndex, type GraphEntityInfo, type GraphFactInfo, type GraphMatch, type ProvenanceRow } from './graph-index.js';
@@ -37,6 +38,16 @@ const KNOWN_SIZES = 10_000;
 const BYTES_PER_CHUNK_IDS = 2 * 240;
 const BYTES_PER_TERM = 120;
 const BYTES_PER_GRAPH_ENTRY = 600;
+
+/** What the index reads from the store: the feed, chunks and graph (narrow, so unit tests can stand in for it). */
+export interface SearchIndexStore {
+  indexChanges: { log: Pick<SequencedLog<IndexChange>, 'latestSeq' | 'readAfter'> };
+  chunks: Pick<ChunkRepository, 'vectorsForCollection' | 'vectorsForMemories'>;
+  graph: Pick<
+    GraphRepository,
+    'entitiesOfCollection' | 'factsOfCollection' | 'mentionsOfCollection' | 'mentionsOfMemories' | 'entitiesByIds' | 'factsByIds'
+  >;
+}
 
 export interface SearchIndexOptions {
   /**
@@ -97,7 +108,7 @@ export class SearchIndex {
   private readonly knownBytes = new Map<string, number>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: SearchIndexStore,
     private readonly modelId: string,
     dimensions: number,
     private readonly logger: Logger,
@@ -378,7 +389,7 @@ export class SearchIndex {
     const started = Date.now();
     const partition = this.index.createPartition(collectionId);
     const lexicalPartition = this.lexical.createPartition(collectionId);
-    this.turns.createPartition(collectionId);
+    const turnPartition = this.turns.createPartition(collectionId);
     this.budget.touch(collectionId);
     try {
       // The graph's reads and the chunk reads (in LOAD_READERS disjoint ranges) run concurrently:
@@ -395,7 +406,7 @@ export class SearchIndex {
           if (!chunk.embedding) continue;
           partition.upsertBytes(chunk._id, chunk.memory_id, chunk.embedding.buffer);
           lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
-          this.turns.upsert(collectionId, chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
+          turnPartition.upsert(chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
           if (bounded && ++sinceCheck >= BUDGET_CHECK_CHUNKS) {
             sinceCheck = 0;
             this.checkLoad(collectionId);
@@ -411,7 +422,8 @@ export class SearchIndex {
       if (bounded) this.checkLoad(collectionId);
     } catch (error) {
       if (error instanceof OverBudget) this.rememberBytes(collectionId, error.pinned.get(collectionId) ?? 0);
-      this.dropPartition(collectionId);
+      // Only if still ours: a gap or a collection reload may have replaced it with a fresh fill meanwhile.
+      if (this.index.partition(collectionId) === partition) this.dropPartition(collectionId);
       throw error;
     }
     this.rememberBytes(collectionId, this.partitionBytes(collectionId));
@@ -437,8 +449,7 @@ export class SearchIndex {
   }
 
   /** Re-reads the graph provenance of changed memories (and what it names) into the loaded partitions. */
-  private async applyGraphUpserts(memoryIds: string[]): Promise<void> {
-    const loaded = new Set(this.index.loadedCollections());
+  private async applyGraphUpserts(memoryIds: string[], loaded: ReadonlySet<string>): Promise<void> {
     const rows = (await this.store.graph.mentionsOfMemories(memoryIds)).filter((row) => loaded.has(row.collection_id));
     const entityIds = [...new Set(rows.filter((row) => row.target_kind === 'entity').map((row) => row.target_id))];
     const factIds = [...new Set(rows.filter((row) => row.target_kind === 'fact').map((row) => row.target_id))];
@@ -466,49 +477,84 @@ export class SearchIndex {
       if (changes.length === 0) return;
       if (changes[0]!.seq > this.lastSeq + 1 && this.lastSeq > 0) {
         // We fell behind the feed's retention: our partitions may have missed changes, so they
-        // are read again from the store. The newest seq is taken before the reads, so what is
-        // published meanwhile is applied afterwards. The reloads must not wait for a catch-up:
-        // this is one (waiting for it here hung this and every later search).
+        // are read again from the store, lazily (see reloadLater). The newest seq is taken before
+        // the reads, so what is published meanwhile is applied afterwards.
         const newest = await this.store.indexChanges.log.latestSeq();
         const collections = this.index.loadedCollections();
         this.logger.warn(
           { lastSeq: this.lastSeq, oldest: changes[0]!.seq, newest, collections: collections.length },
-          'index feed gap: reloading partitions',
+          'index feed gap: partitions are read again on their next search',
         );
-        for (const collectionId of collections) this.dropPartition(collectionId);
         this.lastSeq = newest;
-        await Promise.all(collections.map((collectionId) => this.trackLoad(collectionId, this.fillPartition(collectionId, false))));
+        await this.reloadLater(collections);
         continue;
       }
-      const upserts = new Set<string>();
+      /** Changed memories, with the collections their notices name (null: a notice that names none, read regardless). */
+      const upserts = new Map<string, Set<string> | null>();
       const dropped = new Set<string>();
+      const reloaded = new Set<string>();
       for (const change of changes) {
         if (change.op === 'drop_collection') {
           if (change.collection_id) dropped.add(change.collection_id);
+        } else if (change.op === 'reload_collection') {
+          if (change.collection_id) reloaded.add(change.collection_id);
         } else if (change.op === 'remove') {
           upserts.delete(change.memory_id);
           this.removeMemory(change.memory_id);
         } else {
-          upserts.add(change.memory_id);
+          const known = upserts.has(change.memory_id) ? upserts.get(change.memory_id)! : new Set<string>();
+          const named = known && change.collection_ids ? new Set([...known, ...change.collection_ids]) : null;
+          upserts.set(change.memory_id, named);
         }
       }
-      await this.applyUpserts([...upserts]);
-      // A removed collection's partitions go (its memories' removes came first). One a search holds
-      // or a load is filling is left to the budget: the collection can no longer be searched.
+      await this.applyUpserts(upserts);
+      // A removed collection's partitions go, even one a search holds or a load is filling: the
+      // collection and every memory of it are gone (its expiry publishes this one notice, not
+      // one per memory), so nothing of them may stay in this process.
       for (const collectionId of dropped) {
-        if (this.budget.isHeld(collectionId) || this.loading.has(collectionId) || !this.index.partition(collectionId)) continue;
+        if (!this.index.partition(collectionId)) continue;
         this.dropPartition(collectionId);
         this.logger.debug({ collectionId }, 'index partition dropped (collection removed)');
       }
+      await this.reloadLater([...reloaded].filter((id) => !dropped.has(id) && this.index.partition(id)));
       this.lastSeq = changes[changes.length - 1]!.seq;
       if (upserts.size > 0) this.enforceBudget();
       if (changes.length < CHANGES_PER_PULL) return;
     }
   }
 
-  private async applyUpserts(memoryIds: string[]): Promise<void> {
-    if (memoryIds.length === 0 || this.index.loadedCollections().length === 0) return;
-    await this.applyGraphUpserts(memoryIds);
+  /**
+   * Partitions that may no longer match the store (after a feed gap, or a bulk change of their
+   * collection) are dropped, and read again by their next search, which loads them within the
+   * index budget like any first load; their last size is remembered for its pre-check. Those a
+   * search holds or a load is filling right now are read again at once instead: that search is
+   * waiting for this catch-up, and they were admitted within the budget already.
+   */
+  private async reloadLater(collectionIds: string[]): Promise<void> {
+    const inUse: string[] = [];
+    for (const collectionId of collectionIds) {
+      if (this.budget.isHeld(collectionId) || this.loading.has(collectionId)) inUse.push(collectionId);
+      else this.rememberBytes(collectionId, this.partitionBytes(collectionId));
+      this.dropPartition(collectionId);
+    }
+    // Must not wait for a catch-up: this runs inside one (waiting for it here hung every later search).
+    await Promise.all(inUse.map((collectionId) => this.trackLoad(collectionId, this.fillPartition(collectionId, false))));
+  }
+
+  /**
+   * Applies upserts: only memories in a loaded partition (by their notices) are read from the
+   * store; the others are just removed from whatever partition held them before.
+   */
+  private async applyUpserts(upserts: ReadonlyMap<string, ReadonlySet<string> | null>): Promise<void> {
+    const loaded = new Set(this.index.loadedCollections());
+    if (upserts.size === 0 || loaded.size === 0) return;
+    const memoryIds: string[] = [];
+    for (const [memoryId, collections] of upserts) {
+      if (collections === null || [...collections].some((id) => loaded.has(id))) memoryIds.push(memoryId);
+      else this.removeMemory(memoryId);
+    }
+    if (memoryIds.length === 0) return;
+    await this.applyGraphUpserts(memoryIds, loaded);
     const chunks = await this.store.chunks.vectorsForMemories(memoryIds, this.modelId);
     // Replace, not merge: the memory's chunk set or collections may have changed. Only the chunk
     // indexes: the graph partitions were just replaced by applyGraphUpserts, and removing the

@@ -13,23 +13,14 @@ interface TurnFact {
 
 const NO_DATES: readonly Date[] = [];
 
-export class TurnFacts {
-  private readonly partitions = new Map<string, Map<string, TurnFact>>();
+/** One collection's turn facts, and which chunks each memory has there (so a drop forgets them too). */
+export class TurnPartition {
+  readonly facts = new Map<string, TurnFact>();
   private readonly chunksOfMemory = new Map<string, Set<string>>();
 
-  createPartition(collectionId: string): void {
-    this.partitions.set(collectionId, new Map());
-  }
-
-  dropPartition(collectionId: string): void {
-    this.partitions.delete(collectionId);
-  }
-
-  upsert(collectionId: string, chunkId: string, memoryId: string, text: string, time: Date | null | undefined): void {
-    const partition = this.partitions.get(collectionId);
-    if (!partition) return;
+  upsert(chunkId: string, memoryId: string, text: string, time: Date | null | undefined): void {
     const dates = time ? turnDates(text, time) : [];
-    partition.set(chunkId, { question: text.trimEnd().endsWith('?'), dates: Float64Array.from(dates, (date) => date.getTime()) });
+    this.facts.set(chunkId, { question: text.trimEnd().endsWith('?'), dates: Float64Array.from(dates, (date) => date.getTime()) });
     let chunks = this.chunksOfMemory.get(memoryId);
     if (!chunks) this.chunksOfMemory.set(memoryId, (chunks = new Set()));
     chunks.add(chunkId);
@@ -38,13 +29,35 @@ export class TurnFacts {
   removeMemory(memoryId: string): void {
     const chunks = this.chunksOfMemory.get(memoryId);
     if (!chunks) return;
-    for (const partition of this.partitions.values()) for (const chunkId of chunks) partition.delete(chunkId);
+    for (const chunkId of chunks) this.facts.delete(chunkId);
     this.chunksOfMemory.delete(memoryId);
+  }
+}
+
+export class TurnFacts {
+  private readonly partitions = new Map<string, TurnPartition>();
+
+  createPartition(collectionId: string): TurnPartition {
+    const partition = new TurnPartition();
+    this.partitions.set(collectionId, partition);
+    return partition;
+  }
+
+  dropPartition(collectionId: string): void {
+    this.partitions.delete(collectionId);
+  }
+
+  upsert(collectionId: string, chunkId: string, memoryId: string, text: string, time: Date | null | undefined): void {
+    this.partitions.get(collectionId)?.upsert(chunkId, memoryId, text, time);
+  }
+
+  removeMemory(memoryId: string): void {
+    for (const partition of this.partitions.values()) partition.removeMemory(memoryId);
   }
 
   private find(collectionIds: readonly string[], chunkId: string): TurnFact | undefined {
     for (const collectionId of collectionIds) {
-      const fact = this.partitions.get(collectionId)?.get(chunkId);
+      const fact = this.partitions.get(collectionId)?.facts.get(chunkId);
       if (fact) return fact;
     }
     return undefined;

@@ -40,6 +40,7 @@ import type { ChunkSource } from '../store/chunks.js';
 import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
 import type { Store } from '../store/index.js';
 import { ExportBudgetExceeded, type ImportedMemory } from '../store/snapshots.js';
+import type { PurgeOptions } from '../store/memory-purge.js';
 import type { CollectionService } from './collections.js';
 import { graphSignal, visibleGraph, type GraphEntityResult, type GraphRelationshipResult } from './graph-search.js';
 import type { KeysetSource } from './keyset-source.js';
@@ -109,7 +110,7 @@ export function createDeviceMemoryService(deps: {
   keys: KeysetSource;
   outbound: OutboundClient;
   /** The one delete cascade, for an import that fails part-way and for expiry. */
-  deleteMemories: (tenantId: string, ids: string[]) => Promise<unknown>;
+  deleteMemories: (tenantId: string, ids: string[], options?: PurgeOptions) => Promise<unknown>;
   options: DeviceMemoryOptions;
   logger: Logger;
 }) {
@@ -319,10 +320,12 @@ export function createDeviceMemoryService(deps: {
             .deleteMemories(
               tenantId,
               memories.map((memory) => memory.id),
+              { indexNotices: 'by_caller' },
             )
             .catch(() => undefined);
           await store.snapshots.removeLeftoversOf(tenantId, collection.id).catch(() => undefined);
           await store.collections.remove(collection.id).catch(() => undefined);
+          await store.indexChanges.publishCollectionDropped(tenantId, collection.id).catch(() => undefined);
           throw error;
         }
         return { ephemeralCollectionId: collection.id, expiresAt: collection.expires_at! };
@@ -472,7 +475,8 @@ export function createDeviceMemoryService(deps: {
         for (;;) {
           const ids = await store.snapshots.memoryIdsOf(collection.tenant_id, collection.id, 500);
           if (ids.length === 0) break;
-          await deps.deleteMemories(collection.tenant_id, ids);
+          // No notice per memory: the one below covers the whole collection (its memories are in no other).
+          await deps.deleteMemories(collection.tenant_id, ids, { indexNotices: 'by_caller' });
         }
         await store.snapshots.removeLeftoversOf(collection.tenant_id, collection.id);
         await store.collections.remove(collection.id);

@@ -17,7 +17,7 @@ import type { Store } from '../store/index.js';
 import type { ChunkText, MemoryContent, MemoryFile, MemoryKind, MessageInput } from '../core/content-model.js';
 import type { Memory, MemorySummary } from '../core/memory-model.js';
 import type { MemoryChange } from '../store/memories.js';
-import type { Purge } from '../store/memory-purge.js';
+import type { Purge, PurgeOptions } from '../store/memory-purge.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { CollectionService } from './collections.js';
 import type { Orchestrator } from './orchestrator.js';
@@ -231,7 +231,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
    * purged. A workflow that cannot be stopped now (Temporal unreachable) stops itself: every
    * stage checks that its memory exists and cleans up what it wrote.
    */
-  async function completePurges(purges: Purge[], resumed = false): Promise<void> {
+  async function completePurges(purges: Purge[], resumed = false, options: PurgeOptions = {}): Promise<void> {
     if (purges.length === 0) return;
     await Promise.all(
       purges.map((purge) =>
@@ -242,7 +242,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
           ),
       ),
     );
-    await (resumed ? store.purge.resume(purges) : store.purge.finish(purges));
+    await (resumed ? store.purge.resume(purges) : store.purge.finish(purges, options));
   }
 
   /**
@@ -346,7 +346,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
       await store.graph.removeMemories([memory.id], left);
       await store.workflows.removeMemories([memory.id], left);
     }
-    await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
+    await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: memory.collection_ids }]);
     const joined = sync.added.filter((id) => memory.collection_ids.includes(id));
     if (joined.length > 0 && memory.status === 'complete') {
       await orchestrator.startGraphProjection({ memoryId: memory.id, tenantId: memory.tenant_id, collectionIds: joined });
@@ -355,12 +355,16 @@ export function createMemoryService(deps: MemoryServiceDeps) {
   }
 
   /** Deletes permanently (the one delete cascade), with no read-only check: callers decide who may. */
-  async function purge(tenantId: string, memoryIds: string[]): Promise<{ deleted: string[]; notFound: string[] }> {
+  async function purge(
+    tenantId: string,
+    memoryIds: string[],
+    options: PurgeOptions = {},
+  ): Promise<{ deleted: string[]; notFound: string[] }> {
     const unique = [...new Set(memoryIds)];
     const purges = await store.purge.begin(tenantId, unique);
     const deleted = purges.map((one) => one.memoryId);
     deps.searchIndex?.forget(deleted);
-    await completePurges(purges);
+    await completePurges(purges, false, options);
     const deletedSet = new Set(deleted);
     return { deleted, notFound: unique.filter((id) => !deletedSet.has(id)) };
   }

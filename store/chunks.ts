@@ -112,7 +112,10 @@ export class ChunkRepository {
   }
 
   /** Current-model vectors of the given memories: what an index follower applies. */
-  vectorsForMemories(memoryIds: string[], model: string) {
+  vectorsForMemories(
+    memoryIds: string[],
+    model: string,
+  ): Promise<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding' | 'collection_ids' | 'text' | 'occurred_at'>[]> {
     return this.collection
       .find(
         { memory_id: { $in: memoryIds }, embedding_model: model },

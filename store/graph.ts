@@ -333,15 +333,17 @@ export class GraphRepository implements GraphStore {
   }
 
   /** A collection's whole graph, streamed: what a search process loads into its graph index. */
-  entitiesOfCollection(collectionId: string) {
+  entitiesOfCollection(collectionId: string): AsyncIterable<Omit<EntityDoc, 'name_vector' | 'tokens' | 'aliases'>> {
     return this.entities.find({ collection_id: collectionId }, { projection: { name_vector: 0, tokens: 0, aliases: 0 } });
   }
 
-  factsOfCollection(collectionId: string) {
+  factsOfCollection(collectionId: string): AsyncIterable<FactDoc> {
     return this.facts.find({ collection_id: collectionId });
   }
 
-  mentionsOfCollection(collectionId: string) {
+  mentionsOfCollection(
+    collectionId: string,
+  ): AsyncIterable<Pick<MentionDoc, 'memory_id' | 'chunk_index' | 'target_id' | 'count' | 'description' | 'valid_from' | 'valid_to'>> {
     return this.mentions.find(
       { collection_id: collectionId },
       { projection: { memory_id: 1, chunk_index: 1, target_id: 1, count: 1, description: 1, valid_from: 1, valid_to: 1 } },

@@ -54,6 +54,15 @@ export interface PurgeRepositories {
   indexChanges: IndexChangeFeed;
 }
 
+export interface PurgeOptions {
+  /**
+   * `by_caller`: no `remove` notice per memory; the caller publishes one for their whole
+   * collection (the expiry of an ephemeral collection drops it). A delete resumed by the sweeper
+   * after a crash publishes its notices as usual.
+   */
+  indexNotices?: 'per_memory' | 'by_caller';
+}
+
 const toPurge = (doc: PurgeDoc): Purge => ({ memoryId: doc._id, tenantId: doc.tenant_id, workflowId: doc.workflow_id });
 
 export class MemoryPurge {
@@ -100,9 +109,9 @@ export class MemoryPurge {
   }
 
   /** Steps 3 and 4, once the records are gone. */
-  async finish(purges: Purge[]): Promise<void> {
+  async finish(purges: Purge[], options: PurgeOptions = {}): Promise<void> {
     if (purges.length === 0) return;
-    await this.removeDerived(purges);
+    await this.removeDerived(purges, options);
     await this.intents.deleteMany({ _id: { $in: purges.map((purge) => purge.memoryId) } });
     this.onStep('done');
   }
@@ -120,7 +129,7 @@ export class MemoryPurge {
    * Step 3: everything derived from deleted memories. Idempotent; an activity that finds its
    * memory deleted under it calls this too, for what it wrote after the delete's own pass.
    */
-  async removeDerived(purges: Pick<Purge, 'memoryId' | 'tenantId'>[]): Promise<void> {
+  async removeDerived(purges: Pick<Purge, 'memoryId' | 'tenantId'>[], options: PurgeOptions = {}): Promise<void> {
     if (purges.length === 0) return;
     const ids = purges.map((purge) => purge.memoryId);
     await this.repos.chunks.deleteForMemories(ids);
@@ -135,9 +144,11 @@ export class MemoryPurge {
     this.onStep('uploads');
     await this.repos.idempotency.forgetMemories(ids);
     this.onStep('idempotency');
-    for (const tenantId of new Set(purges.map((purge) => purge.tenantId))) {
-      const own = purges.filter((purge) => purge.tenantId === tenantId).map((purge) => purge.memoryId);
-      await this.repos.indexChanges.publish('remove', tenantId, own);
+    if (options.indexNotices !== 'by_caller') {
+      for (const tenantId of new Set(purges.map((purge) => purge.tenantId))) {
+        const own = purges.filter((purge) => purge.tenantId === tenantId).map((purge) => purge.memoryId);
+        await this.repos.indexChanges.publishRemoves(tenantId, own);
+      }
     }
     this.onStep('index_feed');
   }

@@ -259,11 +259,8 @@ export class SnapshotRepository {
         { ordered: false },
       );
     }
-    await this.repos.indexChanges.publish(
-      'upsert',
-      scope.tenantId,
-      memories.map((memory) => memory.id),
-    );
+    // One notice for the whole import: followers holding the collection read it again on next use.
+    await this.repos.indexChanges.publishCollectionReload(scope.tenantId, scope.collectionId);
   }
 
   /** Memory ids of a collection, a page at a time: what the ephemeral sweeper deletes. */

@@ -471,6 +471,13 @@ describe('signed-URL snapshots', () => {
           `${process.name}: a refused search loads nothing`,
         );
       }
+      // The import and the expiry each cost every follower one index-feed notice for the whole
+      // collection, not one per memory (a 20,000-episode import made 40,000 of them).
+      const notices = await db
+        .collection('index_changes')
+        .find({ $or: [{ collection_id: ephemeral }, { memory_id: { $in: memoryIds } }] })
+        .toArray();
+      assert.deepEqual(notices.map((notice) => notice.op).sort(), ['drop_collection', 'reload_collection'], JSON.stringify(notices));
     } finally {
       second.child.kill('SIGTERM');
     }

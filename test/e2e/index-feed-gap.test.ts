@@ -65,10 +65,9 @@ describe('an API process behind the index-change feed', () => {
       const database = await connectDatabase(info.serviceEnv.MONGODB_URI!, info.serviceEnv.MONGODB_DB!);
       try {
         const feed = await IndexChangeFeed.open(database.db, database.capabilities, FEED_RETENTION);
-        await feed.publish(
-          'upsert',
+        await feed.publishUpserts(
           tenant.tenantId,
-          Array.from({ length: FEED_RETENTION * 3 }, () => newId()),
+          Array.from({ length: FEED_RETENTION * 3 }, () => ({ id: newId(), collectionIds: [tenant.collectionId] })),
         );
         await feed.log.trim();
       } finally {

@@ -1,0 +1,219 @@
+/**
+ * How a search process follows the index-change feed (issue 26, item 8): it reads only what its
+ * loaded partitions need, a gap or a bulk change makes it read partitions again lazily (on their
+ * next search, within the budget), and a dropped collection leaves nothing behind, even in a
+ * partition a search holds. The store is a fake that counts what is read.
+ */
+import assert from 'node:assert/strict';
+import { beforeEach, describe, it } from 'node:test';
+import { createLogger } from '../core/logger.js';
+import { vectorToBinary } from '../store/chunks.js';
+import type { IndexChange } from '../store/index-changes.js';
+import { SearchIndex, type SearchIndexStore } from './search-index.js';
+
+const MODEL = 'test-model';
+const DIMENSIONS = 4;
+
+interface FakeChunk {
+  memoryId: string;
+  collectionIds: string[];
+  text: string;
+  vector: Float32Array;
+}
+
+type ChangeInput = Pick<IndexChange, 'op'> & Partial<Pick<IndexChange, 'memory_id' | 'collection_ids' | 'collection_id'>>;
+
+async function* iterate<T>(items: T[]): AsyncGenerator<T> {
+  for (const item of items) yield item;
+}
+
+/** A store of chunks (no graph) and a feed, counting every read a follower makes. */
+class FakeStore implements SearchIndexStore {
+  feed: IndexChange[] = [];
+  private seq = 0;
+  chunkRows: FakeChunk[] = [];
+  /** Memory ids passed to each per-memory read (chunks and graph provenance). */
+  memoryReads: string[][] = [];
+  /** Collections read whole (a partition load). */
+  collectionReads: string[] = [];
+
+  indexChanges: SearchIndexStore['indexChanges'] = {
+    log: {
+      latestSeq: () => Promise.resolve(this.seq),
+      readAfter: (after: number, limit: number) => Promise.resolve(this.feed.filter((change) => change.seq > after).slice(0, limit)),
+    },
+  };
+
+  chunks: SearchIndexStore['chunks'] = {
+    vectorsForCollection: (collectionId, _model, part = { index: 0, of: 1 }) => {
+      // The first reader takes every chunk; the others none (the real store splits by id range).
+      if (part.index === 0) this.collectionReads.push(collectionId);
+      const rows = part.index === 0 ? this.chunkRows.filter((chunk) => chunk.collectionIds.includes(collectionId)) : [];
+      return iterate(rows.map((chunk, index) => this.doc(chunk, index)));
+    },
+    vectorsForMemories: (memoryIds) => {
+      this.memoryReads.push([...memoryIds]);
+      return Promise.resolve(
+        this.chunkRows.flatMap((chunk, index) => (memoryIds.includes(chunk.memoryId) ? [this.doc(chunk, index)] : [])),
+      );
+    },
+  };
+
+  graph: SearchIndexStore['graph'] = {
+    entitiesOfCollection: () => iterate([]),
+    factsOfCollection: () => iterate([]),
+    mentionsOfCollection: () => iterate([]),
+    mentionsOfMemories: (memoryIds) => {
+      this.memoryReads.push([...memoryIds]);
+      return Promise.resolve([]);
+    },
+    entitiesByIds: () => Promise.resolve([]),
+    factsByIds: () => Promise.resolve([]),
+  };
+
+  private doc(chunk: FakeChunk, index: number) {
+    return {
+      _id: `${chunk.memoryId}:${index}`,
+      memory_id: chunk.memoryId,
+      collection_ids: chunk.collectionIds,
+      text: chunk.text,
+      embedding: vectorToBinary(chunk.vector),
+    };
+  }
+
+  addMemory(memoryId: string, collectionIds: string[], text: string, vector: number[]): void {
+    this.chunkRows.push({ memoryId, collectionIds, text, vector: Float32Array.from(vector) });
+  }
+
+  publish(change: ChangeInput): void {
+    this.seq += 1;
+    this.feed.push({ _id: `change-${this.seq}`, seq: this.seq, memory_id: '', tenant_id: 't', ts: new Date(), ...change });
+  }
+
+  /** The feed moves on past a follower's retention: what it did not read is trimmed away. */
+  publishPastRetention(changes: ChangeInput[]): void {
+    for (const change of changes) this.publish(change);
+    this.seq += 100;
+    this.publish({ op: 'upsert', memory_id: 'nothing', collection_ids: [] });
+    this.feed = this.feed.slice(-1);
+  }
+
+  readsOf(memoryId: string): number {
+    return this.memoryReads.filter((ids) => ids.includes(memoryId)).length;
+  }
+}
+
+const QUERY = Float32Array.from([1, 0, 0, 0]);
+
+describe('a search index following the index-change feed', () => {
+  let store: FakeStore;
+  let index: SearchIndex;
+
+  /** Loads collections as a search does, and lets them go again. */
+  const search = async (collectionIds: string[]): Promise<string[]> => {
+    await index.prepare(collectionIds, 't');
+    try {
+      return index.vectorSearch(QUERY, collectionIds, 10).map((hit) => hit.memoryId);
+    } finally {
+      index.release(collectionIds);
+    }
+  };
+
+  beforeEach(async () => {
+    store = new FakeStore();
+    index = new SearchIndex(store, MODEL, DIMENSIONS, createLogger('test', 'silent'));
+    await index.start();
+    await index.stop();
+    store.addMemory('a1', ['A'], 'alpha one', [1, 0, 0, 0]);
+    store.addMemory('b1', ['B'], 'beta one', [1, 0, 0, 0]);
+    // Followed from some seq on (a follower at 0 has nothing to fall behind from).
+    store.publish({ op: 'upsert', memory_id: 'a1', collection_ids: ['A'] });
+  });
+
+  it('reads nothing for a changed memory whose collections it has not loaded, and reads one it has', async () => {
+    assert.deepEqual(await search(['A']), ['a1']);
+    store.addMemory('b2', ['B'], 'beta two', [1, 0, 0, 0]);
+    store.publish({ op: 'upsert', memory_id: 'b2', collection_ids: ['B'] });
+    store.addMemory('a2', ['A'], 'alpha two', [0.9, 0.1, 0, 0]);
+    store.publish({ op: 'upsert', memory_id: 'a2', collection_ids: ['A'] });
+    await index.catchUp();
+    assert.equal(store.readsOf('b2'), 0, 'no chunk or graph read for a memory of an unloaded collection');
+    assert.ok(store.readsOf('a2') > 0);
+    assert.deepEqual((await search(['A'])).sort(), ['a1', 'a2']);
+  });
+
+  it('still drops a memory that moved out of its loaded collections, without reading it', async () => {
+    assert.deepEqual(await search(['A']), ['a1']);
+    store.chunkRows[0]!.collectionIds = ['B'];
+    store.publish({ op: 'upsert', memory_id: 'a1', collection_ids: ['B'] });
+    await index.catchUp();
+    assert.equal(store.readsOf('a1'), 0);
+    assert.deepEqual(await search(['A']), []);
+  });
+
+  it('reads a memory whose notice names no collections (written by an earlier version)', async () => {
+    assert.deepEqual(await search(['A']), ['a1']);
+    store.addMemory('a2', ['A'], 'alpha two', [0.9, 0.1, 0, 0]);
+    store.publish({ op: 'upsert', memory_id: 'a2' });
+    await index.catchUp();
+    assert.deepEqual((await search(['A'])).sort(), ['a1', 'a2']);
+  });
+
+  it('after a feed gap, reads each partition again only when it is next searched', async () => {
+    await search(['A']);
+    await search(['B']);
+    assert.deepEqual(store.collectionReads, ['A', 'B']);
+    // Missed during the gap: a new memory in A, and b1 deleted.
+    store.addMemory('a2', ['A'], 'alpha two', [0.9, 0.1, 0, 0]);
+    store.chunkRows = store.chunkRows.filter((chunk) => chunk.memoryId !== 'b1');
+    store.publishPastRetention([
+      { op: 'upsert', memory_id: 'a2', collection_ids: ['A'] },
+      { op: 'remove', memory_id: 'b1' },
+    ]);
+    await index.catchUp();
+    assert.deepEqual(store.collectionReads, ['A', 'B'], 'nothing read at once');
+    assert.equal(index.budgetStats().collections, 0, 'the stale partitions are dropped');
+    assert.deepEqual((await search(['A'])).sort(), ['a1', 'a2']);
+    assert.deepEqual(store.collectionReads, ['A', 'B', 'A'], 'only the searched collection is read');
+    assert.deepEqual(await search(['B']), []);
+  });
+
+  it('after a feed gap, reads a partition a search holds at once (that search waits for it)', async () => {
+    await search(['A']);
+    await index.prepare(['A'], 't'); // a search in progress
+    store.addMemory('a2', ['A'], 'alpha two', [0.9, 0.1, 0, 0]);
+    store.publishPastRetention([{ op: 'upsert', memory_id: 'a2', collection_ids: ['A'] }]);
+    await index.catchUp();
+    assert.deepEqual(
+      index
+        .vectorSearch(QUERY, ['A'], 10)
+        .map((hit) => hit.memoryId)
+        .sort(),
+      ['a1', 'a2'],
+    );
+    index.release(['A']);
+  });
+
+  it('a bulk change of a collection is one notice: its partition is read again on its next search', async () => {
+    await search(['A']);
+    for (let i = 2; i <= 50; i++) store.addMemory(`a${i}`, ['A'], `alpha ${i}`, [0.9, 0.1, 0, 0]);
+    store.publish({ op: 'reload_collection', collection_id: 'A' });
+    await index.catchUp();
+    assert.equal(store.memoryReads.length, 0, 'no per-memory read');
+    assert.deepEqual(store.collectionReads, ['A'], 'nor a reload before it is searched');
+    assert.equal((await search(['A'])).length, 10);
+    assert.deepEqual(store.collectionReads, ['A', 'A']);
+  });
+
+  it('a dropped collection leaves nothing behind, even in a partition a search holds', async () => {
+    await search(['A']);
+    await index.prepare(['A'], 't');
+    store.chunkRows = store.chunkRows.filter((chunk) => chunk.memoryId !== 'a1');
+    store.publish({ op: 'drop_collection', collection_id: 'A' });
+    await index.catchUp();
+    assert.deepEqual(index.vectorSearch(QUERY, ['A'], 10), []);
+    assert.deepEqual(index.lexicalSearch('alpha', ['A'], 10).hits, []);
+    index.release(['A']);
+    assert.equal(index.budgetStats().collections, 0);
+  });
+});
