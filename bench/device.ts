@@ -5,7 +5,10 @@
  *   - export and import time per 1,000 memories (inline, over HTTP, median of 3);
  *   - device search p50/p95 on the exported snapshot beside collection search on the collection;
  *   - device create p50/p95 on the 1,000-memory snapshot;
- *   - how often device search names the same top-5 entities as collection search (should be 1).
+ *   - how often device search names the same top-5 entities as collection search (should be 1);
+ *   - another tenant's collection search p50/p95 while large device creates run, beside its idle
+ *     figures (issue 26: device work must not stall other tenants);
+ *   - the API's RSS while exporting a collection over the snapshot caps (refused before reading).
  */
 import { canonicalJson } from '../core/canonical-json.js';
 import { ApiClient } from './client.js';
@@ -13,6 +16,9 @@ import { info, metric, percentile, sleep } from './stats.js';
 import { makeQueries, makeTexts } from './texts.js';
 
 const MEMORIES = Number(process.env.BENCH_DEVICE_MEMORIES ?? 1000);
+/** Characters of each large device create (MAX_TEXT_CHARS allows 2,000,000; this keeps the run minutes long). */
+const LARGE_CREATE_CHARS = Number(process.env.BENCH_DEVICE_LARGE_CHARS ?? 200_000);
+const LOAD_SEARCHES = 40;
 const CONCURRENCY = 16;
 const SEARCH_RUNS = 60;
 const CREATE_RUNS = 20;
@@ -32,11 +38,26 @@ async function post(baseUrl: string, apiKey: string, path: string, body: unknown
 
 const median = (values: number[]): number => percentile(values, 50);
 
+/** What the load and over-cap lines need from the bench beside the API. */
+export interface DeviceLoadDeps {
+  /** A fresh tenant with a key and a collection. */
+  tenant: (name: string) => Promise<{ tenantId: string; apiKey: string; collectionId: string }>;
+  /** Completed memories of a collection. */
+  countComplete: (tenantId: string, collectionId: string) => Promise<number>;
+  /** Fills a collection with `memories` one-chunk memories straight through the store. */
+  prefill: (tenantId: string, collectionId: string, memories: number) => Promise<void>;
+  /** The API process's resident set, MB. */
+  rssMb: () => number | null;
+  /** SNAPSHOT_MAX_EPISODES of the service. */
+  maxEpisodes: number;
+}
+
 export async function deviceScenario(
   baseUrl: string,
   apiKey: string,
   collectionId: string,
   countComplete: () => Promise<number>,
+  load?: DeviceLoadDeps,
 ): Promise<void> {
   const api = new ApiClient(baseUrl, apiKey);
   info(`11) device memory: ${MEMORIES} × ~600-character memories ingested, then export, import, device search and create`);
@@ -124,4 +145,109 @@ export async function deviceScenario(
   info(
     `   snapshot of ${MEMORIES} memories: ${(bytes / 1024 / 1024).toFixed(2)} MiB, ${snapshot.counts.entities} entities, ${snapshot.counts.facts} facts`,
   );
+  if (load) {
+    await searchUnderDeviceLoad(baseUrl, apiKey, snapshotText, load);
+    await exportOverCaps(baseUrl, load);
+  }
+}
+
+/**
+ * Another tenant searches its own collection, idle and then while large device creates run (two
+ * tenants, two each: the per-tenant share of the device slots), in one run.
+ */
+async function searchUnderDeviceLoad(baseUrl: string, apiKey: string, snapshotText: string, load: DeviceLoadDeps): Promise<void> {
+  const other = await load.tenant('device-other');
+  const otherApi = new ApiClient(baseUrl, other.apiKey);
+  const otherTexts = makeTexts(20, 1013, 600);
+  for (const text of otherTexts) await otherApi.createMemory(other.collectionId, text.text);
+  const deadline = Date.now() + 300_000;
+  while ((await load.countComplete(other.tenantId, other.collectionId)) < otherTexts.length) {
+    if (Date.now() > deadline) throw new Error("device bench: the other tenant's memories did not complete in 5 minutes");
+    await sleep(250);
+  }
+  const queries = makeQueries(LOAD_SEARCHES, 1014);
+  const searchAll = async (): Promise<number[]> => {
+    const times: number[] = [];
+    for (const query of queries) {
+      times.push(
+        (await post(baseUrl, other.apiKey, '/v1/memories/search', { query, collection_ids: [other.collectionId], track_access: false })).ms,
+      );
+    }
+    return times;
+  };
+  const idle = await searchAll();
+
+  const second = await load.tenant('device-load');
+  // A snapshot is its tenant's own: the second tenant creates on an export of its (empty) collection.
+  const secondSnapshot = (
+    await post(baseUrl, second.apiKey, '/v1/device-memory/snapshot/export', { collection_id: second.collectionId })
+  ).text.slice('{"results":'.length, -1);
+  const large = makeTexts(Math.ceil(LARGE_CREATE_CHARS / 600), 1015, 600)
+    .map((text) => text.text)
+    .join('\n\n')
+    .slice(0, LARGE_CREATE_CHARS);
+  const outcomes = new Map<number, number>();
+  let stop = false;
+  const creator = async (key: string, snapshot: string): Promise<void> => {
+    while (!stop) {
+      const response = await fetch(`${baseUrl}/v1/memories`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: `{"raw_text":${JSON.stringify(large)},"snapshot":${snapshot}}`,
+      });
+      await response.arrayBuffer();
+      outcomes.set(response.status, (outcomes.get(response.status) ?? 0) + 1);
+      if (response.status === 503) await sleep(200);
+    }
+  };
+  const creators = [
+    creator(apiKey, snapshotText),
+    creator(apiKey, snapshotText),
+    creator(second.apiKey, secondSnapshot),
+    creator(second.apiKey, secondSnapshot),
+  ];
+  await sleep(1000); // the creates are under way
+  const loaded = await searchAll();
+  stop = true;
+  await Promise.all(creators);
+  metric('device_load_other_tenant_search_idle_p50_ms', percentile(idle, 50), 'ms');
+  metric('device_load_other_tenant_search_idle_p95_ms', percentile(idle, 95), 'ms');
+  metric('device_load_other_tenant_search_p50_ms', percentile(loaded, 50), 'ms');
+  metric('device_load_other_tenant_search_p95_ms', percentile(loaded, 95), 'ms');
+  metric('device_load_other_tenant_search_p95_ratio', percentile(loaded, 95) / percentile(idle, 95), 'ratio');
+  info(
+    `   4 device creates of ${LARGE_CREATE_CHARS} characters at a time (2 tenants × 2) while another tenant searched; answers: ${[
+      ...outcomes,
+    ]
+      .map(([status, count]) => `${count} × ${status}`)
+      .join(', ')}`,
+  );
+}
+
+/** Exports a collection one episode over SNAPSHOT_MAX_EPISODES: refused before reading, so the API's RSS barely moves. */
+async function exportOverCaps(baseUrl: string, load: DeviceLoadDeps): Promise<void> {
+  const tenant = await load.tenant('device-caps');
+  await load.prefill(tenant.tenantId, tenant.collectionId, load.maxEpisodes + 1);
+  const before = load.rssMb();
+  let peak = before ?? 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, load.rssMb() ?? 0)), 10);
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}/v1/device-memory/snapshot/export`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ collection_id: tenant.collectionId }),
+  });
+  const text = await response.text();
+  const ms = performance.now() - started;
+  clearInterval(sampler);
+  peak = Math.max(peak, load.rssMb() ?? 0);
+  if (before === null) {
+    info('   could not read the API process RSS: no over-caps export figure');
+    return;
+  }
+  metric('device_export_over_caps_api_rss_before_mb', before, 'MB');
+  metric('device_export_over_caps_api_peak_rss_mb', peak, 'MB');
+  metric('device_export_over_caps_api_rss_growth_mb', peak - before, 'MB');
+  metric('device_export_over_caps_ms', ms, 'ms');
+  info(`   export of ${load.maxEpisodes + 1} episodes (cap ${load.maxEpisodes}): ${response.status} ${text.slice(0, 160)}`);
 }

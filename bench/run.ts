@@ -952,8 +952,33 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
 
   if (runs('device')) {
     const deviceCollection = await admin.createCollection(tenantId, 'device');
-    await deviceScenario(baseUrl, boot.apiKey, deviceCollection.id, () =>
-      store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection.id, status: 'complete' }),
+    await deviceScenario(
+      baseUrl,
+      boot.apiKey,
+      deviceCollection.id,
+      () => store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection.id, status: 'complete' }),
+      {
+        tenant: async (name) => {
+          const created = await admin.bootstrap(`${name}-${Date.now().toString(36)}`, 'main', 'bench');
+          return { tenantId: created.tenant.id, apiKey: created.apiKey, collectionId: created.collection.id };
+        },
+        countComplete: (owner, collection) =>
+          store!.memories.collection.countDocuments({ tenant_id: owner, collection_ids: collection, status: 'complete' }),
+        prefill: async (owner, collection, memories) => {
+          await writeSyntheticCorpus(store!, {
+            tenantId: owner,
+            collectionId: collection,
+            embeddingModel: embeddingModel ?? config.EMBEDDING_MODEL,
+            dimensions: EMBEDDING_DIMENSIONS,
+            memories,
+            chunksPerMemory: 1,
+            wordsPerChunk: 20,
+            seed: 9009,
+          });
+        },
+        rssMb: () => readRssMb(servicePid)?.rss ?? null,
+        maxEpisodes: config.SNAPSHOT_MAX_EPISODES,
+      },
     );
   }
 
