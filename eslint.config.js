@@ -108,5 +108,23 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The store is persistence only: the rules that decide what to write sit above it (core/procedures/ and the like).
+    files: ['store/**/*.ts'],
+    ignores: ['**/*.unit.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/extractors/*', '**/extractors/**', '**/services/*', '**/search/*', '**/api/*', '**/activities/*', '**/runtime/*'],
+              message: 'store/ holds typed persistence only: domain rules go in core/ (or extractors/), called by services and activities.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 );

@@ -2,13 +2,13 @@
  * Derivation of a memory's procedure traces in its collections: the text → traces logic is pure
  * (extractors/procedures/derive.ts); this reads what it needs from the store (the memory's chunks
  * and the graph entities and facts it mentions in each collection) and writes the traces, which
- * re-chains the instances and refreshes the patterns around them (store/workflows.ts).
+ * re-chains the instances and refreshes the patterns around them (core/procedures/derivation.ts).
  */
 import { deriveTraces, type LinkableEntity } from '../extractors/procedures/derive.js';
 import type { Store } from '../store/index.js';
 import type { Memory } from '../core/memory-model.js';
 import { memoryTime, storedChunkTime } from '../core/memory-time.js';
-import type { NewTrace } from '../store/workflows.js';
+import type { NewTrace } from '../core/procedures/rules.js';
 
 /** Derives and stores the memory's traces in each collection; returns how many per collection (the most). */
 export async function deriveMemoryWorkflows(
@@ -52,7 +52,7 @@ export async function deriveMemoryWorkflows(
       };
     });
     // A full pattern mine that falls due runs here, in the worker, heartbeating through onProgress.
-    await store.workflows.replaceMemoryTraces(scope, memory.id, time, traces, onProgress);
+    await store.procedures.replaceMemoryTraces(scope, memory.id, time, traces, onProgress);
     most = Math.max(most, traces.length);
   }
   return most;

@@ -89,8 +89,6 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
   }
 
   return {
-    /** Runs the full mines owed by collections quiet for `quietMs` (see store/workflows.ts); how many ran. */
-
     async listInstances(
       tenantId: string,
       query: { collectionId: string; patternId: string | null; includeUnpatterned: boolean; offset: number; limit: number },
