@@ -80,13 +80,6 @@ export interface MentionDoc {
   valid_to?: Date | null;
 }
 
-/** Deterministic ids: the same name in the same collection is the same node, from any process. */
-export const entityIdFor = (scope: GraphScope, key: string): string =>
-  sha256Hex(`entity\n${scope.tenantId}\n${scope.collectionId}\n${key}`).slice(0, 32);
-
-export const factIdFor = (scope: GraphScope, subjectId: string, predicate: string, objectId: string): string =>
-  sha256Hex(`fact\n${scope.tenantId}\n${scope.collectionId}\n${subjectId}\n${predicate}\n${objectId}`).slice(0, 32);
-
 const mentionIdFor = (scope: GraphScope, mention: NewMention): string =>
   sha256Hex(`${scope.collectionId}\n${mention.memoryId}\n${mention.chunkIndex}\n${mention.kind}\n${mention.targetId}`).slice(0, 32);
 
