@@ -152,7 +152,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     }
     await store.chunks.upsertMany(
       planned.map((chunk, offset) => ({
-        _id: chunkId(memory.id, fromChunk + offset),
+        id: chunkId(memory.id, fromChunk + offset),
         memory_id: memory.id,
         tenant_id: memory.tenant_id,
         collection_ids: memory.collection_ids,
@@ -315,7 +315,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       const vectors = await embedder.embedPassages(batch.map((chunk) => chunk.text));
       await store.chunks.setEmbeddings(
         embedder.modelId,
-        batch.map((chunk, index) => ({ id: chunk._id, vector: vectors[index]! })),
+        batch.map((chunk, index) => ({ id: chunk.id, vector: vectors[index]! })),
       );
       done += batch.length;
       heartbeat({ stage: 'embed', current: done, total });

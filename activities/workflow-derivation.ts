@@ -31,7 +31,7 @@ export async function deriveMemoryWorkflows(
     const own = mentions.filter((mention) => mention.collection_id === collectionId && mention.tenant_id === memory.tenant_id);
     const entityIds = [...new Set(own.filter((mention) => mention.target_kind === 'entity').map((mention) => mention.target_id))];
     const entities: LinkableEntity[] = (await store.graph.entitiesByIds(entityIds)).map((entity) => ({
-      id: entity._id,
+      id: entity.id,
       key: entity.key,
       name: entity.name,
       aliases: entity.aliases,
@@ -47,8 +47,8 @@ export async function deriveMemoryWorkflows(
       return {
         ...draft,
         factIds: facts
-          .filter((fact) => inChunk.has(fact._id) && (members.has(fact.subject_id) || members.has(fact.object_id)))
-          .map((fact) => fact._id),
+          .filter((fact) => inChunk.has(fact.id) && (members.has(fact.subject_id) || members.has(fact.object_id)))
+          .map((fact) => fact.id),
       };
     });
     // A full pattern mine that falls due runs here, in the worker, heartbeating through onProgress.

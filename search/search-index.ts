@@ -9,7 +9,7 @@
 import type { Logger } from '../core/logger.js';
 import { binaryToVector } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
-import type { EntityDoc, FactDoc, MentionDoc } from '../store/graph.js';
+import type { GraphEntity, GraphFact, GraphMention } from '../store/graph.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
 import { GraphIndex, type GraphEntityInfo, type GraphFactInfo, type GraphMatch, type ProvenanceRow } from './graph-index.js';
@@ -393,9 +393,9 @@ export class SearchIndex {
         for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId, { index, of: LOAD_READERS })) {
           if (failed) return;
           if (!chunk.embedding) continue;
-          partition.upsertBytes(chunk._id, chunk.memory_id, chunk.embedding.buffer);
-          lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
-          this.turns.upsert(collectionId, chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
+          partition.upsertBytes(chunk.id, chunk.memory_id, chunk.embedding.buffer);
+          lexicalPartition.upsert(chunk.id, chunk.memory_id, chunk.text);
+          this.turns.upsert(collectionId, chunk.id, chunk.memory_id, chunk.text, chunk.occurred_at);
           if (bounded && ++sinceCheck >= BUDGET_CHECK_CHUNKS) {
             sinceCheck = 0;
             this.checkLoad(collectionId);
@@ -424,9 +424,9 @@ export class SearchIndex {
   private async loadGraph(collectionId: string): Promise<void> {
     const partition = this.graph.createPartition(collectionId);
     const entities = new Map<string, GraphEntityInfo>();
-    for await (const entity of this.store.graph.entitiesOfCollection(collectionId)) entities.set(entity._id, entityInfo(entity));
+    for await (const entity of this.store.graph.entitiesOfCollection(collectionId)) entities.set(entity.id, entityInfo(entity));
     const facts = new Map<string, GraphFactInfo>();
-    for await (const fact of this.store.graph.factsOfCollection(collectionId)) facts.set(fact._id, factInfo(fact));
+    for await (const fact of this.store.graph.factsOfCollection(collectionId)) facts.set(fact.id, factInfo(fact));
     const rowsByMemory = new Map<string, ProvenanceRow[]>();
     for await (const row of this.store.graph.mentionsOfCollection(collectionId)) {
       let rows = rowsByMemory.get(row.memory_id);
@@ -443,8 +443,8 @@ export class SearchIndex {
     const entityIds = [...new Set(rows.filter((row) => row.target_kind === 'entity').map((row) => row.target_id))];
     const factIds = [...new Set(rows.filter((row) => row.target_kind === 'fact').map((row) => row.target_id))];
     const [entities, facts] = await Promise.all([this.store.graph.entitiesByIds(entityIds), this.store.graph.factsByIds(factIds)]);
-    const entityInfos = new Map(entities.map((entity) => [entity._id, entityInfo(entity)]));
-    const factInfos = new Map(facts.map((fact) => [fact._id, factInfo(fact)]));
+    const entityInfos = new Map(entities.map((entity) => [entity.id, entityInfo(entity)]));
+    const factInfos = new Map(facts.map((fact) => [fact.id, factInfo(fact)]));
     const grouped = new Map<string, ProvenanceRow[]>();
     for (const row of rows) {
       const key = `${row.collection_id}\n${row.memory_id}`;
@@ -519,9 +519,9 @@ export class SearchIndex {
       if (!chunk.embedding) continue;
       const vector = binaryToVector(chunk.embedding);
       for (const collectionId of chunk.collection_ids) {
-        this.index.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, vector);
-        this.lexical.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, chunk.text);
-        this.turns.upsert(collectionId, chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
+        this.index.partition(collectionId)?.upsert(chunk.id, chunk.memory_id, vector);
+        this.lexical.partition(collectionId)?.upsert(chunk.id, chunk.memory_id, chunk.text);
+        this.turns.upsert(collectionId, chunk.id, chunk.memory_id, chunk.text, chunk.occurred_at);
       }
     }
   }
@@ -529,7 +529,7 @@ export class SearchIndex {
 
 /** A stored provenance row as the partition keeps it; facts carry their validity (absent on old rows). */
 const provenanceRowOf = (
-  row: Pick<MentionDoc, 'target_id' | 'chunk_index' | 'count' | 'description' | 'valid_from' | 'valid_to'>,
+  row: Pick<GraphMention, 'target_id' | 'chunk_index' | 'count' | 'description' | 'valid_from' | 'valid_to'>,
 ): ProvenanceRow => ({
   targetId: row.target_id,
   chunkIndex: row.chunk_index,
@@ -540,16 +540,16 @@ const provenanceRowOf = (
     : {}),
 });
 
-const entityInfo = (entity: Pick<EntityDoc, '_id' | 'name' | 'category' | 'description' | 'alias_keys'>): GraphEntityInfo => ({
-  id: entity._id,
+const entityInfo = (entity: Pick<GraphEntity, 'id' | 'name' | 'category' | 'description' | 'alias_keys'>): GraphEntityInfo => ({
+  id: entity.id,
   name: entity.name,
   category: entity.category,
   description: entity.description,
   aliasKeys: entity.alias_keys,
 });
 
-const factInfo = (fact: FactDoc): GraphFactInfo => ({
-  id: fact._id,
+const factInfo = (fact: GraphFact): GraphFactInfo => ({
+  id: fact.id,
   subjectId: fact.subject_id,
   objectId: fact.object_id,
   predicate: fact.predicate,
