@@ -37,6 +37,8 @@ import {
 
 /** Re-runs of a full mine when the collection changed while it ran, before the sweep takes over. */
 const MINE_RERUNS = 3;
+/** How often an incremental assignment re-counts a pattern that other writers keep changing. */
+const PATTERN_COUNT_ROUNDS = 5;
 /** Rule 4's look-ups: candidates per direction, and memories looked up per change. */
 const SUBJECT_CANDIDATES = 5;
 const SUBJECT_MEMORIES = 16;
@@ -309,20 +311,32 @@ export class ProcedureDerivation {
     // (at most 10 % of changes old). Recomputing them here would read every member per memory.
     for (const patternId of touched) {
       const pattern = patterns.find((candidate) => candidate.id === patternId);
-      const count = await this.records.countPatternMembers(scope, patternId);
-      if (!pattern || count < MIN_SUPPORT) {
-        await this.records.dissolvePattern(scope, patternId);
-        continue;
+      // Another process may be assigning to the same pattern: a count read before its assignment
+      // can be written after its count. So the writer re-counts after writing until the two agree
+      // (the last writer then leaves the true count); past PATTERN_COUNT_ROUNDS the mine is owed.
+      let written: number | null = null;
+      for (let round = 0; ; round++) {
+        const count = await this.records.countPatternMembers(scope, patternId);
+        if (count === written) break;
+        if (round === PATTERN_COUNT_ROUNDS) {
+          await this.records.markMineOwed(scope.collectionId);
+          break;
+        }
+        if (!pattern || count < MIN_SUPPORT) {
+          await this.records.dissolvePattern(scope, patternId);
+          break;
+        }
+        const set: Partial<Pick<WorkflowPattern, 'instance_count' | 'description' | 'canonical_instance_id'>> = {
+          instance_count: count,
+          description: describePattern(pattern.signature, count).description,
+        };
+        if (!(await this.records.isPatternMember(scope, pattern.canonical_instance_id, patternId))) {
+          const closest = await this.records.closestPatternMember(scope, patternId);
+          if (closest) set.canonical_instance_id = closest;
+        }
+        await this.records.updatePattern(patternId, set);
+        written = count;
       }
-      const set: Partial<Pick<WorkflowPattern, 'instance_count' | 'description' | 'canonical_instance_id'>> = {
-        instance_count: count,
-        description: describePattern(pattern.signature, count).description,
-      };
-      if (!(await this.records.isPatternMember(scope, pattern.canonical_instance_id, patternId))) {
-        const closest = await this.records.closestPatternMember(scope, patternId);
-        if (closest) set.canonical_instance_id = closest;
-      }
-      await this.records.updatePattern(patternId, set);
     }
   }
 
