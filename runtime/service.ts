@@ -208,11 +208,11 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     workerRun = worker.run();
     workerRun.catch((error: unknown) => logger.error({ err: error }, 'worker stopped with an error'));
     // Full pattern mines owed (a change on a request path, or one that found the lease taken) run
-    // here, in the worker, never in an API process's request (store/workflows.ts).
+    // here, in the worker, never in an API process's request (core/procedures/derivation.ts).
     const workerTasks = new BackgroundTasks(logger);
     workerTasks.every(
       config.WORKFLOW_MINE_SWEEP_INTERVAL_MS,
-      () => store.workflows.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
+      () => store.procedures.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
       'ran owed workflow pattern mines',
       'workflow mine sweep failed',
     );

@@ -37,7 +37,7 @@ import {
 import { openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
 import type { ChunkSource } from '../store/chunks.js';
-import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
+import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
 import type { Store } from '../store/index.js';
 import { ExportBudgetExceeded, type ImportedMemory } from '../store/snapshots.js';
 import type { CollectionService } from './collections.js';
