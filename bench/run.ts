@@ -952,8 +952,12 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
 
   if (runs('device')) {
     const deviceCollection = await admin.createCollection(tenantId, 'device');
-    await deviceScenario(baseUrl, boot.apiKey, deviceCollection.id, () =>
-      store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection.id, status: 'complete' }),
+    await deviceScenario(
+      baseUrl,
+      boot.apiKey,
+      deviceCollection.id,
+      () => store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection.id, status: 'complete' }),
+      servicePid,
     );
   }
 
