@@ -40,7 +40,9 @@ export async function deviceOpenScenario(
   embedder: Embedder,
   options: { chunkMaxChars: number; similarityThreshold: number; lexicon: FactLexicon },
 ): Promise<void> {
-  info(`11b) device-open: one device search on a ${MEMORIES}-memory snapshot, in-process CPU time (1.1 in full, 2.0 in full, 2.0 prepared)`);
+  info(
+    `11b) device-open: one device search on a ${MEMORIES}-memory snapshot, in-process CPU time (1.1 in full, 2.0 in full, 2.0 prepared)`,
+  );
   const extractor = createLocalExtractor();
   const classifier = new PredicateClassifier(options.lexicon);
   const graphId = crypto.randomUUID();
@@ -63,7 +65,12 @@ export async function deviceOpenScenario(
       name: null,
       metadata: {},
       created_at: createdAt.toISOString(),
-      chunks: planned.map((chunk, index) => ({ index, text: chunk.text, source: { ...chunk.source }, vector: encodeFloat16(vectors[index]!) })),
+      chunks: planned.map((chunk, index) => ({
+        index,
+        text: chunk.text,
+        source: { ...chunk.source },
+        vector: encodeFloat16(vectors[index]!),
+      })),
     });
     const builder = new GraphBuilder({ graph, extractor, embedder, similarityThreshold: options.similarityThreshold, classifier });
     await builder.writeToCollection({ tenantId: TENANT, collectionId: graphId }, id, extractions);
