@@ -55,7 +55,8 @@ export function preparedBytes(opened: OpenedSnapshot): number {
   const partition = opened.partition
     ? (counts.entities.length + counts.facts.length) * PARTITION_BYTES_PER_TARGET + counts.mentions.length * PARTITION_BYTES_PER_MENTION
     : 0;
-  return body * HEAP_BYTES_PER_BODY_BYTE + (opened.bodyText?.length ?? 0) + partition;
+  // The body parsed, and its text kept to compare (read as bytes: bodyText may not be made yet).
+  return body * (HEAP_BYTES_PER_BODY_BYTE + 1) + partition;
 }
 
 interface Entry {
