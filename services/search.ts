@@ -361,17 +361,37 @@ export function createSearchService(deps: {
       const finished = performance.now();
 
       // Beside what the query names, what the hits mention (only what visible memories back).
-      const shownGraph = signals.has('graph')
-        ? withHitGraph(
-            // The query's facts as the validity step left them; the hits' facts follow (they carry no timeline).
-            { ...graph, relationships: validity.relationships },
-            deps.searchIndex.hitGraph(
-              input.collectionIds,
-              hits.map((hit) => ({ chunkId: `${hit.memory.id}:${hit.chunkIndex}`, memoryId: hit.memory.id })),
-            ),
-            (id) => memories.has(id),
+      const hitMatch = signals.has('graph')
+        ? deps.searchIndex.hitGraph(
+            input.collectionIds,
+            hits.map((hit) => ({ chunkId: `${hit.memory.id}:${hit.chunkIndex}`, memoryId: hit.memory.id })),
           )
+        : null;
+      const shownGraph = hitMatch
+        ? withHitGraph({ ...graph, relationships: validity.relationships }, hitMatch, (id) => memories.has(id))
         : graph;
+      // The hits' facts go through the same validity step as the query's: read their timelines
+      // (what `prepare` loaded; a partition evicted since gives none, and they count as current),
+      // mark them, and keep only the current ones unless include_history.
+      const hitFacts = shownGraph.relationships.filter((fact) => fact.found_by === 'hits');
+      const hitValidity = hitMatch
+        ? applyValidity(
+            { relationships: hitFacts, support: hitMatch.support },
+            deps.searchIndex.graphTimelines(
+              input.collectionIds,
+              hitFacts.map((fact) => fact.id),
+              deps.classifier,
+            ),
+            input.query,
+            deps.classifier,
+            input.validity,
+            new Date(),
+          ).relationships
+        : [];
+      const relationships = [
+        ...validity.relationships.map((fact) => (hitMatch ? { found_by: 'query' as const, ...fact } : fact)),
+        ...hitValidity,
+      ];
       const confidence = assess(hits, graph, activations);
       const sideEffects: Promise<void>[] = [];
       if (confidence.unconfident) sideEffects.push(announceUnconfident(principal, input.collectionIds, input.query, confidence));
@@ -391,9 +411,8 @@ export function createSearchService(deps: {
       return {
         hits,
         entities: shownGraph.entities,
-        // Facts carry their validity (services/fact-validity.ts); the hits' facts have no timeline
-        // read yet, so only the query's facts are shown until they do.
-        relationships: validity.relationships,
+        // The query's facts, then the hits', each with its validity (services/fact-validity.ts).
+        relationships,
         confidence,
         queryStats: {
           lexical_rarity: round(lexical?.stats.maxRarity ?? 0, 4),
