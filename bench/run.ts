@@ -36,6 +36,8 @@
  *   soak         9. the embedded store's durability: documents written across SIGKILLs of the store, read back (bench/soak.ts).
  *   workflows   12. workflow reads: pattern precision/recall, instance linking, position and verb-class accuracy on
  *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/workflows/).
+ *   extraction  the structure extractor on a labelled development set of 155 sentences: entity and triple
+ *                precision, recall and F1, category accuracy (bench/extraction/).
  *
  * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
  * `BENCH_ONLY=retrieval,search` (the stack still boots, unless only stack-less scenarios are
@@ -74,6 +76,7 @@ import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
 import { retrievalScenario } from './retrieval/scenario.js';
 import { locomoScenario } from './locomo/scenario.js';
+import { extractionScenario } from './extraction/scenario.js';
 import { budgetScenario, coldLoad } from './index-budget.js';
 import { info, metric, percentile, sleep } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
@@ -135,6 +138,7 @@ const SCENARIOS = [
   'webhooks',
   'validity',
   'locomo',
+  'extraction',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
@@ -1036,6 +1040,11 @@ async function main(): Promise<void> {
   if (runs('validity')) {
     info('11) facts that change over time: supersession on generated life histories, current-fact answers, ingestion cost');
     await validityScenario();
+  }
+
+  if (runs('extraction')) {
+    info('12) structure extraction quality on the labelled development set (bench/extraction/dev-set.ts)');
+    await extractionScenario();
   }
 }
 

@@ -250,7 +250,7 @@ export class SearchIndex {
     this.enforceBudget();
   }
 
-  /** Estimated bytes of one collection's partitions (vector, lexical and graph). */
+  /** Estimated bytes of one collection's partitions (vector, lexical, turn facts and graph). */
   partitionBytes(collectionId: string): number {
     const vector = this.index.partition(collectionId);
     const lexical = this.lexical.partition(collectionId)?.storageStats();
@@ -258,6 +258,7 @@ export class SearchIndex {
     return (
       (vector ? vector.bytes + vector.size * BYTES_PER_CHUNK_IDS : 0) +
       (lexical ? lexical.typedArrayBytes + (lexical.terms + lexical.cachedPieces) * BYTES_PER_TERM : 0) +
+      this.turns.bytes(collectionId) +
       (graph ? (graph.entityCount + graph.factCount) * BYTES_PER_GRAPH_ENTRY : 0)
     );
   }
@@ -321,8 +322,14 @@ export class SearchIndex {
       cosineOf: (chunkIds) => (query ? this.index.similarities(query, collectionIds, chunkIds) : new Map()),
       isQuestion: (chunkId) => this.turns.isQuestion(collectionIds, chunkId),
       datesOf: (chunkId) => this.turns.datesOf(collectionIds, chunkId),
+      speakerOf: (chunkId) => this.turns.speakerOf(collectionIds, chunkId),
       chunks: () => this.index.entries(collectionIds),
     };
+  }
+
+  /** The speakers of these collections' turns (search/turn-speakers.ts), from what `prepare` loaded. */
+  speakers(collectionIds: string[]): Set<string> {
+    return this.turns.speakers(collectionIds);
   }
 
   /** Validity timelines of facts of these collections, from what `prepare` loaded. */
