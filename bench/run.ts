@@ -18,6 +18,8 @@
  *                   the memories it created), search p95 idle vs loaded, index bytes vs budget and RSS;
  *   device      11. device memory: snapshot size, export/import time, device create and search beside
  *                   collection search, on 1,000 memories (bench/device.ts; BENCH_DEVICE_MEMORIES);
+ *   device-open 11b. one device search on a 1,000-memory snapshot built in-process, in CPU time: format
+ *                   1.1 opened in full, 2.0 opened in full, 2.0 prepared (bench/device-open.ts; no stack);
  *   webhooks    13. webhook delivery: events/s to 1 and to 20 subscriptions, append → receipt p50/p95,
  *                   through a delivering process of its own to a loopback HTTPS receiver (bench/webhooks.ts);
  *   flatcost    13. 500 × 1 KB memories into an empty database, then again after a bulk pre-fill of 200,000
@@ -66,6 +68,7 @@ import {
   type IngestFigures,
 } from './flatcost.js';
 import { deviceScenario } from './device.js';
+import { deviceOpenScenario } from './device-open.js';
 import { eventScenario } from './events.js';
 import { FAIRNESS_LIMITS, fairnessScenario } from './fairness.js';
 import { extractorScenario, officeScenario } from './extractors.js';
@@ -124,6 +127,7 @@ const SCENARIOS = [
   'events',
   'fairness',
   'device',
+  'device-open',
   'flatcost',
   'embed',
   'extractors',
@@ -956,8 +960,12 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
 
   if (runs('device')) {
     const deviceCollection = await admin.createCollection(tenantId, 'device');
-    await deviceScenario(baseUrl, boot.apiKey, deviceCollection.id, () =>
-      store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection.id, status: 'complete' }),
+    await deviceScenario(
+      baseUrl,
+      boot.apiKey,
+      deviceCollection.id,
+      () => store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection.id, status: 'complete' }),
+      servicePid,
     );
   }
 
@@ -1006,6 +1014,15 @@ async function main(): Promise<void> {
   if (runs('office')) {
     info('5b) office formats alone: spreadsheets, decks, OpenDocument, EPUB (the stack is stopped)');
     await officeScenario();
+  }
+
+  if (runs('device-open')) {
+    const embedder = await loadEmbedder({ modelId: config.EMBEDDING_MODEL, modelsDir: config.MODELS_DIR, allowRemoteModels: false });
+    await deviceOpenScenario(embedder, {
+      chunkMaxChars: config.CHUNK_MAX_CHARS,
+      similarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
+      lexicon: config.FACT_LEXICON,
+    });
   }
 
   if (runs('vector-scan')) {

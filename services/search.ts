@@ -335,7 +335,7 @@ export function createSearchService(deps: {
 
       // Fetch a little more than asked: a chunk past its memory's indexed range is skipped.
       const top = fused.slice(0, wanted);
-      const chunks = new Map((await store.chunks.byIds(top.map((entry) => entry.chunkId))).map((chunk) => [chunk._id, chunk]));
+      const chunks = new Map((await store.chunks.byIds(top.map((entry) => entry.chunkId))).map((chunk) => [chunk.id, chunk]));
       const hits: SearchHit[] = [];
       for (const entry of top) {
         const chunk = chunks.get(entry.chunkId);

@@ -17,6 +17,7 @@ import { TicketRepository } from './tickets.js';
 import { UploadRepository } from './uploads.js';
 import { WebhookRepository } from './webhooks.js';
 import { WorkflowRepository } from './workflows.js';
+import { ProcedureDerivation } from '../core/procedures/derivation.js';
 
 export interface Store {
   database: Database;
@@ -26,8 +27,10 @@ export interface Store {
   chunks: ChunkRepository;
   files: FileRepository;
   graph: GraphRepository;
-  /** Procedure traces, workflow instances and patterns (store/workflows.ts). */
+  /** Procedure traces, workflow instances and patterns (store/workflows.ts): typed reads and writes. */
   workflows: WorkflowRepository;
+  /** The derivation rules applied over `workflows`: replacing and removing traces, mining (core/procedures/derivation.ts). */
+  procedures: ProcedureDerivation;
   uploads: UploadRepository;
   tickets: TicketRepository;
   eventAcks: EventAckRepository;
@@ -50,12 +53,13 @@ export async function openStore(
 ): Promise<Store> {
   const database = await connectDatabase(uri, config.MONGODB_DB);
   const { db, capabilities } = database;
+  const workflows = new WorkflowRepository(db);
+  const procedures = new ProcedureDerivation(workflows);
   const repositories = {
     memories: new MemoryRepository(db),
     chunks: new ChunkRepository(db),
     files: new FileRepository(db),
     graph: new GraphRepository(db),
-    workflows: new WorkflowRepository(db),
     uploads: new UploadRepository(db),
     indexChanges: await IndexChangeFeed.open(db, capabilities, config.INDEX_FEED_MAX_ENTRIES),
     idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
@@ -68,7 +72,9 @@ export async function openStore(
     tickets: new TicketRepository(db),
     eventAcks: new EventAckRepository(db),
     events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS_PER_TENANT),
-    purge: new MemoryPurge(db, repositories),
+    workflows,
+    procedures,
+    purge: new MemoryPurge(db, { ...repositories, procedures }),
     snapshots: new SnapshotRepository(repositories),
     webhooks: new WebhookRepository(db),
     ping: () => ping(db),
