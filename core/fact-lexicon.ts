@@ -79,13 +79,23 @@ export const DEFAULT_FACT_LEXICON: FactLexicon = {
     {
       name: 'employer',
       asserts: ['work at', 'work for', 'join', 'start at', 'be employed at', 'be employed by', 'rejoin', 'return to'],
-      ends: ['leave', 'quit', 'resign from', 'retire from', 'be fired from', 'be laid off from'],
+      ends: [
+        'leave',
+        'quit',
+        'quit at',
+        'resign from',
+        'retire from',
+        'be fired from',
+        'be laid off from',
+        'stop work at',
+        'stop work for',
+      ],
       cues: ['work', 'works', 'working', 'job', 'employer', 'employed', 'company'],
     },
     {
       name: 'residence',
       asserts: ['live in', 'move to', 'relocate to', 'reside in', 'be based in', 'settle in'],
-      ends: ['move from', 'move out of', 'leave'],
+      ends: ['move from', 'move out of', 'leave', 'stop live in'],
       cues: ['live', 'lives', 'living', 'reside', 'resides', 'home', 'city', 'based'],
     },
     {
