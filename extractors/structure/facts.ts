@@ -177,11 +177,10 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         // After the object, only prepositional phrases naming an entity count, and never "of" (it modifies the noun).
         const text = `${predicate.text} ${prepositions.join(' ')}`;
         for (const subject of subjects) report(subject, text, object, objectSeen ? PENALTY.secondaryObject : 0);
-      } else if (prepositions.join(' ') === 'as' && object.category === 'concept') {
-        // "joined Globex as CFO": the capacity a person holds it in (a role the lexicon may know).
-        for (const subject of subjects) {
-          if (subject.category === 'person') report(subject, `${predicate.text} as`, object, PENALTY.capacity);
-        }
+      } else if (prepositions.join(' ') === 'as' && (object.category === 'concept' || object.category === 'product')) {
+        // "joined Globex as CFO": the capacity it is held in (a role when the lexicon knows the word;
+        // the tagger calls some titles products, "Engineering Manager", and some people too).
+        for (const subject of subjects) report(subject, `${predicate.text} as`, object, PENALTY.capacity);
       }
     } else if (object.category === 'date') {
       // A bare date after a verb is an adverbial ("opened last week"), not an object.
