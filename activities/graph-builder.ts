@@ -16,7 +16,7 @@ import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
-import { entityIdFor, factIdFor, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
+import { entityIdFor, factIdFor, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
 
 export interface GraphBuilderOptions {
   graph: GraphStore;

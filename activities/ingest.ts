@@ -21,7 +21,7 @@ import type { Store } from '../store/index.js';
 import type { Memory } from '../core/memory-model.js';
 import { extractChunks, GraphBuilder } from './graph-builder.js';
 import { deriveMemoryWorkflows } from './workflow-derivation.js';
-import { progressTargetOf, reportProgress, heartbeat } from './progress.js';
+import { progressTargetOf, reportProgress, reportTerminal, heartbeat } from './progress.js';
 
 export interface IngestActivityDeps {
   store: Store;
@@ -151,7 +151,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     }
     await store.chunks.upsertMany(
       planned.map((chunk, offset) => ({
-        _id: chunkId(memory.id, fromChunk + offset),
+        id: chunkId(memory.id, fromChunk + offset),
         memory_id: memory.id,
         tenant_id: memory.tenant_id,
         collection_ids: memory.collection_ids,
@@ -260,7 +260,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     const detached = collectionIds.filter((id) => !after.collection_ids.includes(id));
     if (detached.length > 0) {
       await store.factEvents.removeMemories([memory.id], detached);
-      await store.workflows.removeMemories([memory.id], detached);
+      await store.procedures.removeMemories([memory.id], detached);
     }
     // Search processes reload the memory's graph (and vectors) from the store.
     await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
@@ -285,7 +285,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       const vectors = await embedder.embedPassages(batch.map((chunk) => chunk.text));
       await store.chunks.setEmbeddings(
         embedder.modelId,
-        batch.map((chunk, index) => ({ id: chunk._id, vector: vectors[index]! })),
+        batch.map((chunk, index) => ({ id: chunk.id, vector: vectors[index]! })),
       );
       done += batch.length;
       heartbeat({ stage: 'embed', current: done, total });
@@ -306,7 +306,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       await purge(memory);
       return { status: 'deleted', chunkCount: 0 };
     }
-    await reportProgress(store, target, 'complete', 'complete', total, total);
+    await reportTerminal(store, target, 'complete', total, total);
     return { status: 'complete', chunkCount: total };
   }
 
@@ -319,20 +319,20 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       const { fromChunk, fromMessage } = input.append;
       await store.chunks.deleteFromIndex(memory.id, fromChunk);
       await store.graph.removeChunkProvenance(memory.id, memory.collection_ids, fromChunk);
-      await store.workflows.removeMemories([memory.id], memory.collection_ids, fromChunk);
+      await store.procedures.removeMemories([memory.id], memory.collection_ids, fromChunk);
       await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
       await store.memories.abandonAppend(memory.id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);
-      await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, `append failed: ${input.message}`);
+      await reportTerminal(store, progressTargetOf(memory), 'failed', 0, 0, `append failed: ${input.message}`);
       deps.logger.info({ memoryId: memory.id, reason: input.message }, 'append failed');
       return;
     }
     // Nothing partial stays searchable; the record (with its reason) and its files stay.
     await store.chunks.deleteForMemories([memory.id]);
     await store.factEvents.removeMemories([memory.id]);
-    await store.workflows.removeMemories([memory.id]);
+    await store.procedures.removeMemories([memory.id]);
     await store.indexChanges.publish('remove', memory.tenant_id, [memory.id]);
     await store.memories.setStatus(memory.id, 'failed', { status_message: input.message, chunk_count: 0 });
-    await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, input.message);
+    await reportTerminal(store, progressTargetOf(memory), 'failed', 0, 0, input.message);
     deps.logger.info({ memoryId: memory.id, reason: input.message }, 'ingestion failed');
   }
 

@@ -2,13 +2,13 @@
  * Derivation of a memory's procedure traces in its collections: the text → traces logic is pure
  * (extractors/procedures/derive.ts); this reads what it needs from the store (the memory's chunks
  * and the graph entities and facts it mentions in each collection) and writes the traces, which
- * re-chains the instances and refreshes the patterns around them (store/workflows.ts).
+ * re-chains the instances and refreshes the patterns around them (core/procedures/derivation.ts).
  */
 import { deriveTraces, type LinkableEntity } from '../extractors/procedures/derive.js';
 import type { Store } from '../store/index.js';
 import type { Memory } from '../core/memory-model.js';
 import { memoryTime, storedChunkTime } from '../core/memory-time.js';
-import type { NewTrace } from '../store/workflows.js';
+import type { NewTrace } from '../core/procedures/rules.js';
 
 /** Derives and stores the memory's traces in each collection; returns how many per collection (the most). */
 export async function deriveMemoryWorkflows(
@@ -31,7 +31,7 @@ export async function deriveMemoryWorkflows(
     const own = mentions.filter((mention) => mention.collection_id === collectionId && mention.tenant_id === memory.tenant_id);
     const entityIds = [...new Set(own.filter((mention) => mention.target_kind === 'entity').map((mention) => mention.target_id))];
     const entities: LinkableEntity[] = (await store.graph.entitiesByIds(entityIds)).map((entity) => ({
-      id: entity._id,
+      id: entity.id,
       key: entity.key,
       name: entity.name,
       aliases: entity.aliases,
@@ -47,12 +47,12 @@ export async function deriveMemoryWorkflows(
       return {
         ...draft,
         factIds: facts
-          .filter((fact) => inChunk.has(fact._id) && (members.has(fact.subject_id) || members.has(fact.object_id)))
-          .map((fact) => fact._id),
+          .filter((fact) => inChunk.has(fact.id) && (members.has(fact.subject_id) || members.has(fact.object_id)))
+          .map((fact) => fact.id),
       };
     });
     // A full pattern mine that falls due runs here, in the worker, heartbeating through onProgress.
-    await store.workflows.replaceMemoryTraces(scope, memory.id, time, traces, onProgress);
+    await store.procedures.replaceMemoryTraces(scope, memory.id, time, traces, onProgress);
     most = Math.max(most, traces.length);
   }
   return most;

@@ -3,11 +3,20 @@
  * MongoDB, a snapshot in memory) holds. Persistence types stay in store/graph.ts.
  */
 
+import { sha256Hex } from './hash.js';
+
 /** Whose graph: one per collection, never shared across collections or tenants. */
 export interface GraphScope {
   tenantId: string;
   collectionId: string;
 }
+
+/** Deterministic ids: the same name in the same collection is the same node, from any process. */
+export const entityIdFor = (scope: GraphScope, key: string): string =>
+  sha256Hex(`entity\n${scope.tenantId}\n${scope.collectionId}\n${key}`).slice(0, 32);
+
+export const factIdFor = (scope: GraphScope, subjectId: string, predicate: string, objectId: string): string =>
+  sha256Hex(`fact\n${scope.tenantId}\n${scope.collectionId}\n${subjectId}\n${predicate}\n${objectId}`).slice(0, 32);
 
 export interface NewEntity {
   id: string;

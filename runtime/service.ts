@@ -16,6 +16,7 @@ import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import {
+  deviceSnapshotLookups,
   eventFollowerLag,
   eventLogSeq,
   indexBudgetBytes,
@@ -32,6 +33,7 @@ import { createLocalExtractor } from '../extractors/structure/local-extractor.js
 import { PredicateClassifier } from '../core/fact-lexicon.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { SearchIndex } from '../search/search-index.js';
+import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { activityMetrics } from './activity-metrics.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { installTemporalLogging } from './temporal-logging.js';
@@ -208,11 +210,11 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     workerRun = worker.run();
     workerRun.catch((error: unknown) => logger.error({ err: error }, 'worker stopped with an error'));
     // Full pattern mines owed (a change on a request path, or one that found the lease taken) run
-    // here, in the worker, never in an API process's request (store/workflows.ts).
+    // here, in the worker, never in an API process's request (core/procedures/derivation.ts).
     const workerTasks = new BackgroundTasks(logger);
     workerTasks.every(
       config.WORKFLOW_MINE_SWEEP_INTERVAL_MS,
-      () => store.workflows.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
+      () => store.procedures.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
       'ran owed workflow pattern mines',
       'workflow mine sweep failed',
     );
@@ -289,6 +291,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       classifier,
       cpu: { pool: cpu! },
       keys: await snapshotKeys(config, logger),
+      snapshotCache: new PreparedSnapshotCache(config.DEVICE_SNAPSHOT_CACHE_ENTRIES, searchIndex, (hit) =>
+        deviceSnapshotLookups.inc({ result: hit ? 'hit' : 'miss' }),
+      ),
       outbound: outboundClient(config, config.OUTBOUND_TOTAL_TIMEOUT_MS),
       deleteMemories: (tenantId, ids) => memories.purge(tenantId, ids),
       logger,

@@ -344,7 +344,7 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     const left = sync.removed.filter((id) => !memory.collection_ids.includes(id));
     if (left.length > 0) {
       await store.factEvents.removeMemories([memory.id], left);
-      await store.workflows.removeMemories([memory.id], left);
+      await store.procedures.removeMemories([memory.id], left);
     }
     await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
     const joined = sync.added.filter((id) => memory.collection_ids.includes(id));

@@ -19,6 +19,7 @@ import { TicketRepository } from './tickets.js';
 import { UploadRepository } from './uploads.js';
 import { WebhookRepository } from './webhooks.js';
 import { WorkflowRepository } from './workflows.js';
+import { ProcedureDerivation } from '../core/procedures/derivation.js';
 
 export interface Store {
   database: Database;
@@ -33,8 +34,10 @@ export interface Store {
    * and so does announcing the ones a memory's facts bring about (store/fact-events.ts).
    */
   factEvents: FactEvents;
-  /** Procedure traces, workflow instances and patterns (store/workflows.ts). */
+  /** Procedure traces, workflow instances and patterns (store/workflows.ts): typed reads and writes. */
   workflows: WorkflowRepository;
+  /** The derivation rules applied over `workflows`: replacing and removing traces, mining (core/procedures/derivation.ts). */
+  procedures: ProcedureDerivation;
   uploads: UploadRepository;
   tickets: TicketRepository;
   eventAcks: EventAckRepository;
@@ -62,13 +65,14 @@ export async function openStore(
   const { db, capabilities } = database;
   const events = await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS_PER_TENANT);
   const graph = new GraphRepository(db);
+  const workflows = new WorkflowRepository(db);
+  const procedures = new ProcedureDerivation(workflows);
   const repositories = {
     memories: new MemoryRepository(db),
     chunks: new ChunkRepository(db),
     files: new FileRepository(db),
     graph,
     factEvents: new FactEvents(graph, events, new PredicateClassifier(config.FACT_LEXICON)),
-    workflows: new WorkflowRepository(db),
     uploads: new UploadRepository(db),
     indexChanges: await IndexChangeFeed.open(db, capabilities, config.INDEX_FEED_MAX_ENTRIES),
     idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
@@ -81,7 +85,9 @@ export async function openStore(
     tickets: new TicketRepository(db),
     eventAcks: new EventAckRepository(db),
     events,
-    purge: new MemoryPurge(db, repositories),
+    workflows,
+    procedures,
+    purge: new MemoryPurge(db, { ...repositories, procedures }),
     snapshots: new SnapshotRepository(repositories),
     webhooks: new WebhookRepository(db),
     ping: () => ping(db),

@@ -27,7 +27,7 @@ import type { IdempotencyRepository } from './idempotency.js';
 import type { IndexChangeFeed } from './index-changes.js';
 import type { MemoryRepository } from './memories.js';
 import type { UploadRepository } from './uploads.js';
-import type { WorkflowRepository } from './workflows.js';
+import type { ProcedureDerivation } from '../core/procedures/derivation.js';
 
 export interface PurgeDoc {
   _id: string;
@@ -47,7 +47,8 @@ export interface PurgeRepositories {
   memories: MemoryRepository;
   chunks: ChunkRepository;
   factEvents: FactEvents;
-  workflows: WorkflowRepository;
+  /** Removing traces re-chains and re-mines: the procedure rules (core/procedures/derivation.ts). */
+  procedures: Pick<ProcedureDerivation, 'removeMemories'>;
   files: FileRepository;
   uploads: UploadRepository;
   idempotency: IdempotencyRepository;
@@ -128,7 +129,7 @@ export class MemoryPurge {
     // Announces the supersessions the delete undoes (fact_restored), then drops the rows.
     await this.repos.factEvents.removeMemories(ids);
     this.onStep('graph');
-    await this.repos.workflows.removeMemories(ids);
+    await this.repos.procedures.removeMemories(ids);
     this.onStep('workflows');
     await this.repos.files.deleteForMemories(ids);
     this.onStep('files');
