@@ -15,7 +15,6 @@ import { planChunks, planFileChunks, type PlannedChunk } from '../extractors/chu
 import type { FileExtractors } from '../extractors/files.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
-import { newSupersessions } from '../core/fact-timeline.js';
 import { UnreadableContentError } from '../extractors/types.js';
 import type { Embedder } from '../models/embedder.js';
 import type { Store } from '../store/index.js';
@@ -205,38 +204,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       const written = await builder.writeToCollection(scope, memory.id, extractions);
       entities = Math.max(entities, written.entities);
       facts = Math.max(facts, written.facts);
-      await announceSupersessions(scope, memory.id, written.subjectIds);
+      await store.factEvents.announceSupersessions(scope, memory.id, written.subjectIds);
     }
     return { chunks: chunks.length, entities, facts };
-  }
-
-  /**
-   * One `fact_superseded` event per supersession the memory's facts brought about in a collection
-   * (core/fact-timeline.ts newSupersessions), in validity order. A retried stage may repeat one:
-   * delivery is at least once, and (old_fact_id, new_fact_id, superseded_at) identifies it.
-   */
-  async function announceSupersessions(scope: { tenantId: string; collectionId: string }, memoryId: string, subjectIds: string[]) {
-    const { facts, names } = await store.graph.subjectTimelines(scope, subjectIds);
-    const byId = new Map(facts.map((fact) => [fact.id, fact]));
-    for (const change of newSupersessions(facts, memoryId, deps.classifier)) {
-      const old = byId.get(change.oldFactId)!;
-      const replacement = byId.get(change.newFactId)!;
-      await store.events.append('fact_superseded', scope.tenantId, scope.collectionId, {
-        memory_id: change.memoryId,
-        predicate_class: change.className,
-        subject_id: old.subjectId,
-        subject: names.get(old.subjectId) ?? '',
-        predicate: old.predicate,
-        old_fact_id: old.id,
-        old_object_id: old.objectId,
-        old_object: names.get(old.objectId) ?? '',
-        new_fact_id: replacement.id,
-        new_predicate: replacement.predicate,
-        new_object_id: replacement.objectId,
-        new_object: names.get(replacement.objectId) ?? '',
-        superseded_at: change.at.toISOString(),
-      });
-    }
   }
 
   async function extractStructure(input: StageInput): Promise<void> {
@@ -289,7 +259,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     if (!after) return purge(memory);
     const detached = collectionIds.filter((id) => !after.collection_ids.includes(id));
     if (detached.length > 0) {
-      await store.graph.removeMemories([memory.id], detached);
+      await store.factEvents.removeMemories([memory.id], detached);
       await store.procedures.removeMemories([memory.id], detached);
     }
     // Search processes reload the memory's graph (and vectors) from the store.
@@ -358,7 +328,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     }
     // Nothing partial stays searchable; the record (with its reason) and its files stay.
     await store.chunks.deleteForMemories([memory.id]);
-    await store.graph.removeMemories([memory.id]);
+    await store.factEvents.removeMemories([memory.id]);
     await store.procedures.removeMemories([memory.id]);
     await store.indexChanges.publish('remove', memory.tenant_id, [memory.id]);
     await store.memories.setStatus(memory.id, 'failed', { status_message: input.message, chunk_count: 0 });

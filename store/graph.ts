@@ -362,6 +362,35 @@ export class GraphRepository implements GraphStore {
   }
 
   /**
+   * The subjects of the facts these memories' rows back, per collection (only `onlyCollections`
+   * when given): whose timelines removing those rows may change.
+   */
+  async subjectsBackedBy(memoryIds: string[], onlyCollections?: string[]): Promise<{ scope: GraphScope; subjectIds: string[] }[]> {
+    if (memoryIds.length === 0) return [];
+    const filter: Filter<MentionDoc> = { memory_id: { $in: memoryIds }, target_kind: 'fact' };
+    if (onlyCollections) filter.collection_id = { $in: onlyCollections };
+    const rows = await this.mentions.find(filter, { projection: { target_id: 1 } }).toArray();
+    if (rows.length === 0) return [];
+    const facts = await this.facts
+      .find(
+        { _id: { $in: [...new Set(rows.map((row) => row.target_id))] } },
+        { projection: { tenant_id: 1, collection_id: 1, subject_id: 1 } },
+      )
+      .toArray();
+    const byScope = new Map<string, { scope: GraphScope; subjectIds: Set<string> }>();
+    for (const fact of facts) {
+      const key = `${fact.tenant_id}\n${fact.collection_id}`;
+      const entry = byScope.get(key) ?? {
+        scope: { tenantId: fact.tenant_id, collectionId: fact.collection_id },
+        subjectIds: new Set<string>(),
+      };
+      entry.subjectIds.add(fact.subject_id);
+      byScope.set(key, entry);
+    }
+    return [...byScope.values()].map(({ scope, subjectIds }) => ({ scope, subjectIds: [...subjectIds] }));
+  }
+
+  /**
    * Every fact of these subjects in one collection, with its provenance rows' validity, and the
    * names of the entities they link: what a supersession check replays (core/fact-timeline.ts).
    */

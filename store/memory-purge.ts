@@ -22,7 +22,7 @@ import type { Collection, Db } from 'mongodb';
 import type { PurgeStep } from '../core/purge-steps.js';
 import type { ChunkRepository } from './chunks.js';
 import type { FileRepository } from './files.js';
-import type { GraphRepository } from './graph.js';
+import type { FactEvents } from './fact-events.js';
 import type { IdempotencyRepository } from './idempotency.js';
 import type { IndexChangeFeed } from './index-changes.js';
 import type { MemoryRepository } from './memories.js';
@@ -46,7 +46,7 @@ export interface Purge {
 export interface PurgeRepositories {
   memories: MemoryRepository;
   chunks: ChunkRepository;
-  graph: GraphRepository;
+  factEvents: FactEvents;
   /** Removing traces re-chains and re-mines: the procedure rules (core/procedures/derivation.ts). */
   procedures: Pick<ProcedureDerivation, 'removeMemories'>;
   files: FileRepository;
@@ -126,7 +126,8 @@ export class MemoryPurge {
     const ids = purges.map((purge) => purge.memoryId);
     await this.repos.chunks.deleteForMemories(ids);
     this.onStep('chunks');
-    await this.repos.graph.removeMemories(ids);
+    // Announces the supersessions the delete undoes (fact_restored), then drops the rows.
+    await this.repos.factEvents.removeMemories(ids);
     this.onStep('graph');
     await this.repos.procedures.removeMemories(ids);
     this.onStep('workflows');
