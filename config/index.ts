@@ -78,6 +78,21 @@ const configSchema = z.object({
     .int()
     .min(1024)
     .default(32 * 1024 * 1024),
+  /**
+   * Request bodies an API process holds at once (declared lengths; a chunked body counts as
+   * BODY_LIMIT_BYTES), in all and per tenant: beyond, 503 server_busy / 429 rate_limited before
+   * the body is read. One body alone is always admitted.
+   */
+  BODY_BYTES_IN_FLIGHT_MAX: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(256 * 1024 * 1024),
+  BODY_BYTES_IN_FLIGHT_PER_TENANT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(96 * 1024 * 1024),
   INLINE_PART_MAX_BYTES: z.coerce
     .number()
     .int()

@@ -113,6 +113,7 @@ export const ERROR_CODES: Record<string, number> = {
   upstream_failed: 502,
   upstream_redirect: 502,
   device_busy: 503,
+  server_busy: 503,
   upstream_timeout: 504,
   orchestrator_unavailable: 503,
   request_timeout: 503,
