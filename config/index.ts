@@ -236,6 +236,12 @@ const configSchema = z.object({
   /** Device-mode calls of one tenant at once per API process (503 device_busy beyond): one tenant cannot take every slot. */
   DEVICE_MAX_CONCURRENCY_PER_TENANT: z.coerce.number().int().min(1).max(256).default(2),
   /**
+   * Device snapshots kept prepared per API process (verified, parsed, graph index built), so a
+   * snapshot sent again is not opened again. Held under SEARCH_INDEX_MAX_BYTES with the partitions.
+   * 0 turns it off.
+   */
+  DEVICE_SNAPSHOT_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000).default(32),
+  /**
    * Worker threads for CPU-heavy API work (structure extraction of device creates). Default: the
    * cores less one (at least one), so the event loop and the embedding model keep a core.
    */

@@ -16,6 +16,7 @@ import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import {
+  deviceSnapshotLookups,
   eventFollowerLag,
   eventLogSeq,
   indexBudgetBytes,
@@ -32,6 +33,7 @@ import { createLocalExtractor } from '../extractors/structure/local-extractor.js
 import { PredicateClassifier } from '../core/fact-lexicon.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { SearchIndex } from '../search/search-index.js';
+import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { activityMetrics } from './activity-metrics.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { installTemporalLogging } from './temporal-logging.js';
@@ -289,6 +291,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       classifier,
       cpu: { pool: cpu! },
       keys: await snapshotKeys(config, logger),
+      snapshotCache: new PreparedSnapshotCache(config.DEVICE_SNAPSHOT_CACHE_ENTRIES, searchIndex, (hit) =>
+        deviceSnapshotLookups.inc({ result: hit ? 'hit' : 'miss' }),
+      ),
       outbound: outboundClient(config, config.OUTBOUND_TOTAL_TIMEOUT_MS),
       deleteMemories: (tenantId, ids) => memories.purge(tenantId, ids),
       logger,

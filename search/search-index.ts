@@ -71,6 +71,8 @@ export interface IndexBudgetStats {
   maxBytes: number;
   bytes: number;
   collections: number;
+  /** Entries held beside the partitions under the same budget (prepared device snapshots). */
+  residents: number;
   evictions: number;
   loads: number;
 }
@@ -88,6 +90,12 @@ export class SearchIndex {
   private loads = 0;
   /** Last measured bytes of collections (loaded, evicted or aborted), oldest first. */
   private readonly knownBytes = new Map<string, number>();
+  /**
+   * What is held beside the collections' partitions under the same budget: prepared device
+   * snapshots (snapshot/prepared-cache.ts). The budget evicts them like partitions, by their
+   * tenant's share and recency; `drop` tells their holder.
+   */
+  private readonly residents = new Map<string, { bytes: number; drop: () => void }>();
 
   constructor(
     private readonly store: Store,
@@ -181,7 +189,40 @@ export class SearchIndex {
   }
 
   private loadedSizes(): Map<string, number> {
-    return new Map(this.index.loadedCollections().map((id) => [id, this.partitionBytes(id)]));
+    const sizes = new Map(this.index.loadedCollections().map((id) => [id, this.partitionBytes(id)]));
+    for (const [key, resident] of this.residents) sizes.set(key, resident.bytes);
+    return sizes;
+  }
+
+  /**
+   * Holds `bytes` of `tenantId`'s under the budget as one more evictable entry, keyed apart from
+   * collection ids (which are UUIDs). Evicting it calls `drop`. False when it does not fit: it was
+   * evicted at once (`drop` was called) and is not held.
+   */
+  admitResident(key: string, tenantId: string, bytes: number, drop: () => void): boolean {
+    this.residents.set(key, { bytes, drop });
+    this.budget.touch(key, tenantId);
+    this.enforceBudget();
+    return this.residents.has(key);
+  }
+
+  /** A resident was just used: it becomes the last of its tenant's to go. */
+  touchResident(key: string, tenantId: string): void {
+    if (this.residents.has(key)) this.budget.touch(key, tenantId);
+  }
+
+  /** A resident's size changed (it prepared more); evicts for room as an admission does. False when it was evicted. */
+  resizeResident(key: string, bytes: number): boolean {
+    const resident = this.residents.get(key);
+    if (!resident) return false;
+    resident.bytes = bytes;
+    this.enforceBudget();
+    return this.residents.has(key);
+  }
+
+  /** Its holder let it go (without `drop` being called). */
+  removeResident(key: string): void {
+    if (this.residents.delete(key)) this.budget.forget(key);
   }
 
   private rememberBytes(collectionId: string, bytes: number): void {
@@ -209,7 +250,7 @@ export class SearchIndex {
     this.enforceBudget();
   }
 
-  /** Estimated bytes of one collection's partitions (vector, lexical and graph). */
+  /** Estimated bytes of one collection's partitions (vector, lexical, turn facts and graph). */
   partitionBytes(collectionId: string): number {
     const vector = this.index.partition(collectionId);
     const lexical = this.lexical.partition(collectionId)?.storageStats();
@@ -217,13 +258,16 @@ export class SearchIndex {
     return (
       (vector ? vector.bytes + vector.size * BYTES_PER_CHUNK_IDS : 0) +
       (lexical ? lexical.typedArrayBytes + (lexical.terms + lexical.cachedPieces) * BYTES_PER_TERM : 0) +
+      this.turns.bytes(collectionId) +
       (graph ? (graph.entityCount + graph.factCount) * BYTES_PER_GRAPH_ENTRY : 0)
     );
   }
 
-  /** Bytes held by every loaded partition (the figure the budget bounds). */
+  /** Bytes held by every loaded partition and resident (the figure the budget bounds). */
   totalBytes(): number {
-    return this.index.loadedCollections().reduce((sum, id) => sum + this.partitionBytes(id), 0);
+    let total = 0;
+    for (const bytes of this.loadedSizes().values()) total += bytes;
+    return total;
   }
 
   budgetStats(): IndexBudgetStats {
@@ -231,6 +275,7 @@ export class SearchIndex {
       maxBytes: this.budget.maxBytes,
       bytes: this.totalBytes(),
       collections: this.index.loadedCollections().length,
+      residents: this.residents.size,
       evictions: this.evictions,
       loads: this.loads,
     };
@@ -250,7 +295,7 @@ export class SearchIndex {
     if (!Number.isFinite(this.budget.maxBytes)) return total;
     for (const collectionId of this.budget.victims(sizes, busy)) {
       total -= sizes.get(collectionId) ?? 0;
-      this.rememberBytes(collectionId, sizes.get(collectionId) ?? 0);
+      if (!this.residents.has(collectionId)) this.rememberBytes(collectionId, sizes.get(collectionId) ?? 0);
       this.dropPartition(collectionId);
       this.evictions++;
       this.logger.debug(
@@ -277,8 +322,14 @@ export class SearchIndex {
       cosineOf: (chunkIds) => (query ? this.index.similarities(query, collectionIds, chunkIds) : new Map()),
       isQuestion: (chunkId) => this.turns.isQuestion(collectionIds, chunkId),
       datesOf: (chunkId) => this.turns.datesOf(collectionIds, chunkId),
+      speakerOf: (chunkId) => this.turns.speakerOf(collectionIds, chunkId),
       chunks: () => this.index.entries(collectionIds),
     };
+  }
+
+  /** The speakers of these collections' turns (search/turn-speakers.ts), from what `prepare` loaded. */
+  speakers(collectionIds: string[]): Set<string> {
+    return this.turns.speakers(collectionIds);
   }
 
   /** Validity timelines of facts of these collections, from what `prepare` loaded. */
@@ -314,6 +365,13 @@ export class SearchIndex {
   }
 
   private dropPartition(collectionId: string): void {
+    const resident = this.residents.get(collectionId);
+    if (resident) {
+      this.residents.delete(collectionId);
+      this.budget.forget(collectionId);
+      resident.drop();
+      return;
+    }
     this.index.dropPartition(collectionId);
     this.lexical.dropPartition(collectionId);
     this.turns.dropPartition(collectionId);

@@ -34,7 +34,8 @@ import {
   type SnapshotBody,
   type SnapshotCaps,
 } from '../snapshot/format.js';
-import { openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
+import type { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
+import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
 import type { ChunkSource } from '../store/chunks.js';
 import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
@@ -107,6 +108,8 @@ export function createDeviceMemoryService(deps: {
   /** The worker-thread pool: a device create's chunks are extracted there, never on the event loop. */
   cpu: { pool: WorkerPool<CpuTasks> };
   keys: KeysetSource;
+  /** Snapshots already opened, prepared, per tenant, under the search index's budget. */
+  snapshotCache: PreparedSnapshotCache;
   outbound: OutboundClient;
   /** The one delete cascade, for an import that fails part-way and for expiry. */
   deleteMemories: (tenantId: string, ids: string[]) => Promise<unknown>;
@@ -147,6 +150,7 @@ export function createDeviceMemoryService(deps: {
         dimensions: embedder.dimensions,
         caps: options.caps,
         keyset: await deps.keys.current(),
+        cache: deps.snapshotCache,
       },
     };
   }
@@ -424,6 +428,8 @@ export function createDeviceMemoryService(deps: {
           await deps.keys.current(),
         );
         checkSize(sealed, 'the updated snapshot');
+        // The client's next call usually sends this snapshot back: it opens prepared.
+        deps.snapshotCache.store(tenantId, openedOf(sealed));
         if (!putUrl || !('snapshotRef' in source)) return { snapshot: sealed };
         return { receipt: await deliver(sealed, source.snapshotRef.collection_id, putUrl, putHeaders, 'snapshot_ref.put_url', signal) };
       });
@@ -438,7 +444,10 @@ export function createDeviceMemoryService(deps: {
     ): Promise<SnapshotSearchResult> {
       return bounded(tenantId, signal, async () => {
         const opened = await load(tenantId, source, signal);
-        const partition = new SnapshotGraph(opened.body, opened.embedder.dimensions).partition();
+        // Built once per snapshot and kept with it while it stays prepared (it is only read here).
+        const partition = deps.snapshotCache.partitionOf(tenantId, opened, () =>
+          new SnapshotGraph(opened.body, opened.embedder.dimensions).partition(),
+        );
         // Every episode of a snapshot is visible to its holder: descriptions come from backing episodes, as in collection mode.
         const ranked = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), deps.extractor, query), () => true);
         const timelines = partition.timelines(
