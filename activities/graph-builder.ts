@@ -16,7 +16,7 @@ import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
-import { entityIdFor, factIdFor, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
+import { entityIdFor, factIdFor, keyTokens, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
 
 export interface GraphBuilderOptions {
   graph: GraphStore;
@@ -91,8 +91,6 @@ const cosine = (a: Float32Array, b: Float32Array): number => {
   for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
   return dot;
 };
-
-const tokens = (key: string): string[] => key.split(' ').filter((token) => token.length > 1);
 
 export class GraphBuilder {
   constructor(private readonly options: GraphBuilderOptions) {}
@@ -198,7 +196,7 @@ export class GraphBuilder {
 
     // Longer names first, so "Alice Smith" exists before "Alice" looks for a person to join.
     const created: EntityCandidate[] = [];
-    for (const key of unresolved.sort((a, b) => tokens(b).length - tokens(a).length)) {
+    for (const key of unresolved.sort((a, b) => keyTokens(b).length - keyTokens(a).length)) {
       const { entity } = merged.get(key)!;
       const match =
         this.matchPerson(key, entity, [...candidates, ...created]) ?? this.matchSimilar(vectors.get(key), entity, key, candidates);
@@ -215,10 +213,10 @@ export class GraphBuilder {
 
   private matchPerson(key: string, entity: ExtractedEntity, candidates: EntityCandidate[]): string | null {
     if (entity.category !== 'person') return null;
-    const parts = tokens(key);
+    const parts = keyTokens(key);
     const matches = candidates.filter((candidate) => {
       if (candidate.category !== 'person' || candidate.key === key) return false;
-      const theirs = new Set(tokens(candidate.key));
+      const theirs = new Set(keyTokens(candidate.key));
       return parts.length < theirs.size && parts.every((part) => theirs.has(part));
     });
     const ids = new Set(matches.map((candidate) => candidate.id));
@@ -247,11 +245,11 @@ export class GraphBuilder {
 
 function sharesToken(candidate: Pick<EntityCandidate, 'tokens'>, key: string): boolean {
   const theirs = new Set(candidate.tokens);
-  return tokens(key).some((token) => theirs.has(token));
+  return keyTokens(key).some((token) => theirs.has(token));
 }
 
 function pseudoEntity(id: string, key: string, entity: ExtractedEntity): EntityCandidate {
-  return { id, key, category: entity.category, aliasKeys: [key], tokens: tokens(key), nameVector: null };
+  return { id, key, category: entity.category, aliasKeys: [key], tokens: keyTokens(key), nameVector: null };
 }
 
 /** Two keys of one memory resolved to the same entity: one provenance row per chunk, counts summed. */

@@ -55,7 +55,18 @@ export interface NewMention {
   validTo?: Date | null;
 }
 
-/** The distinct words (two letters or more) of normalised names: what the name lookup matches. */
-export const tokensOf = (keys: string[]): string[] => [
-  ...new Set(keys.flatMap((key) => key.split(' ')).filter((token) => token.length > 1)),
-];
+/**
+ * A target's weight: the sum of its provenance rows' counts (a row without one counts 1). Derived
+ * from the rows wherever a graph is held, never kept as a stored counter.
+ */
+export function weightsOf(rows: Iterable<{ target_id: string; count?: number }>): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const row of rows) weights.set(row.target_id, (weights.get(row.target_id) ?? 0) + (row.count ?? 1));
+  return weights;
+}
+
+/** The words (two letters or more) of one normalised name, in order. */
+export const keyTokens = (key: string): string[] => key.split(' ').filter((token) => token.length > 1);
+
+/** The distinct words of normalised names: what the name lookup matches. */
+export const tokensOf = (keys: string[]): string[] => [...new Set(keys.flatMap(keyTokens))];

@@ -5,8 +5,15 @@
  */
 import type { Store } from '../store/index.js';
 import { binaryToVector } from '../store/chunks.js';
-import type { GraphEntity, GraphFact, GraphMention } from '../store/graph.js';
-import type { GraphEntityInfo, GraphFactInfo, GraphIndex, ProvenanceRow } from './graph-index.js';
+import type { GraphMention } from '../store/graph.js';
+import {
+  graphEntityInfo,
+  graphFactInfo,
+  type GraphEntityInfo,
+  type GraphFactInfo,
+  type GraphIndex,
+  type ProvenanceRow,
+} from './graph-index.js';
 import type { LexicalIndex } from './lexical-index.js';
 import type { TurnFacts } from './turn-facts.js';
 import type { VectorIndex } from './vector-index.js';
@@ -68,9 +75,9 @@ export class PartitionLoader {
   private async loadGraph(collectionId: string): Promise<void> {
     const partition = this.indexes.graph.createPartition(collectionId);
     const entities = new Map<string, GraphEntityInfo>();
-    for await (const entity of this.store.graph.entitiesOfCollection(collectionId)) entities.set(entity.id, entityInfo(entity));
+    for await (const entity of this.store.graph.entitiesOfCollection(collectionId)) entities.set(entity.id, graphEntityInfo(entity));
     const facts = new Map<string, GraphFactInfo>();
-    for await (const fact of this.store.graph.factsOfCollection(collectionId)) facts.set(fact.id, factInfo(fact));
+    for await (const fact of this.store.graph.factsOfCollection(collectionId)) facts.set(fact.id, graphFactInfo(fact));
     const rowsByMemory = new Map<string, ProvenanceRow[]>();
     for await (const row of this.store.graph.mentionsOfCollection(collectionId)) {
       let rows = rowsByMemory.get(row.memory_id);
@@ -116,8 +123,8 @@ export class PartitionLoader {
     const entityIds = [...new Set(rows.filter((row) => row.target_kind === 'entity').map((row) => row.target_id))];
     const factIds = [...new Set(rows.filter((row) => row.target_kind === 'fact').map((row) => row.target_id))];
     const [entities, facts] = await Promise.all([this.store.graph.entitiesByIds(entityIds), this.store.graph.factsByIds(factIds)]);
-    const entityInfos = new Map(entities.map((entity) => [entity.id, entityInfo(entity)]));
-    const factInfos = new Map(facts.map((fact) => [fact.id, factInfo(fact)]));
+    const entityInfos = new Map(entities.map((entity) => [entity.id, graphEntityInfo(entity)]));
+    const factInfos = new Map(facts.map((fact) => [fact.id, graphFactInfo(fact)]));
     const grouped = new Map<string, ProvenanceRow[]>();
     for (const row of rows) {
       const key = `${row.collection_id}\n${row.memory_id}`;
@@ -147,21 +154,4 @@ const provenanceRowOf = (
   ...(row.valid_from !== undefined || row.valid_to !== undefined
     ? { validFrom: row.valid_from ?? null, validTo: row.valid_to ?? null }
     : {}),
-});
-
-const entityInfo = (entity: Pick<GraphEntity, 'id' | 'name' | 'category' | 'description' | 'alias_keys'>): GraphEntityInfo => ({
-  id: entity.id,
-  name: entity.name,
-  category: entity.category,
-  description: entity.description,
-  aliasKeys: entity.alias_keys,
-});
-
-const factInfo = (fact: GraphFact): GraphFactInfo => ({
-  id: fact.id,
-  subjectId: fact.subject_id,
-  objectId: fact.object_id,
-  predicate: fact.predicate,
-  description: fact.description,
-  confidence: fact.confidence,
 });

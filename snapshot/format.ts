@@ -20,6 +20,7 @@
 import { z } from 'zod';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/hash.js';
+import { weightsOf } from '../core/graph-model.js';
 import { metadataObject } from '../core/limits.js';
 
 export const SNAPSHOT_FORMAT = 'engram.graph-snapshot';
@@ -478,7 +479,6 @@ export function checkReferences(body: WireBodyById, dimensions: number): Snapsho
     if (!entities.has(fact.object_id)) add(`body.facts.${i}.object_id`, `no entity ${fact.object_id}`);
   });
   const episodes = new Set<string>();
-  const weights = new Map<string, number>();
   body.episodes.forEach((episode, e) => {
     if (episodes.has(episode.id)) add(`body.episodes.${e}.id`, `duplicate episode id ${episode.id}`);
     episodes.add(episode.id);
@@ -508,9 +508,9 @@ export function checkReferences(body: WireBodyById, dimensions: number): Snapsho
       const row = `${mention.chunk}\n${mention.target_id}`;
       if (rows.has(row)) add(path, 'duplicate provenance row');
       rows.add(row);
-      weights.set(mention.target_id, (weights.get(mention.target_id) ?? 0) + (mention.count ?? 1));
     });
   });
+  const weights = weightsOf(body.episodes.flatMap((episode) => episode.mentions));
   for (const [i, target] of [...body.entities.entries(), ...body.facts.entries()]) {
     const kind = 'key' in target ? 'entities' : 'facts';
     if (!weights.has(target.id)) add(`body.${kind}.${i}`, `${target.id} has no mentions (every entity and fact needs provenance)`);
