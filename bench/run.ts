@@ -64,6 +64,7 @@ import {
   type IngestFigures,
 } from './flatcost.js';
 import { deviceScenario } from './device.js';
+import { embeddingBatchMeter } from './embedding-batches.js';
 import { eventScenario } from './events.js';
 import { FAIRNESS_LIMITS, fairnessScenario } from './fairness.js';
 import { extractorScenario, officeScenario } from './extractors.js';
@@ -796,7 +797,9 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   let pipeline: PipelineFigures | null = null;
   if (runs('ingest')) {
     const ingestCollection = await admin.createCollection(tenantId, 'ingest');
+    const batches = await embeddingBatchMeter(baseUrl);
     const figures = await ingestScenario(api, store, tenantId, ingestCollection.id, ingestTexts, servicePid);
+    await batches.report('ingest');
     pipeline = { throughput: figures.throughput, cpuMsPerItem: figures.cpuMsPerMemory.stack };
   }
 

@@ -11,7 +11,10 @@ export interface Embedder {
   readonly modelId: string;
   readonly dimensions: number;
   /** `signal`: when it aborts, the texts not yet embedded are dropped and the call rejects. */
-  embedPassages(texts: string[], options?: { signal?: AbortSignal | undefined; maxPerCall?: number }): Promise<Float32Array[]>;
+  embedPassages(
+    texts: string[],
+    options?: { signal?: AbortSignal | undefined; maxPerCall?: number; coalesceMs?: number },
+  ): Promise<Float32Array[]>;
   /** Goes into the next model call, ahead of queued passages. */
   embedQuery(text: string): Promise<Float32Array>;
 }
@@ -71,7 +74,11 @@ export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> 
     embedPassages: (texts, options = {}) =>
       batched(
         texts.map((text) => prefixes.passage + text),
-        { signal: options.signal, ...(options.maxPerCall ? { maxPerCall: options.maxPerCall } : {}) },
+        {
+          signal: options.signal,
+          ...(options.maxPerCall ? { maxPerCall: options.maxPerCall } : {}),
+          ...(options.coalesceMs ? { coalesceMs: options.coalesceMs } : {}),
+        },
       ),
     embedQuery: async (text) => {
       const [vector] = await batched([prefixes.query + text], { priority: 'query' });
@@ -92,6 +99,13 @@ export interface EmbedOptions {
    * keeps each block short: other requests are answered between the calls.
    */
   maxPerCall?: number;
+  /**
+   * The request may wait up to this long for other requests to fill its model call (default 0: a
+   * call starts at once). The ingestion worker sets it while several memories are in flight, so
+   * their chunks share calls instead of each taking one or two; a call starts as soon as it is full
+   * or a request without this allowance (a query) arrives.
+   */
+  coalesceMs?: number;
 }
 
 /**
@@ -110,6 +124,8 @@ export function microBatch(
     maxPerCall: number;
     /** Texts handed to model calls so far (the next one to take). */
     taken: number;
+    /** Until when (performance.now()) it may wait for a fuller call; 0: it does not wait. */
+    waitsUntil: number;
     /** Vectors received so far. */
     received: number;
     vectors: Float32Array[];
@@ -120,6 +136,27 @@ export function microBatch(
   const queries: Request[] = [];
   const passages: Request[] = [];
   let running = false;
+  let wakeUp: NodeJS.Timeout | null = null;
+  let wakeUpAt = Number.POSITIVE_INFINITY;
+
+  /**
+   * When the next call should start: now (0), or the earliest time a waiting request stops waiting,
+   * while every queued request is still willing to wait and their texts do not fill a call.
+   */
+  function startAt(): number {
+    let queued = 0;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const lane of [queries, passages]) {
+      for (const request of lane) {
+        // A request that already had a call (a large one) never waits again.
+        if (request.waitsUntil === 0 || request.taken > 0) return 0;
+        queued += Math.min(request.texts.length, request.maxPerCall);
+        earliest = Math.min(earliest, request.waitsUntil);
+      }
+    }
+    if (queued >= maxBatchSize || earliest <= performance.now()) return 0;
+    return earliest;
+  }
 
   const finish = (request: Request, error?: unknown): void => {
     if (request.done) return;
@@ -156,6 +193,27 @@ export function microBatch(
     running = true;
     try {
       for (;;) {
+        const at = startAt();
+        if (at > 0) {
+          if (at < wakeUpAt) {
+            if (wakeUp) clearTimeout(wakeUp);
+            wakeUpAt = at;
+            wakeUp = setTimeout(
+              () => {
+                wakeUp = null;
+                wakeUpAt = Number.POSITIVE_INFINITY;
+                void pump();
+              },
+              Math.max(1, Math.ceil(at - performance.now())),
+            );
+          }
+          break;
+        }
+        if (wakeUp) {
+          clearTimeout(wakeUp);
+          wakeUp = null;
+          wakeUpAt = Number.POSITIVE_INFINITY;
+        }
         const parts = nextBatch();
         if (parts.length === 0) break;
         try {
@@ -195,6 +253,7 @@ export function microBatch(
         texts,
         maxPerCall: options.maxPerCall ?? maxBatchSize,
         taken: 0,
+        waitsUntil: options.coalesceMs && options.priority !== 'query' ? performance.now() + options.coalesceMs : 0,
         received: 0,
         vectors: new Array(texts.length),
         done: false,

@@ -100,3 +100,42 @@ it('caps one request per model call when asked, so each blocking call stays shor
     assert.ok(call.filter((text) => text.startsWith('p')).length <= 3, `at most 3 of the capped request per call: ${call.join(',')}`);
   assert.equal(calls.filter((call) => call.some((text) => text.startsWith('p'))).length, 4, '10 texts at 3 per call take 4 calls');
 });
+
+it('coalesces passage requests that may wait into one call, and starts it once the call is full', async () => {
+  const calls: string[][] = [];
+  const run = async (texts: string[]) => {
+    calls.push(texts);
+    return texts.map((text) => Float32Array.of(text.length));
+  };
+  const embed = microBatch(run, 4);
+  const first = embed(['a'], { coalesceMs: 1000 });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(calls.length, 0, 'a lone request that may wait does not start a call at once');
+  const second = embed(['bb', 'ccc'], { coalesceMs: 1000 });
+  const third = embed(['dddd'], { coalesceMs: 1000 });
+  const results = await Promise.all([first, second, third]);
+  assert.deepEqual(calls, [['a', 'bb', 'ccc', 'dddd']], 'one full call, long before the allowance ran out');
+  assert.deepEqual(
+    results.map((vectors) => vectors.map((vector) => vector[0])),
+    [[1], [2, 3], [4]],
+  );
+});
+
+it('starts a waiting call when its allowance runs out, or at once for a request that may not wait', async () => {
+  const calls: string[][] = [];
+  const run = async (texts: string[]) => {
+    calls.push(texts);
+    return texts.map(() => Float32Array.of(0));
+  };
+  const embed = microBatch(run, 32);
+  const started = performance.now();
+  await embed(['a', 'b'], { coalesceMs: 30 });
+  const waited = performance.now() - started;
+  assert.ok(waited >= 25, `it waited for others (${waited.toFixed(1)} ms)`);
+  assert.deepEqual(calls, [['a', 'b']]);
+
+  const patient = embed(['c'], { coalesceMs: 60_000 });
+  const query = embed(['q'], { priority: 'query', coalesceMs: 60_000 });
+  await Promise.all([patient, query]);
+  assert.deepEqual(calls[1], ['q', 'c'], 'a query never waits, and takes the waiting passage along');
+});

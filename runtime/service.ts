@@ -193,6 +193,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         chunkMaxChars: config.CHUNK_MAX_CHARS,
         maxChunksPerMemory: config.MAX_CHUNKS_PER_MEMORY,
         embeddingBatchSize: config.EMBEDDING_BATCH_SIZE,
+        embeddingCoalesceMs: config.EMBEDDING_COALESCE_MS,
         // With the API in this process (ROLE=all), ingestion's extraction goes to the pool as well.
         extractor: cpu ? pooledExtractor(cpu, { key: 'ingestion' }) : extractor,
         entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
