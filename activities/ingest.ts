@@ -461,19 +461,25 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     const stop = (): void => overlap.abort(cancelled.reason);
     cancelled.addEventListener('abort', stop, { once: true });
     const pass: SinglePass = { chunks, parses: new Map() };
+    // The first batch's vectors are needed once structuring is done: until then (at most
+    // FIRST_BATCH_MAX_WAIT_MS) its request waits for other memories' chunks to share its model call.
+    let structured!: () => void;
+    const structuring = new Promise<void>((resolve) => (structured = resolve));
     if (first.length > 0) {
       pass.firstBatch = embedder.embedPassages(
         first.map((chunk) => chunk.text),
-        { signal: overlap.signal, coalesceMs: coalesceMs() },
+        { signal: overlap.signal, ...(inFlight > 1 ? { coalesceMs: FIRST_BATCH_MAX_WAIT_MS, until: structuring } : {}) },
       );
       // Awaited in the indexing stage; a failure before it must not surface as an unhandled rejection.
       pass.firstBatch.catch(() => undefined);
     }
     try {
       const memory = await structureStage(stage, pass);
+      structured();
       await deriveStage(memory, pass);
       return await indexStage(stage, pass);
     } finally {
+      structured();
       cancelled.removeEventListener('abort', stop);
       overlap.abort(new Error('single pass ended'));
     }
@@ -501,6 +507,9 @@ interface SinglePass {
  * hundred bytes per token); larger ones are parsed again there, as before.
  */
 const KEEP_PARSE_MAX_CHUNKS = 64;
+
+/** The longest a single pass's first embedding batch waits for others' chunks (it is needed when structuring ends). */
+const FIRST_BATCH_MAX_WAIT_MS = 2000;
 
 /** Heartbeat stages that come after the read stage stored the chunks (the `chunk` report ends it). */
 const AFTER_READ_STAGES = new Set(['chunk', 'structure', 'workflows', 'embed']);

@@ -2,7 +2,8 @@
  * The CPU-heavy work an API process hands to its worker-thread pool (core/worker-pool.ts), by
  * name: structure extraction (compromise, synchronous). Not the embedding model: onnxruntime-node
  * loaded in a worker thread and the main thread at once crashed the process (a native
- * "Cannot create a handle without a HandleScope" in OrtValueToNapiValue). Add a handler here to move another kind of work off the event loop; the thread entry
+ * "Cannot create a handle without a HandleScope" in OrtValueToNapiValue), so the model runs on a
+ * thread of its own and only there (models/model-tasks.ts). Add a handler here to move another kind of work off the event loop; the thread entry
  * (cpu-thread.ts) serves this map, and the main side gets its types from it.
  */
 import type { WorkerPool } from '../core/worker-pool.js';

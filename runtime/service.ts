@@ -167,6 +167,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     allowRemoteModels: config.ALLOW_REMOTE_MODELS,
     cacheDir: path.join(config.DATA_DIR, 'model-cache'),
     maxBatchSize: config.EMBEDDING_BATCH_SIZE,
+    // The model runs on a thread of its own: a model call never blocks the event loop (requests,
+    // heartbeats, the worker's other activities), and onnxruntime runs on that one thread only.
+    ownThread: true,
   };
   const embedder = memoize<Embedder>(() => loadEmbedder(embedderOptions));
   const stoppers: (() => Promise<void>)[] = [];
@@ -199,9 +202,10 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
         classifier,
       }),
-      // CPU-bound embedding shares 2 cores; more slots only add queueing, but a few overlap I/O
-      // and let the micro-batcher merge concurrent memories into one model call.
-      maxConcurrentActivityTaskExecutions: 8,
+      // One slot is one memory's whole single pass (activities/ingest.ts ingestContent): enough of
+      // them overlap store I/O and let the micro-batcher merge concurrent memories' chunks into
+      // full model calls; CPU-bound work beyond that only queues.
+      maxConcurrentActivityTaskExecutions: 16,
       maxConcurrentWorkflowTaskExecutions: 40,
       stickyQueueScheduleToStartTimeout: '3 seconds',
       interceptors: { activity: [activityMetrics] },
