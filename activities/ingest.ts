@@ -23,7 +23,7 @@ import type { Memory } from '../core/memory-model.js';
 import type { Sentence } from '../extractors/structure/parse.js';
 import { extractChunks, GraphBuilder } from './graph-builder.js';
 import { deriveMemoryWorkflows } from './workflow-derivation.js';
-import { progressTargetOf, reportProgress, heartbeat } from './progress.js';
+import { progressTargetOf, reportProgress, reportTerminal, heartbeat } from './progress.js';
 
 export interface IngestActivityDeps {
   store: Store;
@@ -400,7 +400,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       await purge(memory);
       return { status: 'deleted', chunkCount: 0 };
     }
-    await reportProgress(store, target, 'complete', 'complete', total, total);
+    await reportTerminal(store, target, 'complete', total, total);
     return { status: 'complete', chunkCount: total };
   }
 
@@ -416,7 +416,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       await store.workflows.removeMemories([memory.id], memory.collection_ids, fromChunk);
       await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
       await store.memories.abandonAppend(memory.id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);
-      await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, `append failed: ${input.message}`);
+      await reportTerminal(store, progressTargetOf(memory), 'failed', 0, 0, `append failed: ${input.message}`);
       deps.logger.info({ memoryId: memory.id, reason: input.message }, 'append failed');
       return;
     }
@@ -426,7 +426,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     await store.workflows.removeMemories([memory.id]);
     await store.indexChanges.publish('remove', memory.tenant_id, [memory.id]);
     await store.memories.setStatus(memory.id, 'failed', { status_message: input.message, chunk_count: 0 });
-    await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, input.message);
+    await reportTerminal(store, progressTargetOf(memory), 'failed', 0, 0, input.message);
     deps.logger.info({ memoryId: memory.id, reason: input.message }, 'ingestion failed');
   }
 

@@ -79,7 +79,7 @@ describe('device work and other tenants', () => {
     for (let i = 0; i < 5; i++) idle.push(await search());
 
     const creates = [deviceCreate(proc.baseUrl, busy.apiKey, bigText), deviceCreate(proc.baseUrl, busy.apiKey, bigText)];
-    await until(async () => (await deviceCallsActive()) === 2, 'both device creates to hold a slot');
+    await until(async () => (await deviceCallsActive()) === 2, 'both device creates to hold a slot', 90_000); // 2 MB bodies each, on a loaded machine
     // A third call of the same tenant is refused at once, naming the per-tenant limit (the process has a slot left).
     const third = await busyApi.post('/v1/memories', { snapshot: {}, raw_text: 'Alice Chen visits Berlin.' });
     assert.equal(third.status, 503, JSON.stringify(third.body));
