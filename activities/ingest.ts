@@ -449,9 +449,10 @@ export function createIngestActivities(deps: IngestActivityDeps) {
   }
 
   async function singlePass(input: IngestInput): Promise<IndexResult> {
-    const previous: unknown = Context.current().info.heartbeatDetails;
-    const readBefore = isHeartbeatAfterRead(previous);
-    const collectionIds = readBefore ? (await loadMemory(input.memoryId)).collection_ids : (await readContent(input)).collectionIds;
+    // A retry resumes after the stages its predecessors' heartbeats say were done (every stage writes
+    // idempotently, so redoing one is only slower): a worker killed mid-embedding does not structure again.
+    const done = stagesDoneBefore(Context.current().info.heartbeatDetails);
+    const collectionIds = done >= 1 ? (await loadMemory(input.memoryId)).collection_ids : (await readContent(input)).collectionIds;
     const stage: StageInput = { ...input, collectionIds };
     const embedder = await deps.embedder();
     const chunks = await store.chunks.forMemory(input.memoryId);
@@ -474,9 +475,15 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       pass.firstBatch.catch(() => undefined);
     }
     try {
-      const memory = await structureStage(stage, pass);
+      if (done < 2) {
+        const memory = await structureStage(stage, pass);
+        structured();
+        await deriveStage(memory, pass);
+      } else if (done < 3) {
+        structured();
+        await deriveStage(await loadMemory(input.memoryId), pass);
+      }
       structured();
-      await deriveStage(memory, pass);
       return await indexStage(stage, pass);
     } finally {
       structured();
@@ -511,11 +518,20 @@ const KEEP_PARSE_MAX_CHUNKS = 64;
 /** The longest a single pass's first embedding batch waits for others' chunks (it is needed when structuring ends). */
 const FIRST_BATCH_MAX_WAIT_MS = 2000;
 
-/** Heartbeat stages that come after the read stage stored the chunks (the `chunk` report ends it). */
-const AFTER_READ_STAGES = new Set(['chunk', 'structure', 'workflows', 'embed']);
-
-/** Whether the previous attempt's last heartbeat says the read stage had finished. */
-export function isHeartbeatAfterRead(details: unknown): boolean {
-  if (typeof details !== 'object' || details === null || !('stage' in details)) return false;
-  return typeof details.stage === 'string' && AFTER_READ_STAGES.has(details.stage);
+/**
+ * How many of the single pass's stages (read, structure, derive) an earlier attempt finished, from
+ * its last heartbeat: `chunk` ends the read and `structure` runs after it; `workflows` beats only once
+ * the structure is written; `embed` only once derivation is too. Heartbeats of one attempt go forward
+ * in this order, and a stage once done stays done, so a stale heartbeat only means redoing more.
+ */
+export function stagesDoneBefore(details: unknown): number {
+  if (typeof details !== 'object' || details === null || !('stage' in details) || typeof details.stage !== 'string') return 0;
+  return STAGES_DONE_AT_HEARTBEAT.get(details.stage) ?? 0;
 }
+
+const STAGES_DONE_AT_HEARTBEAT = new Map([
+  ['chunk', 1],
+  ['structure', 1],
+  ['workflows', 2],
+  ['embed', 3],
+]);
