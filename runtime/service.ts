@@ -204,8 +204,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       }),
       // One slot is one memory's whole single pass (activities/ingest.ts ingestContent): enough of
       // them overlap store I/O and let the micro-batcher merge concurrent memories' chunks into
-      // full model calls; CPU-bound work beyond that only queues.
-      maxConcurrentActivityTaskExecutions: 16,
+      // full model calls; CPU-bound work beyond that only queues (16 was tried: ingest CPU per memory
+      // rose on a saturated machine, not yet explained, so it stays at 8).
+      maxConcurrentActivityTaskExecutions: 8,
       maxConcurrentWorkflowTaskExecutions: 40,
       stickyQueueScheduleToStartTimeout: '3 seconds',
       interceptors: { activity: [activityMetrics] },
