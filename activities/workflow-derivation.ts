@@ -9,6 +9,7 @@ import type { Store } from '../store/index.js';
 import type { Memory } from '../core/memory-model.js';
 import { memoryTime, storedChunkTime } from '../core/memory-time.js';
 import type { NewTrace } from '../core/procedures/rules.js';
+import type { Sentence } from '../extractors/structure/parse.js';
 
 /** Derives and stores the memory's traces in each collection; returns how many per collection (the most). */
 export async function deriveMemoryWorkflows(
@@ -16,12 +17,15 @@ export async function deriveMemoryWorkflows(
   memory: Pick<Memory, 'id' | 'tenant_id' | 'created_at' | 'occurred_at'>,
   collectionIds: string[],
   onProgress: () => void,
+  /** From a single-pass ingestion: the memory's chunks as already read, and the extractor's parse of each (by index). */
+  shared: { chunks?: Awaited<ReturnType<Store['chunks']['forMemory']>>; parses?: ReadonlyMap<number, Sentence[]> } = {},
 ): Promise<number> {
-  const chunks = (await store.chunks.forMemory(memory.id)).map((chunk) => ({
+  const chunks = (shared.chunks ?? (await store.chunks.forMemory(memory.id))).map((chunk) => ({
     index: chunk.index,
     text: chunk.text,
     role: chunk.source.type === 'message' ? chunk.source.role : undefined,
     time: storedChunkTime(chunk, memory),
+    sentences: shared.parses?.get(chunk.index),
   }));
   const time = memoryTime(memory);
   const mentions = await store.graph.mentionsOfMemories([memory.id]);

@@ -69,6 +69,7 @@ import {
 } from './flatcost.js';
 import { deviceScenario } from './device.js';
 import { deviceOpenScenario } from './device-open.js';
+import { embeddingBatchMeter } from './embedding-batches.js';
 import { eventScenario } from './events.js';
 import { FAIRNESS_LIMITS, fairnessScenario } from './fairness.js';
 import { extractorScenario, officeScenario } from './extractors.js';
@@ -804,7 +805,9 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   let pipeline: PipelineFigures | null = null;
   if (runs('ingest')) {
     const ingestCollection = await admin.createCollection(tenantId, 'ingest');
+    const batches = await embeddingBatchMeter(baseUrl);
     const figures = await ingestScenario(api, store, tenantId, ingestCollection.id, ingestTexts, servicePid);
+    await batches.report('ingest');
     pipeline = { throughput: figures.throughput, cpuMsPerItem: figures.cpuMsPerMemory.stack };
   }
 

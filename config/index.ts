@@ -68,6 +68,8 @@ const configSchema = z.object({
   ALLOW_REMOTE_MODELS: booleanFromEnv.default(false),
   EMBEDDING_MODEL: z.string().min(1).default('Xenova/e5-small-v2'),
   EMBEDDING_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(32),
+  /** How long an ingestion's embedding request may wait for others to fill its model call, while several memories are in flight. */
+  EMBEDDING_COALESCE_MS: z.coerce.number().int().min(0).max(1000).default(20),
 
   CHUNK_MAX_CHARS: z.coerce.number().int().min(200).max(20000).default(1200),
   MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(2_000_000),

@@ -169,6 +169,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     allowRemoteModels: config.ALLOW_REMOTE_MODELS,
     cacheDir: path.join(config.DATA_DIR, 'model-cache'),
     maxBatchSize: config.EMBEDDING_BATCH_SIZE,
+    // The model runs on a thread of its own: a model call never blocks the event loop (requests,
+    // heartbeats, the worker's other activities), and onnxruntime runs on that one thread only.
+    ownThread: true,
   };
   const embedder = memoize<Embedder>(() => loadEmbedder(embedderOptions));
   const stoppers: (() => Promise<void>)[] = [];
@@ -195,13 +198,16 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         chunkMaxChars: config.CHUNK_MAX_CHARS,
         maxChunksPerMemory: config.MAX_CHUNKS_PER_MEMORY,
         embeddingBatchSize: config.EMBEDDING_BATCH_SIZE,
+        embeddingCoalesceMs: config.EMBEDDING_COALESCE_MS,
         // With the API in this process (ROLE=all), ingestion's extraction goes to the pool as well.
         extractor: cpu ? pooledExtractor(cpu, { key: 'ingestion' }) : extractor,
         entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
         classifier,
       }),
-      // CPU-bound embedding shares 2 cores; more slots only add queueing, but a few overlap I/O
-      // and let the micro-batcher merge concurrent memories into one model call.
+      // One slot is one memory's whole single pass (activities/ingest.ts ingestContent): enough of
+      // them overlap store I/O and let the micro-batcher merge concurrent memories' chunks into
+      // full model calls; CPU-bound work beyond that only queues (16 was tried: ingest CPU per memory
+      // rose on a saturated machine, not yet explained, so it stays at 8).
       maxConcurrentActivityTaskExecutions: 8,
       maxConcurrentWorkflowTaskExecutions: 40,
       stickyQueueScheduleToStartTimeout: '3 seconds',

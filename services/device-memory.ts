@@ -92,8 +92,8 @@ export interface DeviceMemoryOptions {
 }
 
 /**
- * A device create embeds on the API's thread (the model is not run in the worker pool: see
- * models/cpu-tasks.ts), a few passages per model call, so other requests are answered between calls.
+ * A device create's passages go to the model thread (models/model-tasks.ts) a few per model call,
+ * so a search's query, which rides alone in the next call, never waits behind many of them.
  */
 const DEVICE_PASSAGES_PER_MODEL_CALL = 4;
 
@@ -375,9 +375,9 @@ export function createDeviceMemoryService(deps: {
         const graph = new SnapshotGraph(opened.body, embedder.dimensions);
         // Device episodes carry no time of their own: their facts hold from now on.
         const createdAt = new Date();
-        // Extraction on the worker threads (fair across tenants) while the model embeds. The model runs
-        // in this thread: onnxruntime-node crashes the process (a native HandleScope error) when it
-        // runs in a worker thread and the main thread at once, so it is never loaded in the pool.
+        // Extraction on the worker threads (fair across tenants) while the model embeds on its own
+        // thread: onnxruntime-node crashes the process (a native HandleScope error) when it runs in
+        // two threads at once, so it runs only there, never in the pool or on the event loop.
         const job = { key: tenantId, signal };
         const extractor = pooledExtractor(deps.cpu.pool, job);
         const [extractions, vectors] = await Promise.all([

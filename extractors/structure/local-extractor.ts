@@ -26,7 +26,15 @@ import {
 } from './mentions.js';
 import { clipText, normalizeEntityName } from './normalize.js';
 import { prepareText, parseSentences, pastTenseLemma, type Sentence, type Token } from './parse.js';
-import type { ChunkStructure, EntityCategory, ExtractedEntity, ExtractedFact, ExtractOptions, StructureExtractor } from './types.js';
+import type {
+  ChunkStructure,
+  EntityCategory,
+  ExtractedEntity,
+  ExtractedFact,
+  ExtractOptions,
+  ParsedChunkStructure,
+  StructureExtractor,
+} from './types.js';
 import { COORDINATORS, ENGLISH_FUNCTION_WORDS, RELATIVE_PRONOUNS, STATUS_OF_WORD } from './word-lists.js';
 
 export { normalizeEntityName } from './normalize.js';
@@ -186,8 +194,7 @@ class ChunkExtraction {
     this.speakerName = normalizeEntityName(speaker).length > 0 ? speaker : null;
   }
 
-  run(text: string): void {
-    const sentences = parseSentences(prepareText(text.slice(0, MAX_INPUT_CHARS)));
+  read(sentences: Sentence[]): void {
     const capitalisedElsewhere = collectCapitalisedWords(sentences);
     for (const sentence of sentences) this.readSentence(sentence, capitalisedElsewhere);
   }
@@ -403,13 +410,26 @@ function mergeShortNames(records: Map<string, EntityRecord>): Map<string, string
 
 /** Extracts entities and facts from one chunk of text. Synchronous; never throws. */
 export function extractChunkStructure(text: string, options: ExtractOptions = {}): ChunkStructure {
+  return extractParsedChunk(text, options).structure;
+}
+
+/**
+ * The same extraction, handing back the sentences it parsed when they cover the whole text (the
+ * parse is most of the cost: procedure derivation reads the same sentences instead of parsing again).
+ */
+export function extractParsedChunk(text: string, options: ExtractOptions = {}): ParsedChunkStructure {
   const extraction = new ChunkExtraction(options ?? {});
+  let sentences: Sentence[] | null = null;
   try {
-    if (typeof text === 'string') extraction.run(text);
+    if (typeof text === 'string') {
+      const parsed = parseSentences(prepareText(text.slice(0, MAX_INPUT_CHARS)));
+      if (text.length <= MAX_INPUT_CHARS) sentences = parsed;
+      extraction.read(parsed);
+    }
   } catch {
     // A tagger failure on odd input must not fail ingestion: keep whatever was read before it.
   }
-  return extraction.result();
+  return { structure: extraction.result(), sentences };
 }
 
 export const LOCAL_EXTRACTOR_ID = 'local-compromise-v1';
@@ -419,5 +439,7 @@ export function createLocalExtractor(): StructureExtractor {
   return {
     id: LOCAL_EXTRACTOR_ID,
     extract: (text: string, options?: ExtractOptions): Promise<ChunkStructure> => Promise.resolve(extractChunkStructure(text, options)),
+    extractParsed: (text: string, options?: ExtractOptions): Promise<ParsedChunkStructure> =>
+      Promise.resolve(extractParsedChunk(text, options)),
   };
 }
