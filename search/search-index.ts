@@ -1,31 +1,24 @@
 /**
  * Keeps this process's VectorIndex and LexicalIndex consistent with MongoDB (both are filled from
  * the same chunk reads and follow the same feed, so they always hold the same chunks). Partitions are loaded lazily, the
- * first time a collection is searched, and then kept current by following the sequenced
- * index-change feed: in the background (cheap polling of an indexed seq), and once more before
- * every search, so a memory whose status is `complete` is always visible to the next search
- * (read-your-writes across processes), and a deleted one never is.
+ * first time a collection is searched (search/partition-loader.ts reads them), and then kept
+ * current by following the sequenced index-change feed (search/feed-follower.ts): in the
+ * background, and once more before every search, so a memory whose status is `complete` is always
+ * visible to the next search (read-your-writes across processes), and a deleted one never is.
+ * This module decides what is loaded and when: the budget, holds and eviction.
  */
 import type { Logger } from '../core/logger.js';
-import { binaryToVector, type ChunkRepository } from '../store/chunks.js';
-import type { EntityDoc, FactDoc, GraphRepository, MentionDoc } from '../store/graph.js';
-import type { IndexChange } from '../store/index-changes.js';
-import type { SequencedLog } from '../store/sequenced-log.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
-import { GraphIndex, type GraphEntityInfo, type GraphFactInfo, type GraphMatch, type ProvenanceRow } from './graph-index.js';
+import { FeedFollower, type FeedClient, type FeedSource } from './feed-follower.js';
+import { GraphIndex, type GraphMatch } from './graph-index.js';
 import { LexicalIndex, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
 import { TurnFacts } from './turn-facts.js';
 import type { TurnSource } from './turn-ranking.js';
 import { PartitionBudget } from './partition-budget.js';
+import { PartitionLoader, type PartitionSource } from './partition-loader.js';
 import { VectorIndex, type VectorHit } from './vector-index.js';
 
-const FOLLOW_INTERVAL_MS = 500;
-const CHANGES_PER_PULL = 1000;
-/** Concurrent chunk reads of one partition load (disjoint id ranges), see fillPartition. */
-const LOAD_READERS = 2;
-/** A load re-checks the budget after this many chunks per reader (the most it overshoots by). */
-const BUDGET_CHECK_CHUNKS = 256;
 /** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
 const KNOWN_SIZES = 10_000;
 
@@ -40,14 +33,7 @@ const BYTES_PER_TERM = 120;
 const BYTES_PER_GRAPH_ENTRY = 600;
 
 /** What the index reads from the store: the feed, chunks and graph (narrow, so unit tests can stand in for it). */
-export interface SearchIndexStore {
-  indexChanges: { log: Pick<SequencedLog<IndexChange>, 'latestSeq' | 'readAfter'> };
-  chunks: Pick<ChunkRepository, 'vectorsForCollection' | 'vectorsForMemories'>;
-  graph: Pick<
-    GraphRepository,
-    'entitiesOfCollection' | 'factsOfCollection' | 'mentionsOfCollection' | 'mentionsOfMemories' | 'entitiesByIds' | 'factsByIds'
-  >;
-}
+export type SearchIndexStore = FeedSource & PartitionSource;
 
 export interface SearchIndexOptions {
   /**
@@ -87,6 +73,8 @@ export interface IndexBudgetStats {
   maxBytes: number;
   bytes: number;
   collections: number;
+  /** Entries held beside the partitions under the same budget (prepared device snapshots). */
+  residents: number;
   evictions: number;
   loads: number;
 }
@@ -96,53 +84,94 @@ export class SearchIndex {
   private readonly lexical = new LexicalIndex();
   private readonly turns = new TurnFacts();
   private readonly graph = new GraphIndex();
-  private lastSeq = 0;
   private readonly loading = new Map<string, Promise<void>>();
-  private pull: Promise<void> = Promise.resolve();
-  private queuedPull: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly loader: PartitionLoader;
+  private readonly follower: FeedFollower;
   private readonly budget: PartitionBudget;
   private evictions = 0;
   private loads = 0;
   /** Last measured bytes of collections (loaded, evicted or aborted), oldest first. */
   private readonly knownBytes = new Map<string, number>();
+  /**
+   * What is held beside the collections' partitions under the same budget: prepared device
+   * snapshots (snapshot/prepared-cache.ts). The budget evicts them like partitions, by their
+   * tenant's share and recency; `drop` tells their holder.
+   */
+  private readonly residents = new Map<string, { bytes: number; drop: () => void }>();
 
   constructor(
-    private readonly store: SearchIndexStore,
-    private readonly modelId: string,
+    store: SearchIndexStore,
+    modelId: string,
     dimensions: number,
     private readonly logger: Logger,
     options: SearchIndexOptions = {},
   ) {
     this.index = new VectorIndex(dimensions);
     this.budget = new PartitionBudget(options.maxBytes ?? Infinity);
+    this.loader = new PartitionLoader(store, modelId, { vector: this.index, lexical: this.lexical, turns: this.turns, graph: this.graph });
+    this.follower = new FeedFollower(store, this.feedClient(), logger);
   }
 
-  async start(): Promise<void> {
-    this.lastSeq = await this.store.indexChanges.log.latestSeq();
-    this.timer = setInterval(() => {
-      this.catchUp().catch((error: unknown) => this.logger.warn({ err: error }, 'index follow failed'));
-    }, FOLLOW_INTERVAL_MS);
-    this.timer.unref();
+  start(): Promise<void> {
+    return this.follower.start();
   }
 
   /** Stops following the feed; resolves once a pull in flight has finished (before the store closes). */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.pull;
+  stop(): Promise<void> {
+    return this.follower.stop();
   }
 
   /** Applies every change published so far. Concurrent callers share one queued pull. */
   catchUp(): Promise<void> {
-    if (this.queuedPull) return this.queuedPull;
-    const next = this.pull.then(async () => {
-      this.queuedPull = null;
-      await this.applyPendingChanges();
-    });
-    this.queuedPull = next;
-    this.pull = next.catch(() => undefined);
-    return next;
+    return this.follower.catchUp();
+  }
+
+  /** How the feed's changes reach the partitions. */
+  private feedClient(): FeedClient {
+    return {
+      removeMemory: (memoryId) => this.removeMemory(memoryId),
+      applyUpserts: (upserts) => this.loader.applyUpserts(upserts),
+      // A removed collection's partitions go, even one a search holds or a load is filling: the
+      // collection and every memory of it are gone (its expiry publishes this one notice, not
+      // one per memory), so nothing of them may stay in this process.
+      dropCollections: (collectionIds) => {
+        for (const collectionId of collectionIds) {
+          if (!this.index.partition(collectionId)) continue;
+          this.dropPartition(collectionId);
+          this.logger.debug({ collectionId }, 'index partition dropped (collection removed)');
+        }
+      },
+      reloadCollections: (collectionIds) => this.reloadLater(collectionIds.filter((id) => this.index.partition(id))),
+      afterBatch: (upserts) => {
+        if (upserts > 0) this.enforceBudget();
+      },
+      reloadAfterGap: async ({ lastSeq, oldest, newest }) => {
+        const collections = this.index.loadedCollections();
+        this.logger.warn(
+          { lastSeq, oldest, newest, collections: collections.length },
+          'index feed gap: partitions are read again on their next search',
+        );
+        await this.reloadLater(collections);
+      },
+    };
+  }
+
+  /**
+   * Partitions that may no longer match the store (after a feed gap, or a bulk change of their
+   * collection) are dropped, and read again by their next search, which loads them within the
+   * index budget like any first load; their last size is remembered for its pre-check. Those a
+   * search holds or a load is filling right now are read again at once instead: that search is
+   * waiting for this catch-up, and they were admitted within the budget already.
+   */
+  private async reloadLater(collectionIds: string[]): Promise<void> {
+    const inUse: string[] = [];
+    for (const collectionId of collectionIds) {
+      if (this.budget.isHeld(collectionId) || this.loading.has(collectionId)) inUse.push(collectionId);
+      else this.rememberBytes(collectionId, this.partitionBytes(collectionId));
+      this.dropPartition(collectionId);
+    }
+    // Must not wait for a catch-up: this runs inside one (waiting for it here hung every later search).
+    await Promise.all(inUse.map((collectionId) => this.trackLoad(collectionId, this.fillPartition(collectionId, false))));
   }
 
   /**
@@ -184,7 +213,40 @@ export class SearchIndex {
   }
 
   private loadedSizes(): Map<string, number> {
-    return new Map(this.index.loadedCollections().map((id) => [id, this.partitionBytes(id)]));
+    const sizes = new Map(this.index.loadedCollections().map((id) => [id, this.partitionBytes(id)]));
+    for (const [key, resident] of this.residents) sizes.set(key, resident.bytes);
+    return sizes;
+  }
+
+  /**
+   * Holds `bytes` of `tenantId`'s under the budget as one more evictable entry, keyed apart from
+   * collection ids (which are UUIDs). Evicting it calls `drop`. False when it does not fit: it was
+   * evicted at once (`drop` was called) and is not held.
+   */
+  admitResident(key: string, tenantId: string, bytes: number, drop: () => void): boolean {
+    this.residents.set(key, { bytes, drop });
+    this.budget.touch(key, tenantId);
+    this.enforceBudget();
+    return this.residents.has(key);
+  }
+
+  /** A resident was just used: it becomes the last of its tenant's to go. */
+  touchResident(key: string, tenantId: string): void {
+    if (this.residents.has(key)) this.budget.touch(key, tenantId);
+  }
+
+  /** A resident's size changed (it prepared more); evicts for room as an admission does. False when it was evicted. */
+  resizeResident(key: string, bytes: number): boolean {
+    const resident = this.residents.get(key);
+    if (!resident) return false;
+    resident.bytes = bytes;
+    this.enforceBudget();
+    return this.residents.has(key);
+  }
+
+  /** Its holder let it go (without `drop` being called). */
+  removeResident(key: string): void {
+    if (this.residents.delete(key)) this.budget.forget(key);
   }
 
   private rememberBytes(collectionId: string, bytes: number): void {
@@ -212,7 +274,7 @@ export class SearchIndex {
     this.enforceBudget();
   }
 
-  /** Estimated bytes of one collection's partitions (vector, lexical and graph). */
+  /** Estimated bytes of one collection's partitions (vector, lexical, turn facts and graph). */
   partitionBytes(collectionId: string): number {
     const vector = this.index.partition(collectionId);
     const lexical = this.lexical.partition(collectionId)?.storageStats();
@@ -220,13 +282,16 @@ export class SearchIndex {
     return (
       (vector ? vector.bytes + vector.size * BYTES_PER_CHUNK_IDS : 0) +
       (lexical ? lexical.typedArrayBytes + (lexical.terms + lexical.cachedPieces) * BYTES_PER_TERM : 0) +
+      this.turns.bytes(collectionId) +
       (graph ? (graph.entityCount + graph.factCount) * BYTES_PER_GRAPH_ENTRY : 0)
     );
   }
 
-  /** Bytes held by every loaded partition (the figure the budget bounds). */
+  /** Bytes held by every loaded partition and resident (the figure the budget bounds). */
   totalBytes(): number {
-    return this.index.loadedCollections().reduce((sum, id) => sum + this.partitionBytes(id), 0);
+    let total = 0;
+    for (const bytes of this.loadedSizes().values()) total += bytes;
+    return total;
   }
 
   budgetStats(): IndexBudgetStats {
@@ -234,6 +299,7 @@ export class SearchIndex {
       maxBytes: this.budget.maxBytes,
       bytes: this.totalBytes(),
       collections: this.index.loadedCollections().length,
+      residents: this.residents.size,
       evictions: this.evictions,
       loads: this.loads,
     };
@@ -253,7 +319,7 @@ export class SearchIndex {
     if (!Number.isFinite(this.budget.maxBytes)) return total;
     for (const collectionId of this.budget.victims(sizes, busy)) {
       total -= sizes.get(collectionId) ?? 0;
-      this.rememberBytes(collectionId, sizes.get(collectionId) ?? 0);
+      if (!this.residents.has(collectionId)) this.rememberBytes(collectionId, sizes.get(collectionId) ?? 0);
       this.dropPartition(collectionId);
       this.evictions++;
       this.logger.debug(
@@ -280,8 +346,14 @@ export class SearchIndex {
       cosineOf: (chunkIds) => (query ? this.index.similarities(query, collectionIds, chunkIds) : new Map()),
       isQuestion: (chunkId) => this.turns.isQuestion(collectionIds, chunkId),
       datesOf: (chunkId) => this.turns.datesOf(collectionIds, chunkId),
+      speakerOf: (chunkId) => this.turns.speakerOf(collectionIds, chunkId),
       chunks: () => this.index.entries(collectionIds),
     };
+  }
+
+  /** The speakers of these collections' turns (search/turn-speakers.ts), from what `prepare` loaded. */
+  speakers(collectionIds: string[]): Set<string> {
+    return this.turns.speakers(collectionIds);
   }
 
   /** Validity timelines of facts of these collections, from what `prepare` loaded. */
@@ -313,12 +385,17 @@ export class SearchIndex {
   }
 
   private removeMemoryChunks(memoryId: string): void {
-    this.index.removeMemory(memoryId);
-    this.lexical.removeMemory(memoryId);
-    this.turns.removeMemory(memoryId);
+    this.loader.removeMemoryChunks(memoryId);
   }
 
   private dropPartition(collectionId: string): void {
+    const resident = this.residents.get(collectionId);
+    if (resident) {
+      this.residents.delete(collectionId);
+      this.budget.forget(collectionId);
+      resident.drop();
+      return;
+    }
     this.index.dropPartition(collectionId);
     this.lexical.dropPartition(collectionId);
     this.turns.dropPartition(collectionId);
@@ -389,35 +466,17 @@ export class SearchIndex {
     const started = Date.now();
     const partition = this.index.createPartition(collectionId);
     const lexicalPartition = this.lexical.createPartition(collectionId);
-    const turnPartition = this.turns.createPartition(collectionId);
+    this.turns.createPartition(collectionId);
     this.budget.touch(collectionId);
     try {
-      // The graph's reads and the chunk reads (in LOAD_READERS disjoint ranges) run concurrently:
-      // while one waits for its next batch from the database, another's batch is indexed.
       // The new partitions' first allocation counts at once (before anything can observe it), and
-      // the growth after every BUDGET_CHECK_CHUNKS chunks of each reader, from its first chunk on.
+      // the growth as the loader reads (search/partition-loader.ts), from each reader's first chunk on.
       if (bounded) this.checkLoad(collectionId);
-      // A reader that fails (or finds the load over budget) stops the others at their next chunk.
-      let failed = false;
-      const readChunks = async (index: number): Promise<void> => {
-        let sinceCheck = BUDGET_CHECK_CHUNKS - 1;
-        for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId, { index, of: LOAD_READERS })) {
-          if (failed) return;
-          if (!chunk.embedding) continue;
-          partition.upsertBytes(chunk._id, chunk.memory_id, chunk.embedding.buffer);
-          lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
-          turnPartition.upsert(chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
-          if (bounded && ++sinceCheck >= BUDGET_CHECK_CHUNKS) {
-            sinceCheck = 0;
-            this.checkLoad(collectionId);
-          }
-        }
-      };
-      const readers = Array.from({ length: LOAD_READERS }, (_, index) => readChunks(index));
-      await Promise.all([...readers, this.loadGraph(collectionId)]).catch((error: unknown) => {
-        failed = true;
-        throw error;
-      });
+      await this.loader.fill(
+        collectionId,
+        { vector: partition, lexical: lexicalPartition },
+        bounded ? () => this.checkLoad(collectionId) : undefined,
+      );
       // The last (partial) batches and the graph, measured once complete.
       if (bounded) this.checkLoad(collectionId);
     } catch (error) {
@@ -432,173 +491,4 @@ export class SearchIndex {
     // This partition still counts as loading here, so its own load never evicts it.
     this.enforceBudget();
   }
-
-  private async loadGraph(collectionId: string): Promise<void> {
-    const partition = this.graph.createPartition(collectionId);
-    const entities = new Map<string, GraphEntityInfo>();
-    for await (const entity of this.store.graph.entitiesOfCollection(collectionId)) entities.set(entity._id, entityInfo(entity));
-    const facts = new Map<string, GraphFactInfo>();
-    for await (const fact of this.store.graph.factsOfCollection(collectionId)) facts.set(fact._id, factInfo(fact));
-    const rowsByMemory = new Map<string, ProvenanceRow[]>();
-    for await (const row of this.store.graph.mentionsOfCollection(collectionId)) {
-      let rows = rowsByMemory.get(row.memory_id);
-      if (!rows) rowsByMemory.set(row.memory_id, (rows = []));
-      rows.push(provenanceRowOf(row));
-    }
-    for (const [memoryId, rows] of rowsByMemory) partition.setMemory(memoryId, rows, entities, facts);
-  }
-
-  /** Re-reads the graph provenance of changed memories (and what it names) into the loaded partitions. */
-  private async applyGraphUpserts(memoryIds: string[], loaded: ReadonlySet<string>): Promise<void> {
-    const rows = (await this.store.graph.mentionsOfMemories(memoryIds)).filter((row) => loaded.has(row.collection_id));
-    const entityIds = [...new Set(rows.filter((row) => row.target_kind === 'entity').map((row) => row.target_id))];
-    const factIds = [...new Set(rows.filter((row) => row.target_kind === 'fact').map((row) => row.target_id))];
-    const [entities, facts] = await Promise.all([this.store.graph.entitiesByIds(entityIds), this.store.graph.factsByIds(factIds)]);
-    const entityInfos = new Map(entities.map((entity) => [entity._id, entityInfo(entity)]));
-    const factInfos = new Map(facts.map((fact) => [fact._id, factInfo(fact)]));
-    const grouped = new Map<string, ProvenanceRow[]>();
-    for (const row of rows) {
-      const key = `${row.collection_id}\n${row.memory_id}`;
-      let own = grouped.get(key);
-      if (!own) grouped.set(key, (own = []));
-      own.push(provenanceRowOf(row));
-    }
-    // Every loaded partition is told, so one the memory left (or that lost its graph) drops it.
-    for (const memoryId of memoryIds) {
-      for (const collectionId of loaded) {
-        this.graph.partition(collectionId)?.setMemory(memoryId, grouped.get(`${collectionId}\n${memoryId}`) ?? [], entityInfos, factInfos);
-      }
-    }
-  }
-
-  private async applyPendingChanges(): Promise<void> {
-    for (;;) {
-      const changes = await this.store.indexChanges.log.readAfter(this.lastSeq, CHANGES_PER_PULL);
-      if (changes.length === 0) return;
-      if (changes[0]!.seq > this.lastSeq + 1 && this.lastSeq > 0) {
-        // We fell behind the feed's retention: our partitions may have missed changes, so they
-        // are read again from the store, lazily (see reloadLater). The newest seq is taken before
-        // the reads, so what is published meanwhile is applied afterwards.
-        const newest = await this.store.indexChanges.log.latestSeq();
-        const collections = this.index.loadedCollections();
-        this.logger.warn(
-          { lastSeq: this.lastSeq, oldest: changes[0]!.seq, newest, collections: collections.length },
-          'index feed gap: partitions are read again on their next search',
-        );
-        this.lastSeq = newest;
-        await this.reloadLater(collections);
-        continue;
-      }
-      /** Changed memories, with the collections their notices name (null: a notice that names none, read regardless). */
-      const upserts = new Map<string, Set<string> | null>();
-      const dropped = new Set<string>();
-      const reloaded = new Set<string>();
-      for (const change of changes) {
-        if (change.op === 'drop_collection') {
-          if (change.collection_id) dropped.add(change.collection_id);
-        } else if (change.op === 'reload_collection') {
-          if (change.collection_id) reloaded.add(change.collection_id);
-        } else if (change.op === 'remove') {
-          upserts.delete(change.memory_id);
-          this.removeMemory(change.memory_id);
-        } else {
-          const known = upserts.has(change.memory_id) ? upserts.get(change.memory_id)! : new Set<string>();
-          const named = known && change.collection_ids ? new Set([...known, ...change.collection_ids]) : null;
-          upserts.set(change.memory_id, named);
-        }
-      }
-      await this.applyUpserts(upserts);
-      // A removed collection's partitions go, even one a search holds or a load is filling: the
-      // collection and every memory of it are gone (its expiry publishes this one notice, not
-      // one per memory), so nothing of them may stay in this process.
-      for (const collectionId of dropped) {
-        if (!this.index.partition(collectionId)) continue;
-        this.dropPartition(collectionId);
-        this.logger.debug({ collectionId }, 'index partition dropped (collection removed)');
-      }
-      await this.reloadLater([...reloaded].filter((id) => !dropped.has(id) && this.index.partition(id)));
-      this.lastSeq = changes[changes.length - 1]!.seq;
-      if (upserts.size > 0) this.enforceBudget();
-      if (changes.length < CHANGES_PER_PULL) return;
-    }
-  }
-
-  /**
-   * Partitions that may no longer match the store (after a feed gap, or a bulk change of their
-   * collection) are dropped, and read again by their next search, which loads them within the
-   * index budget like any first load; their last size is remembered for its pre-check. Those a
-   * search holds or a load is filling right now are read again at once instead: that search is
-   * waiting for this catch-up, and they were admitted within the budget already.
-   */
-  private async reloadLater(collectionIds: string[]): Promise<void> {
-    const inUse: string[] = [];
-    for (const collectionId of collectionIds) {
-      if (this.budget.isHeld(collectionId) || this.loading.has(collectionId)) inUse.push(collectionId);
-      else this.rememberBytes(collectionId, this.partitionBytes(collectionId));
-      this.dropPartition(collectionId);
-    }
-    // Must not wait for a catch-up: this runs inside one (waiting for it here hung every later search).
-    await Promise.all(inUse.map((collectionId) => this.trackLoad(collectionId, this.fillPartition(collectionId, false))));
-  }
-
-  /**
-   * Applies upserts: only memories in a loaded partition (by their notices) are read from the
-   * store; the others are just removed from whatever partition held them before.
-   */
-  private async applyUpserts(upserts: ReadonlyMap<string, ReadonlySet<string> | null>): Promise<void> {
-    const loaded = new Set(this.index.loadedCollections());
-    if (upserts.size === 0 || loaded.size === 0) return;
-    const memoryIds: string[] = [];
-    for (const [memoryId, collections] of upserts) {
-      if (collections === null || [...collections].some((id) => loaded.has(id))) memoryIds.push(memoryId);
-      else this.removeMemory(memoryId);
-    }
-    if (memoryIds.length === 0) return;
-    await this.applyGraphUpserts(memoryIds, loaded);
-    const chunks = await this.store.chunks.vectorsForMemories(memoryIds, this.modelId);
-    // Replace, not merge: the memory's chunk set or collections may have changed. Only the chunk
-    // indexes: the graph partitions were just replaced by applyGraphUpserts, and removing the
-    // memory there too would drop the provenance it just read (every memory completed after a
-    // collection's first search then lost its graph signal in this process).
-    for (const memoryId of memoryIds) this.removeMemoryChunks(memoryId);
-    for (const chunk of chunks) {
-      if (!chunk.embedding) continue;
-      const vector = binaryToVector(chunk.embedding);
-      for (const collectionId of chunk.collection_ids) {
-        this.index.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, vector);
-        this.lexical.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, chunk.text);
-        this.turns.upsert(collectionId, chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
-      }
-    }
-  }
 }
-
-/** A stored provenance row as the partition keeps it; facts carry their validity (absent on old rows). */
-const provenanceRowOf = (
-  row: Pick<MentionDoc, 'target_id' | 'chunk_index' | 'count' | 'description' | 'valid_from' | 'valid_to'>,
-): ProvenanceRow => ({
-  targetId: row.target_id,
-  chunkIndex: row.chunk_index,
-  count: row.count,
-  description: row.description ?? '',
-  ...(row.valid_from !== undefined || row.valid_to !== undefined
-    ? { validFrom: row.valid_from ?? null, validTo: row.valid_to ?? null }
-    : {}),
-});
-
-const entityInfo = (entity: Pick<EntityDoc, '_id' | 'name' | 'category' | 'description' | 'alias_keys'>): GraphEntityInfo => ({
-  id: entity._id,
-  name: entity.name,
-  category: entity.category,
-  description: entity.description,
-  aliasKeys: entity.alias_keys,
-});
-
-const factInfo = (fact: FactDoc): GraphFactInfo => ({
-  id: fact._id,
-  subjectId: fact.subject_id,
-  objectId: fact.object_id,
-  predicate: fact.predicate,
-  description: fact.description,
-  confidence: fact.confidence,
-});

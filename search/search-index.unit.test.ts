@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { createLogger } from '../core/logger.js';
 import { vectorToBinary } from '../store/chunks.js';
-import type { IndexChange } from '../store/index-changes.js';
+import type { IndexNotice } from './feed-follower.js';
 import { SearchIndex, type SearchIndexStore } from './search-index.js';
 
 const MODEL = 'test-model';
@@ -21,7 +21,7 @@ interface FakeChunk {
   vector: Float32Array;
 }
 
-type ChangeInput = Pick<IndexChange, 'op'> & Partial<Pick<IndexChange, 'memory_id' | 'collection_ids' | 'collection_id'>>;
+type ChangeInput = Pick<IndexNotice, 'op'> & Partial<Pick<IndexNotice, 'memory_id' | 'collection_ids' | 'collection_id'>>;
 
 async function* iterate<T>(items: T[]): AsyncGenerator<T> {
   for (const item of items) yield item;
@@ -29,7 +29,7 @@ async function* iterate<T>(items: T[]): AsyncGenerator<T> {
 
 /** A store of chunks (no graph) and a feed, counting every read a follower makes. */
 class FakeStore implements SearchIndexStore {
-  feed: IndexChange[] = [];
+  feed: IndexNotice[] = [];
   private seq = 0;
   chunkRows: FakeChunk[] = [];
   /** Memory ids passed to each per-memory read (chunks and graph provenance). */
@@ -73,7 +73,7 @@ class FakeStore implements SearchIndexStore {
 
   private doc(chunk: FakeChunk, index: number) {
     return {
-      _id: `${chunk.memoryId}:${index}`,
+      id: `${chunk.memoryId}:${index}`,
       memory_id: chunk.memoryId,
       collection_ids: chunk.collectionIds,
       text: chunk.text,
@@ -87,7 +87,7 @@ class FakeStore implements SearchIndexStore {
 
   publish(change: ChangeInput): void {
     this.seq += 1;
-    this.feed.push({ _id: `change-${this.seq}`, seq: this.seq, memory_id: '', tenant_id: 't', ts: new Date(), ...change });
+    this.feed.push({ seq: this.seq, memory_id: '', ...change });
   }
 
   /** The feed moves on past a follower's retention: what it did not read is trimmed away. */

@@ -1,46 +1,47 @@
 /**
  * Per collection partition, what the turn ranking (search/turn-ranking.ts) needs to know of each
- * chunk besides its vector and terms: whether it asks, and the dates it speaks of. Kept beside
- * the vector and lexical partitions, by the same upserts and removals.
+ * chunk besides its vector and terms: whether it asks, the dates it speaks of, and who speaks it.
+ * Kept beside the vector and lexical partitions, by the same upserts and removals, and counted in
+ * the partition budget (`bytes`).
  */
 import { turnDates } from './turn-dates.js';
+import { detachedString } from './tokenize.js';
+import { turnSpeaker } from './turn-speakers.js';
 
 interface TurnFact {
   question: boolean;
   /** Milliseconds since the epoch: compact, and compared as numbers. */
   dates: Float64Array;
+  /** Lower-cased speaker name (search/turn-speakers.ts); the string is shared with the partition's count key. */
+  speaker: string | undefined;
 }
+
+interface TurnPartition {
+  facts: Map<string, TurnFact>;
+  /** Per speaker, its turns and the one copy of its name the facts share. */
+  speakers: Map<string, { name: string; turns: number }>;
+  /** Bytes of the dates' typed arrays. */
+  dateBytes: number;
+  /** Which chunks each memory has here, so a dropped partition leaves no chunk ids behind. */
+  chunksOfMemory: Map<string, Set<string>>;
+}
+
+/**
+ * Estimated bytes per chunk beyond its dates' typed array: the map entry, the chunk id string (a
+ * second copy of the vector partition's), the record and its typed array's header. On the high
+ * side, like the search index's other estimates.
+ */
+const BYTES_PER_TURN_FACT = 320;
+/** A name must head at least this many turns to count as a speaker of the collection. */
+const MIN_SPEAKER_TURNS = 2;
 
 const NO_DATES: readonly Date[] = [];
-
-/** One collection's turn facts, and which chunks each memory has there (so a drop forgets them too). */
-export class TurnPartition {
-  readonly facts = new Map<string, TurnFact>();
-  private readonly chunksOfMemory = new Map<string, Set<string>>();
-
-  upsert(chunkId: string, memoryId: string, text: string, time: Date | null | undefined): void {
-    const dates = time ? turnDates(text, time) : [];
-    this.facts.set(chunkId, { question: text.trimEnd().endsWith('?'), dates: Float64Array.from(dates, (date) => date.getTime()) });
-    let chunks = this.chunksOfMemory.get(memoryId);
-    if (!chunks) this.chunksOfMemory.set(memoryId, (chunks = new Set()));
-    chunks.add(chunkId);
-  }
-
-  removeMemory(memoryId: string): void {
-    const chunks = this.chunksOfMemory.get(memoryId);
-    if (!chunks) return;
-    for (const chunkId of chunks) this.facts.delete(chunkId);
-    this.chunksOfMemory.delete(memoryId);
-  }
-}
 
 export class TurnFacts {
   private readonly partitions = new Map<string, TurnPartition>();
 
-  createPartition(collectionId: string): TurnPartition {
-    const partition = new TurnPartition();
-    this.partitions.set(collectionId, partition);
-    return partition;
+  createPartition(collectionId: string): void {
+    this.partitions.set(collectionId, { facts: new Map(), speakers: new Map(), dateBytes: 0, chunksOfMemory: new Map() });
   }
 
   dropPartition(collectionId: string): void {
@@ -48,11 +49,48 @@ export class TurnFacts {
   }
 
   upsert(collectionId: string, chunkId: string, memoryId: string, text: string, time: Date | null | undefined): void {
-    this.partitions.get(collectionId)?.upsert(chunkId, memoryId, text, time);
+    const partition = this.partitions.get(collectionId);
+    if (!partition) return;
+    this.removeChunk(partition, chunkId);
+    const dates = Float64Array.from(time ? turnDates(text, time) : [], (date) => date.getTime());
+    let speaker = turnSpeaker(text);
+    if (speaker !== undefined) {
+      let entry = partition.speakers.get(speaker);
+      // One copy of the name per speaker, owning its characters (never a view into a chunk's text).
+      if (!entry) partition.speakers.set(speaker, (entry = { name: detachedString(speaker), turns: 0 }));
+      entry.turns += 1;
+      speaker = entry.name;
+    }
+    partition.facts.set(chunkId, { question: text.trimEnd().endsWith('?'), dates, speaker });
+    partition.dateBytes += dates.byteLength;
+    let chunks = partition.chunksOfMemory.get(memoryId);
+    if (!chunks) partition.chunksOfMemory.set(memoryId, (chunks = new Set()));
+    chunks.add(chunkId);
+  }
+
+  private removeChunk(partition: TurnPartition, chunkId: string): void {
+    const fact = partition.facts.get(chunkId);
+    if (!fact) return;
+    partition.facts.delete(chunkId);
+    partition.dateBytes -= fact.dates.byteLength;
+    if (fact.speaker === undefined) return;
+    const entry = partition.speakers.get(fact.speaker);
+    if (entry && --entry.turns <= 0) partition.speakers.delete(fact.speaker);
   }
 
   removeMemory(memoryId: string): void {
-    for (const partition of this.partitions.values()) partition.removeMemory(memoryId);
+    for (const partition of this.partitions.values()) {
+      const chunks = partition.chunksOfMemory.get(memoryId);
+      if (!chunks) continue;
+      for (const chunkId of chunks) this.removeChunk(partition, chunkId);
+      partition.chunksOfMemory.delete(memoryId);
+    }
+  }
+
+  /** Estimated bytes of the collection's turn facts (search/search-index.ts partitionBytes). */
+  bytes(collectionId: string): number {
+    const partition = this.partitions.get(collectionId);
+    return partition ? partition.facts.size * BYTES_PER_TURN_FACT + partition.dateBytes : 0;
   }
 
   private find(collectionIds: readonly string[], chunkId: string): TurnFact | undefined {
@@ -70,5 +108,18 @@ export class TurnFacts {
   datesOf(collectionIds: readonly string[], chunkId: string): readonly Date[] {
     const fact = this.find(collectionIds, chunkId);
     return fact ? Array.from(fact.dates, (ms) => new Date(ms)) : NO_DATES;
+  }
+
+  speakerOf(collectionIds: readonly string[], chunkId: string): string | undefined {
+    return this.find(collectionIds, chunkId)?.speaker;
+  }
+
+  /** The speakers of these collections: names heading at least MIN_SPEAKER_TURNS turns of one of them. */
+  speakers(collectionIds: readonly string[]): Set<string> {
+    const found = new Set<string>();
+    for (const collectionId of collectionIds)
+      for (const [speaker, { turns }] of this.partitions.get(collectionId)?.speakers ?? [])
+        if (turns >= MIN_SPEAKER_TURNS) found.add(speaker);
+    return found;
   }
 }

@@ -19,7 +19,13 @@ export interface ChunkDoc {
   embedding_model: string | null;
 }
 
-export type NewChunk = Omit<ChunkDoc, 'embedding' | 'embedding_model'>;
+/** A chunk as the layers above the store read it: the row with `id`. */
+export type StoredChunk = Omit<ChunkDoc, '_id'> & { id: string };
+/** A chunk to write: its vector comes later (setEmbeddings). */
+export type NewChunk = Omit<StoredChunk, 'embedding' | 'embedding_model'>;
+
+const withoutId = ({ id: _id, ...rest }: NewChunk): Omit<NewChunk, 'id'> => rest;
+const withId = <T extends { _id: string }>({ _id, ...rest }: T): Omit<T, '_id'> & { id: string } => ({ id: _id, ...rest });
 
 export const vectorToBinary = (vector: Float32Array): Binary =>
   new Binary(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
@@ -50,7 +56,11 @@ export class ChunkRepository {
   async upsertMany(chunks: NewChunk[]): Promise<void> {
     if (chunks.length === 0) return;
     const operations: AnyBulkWriteOperation<ChunkDoc>[] = chunks.map((chunk) => ({
-      replaceOne: { filter: { _id: chunk._id }, replacement: { ...chunk, embedding: null, embedding_model: null }, upsert: true },
+      replaceOne: {
+        filter: { _id: chunk.id },
+        replacement: { ...withoutId(chunk), _id: chunk.id, embedding: null, embedding_model: null },
+        upsert: true,
+      },
     }));
     await this.collection.bulkWrite(operations, { ordered: false });
   }
@@ -73,21 +83,23 @@ export class ChunkRepository {
     await this.collection.deleteMany({ memory_id: memoryId, index: { $gte: keepCount } });
   }
 
-  forMemory(memoryId: string, options: { withEmbeddings?: boolean } = {}): Promise<ChunkDoc[]> {
-    return this.collection
+  async forMemory(memoryId: string, options: { withEmbeddings?: boolean } = {}): Promise<StoredChunk[]> {
+    const rows = await this.collection
       .find({ memory_id: memoryId }, { sort: { index: 1 }, projection: options.withEmbeddings ? {} : { embedding: 0 } })
       .toArray();
+    return rows.map(withId);
   }
 
   /** Named fields, not `{ embedding: 0 }`: the stand-in reads whole documents for an exclusion projection. */
-  byIds(ids: string[]): Promise<ChunkDoc[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.collection
+  async byIds(ids: string[]): Promise<Omit<StoredChunk, 'embedding' | 'embedding_model'>[]> {
+    if (ids.length === 0) return [];
+    const rows = (await this.collection
       .find(
         { _id: { $in: ids } },
         { projection: { _id: 1, memory_id: 1, tenant_id: 1, collection_ids: 1, index: 1, text: 1, source: 1, occurred_at: 1 } },
       )
-      .toArray() as Promise<ChunkDoc[]>;
+      .toArray()) as Omit<ChunkDoc, 'embedding' | 'embedding_model'>[];
+    return rows.map(withId);
   }
 
   /**
@@ -100,28 +112,31 @@ export class ChunkRepository {
     collectionId: string,
     model: string,
     part: { index: number; of: number } = { index: 0, of: 1 },
-  ): AsyncIterable<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding' | 'text' | 'occurred_at'>> {
+  ): AsyncIterable<Pick<StoredChunk, 'id' | 'memory_id' | 'embedding' | 'text' | 'occurred_at'>> {
     const bounds = (i: number): string | undefined => (i <= 0 || i >= part.of ? undefined : Math.floor((16 * i) / part.of).toString(16));
     const lower = bounds(part.index);
     const upper = bounds(part.index + 1);
     const idRange = { ...(lower !== undefined ? { $gte: lower } : {}), ...(upper !== undefined ? { $lt: upper } : {}) };
-    return this.collection.find(
-      { collection_ids: collectionId, embedding_model: model, ...(lower !== undefined || upper !== undefined ? { _id: idRange } : {}) },
-      { projection: { _id: 1, memory_id: 1, embedding: 1, text: 1, occurred_at: 1 }, batchSize: 2000 },
-    );
+    return this.collection
+      .find(
+        { collection_ids: collectionId, embedding_model: model, ...(lower !== undefined || upper !== undefined ? { _id: idRange } : {}) },
+        { projection: { _id: 1, memory_id: 1, embedding: 1, text: 1, occurred_at: 1 }, batchSize: 2000 },
+      )
+      .map(withId);
   }
 
   /** Current-model vectors of the given memories: what an index follower applies. */
-  vectorsForMemories(
+  async vectorsForMemories(
     memoryIds: string[],
     model: string,
-  ): Promise<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding' | 'collection_ids' | 'text' | 'occurred_at'>[]> {
-    return this.collection
+  ): Promise<Pick<StoredChunk, 'id' | 'memory_id' | 'embedding' | 'collection_ids' | 'text' | 'occurred_at'>[]> {
+    const rows = await this.collection
       .find(
         { memory_id: { $in: memoryIds }, embedding_model: model },
         { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1, text: 1, occurred_at: 1 } },
       )
       .toArray();
+    return rows.map(withId);
   }
 
   async deleteForMemories(memoryIds: string[]): Promise<number> {

@@ -237,6 +237,10 @@ export const MemoryResponse = z
         description: z.string(),
         weight: z.number(),
         confidence: z.number(),
+        found_by: z
+          .enum(['query', 'hits'])
+          .optional()
+          .meta({ description: 'With the graph signal: named by the query, or only mentioned by the top hits (after those of the query)' }),
         ...relationshipValidity,
       }),
     ),
