@@ -169,9 +169,12 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     allowRemoteModels: config.ALLOW_REMOTE_MODELS,
     cacheDir: path.join(config.DATA_DIR, 'model-cache'),
     maxBatchSize: config.EMBEDDING_BATCH_SIZE,
-    // The model runs on a thread of its own: a model call never blocks the event loop (requests,
-    // heartbeats, the worker's other activities), and onnxruntime runs on that one thread only.
-    ownThread: true,
+    // An API process runs the model on a thread of its own, so a model call (a device create's
+    // passages, a query) never blocks its event loop. A process that also runs the worker keeps it
+    // on the main thread: speech transcription (whisper, extractors/audio.ts) runs onnxruntime there,
+    // and onnxruntime-node used from two threads of one process crashes it (a native HandleScope
+    // fatal error, seen when the worker transcribed while its model thread embedded).
+    ownThread: config.ROLE === 'api',
   };
   const embedder = memoize<Embedder>(() => loadEmbedder(embedderOptions));
   const stoppers: (() => Promise<void>)[] = [];
