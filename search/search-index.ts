@@ -7,13 +7,20 @@
  * (read-your-writes across processes), and a deleted one never is.
  */
 import type { Logger } from '../core/logger.js';
-import { binaryToVector } from '../store/chunks.js';
+import { binaryToVector, type ChunkDoc } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
 import type { EntityDoc, FactDoc, MentionDoc } from '../store/graph.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
 import { GraphIndex, type GraphEntityInfo, type GraphFactInfo, type GraphMatch, type ProvenanceRow } from './graph-index.js';
-import { LexicalIndex, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
+import { LexicalIndex, LexicalPartition, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
+import {
+  decodePartitionSnapshot,
+  encodePartitionSnapshot,
+  SNAPSHOT_FORMAT,
+  turnColumns,
+  type PartitionSnapshot,
+} from './partition-snapshot.js';
 import { TurnFacts } from './turn-facts.js';
 import type { TurnSource } from './turn-ranking.js';
 import { PartitionBudget } from './partition-budget.js';
@@ -27,6 +34,12 @@ const LOAD_READERS = 2;
 const BUDGET_CHECK_CHUNKS = 256;
 /** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
 const KNOWN_SIZES = 10_000;
+/** Collections smaller than this load fast enough from their chunks: no snapshot is written. */
+const SNAPSHOT_MIN_CHUNKS = 2000;
+/** A load from a snapshot that had to re-read more than this share of chunks writes a fresh one. */
+const SNAPSHOT_STALE_FRACTION = 0.1;
+/** Memories re-read per store query while reconciling a snapshot with the store. */
+const RECONCILE_BATCH = 500;
 
 /**
  * Estimated bytes of what the typed arrays leave out, per entry: a chunk's id strings, array
@@ -47,7 +60,15 @@ export interface SearchIndexOptions {
    * Infinity: no eviction.
    */
   maxBytes?: number;
+  /**
+   * Collections of at least this many chunks get a persisted lexical snapshot after a load that
+   * tokenised them, and load from it next time (store/index-snapshots.ts). Infinity: never.
+   */
+  snapshotMinChunks?: number;
 }
+
+/** A snapshot that cannot be brought up to date (the feed lost changes since it): load from the chunks instead. */
+class SnapshotUnusable extends Error {}
 
 /**
  * A search's partitions do not fit the budget. `exceeded`: its own collections alone need more
@@ -95,6 +116,9 @@ export class SearchIndex {
   private loads = 0;
   /** Last measured bytes of collections (loaded, evicted or aborted), oldest first. */
   private readonly knownBytes = new Map<string, number>();
+  private readonly snapshotMinChunks: number;
+  /** Snapshots being written, by collection. */
+  private readonly persisting = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: Store,
@@ -105,6 +129,7 @@ export class SearchIndex {
   ) {
     this.index = new VectorIndex(dimensions);
     this.budget = new PartitionBudget(options.maxBytes ?? Infinity);
+    this.snapshotMinChunks = options.snapshotMinChunks ?? SNAPSHOT_MIN_CHUNKS;
   }
 
   async start(): Promise<void> {
@@ -120,6 +145,7 @@ export class SearchIndex {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.pull;
+    await this.snapshotsWritten();
   }
 
   /** Applies every change published so far. Concurrent callers share one queued pull. */
@@ -374,12 +400,17 @@ export class SearchIndex {
    * `bounded`: checks the budget as it grows (see checkLoad); the gap path's reloads do not, as
    * they only restore what was loaded within the budget before.
    */
-  private async fillPartition(collectionId: string, bounded: boolean): Promise<void> {
+  private async fillPartition(collectionId: string, bounded: boolean, useSnapshot = true): Promise<void> {
     const started = Date.now();
+    const snapshot = useSnapshot ? await this.readSnapshot(collectionId) : null;
     const partition = this.index.createPartition(collectionId);
-    const lexicalPartition = this.lexical.createPartition(collectionId);
+    if (snapshot) this.lexical.setPartition(collectionId, LexicalPartition.fromState(snapshot.lexical));
+    else this.lexical.createPartition(collectionId);
+    const lexicalPartition = this.lexical.partition(collectionId)!;
     this.turns.createPartition(collectionId);
+    if (snapshot) this.putTurnFacts(collectionId, snapshot);
     this.budget.touch(collectionId);
+    let reread = 0;
     try {
       // The graph's reads and the chunk reads (in LOAD_READERS disjoint ranges) run concurrently:
       // while one waits for its next batch from the database, another's batch is indexed.
@@ -390,12 +421,20 @@ export class SearchIndex {
       let failed = false;
       const readChunks = async (index: number): Promise<void> => {
         let sinceCheck = BUDGET_CHECK_CHUNKS - 1;
-        for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId, { index, of: LOAD_READERS })) {
+        const part = { index, of: LOAD_READERS };
+        // With a snapshot, the text is neither read nor tokenised: its terms and turn facts are in it.
+        const chunks: AsyncIterable<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding'> & Partial<Pick<ChunkDoc, 'text' | 'occurred_at'>>> =
+          snapshot
+            ? this.store.chunks.vectorsOnlyForCollection(collectionId, this.modelId, part)
+            : this.store.chunks.vectorsForCollection(collectionId, this.modelId, part);
+        for await (const chunk of chunks) {
           if (failed) return;
           if (!chunk.embedding) continue;
           partition.upsertBytes(chunk._id, chunk.memory_id, chunk.embedding.buffer);
-          lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
-          this.turns.upsert(collectionId, chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
+          if (chunk.text !== undefined) {
+            lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
+            this.turns.upsert(collectionId, chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
+          }
           if (bounded && ++sinceCheck >= BUDGET_CHECK_CHUNKS) {
             sinceCheck = 0;
             this.checkLoad(collectionId);
@@ -407,18 +446,123 @@ export class SearchIndex {
         failed = true;
         throw error;
       });
+      if (snapshot) reread = await this.reconcileWithSnapshot(collectionId, snapshot.seq);
       // The last (partial) batches and the graph, measured once complete.
       if (bounded) this.checkLoad(collectionId);
     } catch (error) {
       if (error instanceof OverBudget) this.rememberBytes(collectionId, error.pinned.get(collectionId) ?? 0);
       this.dropPartition(collectionId);
+      if (error instanceof SnapshotUnusable) {
+        this.logger.warn({ collectionId, reason: error.message }, 'index snapshot not usable: loading from the chunks');
+        return this.fillPartition(collectionId, bounded, false);
+      }
       throw error;
     }
     this.rememberBytes(collectionId, this.partitionBytes(collectionId));
     this.loads++;
-    this.logger.debug({ collectionId, chunks: partition.size, ms: Date.now() - started }, 'index partition loaded');
+    this.logger.debug(
+      { collectionId, chunks: partition.size, ms: Date.now() - started, fromSnapshot: snapshot !== null, reread },
+      'index partition loaded',
+    );
+    // A load that tokenised everything (or re-read much) leaves a snapshot for the next one.
+    if (partition.size >= this.snapshotMinChunks && (!snapshot || reread > partition.size * SNAPSHOT_STALE_FRACTION))
+      this.persistSoon(collectionId);
     // This partition still counts as loading here, so its own load never evicts it.
     this.enforceBudget();
+  }
+
+  /** The collection's persisted lexical partition, if one of this code's format exists and decodes. */
+  private async readSnapshot(collectionId: string): Promise<(PartitionSnapshot & { seq: number }) | null> {
+    if (this.snapshotMinChunks === Infinity) return null;
+    const stored = await this.store.indexSnapshots.read(collectionId, this.modelId);
+    if (!stored || stored.format !== SNAPSHOT_FORMAT) return null;
+    try {
+      return { ...decodePartitionSnapshot(stored.bytes), seq: stored.seq };
+    } catch (error) {
+      this.logger.warn({ collectionId, err: error }, 'index snapshot unreadable: loading from the chunks');
+      return null;
+    }
+  }
+
+  private putTurnFacts(collectionId: string, snapshot: PartitionSnapshot): void {
+    const { chunkIds, memoryIds } = snapshot.lexical;
+    const { question, dateCount, dates } = snapshot.turns;
+    let at = 0;
+    for (let slot = 0; slot < chunkIds.length; slot++) {
+      const count = dateCount[slot]!;
+      this.turns.put(collectionId, chunkIds[slot]!, memoryIds[slot]!, {
+        question: question[slot] === 1,
+        dates: dates.slice(at, at + count),
+      });
+      at += count;
+    }
+  }
+
+  /**
+   * Brings a partition whose lexical part came from a snapshot (at `seq`) up to the store: every
+   * memory the feed names after `seq`, and every memory whose chunks the vector read and the
+   * snapshot disagree on, is read again (as the follower applies a change). Returns how many
+   * memories were. Throws SnapshotUnusable when the feed no longer holds every change since `seq`.
+   */
+  private async reconcileWithSnapshot(collectionId: string, seq: number): Promise<number> {
+    const log = this.store.indexChanges.log;
+    const changed = new Set<string>();
+    const lost = new SnapshotUnusable(`the index feed no longer holds seq ${seq + 1}`);
+    let after = seq;
+    for (;;) {
+      const changes = await log.readAfter(after, CHANGES_PER_PULL);
+      if (after === seq && (changes.length > 0 ? changes[0]!.seq > seq + 1 : (await log.latestSeq()) > seq)) throw lost;
+      for (const change of changes) if (change.memory_id) changed.add(change.memory_id);
+      if (changes.length < CHANGES_PER_PULL) break;
+      after = changes[changes.length - 1]!.seq;
+    }
+    const vectors = this.index.partition(collectionId);
+    const lexical = this.lexical.partition(collectionId);
+    if (!vectors || !lexical) return 0;
+    for (const [chunkId, memoryId] of vectors.entries()) if (lexical.memoryOfChunk(chunkId) !== memoryId) changed.add(memoryId);
+    for (const [chunkId, memoryId] of lexical.entries()) if (!vectors.hasChunk(chunkId)) changed.add(memoryId);
+    const memoryIds = [...changed];
+    for (let from = 0; from < memoryIds.length; from += RECONCILE_BATCH)
+      await this.applyUpserts(memoryIds.slice(from, from + RECONCILE_BATCH));
+    if (vectors.size !== lexical.size)
+      throw new SnapshotUnusable(`${vectors.size} vectors but ${lexical.size} lexical chunks after reconciling`);
+    return memoryIds.length;
+  }
+
+  /** Writes the collection's snapshot in the background, one writer per collection at a time. */
+  private persistSoon(collectionId: string): void {
+    if (this.persisting.has(collectionId)) return;
+    const write = this.persist(collectionId)
+      .catch((error: unknown) => this.logger.warn({ collectionId, err: error }, 'index snapshot not written'))
+      .finally(() => this.persisting.delete(collectionId));
+    this.persisting.set(collectionId, write);
+  }
+
+  /** Resolves once the snapshots being written are (for tests and the bench). */
+  async snapshotsWritten(): Promise<void> {
+    await Promise.all(this.persisting.values());
+  }
+
+  private async persist(collectionId: string): Promise<void> {
+    const tenantId = await this.store.chunks.tenantOfCollection(collectionId);
+    if (!tenantId) return;
+    await this.catchUp();
+    // From here to the encoding nothing awaits: the state is the feed applied up to `seq`.
+    const seq = this.lastSeq;
+    const lexical = this.lexical.partition(collectionId);
+    if (!lexical) return;
+    const state = lexical.exportState();
+    const turns = turnColumns(state.chunkIds, (chunkId) => this.turns.factOf(collectionId, chunkId));
+    const bytes = encodePartitionSnapshot({ lexical: state, turns });
+    const generation = await this.store.indexSnapshots.write(
+      { tenantId, collectionId, model: this.modelId, format: SNAPSHOT_FORMAT, seq, chunks: state.chunkIds.length },
+      bytes,
+    );
+    // A memory of the tenant deleted since `seq` may be in it, and its delete may have swept the
+    // tenant's snapshots before this one existed: drop it then (store/memory-purge.ts).
+    const removes = await this.store.indexChanges.log.readAfter(seq, 1, { op: 'remove', tenant_id: tenantId });
+    if (removes.length > 0) await this.store.indexSnapshots.removeGeneration(collectionId, this.modelId, generation);
+    else this.logger.debug({ collectionId, seq, bytes: bytes.byteLength }, 'index snapshot written');
   }
 
   private async loadGraph(collectionId: string): Promise<void> {

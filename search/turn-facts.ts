@@ -5,7 +5,7 @@
  */
 import { turnDates } from './turn-dates.js';
 
-interface TurnFact {
+export interface TurnFact {
   question: boolean;
   /** Milliseconds since the epoch: compact, and compared as numbers. */
   dates: Float64Array;
@@ -21,6 +21,21 @@ export class TurnFacts {
     this.partitions.set(collectionId, new Map());
   }
 
+  /** What the partition knows of a chunk (for persisting it), if it holds the chunk. */
+  factOf(collectionId: string, chunkId: string): TurnFact | undefined {
+    return this.partitions.get(collectionId)?.get(chunkId);
+  }
+
+  /** Records a chunk's facts as computed before (a persisted partition), without reading its text. */
+  put(collectionId: string, chunkId: string, memoryId: string, fact: TurnFact): void {
+    const partition = this.partitions.get(collectionId);
+    if (!partition) return;
+    partition.set(chunkId, fact);
+    let chunks = this.chunksOfMemory.get(memoryId);
+    if (!chunks) this.chunksOfMemory.set(memoryId, (chunks = new Set()));
+    chunks.add(chunkId);
+  }
+
   dropPartition(collectionId: string): void {
     this.partitions.delete(collectionId);
   }
@@ -29,10 +44,10 @@ export class TurnFacts {
     const partition = this.partitions.get(collectionId);
     if (!partition) return;
     const dates = time ? turnDates(text, time) : [];
-    partition.set(chunkId, { question: text.trimEnd().endsWith('?'), dates: Float64Array.from(dates, (date) => date.getTime()) });
-    let chunks = this.chunksOfMemory.get(memoryId);
-    if (!chunks) this.chunksOfMemory.set(memoryId, (chunks = new Set()));
-    chunks.add(chunkId);
+    this.put(collectionId, chunkId, memoryId, {
+      question: text.trimEnd().endsWith('?'),
+      dates: Float64Array.from(dates, (date) => date.getTime()),
+    });
   }
 
   removeMemory(memoryId: string): void {

@@ -32,6 +32,15 @@ export function binaryToVector(binary: Binary): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
+/** The `_id` condition of one of `of` disjoint ranges of chunk ids (ids start with a UUID's hex digit). */
+function idRangeOf(part: { index: number; of: number }): { _id?: { $gte?: string; $lt?: string } } {
+  const bounds = (i: number): string | undefined => (i <= 0 || i >= part.of ? undefined : Math.floor((16 * i) / part.of).toString(16));
+  const lower = bounds(part.index);
+  const upper = bounds(part.index + 1);
+  if (lower === undefined && upper === undefined) return {};
+  return { _id: { ...(lower !== undefined ? { $gte: lower } : {}), ...(upper !== undefined ? { $lt: upper } : {}) } };
+}
+
 export class ChunkRepository {
   readonly collection: Collection<ChunkDoc>;
 
@@ -101,14 +110,31 @@ export class ChunkRepository {
     model: string,
     part: { index: number; of: number } = { index: 0, of: 1 },
   ): AsyncIterable<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding' | 'text' | 'occurred_at'>> {
-    const bounds = (i: number): string | undefined => (i <= 0 || i >= part.of ? undefined : Math.floor((16 * i) / part.of).toString(16));
-    const lower = bounds(part.index);
-    const upper = bounds(part.index + 1);
-    const idRange = { ...(lower !== undefined ? { $gte: lower } : {}), ...(upper !== undefined ? { $lt: upper } : {}) };
     return this.collection.find(
-      { collection_ids: collectionId, embedding_model: model, ...(lower !== undefined || upper !== undefined ? { _id: idRange } : {}) },
+      { collection_ids: collectionId, embedding_model: model, ...idRangeOf(part) },
       { projection: { _id: 1, memory_id: 1, embedding: 1, text: 1, occurred_at: 1 }, batchSize: 2000 },
     );
+  }
+
+  /**
+   * Like vectorsForCollection, without the text: a load whose lexical partition and turn facts
+   * come from a persisted snapshot reads only the vectors (and skips decoding ~1 KB per chunk).
+   */
+  vectorsOnlyForCollection(
+    collectionId: string,
+    model: string,
+    part: { index: number; of: number } = { index: 0, of: 1 },
+  ): AsyncIterable<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding'>> {
+    return this.collection.find(
+      { collection_ids: collectionId, embedding_model: model, ...idRangeOf(part) },
+      { projection: { _id: 1, memory_id: 1, embedding: 1 }, batchSize: 2000 },
+    );
+  }
+
+  /** The tenant whose chunks the collection holds (a collection belongs to one tenant), or null when it holds none. */
+  async tenantOfCollection(collectionId: string): Promise<string | null> {
+    const chunk = await this.collection.findOne({ collection_ids: collectionId }, { projection: { tenant_id: 1 } });
+    return chunk?.tenant_id ?? null;
   }
 
   /** Current-model vectors of the given memories: what an index follower applies. */
