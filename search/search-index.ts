@@ -34,7 +34,7 @@ const LOAD_READERS = 2;
 const BUDGET_CHECK_CHUNKS = 256;
 /** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
 const KNOWN_SIZES = 10_000;
-/** Collections smaller than this load fast enough from their chunks: no snapshot is written. */
+/** Collections smaller than this load fast enough from their chunks: no snapshot is written (SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS). */
 const SNAPSHOT_MIN_CHUNKS = 2000;
 /** A load from a snapshot that had to re-read more than this share of chunks writes a fresh one. */
 const SNAPSHOT_STALE_FRACTION = 0.1;
@@ -99,6 +99,8 @@ export interface IndexBudgetStats {
   collections: number;
   evictions: number;
   loads: number;
+  /** Of `loads`, those whose lexical partition came from a persisted snapshot. */
+  snapshotLoads: number;
 }
 
 export class SearchIndex {
@@ -114,6 +116,7 @@ export class SearchIndex {
   private readonly budget: PartitionBudget;
   private evictions = 0;
   private loads = 0;
+  private snapshotLoads = 0;
   /** Last measured bytes of collections (loaded, evicted or aborted), oldest first. */
   private readonly knownBytes = new Map<string, number>();
   private readonly snapshotMinChunks: number;
@@ -251,6 +254,7 @@ export class SearchIndex {
       collections: this.index.loadedCollections().length,
       evictions: this.evictions,
       loads: this.loads,
+      snapshotLoads: this.snapshotLoads,
     };
   }
 
@@ -460,6 +464,7 @@ export class SearchIndex {
     }
     this.rememberBytes(collectionId, this.partitionBytes(collectionId));
     this.loads++;
+    if (snapshot) this.snapshotLoads++;
     this.logger.debug(
       { collectionId, chunks: partition.size, ms: Date.now() - started, fromSnapshot: snapshot !== null, reread },
       'index partition loaded',
