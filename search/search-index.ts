@@ -65,6 +65,8 @@ export interface SearchIndexOptions {
    * tokenised them, and load from it next time (store/index-snapshots.ts). Infinity: never.
    */
   snapshotMinChunks?: number;
+  /** false: never load from a snapshot (still write them); the bench's tokenising baseline. */
+  snapshotReads?: boolean;
 }
 
 /** A snapshot that cannot be brought up to date (the feed lost changes since it): load from the chunks instead. */
@@ -120,6 +122,7 @@ export class SearchIndex {
   /** Last measured bytes of collections (loaded, evicted or aborted), oldest first. */
   private readonly knownBytes = new Map<string, number>();
   private readonly snapshotMinChunks: number;
+  private readonly snapshotReads: boolean;
   /** Snapshots being written, by collection. */
   private readonly persisting = new Map<string, Promise<void>>();
 
@@ -133,6 +136,7 @@ export class SearchIndex {
     this.index = new VectorIndex(dimensions);
     this.budget = new PartitionBudget(options.maxBytes ?? Infinity);
     this.snapshotMinChunks = options.snapshotMinChunks ?? SNAPSHOT_MIN_CHUNKS;
+    this.snapshotReads = options.snapshotReads ?? true;
   }
 
   async start(): Promise<void> {
@@ -478,7 +482,7 @@ export class SearchIndex {
 
   /** The collection's persisted lexical partition, if one of this code's format exists and decodes. */
   private async readSnapshot(collectionId: string): Promise<(PartitionSnapshot & { seq: number }) | null> {
-    if (this.snapshotMinChunks === Infinity) return null;
+    if (this.snapshotMinChunks === Infinity || !this.snapshotReads) return null;
     const stored = await this.store.indexSnapshots.read(collectionId, this.modelId);
     if (!stored || stored.format !== SNAPSHOT_FORMAT) return null;
     try {

@@ -88,15 +88,19 @@ export class ChunkRepository {
       .toArray();
   }
 
-  /** Named fields, not `{ embedding: 0 }`: the stand-in reads whole documents for an exclusion projection. */
-  byIds(ids: string[]): Promise<ChunkDoc[]> {
+  /**
+   * What a search hit shows of its chunk, and nothing more (no vector, collections or tenant: the
+   * search already knows them). Named fields, not `{ embedding: 0 }`: an exclusion projection
+   * makes a store read whole documents.
+   */
+  hitTexts(ids: string[]): Promise<Pick<ChunkDoc, '_id' | 'index' | 'text' | 'source' | 'occurred_at'>[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.collection
-      .find(
+      .find<Pick<ChunkDoc, '_id' | 'index' | 'text' | 'source' | 'occurred_at'>>(
         { _id: { $in: ids } },
-        { projection: { _id: 1, memory_id: 1, tenant_id: 1, collection_ids: 1, index: 1, text: 1, source: 1, occurred_at: 1 } },
+        { projection: { _id: 1, index: 1, text: 1, source: 1, occurred_at: 1 } },
       )
-      .toArray() as Promise<ChunkDoc[]>;
+      .toArray();
   }
 
   /**

@@ -121,6 +121,15 @@ export class IndexSnapshotRepository {
     });
   }
 
+  /** Whether the collection has a snapshot for the model, and of which format (nothing of its bytes is read). */
+  async headOf(collectionId: string, model: string): Promise<{ format: string; seq: number; chunks: number } | null> {
+    const head = await this.heads.findOne(
+      { _id: headId(collectionId, model), kind: 'head' },
+      { projection: { format: 1, seq: 1, chunks: 1 } },
+    );
+    return head ? { format: head.format, seq: head.seq, chunks: head.chunks } : null;
+  }
+
   /** The collection's snapshot for the model, or null when there is none (or it was replaced while read). */
   async read(collectionId: string, model: string): Promise<StoredIndexSnapshot | null> {
     const head = await this.heads.findOne({ _id: headId(collectionId, model), kind: 'head' });
