@@ -81,6 +81,12 @@ export const websocketSessions = new Gauge({
   registers,
 });
 
+export const websocketPausedSessions = new Gauge({
+  name: 'engram_websocket_paused_sessions',
+  help: 'Live-event sessions not sent to because their socket holds more than the soft buffer bound (the client is not reading)',
+  registers,
+});
+
 export const websocketSlowConsumers = new Counter({
   name: 'engram_websocket_slow_consumers_total',
   help: 'Sessions closed with 1013 slow_consumer because the client fell too far behind',

@@ -21,6 +21,7 @@ import {
   eventsDelivered,
   websocketKeyRevocations,
   websocketSessionsRefused,
+  websocketPausedSessions,
   websocketSlowConsumers,
 } from '../core/metrics.js';
 import type { EventFrameWithoutSignature, SignatureObject } from '../core/event-signature.js';
@@ -430,7 +431,7 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
     private hasRoom(): boolean {
       const buffered = this.transport.bufferedAmount();
       if (buffered <= options.softBufferBytes) {
-        this.paused = false;
+        this.setPaused(false);
         return true;
       }
       const now = Date.now();
@@ -441,12 +442,17 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
         this.close(CLOSE_CODES.slowConsumer, 'slow_consumer');
         return false;
       }
-      this.paused = true;
+      this.setPaused(true);
       this.pauseTimer ??= setTimeout(() => {
         this.pauseTimer = null;
         this.wake();
       }, PAUSED_RECHECK_MS);
       return false;
+    }
+
+    private setPaused(paused: boolean): void {
+      if (paused !== this.paused) websocketPausedSessions.inc(paused ? 1 : -1);
+      this.paused = paused;
     }
 
     private deliver(text: string, seq: number): void {
@@ -512,6 +518,7 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
       if (this.closed) return;
       this.transport.close(code, reason);
       this.closed = true;
+      this.setPaused(false);
     }
 
     /** Resolves once the frames and the delivery in flight are done (stop waits for it before the store closes). */
@@ -522,6 +529,7 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
     async ended(): Promise<void> {
       if (!sessions.delete(this)) return;
       this.closed = true;
+      this.setPaused(false);
       counter.release(this.tenantId, this.keyId);
       if (this.ackTimer) clearTimeout(this.ackTimer);
       if (this.pauseTimer) clearTimeout(this.pauseTimer);

@@ -67,6 +67,8 @@ export interface NewTrace extends TraceDraft {
 const REMINE_SHARE = 0.1;
 /** Re-runs of a full mine when the collection changed while it ran, before the sweep takes over. */
 const MINE_RERUNS = 3;
+/** How often an incremental assignment re-counts a pattern that other writers keep changing. */
+const PATTERN_COUNT_ROUNDS = 5;
 /** How long a full mine may hold its collection's lease without renewing it before another may take over (a crashed miner). */
 const MINE_LEASE_MS = 120_000;
 
@@ -642,31 +644,43 @@ export class WorkflowRepository {
     // (at most 10 % of changes old). Recomputing them here would read every member per memory.
     for (const patternId of touched) {
       const pattern = patterns.find((candidate) => candidate._id === patternId);
-      const count = await this.instances.countDocuments({ ...base, pattern_id: patternId });
-      if (!pattern || count < MIN_SUPPORT) {
-        await this.patterns.deleteOne({ ...base, _id: patternId });
-        await this.instances.updateMany(
-          { ...base, pattern_id: patternId },
-          { $set: { pattern_id: null, pattern_distance: null, position: null } },
+      // Another process may be assigning to the same pattern: a count read before its assignment
+      // can be written after its count. So the writer re-counts after writing until the two agree
+      // (the last writer then leaves the true count); past PATTERN_COUNT_ROUNDS the mine is owed.
+      let written: number | null = null;
+      for (let round = 0; ; round++) {
+        const count = await this.instances.countDocuments({ ...base, pattern_id: patternId });
+        if (count === written) break;
+        if (round === PATTERN_COUNT_ROUNDS) {
+          await this.mining.updateOne({ _id: scope.collectionId }, { $set: { remine_due: true } });
+          break;
+        }
+        if (!pattern || count < MIN_SUPPORT) {
+          await this.patterns.deleteOne({ ...base, _id: patternId });
+          await this.instances.updateMany(
+            { ...base, pattern_id: patternId },
+            { $set: { pattern_id: null, pattern_distance: null, position: null } },
+          );
+          break;
+        }
+        const set: Partial<WorkflowPatternDoc> = {
+          instance_count: count,
+          description: describePattern(pattern.signature, count).description,
+        };
+        const canonicalStays = await this.instances.findOne(
+          { ...base, _id: pattern.canonical_instance_id, pattern_id: patternId },
+          { projection: { _id: 1 } },
         );
-        continue;
+        if (!canonicalStays) {
+          const closest = await this.instances.findOne(
+            { ...base, pattern_id: patternId },
+            { sort: { pattern_distance: 1, last_activity_at: -1, _id: 1 }, projection: { _id: 1 } },
+          );
+          if (closest) set.canonical_instance_id = closest._id;
+        }
+        await this.patterns.updateOne({ _id: patternId }, { $set: set });
+        written = count;
       }
-      const set: Partial<WorkflowPatternDoc> = {
-        instance_count: count,
-        description: describePattern(pattern.signature, count).description,
-      };
-      const canonicalStays = await this.instances.findOne(
-        { ...base, _id: pattern.canonical_instance_id, pattern_id: patternId },
-        { projection: { _id: 1 } },
-      );
-      if (!canonicalStays) {
-        const closest = await this.instances.findOne(
-          { ...base, pattern_id: patternId },
-          { sort: { pattern_distance: 1, last_activity_at: -1, _id: 1 }, projection: { _id: 1 } },
-        );
-        if (closest) set.canonical_instance_id = closest._id;
-      }
-      await this.patterns.updateOne({ _id: patternId }, { $set: set });
     }
   }
 
