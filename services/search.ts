@@ -98,7 +98,11 @@ export interface SearchOutcome {
   confidence: SearchConfidence;
   /** What the fusion used about the query itself (see docs/search.md). */
   queryStats: { lexical_rarity: number; lexical_matched_terms: number; graph_entities: number };
-  timings: { embed_ms: number; index_ms: number; graph_ms: number; fetch_ms: number; total_ms: number };
+  /**
+   * fetch_ms runs from the end of the index searches to the response: it includes waiting for the
+   * graph signal's tail, fusion and the store reads; store_ms is the store reads alone.
+   */
+  timings: { embed_ms: number; index_ms: number; graph_ms: number; fetch_ms: number; store_ms: number; total_ms: number };
 }
 
 export interface SearchTuning {
@@ -307,10 +311,12 @@ export function createSearchService(deps: {
       // leaders are visible, and, beside them, the texts of the leading chunks.
       const likelyBackers = backersToCheck(rawGraph, (id) => (leaderIds.has(id) ? true : undefined));
       const prefetch = leaders.length <= wanted * PREFETCH_FACTOR ? leaders.map((entry) => entry.chunkId) : [];
+      let storeStarted = performance.now();
       const [fetched, prefetched] = await Promise.all([
         store.memories.searchable(tenantId, [...memoryIds, ...likelyBackers], input.filters),
         store.chunks.hitTexts(prefetch),
       ]);
+      let storeMs = performance.now() - storeStarted;
       const memories = new Map([...fetched].filter(([id]) => leaderIds.has(id)));
       const now = Date.now();
       const activations = new Map<string, number>();
@@ -322,7 +328,9 @@ export function createSearchService(deps: {
       const known = (id: string): boolean | undefined => (memories.has(id) ? true : leaderIds.has(id) ? false : undefined);
       const toCheck = backersToCheck(rawGraph, known);
       const unread = toCheck.filter((id) => !likelyBackers.includes(id));
+      storeStarted = performance.now();
       const moreVisible = unread.length > 0 ? await store.memories.searchable(tenantId, unread, input.filters) : new Map();
+      storeMs += performance.now() - storeStarted;
       const backerVisible = new Set(toCheck.filter((id) => fetched.has(id) || moreVisible.has(id)));
       const graph = visibleGraph(rawGraph, (id) => memories.has(id) || backerVisible.has(id));
       for (const entry of visible) entry.activation = activations.get(entry.memoryId);
@@ -335,7 +343,9 @@ export function createSearchService(deps: {
       const top = fused.slice(0, wanted);
       const chunks = new Map(prefetched.map((chunk) => [chunk._id, chunk]));
       const missing = top.filter((entry) => !chunks.has(entry.chunkId)).map((entry) => entry.chunkId);
+      storeStarted = performance.now();
       for (const chunk of await store.chunks.hitTexts(missing)) chunks.set(chunk._id, chunk);
+      storeMs += performance.now() - storeStarted;
       const hits: SearchHit[] = [];
       for (const entry of top) {
         const chunk = chunks.get(entry.chunkId);
@@ -405,6 +415,7 @@ export function createSearchService(deps: {
           index_ms: round(searched - embedded),
           graph_ms: round(graphMs),
           fetch_ms: round(finished - searched),
+          store_ms: round(storeMs),
           total_ms: round(finished - started),
         },
       };
