@@ -108,5 +108,52 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Above the store every layer sees domain records with `id`: `_id` and the store's `*Doc` row
+    // types stay in store/ (the persistence shapes; see store/stored.ts).
+    files: ['api/**/*.ts', 'services/**/*.ts', 'search/**/*.ts', 'activities/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "Identifier[name='_id']", message: "`_id` is the store's: records above store/ carry `id`." },
+        { selector: "Literal[value='_id']", message: "`_id` is the store's: records above store/ carry `id`." },
+      ],
+    },
+  },
+  {
+    files: ['services/**/*.ts', 'search/**/*.ts', 'activities/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/*'],
+              importNamePattern: 'Doc$',
+              message: 'Store row types (`*Doc`) stay in store/: use the domain record the repository returns.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The store is persistence only: the rules that decide what to write sit above it (core/procedures/ and the like).
+    files: ['store/**/*.ts'],
+    ignores: ['**/*.unit.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/extractors/*', '**/extractors/**', '**/services/*', '**/search/*', '**/api/*', '**/activities/*', '**/runtime/*'],
+              message: 'store/ holds typed persistence only: domain rules go in core/ (or extractors/), called by services and activities.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 );

@@ -10,13 +10,14 @@
  * Anything else becomes a new entity whose id is derived from (tenant, collection, key), so two
  * workers creating the same new entity at once converge on one node.
  */
+import type { Sentence } from '../extractors/structure/parse.js';
 import type { ChunkStructure, ExtractedEntity, StructureExtractor } from '../extractors/structure/types.js';
 import { factRowValidity } from '../extractors/structure/validity.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
-import { entityIdFor, factIdFor, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
+import { entityIdFor, factIdFor, keyTokens, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
 
 export interface GraphBuilderOptions {
   graph: GraphStore;
@@ -25,6 +26,8 @@ export interface GraphBuilderOptions {
   similarityThreshold: number;
   /** The functional-predicate lexicon facts' validity is read with; null: facts get no validity (the bench's "off"). */
   classifier: PredicateClassifier | null;
+  /** How long entity-name embedding requests may wait to share a model call with other memories' (0: none). */
+  nameCoalesceMs?: number;
 }
 
 interface MergedEntity {
@@ -38,6 +41,8 @@ export interface ChunkExtraction {
   structure: ChunkStructure;
   /** When the chunk's memory says it happened: the default start of its facts' validity. */
   time: Date;
+  /** The extractor's parse of the chunk, kept when asked for (`keepParse`), for procedure derivation. */
+  sentences?: Sentence[] | null;
 }
 
 const CATEGORY_PRIORITY = ['person', 'organization', 'place', 'email', 'url', 'money', 'date', 'quantity', 'product', 'concept'];
@@ -49,6 +54,9 @@ const priorityOf = (category: string): number => {
 /**
  * Runs the extractor over the chunks, all handed over at once (a pooled extractor spreads them
  * over its threads), answered in chunk order; the speaker of a conversation turn is its role.
+ * `keepParse`: each extraction also carries the extractor's parse of its chunk (when the extractor
+ * has one), so that procedure derivation does not parse the same text again; it costs memory
+ * (a few hundred bytes per token), so callers ask for it only for a bounded number of chunks.
  */
 export async function extractChunks<Chunk extends { index: number; text: string; source: ChunkSource }>(
   extractor: StructureExtractor,
@@ -56,14 +64,24 @@ export async function extractChunks<Chunk extends { index: number; text: string;
   onProgress: (done: number) => void,
   /** When the chunk happened (core/memory-time.ts): where its facts' validity starts by default. */
   timeOf: (chunk: Chunk) => Date,
+  { keepParse = false }: { keepParse?: boolean } = {},
 ): Promise<ChunkExtraction[]> {
   let done = 0;
+  const parsing = keepParse ? extractor.extractParsed?.bind(extractor) : undefined;
   return Promise.all(
-    chunks.map(async (chunk) => {
+    chunks.map(async (chunk): Promise<ChunkExtraction> => {
       const speaker = chunk.source.type === 'message' ? chunk.source.role : undefined;
-      const structure = await extractor.extract(chunk.text, speaker ? { speaker } : {});
+      const options = speaker ? { speaker } : {};
+      const parsed = parsing
+        ? await parsing(chunk.text, options)
+        : { structure: await extractor.extract(chunk.text, options), sentences: null };
       onProgress((done += 1));
-      return { chunkIndex: chunk.index, structure, time: timeOf(chunk) };
+      return {
+        chunkIndex: chunk.index,
+        structure: parsed.structure,
+        time: timeOf(chunk),
+        ...(parsing ? { sentences: parsed.sentences } : {}),
+      };
     }),
   );
 }
@@ -91,8 +109,6 @@ const cosine = (a: Float32Array, b: Float32Array): number => {
   for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
   return dot;
 };
-
-const tokens = (key: string): string[] => key.split(' ').filter((token) => token.length > 1);
 
 export class GraphBuilder {
   constructor(private readonly options: GraphBuilderOptions) {}
@@ -192,13 +208,16 @@ export class GraphBuilder {
       return category !== 'concept' && candidates.some((candidate) => candidate.category === category && sharesToken(candidate, key));
     });
     if (needVectors.length > 0) {
-      const embedded = await this.options.embedder.embedPassages(needVectors.map((key) => merged.get(key)!.entity.name));
+      const embedded = await this.options.embedder.embedPassages(
+        needVectors.map((key) => merged.get(key)!.entity.name),
+        this.options.nameCoalesceMs ? { coalesceMs: this.options.nameCoalesceMs } : {},
+      );
       needVectors.forEach((key, index) => vectors.set(key, embedded[index]!));
     }
 
     // Longer names first, so "Alice Smith" exists before "Alice" looks for a person to join.
     const created: EntityCandidate[] = [];
-    for (const key of unresolved.sort((a, b) => tokens(b).length - tokens(a).length)) {
+    for (const key of unresolved.sort((a, b) => keyTokens(b).length - keyTokens(a).length)) {
       const { entity } = merged.get(key)!;
       const match =
         this.matchPerson(key, entity, [...candidates, ...created]) ?? this.matchSimilar(vectors.get(key), entity, key, candidates);
@@ -215,10 +234,10 @@ export class GraphBuilder {
 
   private matchPerson(key: string, entity: ExtractedEntity, candidates: EntityCandidate[]): string | null {
     if (entity.category !== 'person') return null;
-    const parts = tokens(key);
+    const parts = keyTokens(key);
     const matches = candidates.filter((candidate) => {
       if (candidate.category !== 'person' || candidate.key === key) return false;
-      const theirs = new Set(tokens(candidate.key));
+      const theirs = new Set(keyTokens(candidate.key));
       return parts.length < theirs.size && parts.every((part) => theirs.has(part));
     });
     const ids = new Set(matches.map((candidate) => candidate.id));
@@ -247,11 +266,11 @@ export class GraphBuilder {
 
 function sharesToken(candidate: Pick<EntityCandidate, 'tokens'>, key: string): boolean {
   const theirs = new Set(candidate.tokens);
-  return tokens(key).some((token) => theirs.has(token));
+  return keyTokens(key).some((token) => theirs.has(token));
 }
 
 function pseudoEntity(id: string, key: string, entity: ExtractedEntity): EntityCandidate {
-  return { id, key, category: entity.category, aliasKeys: [key], tokens: tokens(key), nameVector: null };
+  return { id, key, category: entity.category, aliasKeys: [key], tokens: keyTokens(key), nameVector: null };
 }
 
 /** Two keys of one memory resolved to the same entity: one provenance row per chunk, counts summed. */

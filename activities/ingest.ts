@@ -15,14 +15,14 @@ import { planChunks, planFileChunks, type PlannedChunk } from '../extractors/chu
 import type { FileExtractors } from '../extractors/files.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
-import { newSupersessions } from '../core/fact-timeline.js';
 import { UnreadableContentError } from '../extractors/types.js';
 import type { Embedder } from '../models/embedder.js';
 import type { Store } from '../store/index.js';
 import type { Memory } from '../core/memory-model.js';
+import type { Sentence } from '../extractors/structure/parse.js';
 import { extractChunks, GraphBuilder } from './graph-builder.js';
 import { deriveMemoryWorkflows } from './workflow-derivation.js';
-import { progressTargetOf, reportProgress, heartbeat } from './progress.js';
+import { progressTargetOf, reportProgress, reportTerminal, heartbeat } from './progress.js';
 
 export interface IngestActivityDeps {
   store: Store;
@@ -32,6 +32,8 @@ export interface IngestActivityDeps {
   chunkMaxChars: number;
   maxChunksPerMemory: number;
   embeddingBatchSize: number;
+  /** How long a passage request may wait for others to fill its model call (EMBEDDING_COALESCE_MS). */
+  embeddingCoalesceMs: number;
   extractor: StructureExtractor;
   /** Cosine similarity of entity-name embeddings at or above which two entities merge. */
   entitySimilarityThreshold: number;
@@ -74,6 +76,9 @@ export interface IndexResult {
 
 export function createIngestActivities(deps: IngestActivityDeps) {
   const { store } = deps;
+  /** Single-pass ingestions running in this worker: with more than one, their embedding requests wait to share model calls. */
+  let inFlight = 0;
+  const coalesceMs = (): number => (inFlight > 1 ? deps.embeddingCoalesceMs : 0);
 
   async function loadMemory(memoryId: string): Promise<Memory> {
     const memory = await store.memories.findForIngestion(memoryId);
@@ -152,7 +157,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     }
     await store.chunks.upsertMany(
       planned.map((chunk, offset) => ({
-        _id: chunkId(memory.id, fromChunk + offset),
+        id: chunkId(memory.id, fromChunk + offset),
         memory_id: memory.id,
         tenant_id: memory.tenant_id,
         collection_ids: memory.collection_ids,
@@ -173,8 +178,18 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     return { chunkCount: total, collectionIds: memory.collection_ids };
   }
 
-  /** Extracts entities and facts from the (new) chunks and merges them into each collection's graph. */
-  async function buildGraph(memory: Memory, collectionIds: string[], fromChunk: number, stage: 'structuring' | null) {
+  /**
+   * Extracts entities and facts from the (new) chunks and merges them into each collection's graph.
+   * `chunks`: the memory's chunks when the caller already read them; `keepParse`: the extractions
+   * keep their parse for procedure derivation (a single pass, for a bounded number of chunks).
+   */
+  async function buildGraph(
+    memory: Memory,
+    collectionIds: string[],
+    fromChunk: number,
+    stage: 'structuring' | null,
+    shared: { chunks?: StoredChunk[]; keepParse?: boolean } = {},
+  ) {
     const embedder = await deps.embedder();
     const builder = new GraphBuilder({
       graph: store.graph,
@@ -182,8 +197,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       embedder,
       similarityThreshold: deps.entitySimilarityThreshold,
       classifier: deps.classifier,
+      nameCoalesceMs: coalesceMs(),
     });
-    const chunks = (await store.chunks.forMemory(memory.id)).filter((chunk) => chunk.index >= fromChunk);
+    const chunks = (shared.chunks ?? (await store.chunks.forMemory(memory.id))).filter((chunk) => chunk.index >= fromChunk);
     const target = progressTargetOf(memory);
     let lastReport = Date.now();
     const extractions = await extractChunks(
@@ -197,6 +213,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
         }
       },
       (chunk) => storedChunkTime(chunk, memory),
+      { keepParse: shared.keepParse === true },
     );
     let entities = 0;
     let facts = 0;
@@ -205,46 +222,33 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       const written = await builder.writeToCollection(scope, memory.id, extractions);
       entities = Math.max(entities, written.entities);
       facts = Math.max(facts, written.facts);
-      await announceSupersessions(scope, memory.id, written.subjectIds);
+      await store.factEvents.announceSupersessions(scope, memory.id, written.subjectIds);
     }
-    return { chunks: chunks.length, entities, facts };
-  }
-
-  /**
-   * One `fact_superseded` event per supersession the memory's facts brought about in a collection
-   * (core/fact-timeline.ts newSupersessions), in validity order. A retried stage may repeat one:
-   * delivery is at least once, and (old_fact_id, new_fact_id, superseded_at) identifies it.
-   */
-  async function announceSupersessions(scope: { tenantId: string; collectionId: string }, memoryId: string, subjectIds: string[]) {
-    const { facts, names } = await store.graph.subjectTimelines(scope, subjectIds);
-    const byId = new Map(facts.map((fact) => [fact.id, fact]));
-    for (const change of newSupersessions(facts, memoryId, deps.classifier)) {
-      const old = byId.get(change.oldFactId)!;
-      const replacement = byId.get(change.newFactId)!;
-      await store.events.append('fact_superseded', scope.tenantId, scope.collectionId, {
-        memory_id: change.memoryId,
-        predicate_class: change.className,
-        subject_id: old.subjectId,
-        subject: names.get(old.subjectId) ?? '',
-        predicate: old.predicate,
-        old_fact_id: old.id,
-        old_object_id: old.objectId,
-        old_object: names.get(old.objectId) ?? '',
-        new_fact_id: replacement.id,
-        new_predicate: replacement.predicate,
-        new_object_id: replacement.objectId,
-        new_object: names.get(replacement.objectId) ?? '',
-        superseded_at: change.at.toISOString(),
-      });
-    }
+    return { chunks: chunks.length, entities, facts, extractions };
   }
 
   async function extractStructure(input: StageInput): Promise<void> {
+    await structureStage(input);
+  }
+
+  /**
+   * `pass`: run inside the single-pass activity, which shares the memory's chunks and the parse with
+   * the later stages and checks for a delete once, when it enters indexing (after all graph writes).
+   */
+  async function structureStage(input: StageInput, pass?: SinglePass): Promise<Memory> {
     await enterStage(input, 'structuring');
     // The memory's collections now, not when the run began: an update may have changed them.
     const memory = await loadMemory(input.memoryId);
-    const built = await buildGraph(memory, memory.collection_ids, input.append?.fromChunk ?? 0, 'structuring');
-    if (!(await store.memories.exists(memory.id))) {
+    const built = await buildGraph(
+      memory,
+      memory.collection_ids,
+      input.append?.fromChunk ?? 0,
+      'structuring',
+      pass ? { chunks: pass.chunks, keepParse: pass.chunks.length <= KEEP_PARSE_MAX_CHUNKS } : {},
+    );
+    if (pass) {
+      for (const extraction of built.extractions) if (extraction.sentences) pass.parses.set(extraction.chunkIndex, extraction.sentences);
+    } else if (!(await store.memories.exists(memory.id))) {
       await purge(memory);
       throw ApplicationFailure.nonRetryable(`memory ${memory.id} was deleted`, MEMORY_DELETED);
     }
@@ -257,6 +261,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       built.chunks,
       `${built.entities} entities, ${built.facts} facts`,
     );
+    return memory;
   }
 
   /**
@@ -264,10 +269,19 @@ export function createIngestActivities(deps: IngestActivityDeps) {
    * to the entities and facts it just wrote), then the instances and patterns around them.
    */
   async function deriveWorkflows(input: StageInput): Promise<void> {
-    const memory = await loadMemory(input.memoryId);
+    await deriveStage(await loadMemory(input.memoryId));
+  }
+
+  async function deriveStage(memory: Memory, pass?: SinglePass): Promise<void> {
     const started = Date.now();
-    const traces = await deriveMemoryWorkflows(store, memory, memory.collection_ids, () => heartbeat({ stage: 'workflows' }));
-    if (!(await store.memories.exists(memory.id))) {
+    const traces = await deriveMemoryWorkflows(
+      store,
+      memory,
+      memory.collection_ids,
+      () => heartbeat({ stage: 'workflows' }),
+      pass ? { chunks: pass.chunks, parses: pass.parses } : {},
+    );
+    if (!pass && !(await store.memories.exists(memory.id))) {
       await purge(memory);
       throw ApplicationFailure.nonRetryable(`memory ${memory.id} was deleted`, MEMORY_DELETED);
     }
@@ -289,22 +303,35 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     if (!after) return purge(memory);
     const detached = collectionIds.filter((id) => !after.collection_ids.includes(id));
     if (detached.length > 0) {
-      await store.graph.removeMemories([memory.id], detached);
-      await store.workflows.removeMemories([memory.id], detached);
+      await store.factEvents.removeMemories([memory.id], detached);
+      await store.procedures.removeMemories([memory.id], detached);
     }
     // Search processes reload the memory's graph (and vectors) from the store.
     await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
   }
 
   async function embedAndIndex(input: StageInput): Promise<IndexResult> {
+    return indexStage(input);
+  }
+
+  /** The chunks still to embed with the current model: chunks embedded by an earlier attempt are kept. */
+  const toEmbed = (chunks: StoredChunk[], modelId: string): StoredChunk[] => chunks.filter((chunk) => chunk.embedding_model !== modelId);
+
+  async function indexStage(input: StageInput, pass?: SinglePass): Promise<IndexResult> {
     const memory = { id: input.memoryId, tenant_id: input.tenantId };
     const target = targetOf(input);
     const embedder = await deps.embedder();
-    await enterStage(input, 'indexing');
+    if (pass) {
+      // The single pass's one delete check, after all its graph and trace writes: a delete that ran
+      // its cascade before they landed leaves them behind, so take them back.
+      if (!(await store.memories.setStatus(input.memoryId, 'indexing'))) {
+        await purge(memory);
+        throw ApplicationFailure.nonRetryable(`memory ${input.memoryId} was deleted`, MEMORY_DELETED);
+      }
+    } else await enterStage(input, 'indexing');
 
-    const chunks = await store.chunks.forMemory(memory.id);
-    // Resume: chunks embedded by an earlier attempt with the same model are kept.
-    const todo = chunks.filter((chunk) => chunk.embedding_model !== embedder.modelId);
+    const chunks = pass?.chunks ?? (await store.chunks.forMemory(memory.id));
+    const todo = toEmbed(chunks, embedder.modelId);
     const total = chunks.length;
     let done = total - todo.length;
     await reportProgress(store, target, 'embed', 'indexing', done, total);
@@ -312,10 +339,17 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     for (let offset = 0; offset < todo.length; offset += deps.embeddingBatchSize) {
       if (Context.current().cancellationSignal.aborted) throw new Error('activity cancelled');
       const batch = todo.slice(offset, offset + deps.embeddingBatchSize);
-      const vectors = await embedder.embedPassages(batch.map((chunk) => chunk.text));
+      // The first batch was embedded while the memory was being structured (single pass).
+      const early = offset === 0 ? pass?.firstBatch : undefined;
+      const vectors = early
+        ? await early
+        : await embedder.embedPassages(
+            batch.map((chunk) => chunk.text),
+            { coalesceMs: coalesceMs() },
+          );
       await store.chunks.setEmbeddings(
         embedder.modelId,
-        batch.map((chunk, index) => ({ id: chunk._id, vector: vectors[index]! })),
+        batch.map((chunk, index) => ({ id: chunk.id, vector: vectors[index]! })),
       );
       done += batch.length;
       heartbeat({ stage: 'embed', current: done, total });
@@ -336,7 +370,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       await purge(memory);
       return { status: 'deleted', chunkCount: 0 };
     }
-    await reportProgress(store, target, 'complete', 'complete', total, total);
+    await reportTerminal(store, target, 'complete', total, total);
     return { status: 'complete', chunkCount: total };
   }
 
@@ -349,24 +383,125 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       const { fromChunk, fromMessage } = input.append;
       await store.chunks.deleteFromIndex(memory.id, fromChunk);
       await store.graph.removeChunkProvenance(memory.id, memory.collection_ids, fromChunk);
-      await store.workflows.removeMemories([memory.id], memory.collection_ids, fromChunk);
+      await store.procedures.removeMemories([memory.id], memory.collection_ids, fromChunk);
       await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
       await store.memories.abandonAppend(memory.id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);
-      await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, `append failed: ${input.message}`);
+      await reportTerminal(store, progressTargetOf(memory), 'failed', 0, 0, `append failed: ${input.message}`);
       deps.logger.info({ memoryId: memory.id, reason: input.message }, 'append failed');
       return;
     }
     // Nothing partial stays searchable; the record (with its reason) and its files stay.
     await store.chunks.deleteForMemories([memory.id]);
-    await store.graph.removeMemories([memory.id]);
-    await store.workflows.removeMemories([memory.id]);
+    await store.factEvents.removeMemories([memory.id]);
+    await store.procedures.removeMemories([memory.id]);
     await store.indexChanges.publish('remove', memory.tenant_id, [memory.id]);
     await store.memories.setStatus(memory.id, 'failed', { status_message: input.message, chunk_count: 0 });
-    await reportProgress(store, progressTargetOf(memory), 'failed', 'failed', 0, 0, input.message);
+    await reportTerminal(store, progressTargetOf(memory), 'failed', 0, 0, input.message);
     deps.logger.info({ memoryId: memory.id, reason: input.message }, 'ingestion failed');
   }
 
-  return { readContent, extractStructure, deriveWorkflows, embedAndIndex, markFailed, projectGraph };
+  /**
+   * The whole pipeline in one activity (workflows since the `single-pass-ingest` patch): read,
+   * structure, derive procedure traces, embed and index, with the same status changes, progress
+   * events and heartbeats as the separate stages. No durability boundary is lost: every stage
+   * writes idempotently and resumes from the store, and a retried attempt skips the read when the
+   * previous attempt's heartbeats got past it (an OCR or transcription is not redone). In one
+   * pass the chunks are read from the store once, the extractor's parse serves procedure
+   * derivation, and the first batch of chunks is embedded while the memory is structured.
+   */
+  async function ingestContent(input: IngestInput): Promise<IndexResult> {
+    inFlight += 1;
+    try {
+      return await singlePass(input);
+    } finally {
+      inFlight -= 1;
+    }
+  }
+
+  async function singlePass(input: IngestInput): Promise<IndexResult> {
+    // A retry resumes after the stages its predecessors' heartbeats say were done (every stage writes
+    // idempotently, so redoing one is only slower): a worker killed mid-embedding does not structure again.
+    const done = stagesDoneBefore(Context.current().info.heartbeatDetails);
+    const collectionIds = done >= 1 ? (await loadMemory(input.memoryId)).collection_ids : (await readContent(input)).collectionIds;
+    const stage: StageInput = { ...input, collectionIds };
+    const embedder = await deps.embedder();
+    const chunks = await store.chunks.forMemory(input.memoryId);
+    const first = toEmbed(chunks, embedder.modelId).slice(0, deps.embeddingBatchSize);
+    const overlap = new AbortController();
+    const cancelled = Context.current().cancellationSignal;
+    const stop = (): void => overlap.abort(cancelled.reason);
+    cancelled.addEventListener('abort', stop, { once: true });
+    const pass: SinglePass = { chunks, parses: new Map() };
+    // The first batch's vectors are needed once structuring is done: until then (at most
+    // FIRST_BATCH_MAX_WAIT_MS) its request waits for other memories' chunks to share its model call.
+    let structured!: () => void;
+    const structuring = new Promise<void>((resolve) => (structured = resolve));
+    if (first.length > 0) {
+      pass.firstBatch = embedder.embedPassages(
+        first.map((chunk) => chunk.text),
+        { signal: overlap.signal, ...(inFlight > 1 ? { coalesceMs: FIRST_BATCH_MAX_WAIT_MS, until: structuring } : {}) },
+      );
+      // Awaited in the indexing stage; a failure before it must not surface as an unhandled rejection.
+      pass.firstBatch.catch(() => undefined);
+    }
+    try {
+      if (done < 2) {
+        const memory = await structureStage(stage, pass);
+        structured();
+        await deriveStage(memory, pass);
+      } else if (done < 3) {
+        structured();
+        await deriveStage(await loadMemory(input.memoryId), pass);
+      }
+      structured();
+      return await indexStage(stage, pass);
+    } finally {
+      structured();
+      cancelled.removeEventListener('abort', stop);
+      overlap.abort(new Error('single pass ended'));
+    }
+  }
+
+  return { readContent, extractStructure, deriveWorkflows, embedAndIndex, ingestContent, markFailed, projectGraph };
 }
 
 export type IngestActivities = ReturnType<typeof createIngestActivities>;
+
+type StoredChunk = Awaited<ReturnType<Store['chunks']['forMemory']>>[number];
+
+/** Shared by the stages of one single-pass activity. */
+interface SinglePass {
+  /** The memory's chunks, read once after the read stage wrote them. */
+  chunks: StoredChunk[];
+  /** The extractor's parse of each chunk, by chunk index, for procedure derivation. */
+  parses: Map<number, Sentence[]>;
+  /** Vectors of the first chunks still to embed (up to one embedding batch), computed during structuring. */
+  firstBatch?: Promise<Float32Array[]>;
+}
+
+/**
+ * Memories of up to this many chunks keep the extractor's parse for procedure derivation (a few
+ * hundred bytes per token); larger ones are parsed again there, as before.
+ */
+const KEEP_PARSE_MAX_CHUNKS = 64;
+
+/** The longest a single pass's first embedding batch waits for others' chunks (it is needed when structuring ends). */
+const FIRST_BATCH_MAX_WAIT_MS = 2000;
+
+/**
+ * How many of the single pass's stages (read, structure, derive) an earlier attempt finished, from
+ * its last heartbeat: `chunk` ends the read and `structure` runs after it; `workflows` beats only once
+ * the structure is written; `embed` only once derivation is too. Heartbeats of one attempt go forward
+ * in this order, and a stage once done stays done, so a stale heartbeat only means redoing more.
+ */
+export function stagesDoneBefore(details: unknown): number {
+  if (typeof details !== 'object' || details === null || !('stage' in details) || typeof details.stage !== 'string') return 0;
+  return STAGES_DONE_AT_HEARTBEAT.get(details.stage) ?? 0;
+}
+
+const STAGES_DONE_AT_HEARTBEAT = new Map([
+  ['chunk', 1],
+  ['structure', 1],
+  ['workflows', 2],
+  ['embed', 3],
+]);

@@ -2,13 +2,14 @@
  * Derivation of a memory's procedure traces in its collections: the text → traces logic is pure
  * (extractors/procedures/derive.ts); this reads what it needs from the store (the memory's chunks
  * and the graph entities and facts it mentions in each collection) and writes the traces, which
- * re-chains the instances and refreshes the patterns around them (store/workflows.ts).
+ * re-chains the instances and refreshes the patterns around them (core/procedures/derivation.ts).
  */
 import { deriveTraces, type LinkableEntity } from '../extractors/procedures/derive.js';
 import type { Store } from '../store/index.js';
 import type { Memory } from '../core/memory-model.js';
 import { memoryTime, storedChunkTime } from '../core/memory-time.js';
-import type { NewTrace } from '../store/workflows.js';
+import type { NewTrace } from '../core/procedures/rules.js';
+import type { Sentence } from '../extractors/structure/parse.js';
 
 /** Derives and stores the memory's traces in each collection; returns how many per collection (the most). */
 export async function deriveMemoryWorkflows(
@@ -16,12 +17,15 @@ export async function deriveMemoryWorkflows(
   memory: Pick<Memory, 'id' | 'tenant_id' | 'created_at' | 'occurred_at'>,
   collectionIds: string[],
   onProgress: () => void,
+  /** From a single-pass ingestion: the memory's chunks as already read, and the extractor's parse of each (by index). */
+  shared: { chunks?: Awaited<ReturnType<Store['chunks']['forMemory']>>; parses?: ReadonlyMap<number, Sentence[]> } = {},
 ): Promise<number> {
-  const chunks = (await store.chunks.forMemory(memory.id)).map((chunk) => ({
+  const chunks = (shared.chunks ?? (await store.chunks.forMemory(memory.id))).map((chunk) => ({
     index: chunk.index,
     text: chunk.text,
     role: chunk.source.type === 'message' ? chunk.source.role : undefined,
     time: storedChunkTime(chunk, memory),
+    sentences: shared.parses?.get(chunk.index),
   }));
   const time = memoryTime(memory);
   const mentions = await store.graph.mentionsOfMemories([memory.id]);
@@ -31,7 +35,7 @@ export async function deriveMemoryWorkflows(
     const own = mentions.filter((mention) => mention.collection_id === collectionId && mention.tenant_id === memory.tenant_id);
     const entityIds = [...new Set(own.filter((mention) => mention.target_kind === 'entity').map((mention) => mention.target_id))];
     const entities: LinkableEntity[] = (await store.graph.entitiesByIds(entityIds)).map((entity) => ({
-      id: entity._id,
+      id: entity.id,
       key: entity.key,
       name: entity.name,
       aliases: entity.aliases,
@@ -47,12 +51,12 @@ export async function deriveMemoryWorkflows(
       return {
         ...draft,
         factIds: facts
-          .filter((fact) => inChunk.has(fact._id) && (members.has(fact.subject_id) || members.has(fact.object_id)))
-          .map((fact) => fact._id),
+          .filter((fact) => inChunk.has(fact.id) && (members.has(fact.subject_id) || members.has(fact.object_id)))
+          .map((fact) => fact.id),
       };
     });
     // A full pattern mine that falls due runs here, in the worker, heartbeating through onProgress.
-    await store.workflows.replaceMemoryTraces(scope, memory.id, time, traces, onProgress);
+    await store.procedures.replaceMemoryTraces(scope, memory.id, time, traces, onProgress);
     most = Math.max(most, traces.length);
   }
   return most;

@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { ApiDeps, AppState } from './context.js';
 import { AuthFailures } from '../core/auth-failures.js';
 import { authenticate } from './middleware/auth.js';
+import { bodiesInFlight } from './middleware/bodies-in-flight.js';
 import { deadline } from './middleware/deadline.js';
 import { errorHandler } from './middleware/errors.js';
 import { httpMetrics } from './middleware/metrics.js';
@@ -43,6 +44,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
 
   app.use(authenticate(deps.services.auth, failures));
   app.use(rateLimit(deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST));
+  app.use(bodiesInFlight(deps.config.BODY_BYTES_IN_FLIGHT_MAX, deps.config.BODY_BYTES_IN_FLIGHT_PER_TENANT, deps.config.BODY_LIMIT_BYTES));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));
 
   // Search is mounted before memories so /v1/memories/search is not read as a memory id.

@@ -18,6 +18,8 @@
  *                   the memories it created), search p95 idle vs loaded, index bytes vs budget and RSS;
  *   device      11. device memory: snapshot size, export/import time, device create and search beside
  *                   collection search, on 1,000 memories (bench/device.ts; BENCH_DEVICE_MEMORIES);
+ *   device-open 11b. one device search on a 1,000-memory snapshot built in-process, in CPU time: format
+ *                   1.1 opened in full, 2.0 opened in full, 2.0 prepared (bench/device-open.ts; no stack);
  *   webhooks    13. webhook delivery: events/s to 1 and to 20 subscriptions, append → receipt p50/p95,
  *                   through a delivering process of its own to a loopback HTTPS receiver (bench/webhooks.ts);
  *   flatcost    13. 500 × 1 KB memories into an empty database, then again after a bulk pre-fill of 200,000
@@ -34,6 +36,8 @@
  *   soak         9. the embedded store's durability: documents written across SIGKILLs of the store, read back (bench/soak.ts).
  *   workflows   12. workflow reads: pattern precision/recall, instance linking, position and verb-class accuracy on
  *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/workflows/).
+ *   extraction  the structure extractor on a labelled development set of 155 sentences: entity and triple
+ *                precision, recall and F1, category accuracy (bench/extraction/).
  *
  * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
  * `BENCH_ONLY=retrieval,search` (the stack still boots, unless only stack-less scenarios are
@@ -64,6 +68,8 @@ import {
   type IngestFigures,
 } from './flatcost.js';
 import { deviceScenario } from './device.js';
+import { deviceOpenScenario } from './device-open.js';
+import { embeddingBatchMeter } from './embedding-batches.js';
 import { eventScenario } from './events.js';
 import { FAIRNESS_LIMITS, fairnessScenario } from './fairness.js';
 import { extractorScenario, officeScenario } from './extractors.js';
@@ -71,6 +77,7 @@ import { CpuMeter, type CpuUsage } from './cpu.js';
 import { ApiClient, type MemoryRecord } from './client.js';
 import { retrievalScenario } from './retrieval/scenario.js';
 import { locomoScenario } from './locomo/scenario.js';
+import { extractionScenario } from './extraction/scenario.js';
 import { budgetScenario, coldLoad } from './index-budget.js';
 import { info, metric, percentile, sleep } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
@@ -123,6 +130,7 @@ const SCENARIOS = [
   'events',
   'fairness',
   'device',
+  'device-open',
   'flatcost',
   'embed',
   'extractors',
@@ -133,6 +141,7 @@ const SCENARIOS = [
   'webhooks',
   'validity',
   'locomo',
+  'extraction',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Scenarios that need the service running. */
@@ -805,7 +814,9 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   let pipeline: PipelineFigures | null = null;
   if (runs('ingest')) {
     const ingestCollection = await admin.createCollection(tenantId, 'ingest');
+    const batches = await embeddingBatchMeter(baseUrl);
     const figures = await ingestScenario(api, store, tenantId, ingestCollection.id, ingestTexts, servicePid);
+    await batches.report('ingest');
     pipeline = { throughput: figures.throughput, cpuMsPerItem: figures.cpuMsPerMemory.stack };
   }
 
@@ -961,8 +972,12 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
 
   if (runs('device')) {
     const deviceCollection = await admin.createCollection(tenantId, 'device');
-    await deviceScenario(baseUrl, boot.apiKey, deviceCollection.id, () =>
-      store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection.id, status: 'complete' }),
+    await deviceScenario(
+      baseUrl,
+      boot.apiKey,
+      deviceCollection.id,
+      () => store!.memories.collection.countDocuments({ tenant_id: tenantId, collection_ids: deviceCollection.id, status: 'complete' }),
+      servicePid,
     );
   }
 
@@ -1013,6 +1028,15 @@ async function main(): Promise<void> {
     await officeScenario();
   }
 
+  if (runs('device-open')) {
+    const embedder = await loadEmbedder({ modelId: config.EMBEDDING_MODEL, modelsDir: config.MODELS_DIR, allowRemoteModels: false });
+    await deviceOpenScenario(embedder, {
+      chunkMaxChars: config.CHUNK_MAX_CHARS,
+      similarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
+      lexicon: config.FACT_LEXICON,
+    });
+  }
+
   if (runs('vector-scan')) {
     info('8) vector index scan alone (the stack is stopped)');
     await vectorScanScenario();
@@ -1028,6 +1052,11 @@ async function main(): Promise<void> {
   if (runs('validity')) {
     info('11) facts that change over time: supersession on generated life histories, current-fact answers, ingestion cost');
     await validityScenario();
+  }
+
+  if (runs('extraction')) {
+    info('12) structure extraction quality on the labelled development set (bench/extraction/dev-set.ts)');
+    await extractionScenario();
   }
 }
 

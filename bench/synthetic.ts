@@ -10,7 +10,7 @@
 import { chunkId, ingestWorkflowId, newId } from '../core/ids.js';
 import type { ChunkDoc } from '../store/chunks.js';
 import { vectorToBinary } from '../store/chunks.js';
-import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
+import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
 import type { Store } from '../store/index.js';
 import type { MemoryDoc } from '../store/memories.js';
 import { seededRandom } from './texts.js';

@@ -38,6 +38,7 @@ export const API_ERROR_CODES = [
   'upstream_failed',
   'upstream_redirect',
   'device_busy',
+  'server_busy',
   'upstream_timeout',
   'snapshot_invalid',
   'snapshot_version_unsupported',

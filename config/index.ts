@@ -68,6 +68,8 @@ const configSchema = z.object({
   ALLOW_REMOTE_MODELS: booleanFromEnv.default(false),
   EMBEDDING_MODEL: z.string().min(1).default('Xenova/e5-small-v2'),
   EMBEDDING_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(32),
+  /** How long an ingestion's embedding request may wait for others to fill its model call, while several memories are in flight. */
+  EMBEDDING_COALESCE_MS: z.coerce.number().int().min(0).max(1000).default(20),
 
   CHUNK_MAX_CHARS: z.coerce.number().int().min(200).max(20000).default(1200),
   MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(2_000_000),
@@ -78,6 +80,21 @@ const configSchema = z.object({
     .int()
     .min(1024)
     .default(32 * 1024 * 1024),
+  /**
+   * Request bodies an API process holds at once (declared lengths; a chunked body counts as
+   * BODY_LIMIT_BYTES), in all and per tenant: beyond, 503 server_busy / 429 rate_limited before
+   * the body is read. One body alone is always admitted.
+   */
+  BODY_BYTES_IN_FLIGHT_MAX: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(256 * 1024 * 1024),
+  BODY_BYTES_IN_FLIGHT_PER_TENANT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(96 * 1024 * 1024),
   INLINE_PART_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -241,6 +258,12 @@ const configSchema = z.object({
   DEVICE_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /** Device-mode calls of one tenant at once per API process (503 device_busy beyond): one tenant cannot take every slot. */
   DEVICE_MAX_CONCURRENCY_PER_TENANT: z.coerce.number().int().min(1).max(256).default(2),
+  /**
+   * Device snapshots kept prepared per API process (verified, parsed, graph index built), so a
+   * snapshot sent again is not opened again. Held under SEARCH_INDEX_MAX_BYTES with the partitions.
+   * 0 turns it off.
+   */
+  DEVICE_SNAPSHOT_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000).default(32),
   /**
    * Worker threads for CPU-heavy API work (structure extraction of device creates). Default: the
    * cores less one (at least one), so the event loop and the embedding model keep a core.

@@ -10,6 +10,9 @@
  *   - `ends`: predicates stating it stopped for their object ("leave" Acme, "move from" Berlin);
  *   - `objectWords`: when set, a fact counts only if its object's key holds one of these words
  *     ("be" + "cfo of globex" is a role, "be" + "vegetarian" is not);
+ *   - `endingObjects`: objects whose assertion closes the class's current fact instead of
+ *     replacing it: "have status" + "closed" ends the ticket's "open" status (reason `ended`, no
+ *     supersession), and holds itself from then on;
  *   - `cues`: query words that ask about the class ("Where does Alice work?").
  * A negated assertion ("not live in") ends its class too. Only facts of the same subject and the
  * same class are ever compared; nothing is retired by similarity.
@@ -25,6 +28,7 @@ export interface PredicateClass {
   asserts: string[];
   ends: string[];
   objectWords?: string[];
+  endingObjects?: string[];
   cues: string[];
 }
 
@@ -75,13 +79,23 @@ export const DEFAULT_FACT_LEXICON: FactLexicon = {
     {
       name: 'employer',
       asserts: ['work at', 'work for', 'join', 'start at', 'be employed at', 'be employed by', 'rejoin', 'return to'],
-      ends: ['leave', 'quit', 'resign from', 'retire from', 'be fired from', 'be laid off from'],
+      ends: [
+        'leave',
+        'quit',
+        'quit at',
+        'resign from',
+        'retire from',
+        'be fired from',
+        'be laid off from',
+        'stop work at',
+        'stop work for',
+      ],
       cues: ['work', 'works', 'working', 'job', 'employer', 'employed', 'company'],
     },
     {
       name: 'residence',
       asserts: ['live in', 'move to', 'relocate to', 'reside in', 'be based in', 'settle in'],
-      ends: ['move from', 'move out of', 'leave'],
+      ends: ['move from', 'move out of', 'leave', 'stop live in'],
       cues: ['live', 'lives', 'living', 'reside', 'resides', 'home', 'city', 'based'],
     },
     {
@@ -106,11 +120,29 @@ export const DEFAULT_FACT_LEXICON: FactLexicon = {
       name: 'status',
       asserts: ['have status', 'be in status', 'be marked as', 'be set to', 'move to status'],
       ends: [],
-      cues: ['status', 'state'],
+      // "Ticket T-1182 was closed": the extractor reads it as "have status" closed (extractors/structure/states.ts).
+      endingObjects: ['closed', 'resolved', 'cancelled', 'completed', 'done', 'archived', 'rejected', 'merged', 'fixed'],
+      cues: ['status', 'state', 'open', 'closed'],
     },
     {
       name: 'role',
-      asserts: ['be', 'become', 'be promoted to', 'be appointed', 'be named', 'serve as', 'work as', 'be hired as'],
+      asserts: [
+        'be',
+        'become',
+        'be promoted to',
+        'be appointed',
+        'be named',
+        'serve as',
+        'work as',
+        'be hired as',
+        // "joined Globex as CFO": the extractor keeps the capacity beside the employer.
+        'join as',
+        'rejoin as',
+        'start as',
+        'return as',
+        'be appointed as',
+        'be named as',
+      ],
       ends: ['step down as', 'resign as'],
       objectWords: ROLE_WORDS,
       cues: ['role', 'title', 'position'],
@@ -138,6 +170,7 @@ export const factLexiconSchema = z
           asserts: z.array(phrase).min(1, 'asserts must name at least one predicate').max(100),
           ends: z.array(phrase).max(100),
           objectWords: z.array(phrase).max(500).optional(),
+          endingObjects: z.array(phrase).max(100).optional(),
           cues: z.array(phrase).max(100),
         }),
       )
@@ -181,9 +214,11 @@ export class PredicateClassifier {
   private readonly byAssert = new Map<string, PredicateClass[]>();
   private readonly byEnd = new Map<string, PredicateClass[]>();
   private readonly byCue = new Map<string, string[]>();
+  private readonly endingObjectsOf = new Map<string, ReadonlySet<string>>();
 
   constructor(readonly lexicon: FactLexicon) {
     for (const entry of lexicon.classes) {
+      if (entry.endingObjects && entry.endingObjects.length > 0) this.endingObjectsOf.set(entry.name, new Set(entry.endingObjects));
       for (const predicate of entry.asserts) push(this.byAssert, predicate, entry);
       for (const predicate of entry.ends) push(this.byEnd, predicate, entry);
       for (const cue of entry.cues) push(this.byCue, cue, entry.name);
@@ -211,6 +246,12 @@ export class PredicateClassifier {
     if (asserted !== null) return { kind: 'assert', className: asserted };
     const ended = this.endsOf(predicate, objectKey);
     return ended.length > 0 ? { kind: 'end', className: ended[0]! } : NONE;
+  }
+
+  /** Whether asserting `objectKey` in `className` ends the class's current fact ("have status" closed). */
+  endsClassByObject(className: string, objectKey: string): boolean {
+    const endings = this.endingObjectsOf.get(className);
+    return endings !== undefined && wordsOf(objectKey).some((word) => endings.has(word));
   }
 
   /** Classes whose cue words the query contains ("Where does Alice work?" → employer). */

@@ -9,7 +9,8 @@
  * Facts are grouped by subject and predicate class (core/fact-lexicon.ts) and their rows are
  * replayed in time order:
  *   - an assertion opens its fact, and supersedes every open fact of the group with a different
- *     object that opened strictly earlier (same-time assertions of two objects both stand);
+ *     object that opened strictly earlier (same-time assertions of two objects both stand); an
+ *     assertion of one of the class's ending objects ("have status" closed) ends them instead;
  *   - an ending closes every open fact of the group with the object it names; a fact known only
  *     from endings held until then, from an unknown start; an ending and an assertion of another
  *     object by one memory at one instant ("moved from Berlin to Lisbon") is a supersession;
@@ -72,8 +73,15 @@ interface TimelineEvent {
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Replays one group's rows (same subject, same class; or one fact alone). */
-export function groupTimeline(facts: readonly TimelineFact[]): Map<string, ValidityInterval[]> {
+/**
+ * Replays one group's rows (same subject, same class; or one fact alone). The facts in
+ * `closingFacts` name an ending object of the class ("have status" closed): asserting one closes
+ * the group's open facts as `ended`, not `superseded`.
+ */
+export function groupTimeline(
+  facts: readonly TimelineFact[],
+  closingFacts: ReadonlySet<string> = new Set(),
+): Map<string, ValidityInterval[]> {
   const events: TimelineEvent[] = [];
   for (const fact of facts) {
     for (const row of fact.rows) {
@@ -111,10 +119,13 @@ export function groupTimeline(facts: readonly TimelineFact[]): Map<string, Valid
     const by = { factId: event.fact.id, memoryId: event.memoryId };
     if (endedNow[0] !== undefined && endedNow[0].time !== event.time) endedNow = [];
     if (event.kind === 'assert') {
+      const closing = closingFacts.has(event.fact.id);
       for (const [id, entry] of [...open]) {
-        if (entry.fact.objectId !== event.fact.objectId && entry.from < event.time) close(id, event.time, { reason: 'superseded', ...by });
+        if (entry.fact.objectId !== event.fact.objectId && entry.from < event.time) {
+          close(id, event.time, { reason: closing ? 'ended' : 'superseded', ...by });
+        }
       }
-      for (const ended of endedNow) {
+      for (const ended of closing ? [] : endedNow) {
         if (ended.objectId !== event.fact.objectId && ended.interval.closedBy?.memoryId === event.memoryId) {
           ended.interval.closedBy = { reason: 'superseded', ...by };
         }
@@ -160,9 +171,11 @@ export function groupsOf(fact: TimelineFact, classifier: PredicateClassifier): {
 export function factTimelines(facts: readonly TimelineFact[], classifier: PredicateClassifier): Map<string, FactTimeline> {
   const groups = new Map<string, TimelineFact[]>();
   const classOf = new Map<string, string | null>();
+  const closingFacts = new Set<string>();
   for (const fact of facts) {
     const { className, keys } = groupsOf(fact, classifier);
     classOf.set(fact.id, className);
+    if (className !== null && classifier.endsClassByObject(className, fact.objectKey)) closingFacts.add(fact.id);
     for (const key of keys) {
       const members = groups.get(key);
       if (members) members.push(fact);
@@ -171,7 +184,7 @@ export function factTimelines(facts: readonly TimelineFact[], classifier: Predic
   }
   const result = new Map<string, FactTimeline>();
   for (const members of groups.values()) {
-    for (const [id, intervals] of groupTimeline(members)) {
+    for (const [id, intervals] of groupTimeline(members, closingFacts)) {
       // An ending shared by two classes gets the same interval from both: the first is kept.
       if (!result.has(id)) result.set(id, { className: classOf.get(id) ?? null, intervals });
     }
@@ -204,13 +217,18 @@ export interface Supersession {
   at: Date;
 }
 
+const bySupersessionTime = (a: Supersession, b: Supersession): number =>
+  a.at.getTime() - b.at.getTime() || compareText(a.oldFactId, b.oldFactId);
+
 const supersessionsOf = (timelines: Map<string, FactTimeline>): Map<string, Supersession> => {
   const found = new Map<string, Supersession>();
   for (const [id, timeline] of timelines) {
     for (const interval of timeline.intervals) {
       const closedBy = interval.closedBy;
       if (closedBy?.reason !== 'superseded' || interval.to === null || timeline.className === null) continue;
-      const key = `${id}\n${closedBy.factId}\n${interval.from?.getTime() ?? '-'}`;
+      // What the events name it by (old_fact_id, new_fact_id, superseded_at): an earlier start
+      // learned later does not make it another supersession.
+      const key = `${id}\n${closedBy.factId}\n${interval.to.getTime()}`;
       found.set(key, {
         className: timeline.className,
         oldFactId: id,
@@ -238,5 +256,40 @@ export function newSupersessions(facts: readonly TimelineFact[], memoryId: strin
   return [...after]
     .filter(([key]) => !before.has(key))
     .map(([, supersession]) => supersession)
-    .sort((a, b) => a.at.getTime() - b.at.getTime() || compareText(a.oldFactId, b.oldFactId));
+    .sort(bySupersessionTime);
+}
+
+export interface Restoration extends Supersession {
+  /** Where the restored fact's interval ends now: null when it holds again. */
+  validTo: Date | null;
+}
+
+/**
+ * What deleting `memoryIds` (all their rows) changes among `facts` (every fact of the subjects
+ * their rows touch): the supersessions undone whose old fact holds again at that time (`restored`,
+ * `memoryId` naming the deleted memory that had stated the newer fact), and the supersessions the
+ * delete brings about (`superseded`: an older fact now closed by a later one that the deleted
+ * memory's fact had stood between), each in time order.
+ */
+export function deletionChanges(
+  facts: readonly TimelineFact[],
+  memoryIds: ReadonlySet<string>,
+  classifier: PredicateClassifier,
+): { restored: Restoration[]; superseded: Supersession[] } {
+  const without = facts
+    .map((fact) => ({ ...fact, rows: fact.rows.filter((row) => !memoryIds.has(row.memoryId)) }))
+    .filter((fact) => fact.rows.length > 0);
+  const before = supersessionsOf(factTimelines(facts, classifier));
+  const afterTimelines = factTimelines(without, classifier);
+  const after = supersessionsOf(afterTimelines);
+  const restored: Restoration[] = [];
+  for (const [key, supersession] of before) {
+    if (after.has(key)) continue;
+    const timeline = afterTimelines.get(supersession.oldFactId);
+    if (!timeline) continue; // the old fact went with the deleted memories
+    const { status, interval } = validityAt(timeline, supersession.at);
+    if (status === 'current') restored.push({ ...supersession, validTo: interval?.to ?? null });
+  }
+  const superseded = [...after].filter(([key]) => !before.has(key)).map(([, supersession]) => supersession);
+  return { restored: restored.sort(bySupersessionTime), superseded: superseded.sort(bySupersessionTime) };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_FACT_LEXICON, factLexiconSchema, PredicateClassifier } from './fact-lexicon.js';
-import { factTimelines, newSupersessions, validityAt, type TimelineFact, type ValidityRow } from './fact-timeline.js';
+import { deletionChanges, factTimelines, newSupersessions, validityAt, type TimelineFact, type ValidityRow } from './fact-timeline.js';
 
 const classifier = new PredicateClassifier(DEFAULT_FACT_LEXICON);
 const day = (iso: string): Date => new Date(`${iso}T00:00:00Z`);
@@ -32,6 +32,9 @@ describe('the functional-predicate lexicon', () => {
     ['join', 'globex', 'assert employer'],
     ['leave', 'acme', 'end employer'],
     ['quit', 'acme', 'end employer'],
+    ['stop work at', 'acme', 'end employer'],
+    ['quit at', 'acme', 'end employer'],
+    ['stop live in', 'oslo', 'end residence'],
     ['not work at', 'acme', 'end employer'],
     ['live in', 'oslo', 'assert residence'],
     ['move to', 'lisbon', 'assert residence'],
@@ -45,6 +48,13 @@ describe('the functional-predicate lexicon', () => {
     ['become', 'cto of initech', 'assert role'],
     ['be', 'cfo of globex', 'assert role'],
     ['be promoted to', 'vp of sales', 'assert role'],
+    // "joined Globex as CFO": the capacity is a role, beside the employer.
+    ['join as', 'cfo', 'assert role'],
+    ['start as', 'senior engineer', 'assert role'],
+    ['join as', 'volunteer', 'none'],
+    // "Ticket T-1182 was closed" / "is no longer open".
+    ['have status', 'closed', 'assert status'],
+    ['not have status', 'open', 'end status'],
     // Multi-valued and unrelated predicates stand alone.
     ['like', 'pizza hut', 'none'],
     ['visit', 'paris', 'none'],
@@ -258,6 +268,14 @@ describe('fact timelines', () => {
       'a',
     ],
     [
+      'two tickets (closing one leaves the other open)',
+      [
+        fact('a', 't-1182', 'have status', 'open', [row('m1', '2025-01-01')]),
+        fact('b', 't-1183', 'have status', 'closed', [row('m2', '2025-06-01')]),
+      ],
+      'a',
+    ],
+    [
       'a role word that is not a role ("be" + vegetarian)',
       [
         fact('a', 'alice', 'be', 'cto of acme', [row('m1', '2025-01-01')]),
@@ -266,6 +284,47 @@ describe('fact timelines', () => {
       'a',
     ],
   ];
+  it('"ticket T-1182 was closed" ends its open status without a replacement, and holds itself', () => {
+    const facts = [
+      fact('open', 't-1182', 'have status', 'open', [row('m1', '2025-03-01')]),
+      fact('closed', 't-1182', 'have status', 'closed', [row('m2', '2025-03-05')]),
+    ];
+    assert.deepEqual(factTimelines(facts, classifier).get('open')?.intervals, [
+      { from: day('2025-03-01'), to: day('2025-03-05'), closedBy: { reason: 'ended', factId: 'closed', memoryId: 'm2' } },
+    ]);
+    assert.equal(statusAt(facts, 'open', '2025-03-02'), 'current');
+    assert.equal(statusAt(facts, 'open', '2025-04-01'), 'ended');
+    assert.equal(statusAt(facts, 'closed', '2025-04-01'), 'current');
+    assert.deepEqual(newSupersessions(facts, 'm2', classifier), [], 'an ending is no supersession');
+    // Reopened later: the open status supersedes the closed one.
+    const reopened = [
+      facts[0]!,
+      facts[1]!,
+      fact('open', 't-1182', 'have status', 'open', [row('m1', '2025-03-01'), row('m3', '2025-04-10')]),
+    ];
+    assert.equal(statusAt(reopened.slice(1), 'closed', '2025-05-01'), 'superseded');
+    assert.equal(statusAt(reopened.slice(1), 'open', '2025-05-01'), 'current');
+  });
+
+  it('"ticket T-1182 is no longer open" ends the open status', () => {
+    const facts = [
+      fact('open', 't-1182', 'have status', 'open', [row('m1', '2025-03-01')]),
+      fact('not-open', 't-1182', 'not have status', 'open', [row('m2', null, '2025-03-05')]),
+    ];
+    assert.equal(statusAt(facts, 'open', '2025-04-01'), 'ended');
+  });
+
+  it('"joined Globex as CFO" then "was promoted to CEO": the role is superseded, the employer stays', () => {
+    const facts = [
+      fact('globex', 'alice', 'join', 'o-globex', [row('m1', '2025-06-01')]),
+      fact('cfo', 'alice', 'join as', 'cfo', [row('m1', '2025-06-01')]),
+      fact('ceo', 'alice', 'be promoted to', 'ceo', [row('m2', '2026-01-01')]),
+    ];
+    assert.equal(statusAt(facts, 'cfo', '2025-07-01'), 'current');
+    assert.equal(statusAt(facts, 'cfo', '2026-02-01'), 'superseded');
+    assert.equal(statusAt(facts, 'globex', '2026-02-01'), 'current');
+  });
+
   for (const [name, facts, id] of independent) {
     it(`does not supersede across ${name}`, () => assert.equal(statusAt(facts, id, '2026-01-01'), 'current'));
   }
@@ -296,5 +355,51 @@ describe('supersessions a memory brings about', () => {
   it('a memory re-stating a fact that was already superseded brings nothing new', () => {
     const again = fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01'), row('m4', '2025-08-01')]);
     assert.deepEqual(newSupersessions([acme, again], 'm4', classifier), []);
+  });
+});
+
+describe('what deleting memories changes', () => {
+  const acme = fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-10')]);
+  const globex = fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01')]);
+  const initech = fact('initech', 'alice', 'join', 'o-initech', [row('m3', '2025-09-01')]);
+  const supersession = (oldFactId: string, newFactId: string, memoryId: string, at: string) => ({
+    className: 'employer',
+    oldFactId,
+    newFactId,
+    memoryId,
+    at: day(at),
+  });
+
+  it('deleting the superseding memory restores the old fact, current again', () => {
+    assert.deepEqual(deletionChanges([acme, globex], new Set(['m2']), classifier), {
+      restored: [{ ...supersession('acme', 'globex', 'm2', '2025-06-01'), validTo: null }],
+      superseded: [],
+    });
+  });
+
+  it('deleting a memory between two others restores the old fact until the later one, which now supersedes it', () => {
+    assert.deepEqual(deletionChanges([acme, globex, initech], new Set(['m2']), classifier), {
+      restored: [{ ...supersession('acme', 'globex', 'm2', '2025-06-01'), validTo: day('2025-09-01') }],
+      superseded: [supersession('acme', 'initech', 'm3', '2025-09-01')],
+    });
+  });
+
+  const unchanged: [name: string, facts: TimelineFact[], deleted: string[]][] = [
+    ['the old fact going with its memory', [acme, globex], ['m1']],
+    ['both memories going', [acme, globex], ['m1', 'm2']],
+    ['a memory that superseded nothing', [acme, globex, fact('like', 'alice', 'like', 'o-tea', [row('m9', '2025-07-01')])], ['m9']],
+    [
+      'the newer fact still stated by another memory',
+      [acme, fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01'), row('m4', '2025-06-01')])],
+      ['m2'],
+    ],
+  ];
+  for (const [name, facts, deleted] of unchanged) {
+    it(`restores nothing after ${name}`, () => assert.deepEqual(deletionChanges(facts, new Set(deleted), classifier).restored, []));
+  }
+
+  it('undoing an ending is no restoration event (only supersessions are announced)', () => {
+    const left = fact('left', 'alice', 'leave', 'o-acme', [row('m5', null, '2025-03-01')]);
+    assert.deepEqual(deletionChanges([acme, left], new Set(['m5']), classifier), { restored: [], superseded: [] });
   });
 });

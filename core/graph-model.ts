@@ -3,11 +3,20 @@
  * MongoDB, a snapshot in memory) holds. Persistence types stay in store/graph.ts.
  */
 
+import { sha256Hex } from './hash.js';
+
 /** Whose graph: one per collection, never shared across collections or tenants. */
 export interface GraphScope {
   tenantId: string;
   collectionId: string;
 }
+
+/** Deterministic ids: the same name in the same collection is the same node, from any process. */
+export const entityIdFor = (scope: GraphScope, key: string): string =>
+  sha256Hex(`entity\n${scope.tenantId}\n${scope.collectionId}\n${key}`).slice(0, 32);
+
+export const factIdFor = (scope: GraphScope, subjectId: string, predicate: string, objectId: string): string =>
+  sha256Hex(`fact\n${scope.tenantId}\n${scope.collectionId}\n${subjectId}\n${predicate}\n${objectId}`).slice(0, 32);
 
 export interface NewEntity {
   id: string;
@@ -46,7 +55,18 @@ export interface NewMention {
   validTo?: Date | null;
 }
 
-/** The distinct words (two letters or more) of normalised names: what the name lookup matches. */
-export const tokensOf = (keys: string[]): string[] => [
-  ...new Set(keys.flatMap((key) => key.split(' ')).filter((token) => token.length > 1)),
-];
+/**
+ * A target's weight: the sum of its provenance rows' counts (a row without one counts 1). Derived
+ * from the rows wherever a graph is held, never kept as a stored counter.
+ */
+export function weightsOf(rows: Iterable<{ target_id: string; count?: number }>): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const row of rows) weights.set(row.target_id, (weights.get(row.target_id) ?? 0) + (row.count ?? 1));
+  return weights;
+}
+
+/** The words (two letters or more) of one normalised name, in order. */
+export const keyTokens = (key: string): string[] => key.split(' ').filter((token) => token.length > 1);
+
+/** The distinct words of normalised names: what the name lookup matches. */
+export const tokensOf = (keys: string[]): string[] => [...new Set(keys.flatMap(keyTokens))];

@@ -75,6 +75,13 @@ export const deviceCallsActive = new Gauge({
   registers,
 });
 
+export const deviceSnapshotLookups = new Counter({
+  name: 'engram_device_snapshot_cache_lookups_total',
+  help: 'Device calls whose snapshot verified against its digest, by whether it was held prepared (hit) or opened in full (miss)',
+  labelNames: ['result'] as const,
+  registers,
+});
+
 export const websocketSessions = new Gauge({
   name: 'engram_websocket_sessions',
   help: 'Open live-event WebSocket sessions',

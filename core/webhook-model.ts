@@ -1,7 +1,13 @@
 /** Webhook subscriptions and their delivery attempts (docs/webhooks.md). */
 
 /** Event types a subscription may name (empty: all of them, and any added later). */
-export const WEBHOOK_EVENT_TYPES = ['ingestion_progress', 'memory_unconfident', 'webhook_disabled'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'ingestion_progress',
+  'memory_unconfident',
+  'webhook_disabled',
+  'fact_superseded',
+  'fact_restored',
+] as const;
 
 export interface WebhookSecret {
   /** `whsec_` + base64 of 32 random bytes. */

@@ -45,3 +45,21 @@ describe('work slots', () => {
     assert.equal(slots.active(), 0);
   });
 });
+
+describe('weighted work slots (request bytes in flight)', () => {
+  it('counts weights against both limits, and admits one call of any weight when nothing else is held', () => {
+    const slots = new WorkSlots(100, 60);
+    const big = released(slots.acquire('a', undefined, 250));
+    assert.equal(slots.active(), 250, 'alone, a call over both limits is admitted');
+    assert.deepEqual(slots.acquire('b', undefined, 1), { refused: 'process' });
+    big();
+    const first = released(slots.acquire('a', undefined, 40));
+    assert.deepEqual(slots.acquire('a', undefined, 30), { refused: 'key' }, "40 + 30 is over the tenant's 60");
+    released(slots.acquire('a', undefined, 20));
+    released(slots.acquire('b', undefined, 40));
+    assert.deepEqual(slots.acquire('c', undefined, 1), { refused: 'process' }, '100 of 100 held');
+    first();
+    assert.equal(slots.active('a'), 20);
+    assert.equal(slots.active(), 60);
+  });
+});

@@ -6,12 +6,20 @@
  */
 import { embeddingBatchDuration, embeddingBatchSize } from '../core/metrics.js';
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
+import { WorkerPool } from '../core/worker-pool.js';
+import type { ModelTasks } from './model-tasks.js';
+
+/** The model thread's entry (ownThread). */
+const modelThreadScript = new URL('./model-thread.js', import.meta.url);
 
 export interface Embedder {
   readonly modelId: string;
   readonly dimensions: number;
   /** `signal`: when it aborts, the texts not yet embedded are dropped and the call rejects. */
-  embedPassages(texts: string[], options?: { signal?: AbortSignal | undefined; maxPerCall?: number }): Promise<Float32Array[]>;
+  embedPassages(
+    texts: string[],
+    options?: { signal?: AbortSignal | undefined; maxPerCall?: number; coalesceMs?: number; until?: Promise<unknown> },
+  ): Promise<Float32Array[]>;
   /** Goes into the next model call, ahead of queued passages. */
   embedQuery(text: string): Promise<Float32Array>;
 }
@@ -25,6 +33,12 @@ export interface EmbedderOptions {
   maxBatchSize?: number;
   /** onnxruntime intra-op threads (default: its own choice, the cores). */
   threads?: number;
+  /**
+   * Run the model on a dedicated thread of its own (models/model-thread.ts), never on the caller's:
+   * a model call then never blocks the event loop, and onnxruntime still runs on one thread of the
+   * process only (running it on two at once crashed the process, see models/cpu-tasks.ts).
+   */
+  ownThread?: boolean;
 }
 
 /** e5 models were trained with these prefixes; without them retrieval drops sharply. */
@@ -32,7 +46,11 @@ function prefixesFor(modelId: string): { query: string; passage: string } {
   return /(^|\/)e5-/i.test(modelId) ? { query: 'query: ', passage: 'passage: ' } : { query: '', passage: '' };
 }
 
-export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> {
+/** What loads the model: the same on the caller's thread and on the model thread. */
+export type ModelSource = Omit<EmbedderOptions, 'maxBatchSize' | 'ownThread'>;
+
+/** Loads the model and answers one model call: texts in, one unit vector per text out. */
+export async function loadModelRunner(options: ModelSource): Promise<(texts: string[]) => Promise<Float32Array[]>> {
   if (options.modelsDir) {
     env.localModelPath = options.modelsDir;
     env.allowLocalModels = true;
@@ -40,30 +58,46 @@ export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> 
   env.allowRemoteModels = options.allowRemoteModels || !options.modelsDir;
   if (options.cacheDir) env.cacheDir = options.cacheDir;
   const sessionOptions = options.threads ? { session_options: { intraOpNumThreads: options.threads, interOpNumThreads: 1 } } : {};
-  // onnxruntime-node's run blocks the calling thread for the whole batch: passage batches of an API
-  // process's device work go to the CPU pool's own copy of the model (models/cpu-tasks.ts).
+  // onnxruntime-node's run blocks the calling thread for the whole batch: an API process runs it on
+  // a model thread of its own (ownThread).
   const model: FeatureExtractionPipeline = await pipeline('feature-extraction', options.modelId, { dtype: 'q8', ...sessionOptions });
+  return async (texts: string[]): Promise<Float32Array[]> => {
+    if (texts.length === 0) return [];
+    const output = await model(texts, { pooling: 'mean', normalize: true });
+    const [rows, dims] = output.dims as [number, number];
+    const data = output.data as Float32Array;
+    const vectors: Float32Array[] = [];
+    for (let row = 0; row < rows; row++) vectors.push(data.slice(row * dims, (row + 1) * dims));
+    output.dispose();
+    return vectors;
+  };
+}
+
+export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> {
+  const { maxBatchSize, ownThread, ...source } = options;
+  let callModel: (texts: string[]) => Promise<Float32Array[]>;
+  let thread: WorkerPool<ModelTasks> | null = null;
+  if (ownThread) {
+    const pool = new WorkerPool<ModelTasks>(modelThreadScript, 1);
+    thread = pool;
+    // The thread loads the model on its first task; one thread, so calls run one after another.
+    callModel = (texts) => pool.run('embed', { source, texts }, { key: 'model' });
+  } else callModel = await loadModelRunner(source);
+  // Measured here, in the process's registry (a thread has its own, which nobody scrapes).
+  const run = async (texts: string[]): Promise<Float32Array[]> => {
+    if (texts.length === 0) return [];
+    const stopTimer = embeddingBatchDuration.startTimer();
+    const vectors = await callModel(texts);
+    stopTimer();
+    embeddingBatchSize.observe(texts.length);
+    return vectors;
+  };
   const prefixes = prefixesFor(options.modelId);
-
-  const runner =
-    (extractor: FeatureExtractionPipeline) =>
-    async (texts: string[]): Promise<Float32Array[]> => {
-      if (texts.length === 0) return [];
-      const stopTimer = embeddingBatchDuration.startTimer();
-      const output = await extractor(texts, { pooling: 'mean', normalize: true });
-      stopTimer();
-      embeddingBatchSize.observe(texts.length);
-      const [rows, dims] = output.dims as [number, number];
-      const data = output.data as Float32Array;
-      const vectors: Float32Array[] = [];
-      for (let row = 0; row < rows; row++) vectors.push(data.slice(row * dims, (row + 1) * dims));
-      output.dispose();
-      return vectors;
-    };
-  const run = runner(model);
-
-  const batched = microBatch(run, options.maxBatchSize ?? 32);
-  const probe = await run(['dimension probe']);
+  const batched = microBatch(run, maxBatchSize ?? 32);
+  const probe = await run(['dimension probe']).catch(async (error: unknown) => {
+    await thread?.close();
+    throw error;
+  });
   const dimensions = probe[0]?.length ?? 0;
   return {
     modelId: options.modelId,
@@ -71,7 +105,12 @@ export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> 
     embedPassages: (texts, options = {}) =>
       batched(
         texts.map((text) => prefixes.passage + text),
-        { signal: options.signal, ...(options.maxPerCall ? { maxPerCall: options.maxPerCall } : {}) },
+        {
+          signal: options.signal,
+          ...(options.maxPerCall ? { maxPerCall: options.maxPerCall } : {}),
+          ...(options.coalesceMs ? { coalesceMs: options.coalesceMs } : {}),
+          ...(options.until ? { until: options.until } : {}),
+        },
       ),
     embedQuery: async (text) => {
       const [vector] = await batched([prefixes.query + text], { priority: 'query' });
@@ -92,14 +131,28 @@ export interface EmbedOptions {
    * keeps each block short: other requests are answered between the calls.
    */
   maxPerCall?: number;
+  /**
+   * The request may wait up to this long for other requests to fill its model call (default 0: a
+   * call starts at once). The ingestion worker sets it while several memories are in flight, so
+   * their chunks share calls instead of each taking one or two; a call starts as soon as it is full
+   * or a request without this allowance (a query) arrives.
+   */
+  coalesceMs?: number;
+  /**
+   * With `coalesceMs`: the request waits no longer than until this settles (its caller needs the
+   * vectors then). A single-pass ingestion embeds its first chunks while it structures the memory,
+   * so its request may wait for as long as that takes, gathering other memories' chunks meanwhile.
+   */
+  until?: Promise<unknown>;
 }
 
 /**
  * Merges concurrent requests into model calls of at most `maxBatchSize` texts. While a call runs,
- * new requests queue; the next call takes queries first, then passages round-robin by request: a
- * request larger than a call (a device create's 1,700 chunks) gives up its turn after each call,
- * so a search's query waits for at most one call and other requests interleave with it. An idle
- * embedder answers at once; a busy one gets the throughput of batched inference.
+ * new requests queue; the next call takes the waiting queries alone, else passages round-robin by
+ * request: a request larger than a call (a device create's 1,700 chunks) gives up its turn after
+ * each call, so a search's query waits for at most the running call and its own, and other
+ * requests interleave with it. An idle embedder answers at once; a busy one gets the throughput of
+ * batched inference.
  */
 export function microBatch(
   run: (texts: string[]) => Promise<Float32Array[]>,
@@ -110,6 +163,8 @@ export function microBatch(
     maxPerCall: number;
     /** Texts handed to model calls so far (the next one to take). */
     taken: number;
+    /** Until when (performance.now()) it may wait for a fuller call; 0: it does not wait. */
+    waitsUntil: number;
     /** Vectors received so far. */
     received: number;
     vectors: Float32Array[];
@@ -120,6 +175,27 @@ export function microBatch(
   const queries: Request[] = [];
   const passages: Request[] = [];
   let running = false;
+  let wakeUp: NodeJS.Timeout | null = null;
+  let wakeUpAt = Number.POSITIVE_INFINITY;
+
+  /**
+   * When the next call should start: now (0), or the earliest time a waiting request stops waiting,
+   * while every queued request is still willing to wait and their texts do not fill a call.
+   */
+  function startAt(): number {
+    let queued = 0;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const lane of [queries, passages]) {
+      for (const request of lane) {
+        // A request that already had a call (a large one) never waits again.
+        if (request.waitsUntil === 0 || request.taken > 0) return 0;
+        queued += Math.min(request.texts.length, request.maxPerCall);
+        earliest = Math.min(earliest, request.waitsUntil);
+      }
+    }
+    if (queued >= maxBatchSize || earliest <= performance.now()) return 0;
+    return earliest;
+  }
 
   const finish = (request: Request, error?: unknown): void => {
     if (request.done) return;
@@ -128,12 +204,14 @@ export function microBatch(
     else request.reject(error);
   };
 
-  /** The next call's texts: queries first, then each waiting request in turn, a piece of each. */
+  /** The next call's texts: the waiting queries, or else each waiting passage request in turn, a piece of each. */
   function nextBatch(): { request: Request; from: number; count: number }[] {
     const parts: { request: Request; from: number; count: number }[] = [];
     let size = 0;
     const inThisCall = new Set<Request>();
-    for (const lane of [queries, passages]) {
+    // Queries ride alone: a search waits for the call running when it came and its own short one,
+    // not for passages of a long request (a device create) besides.
+    for (const lane of queries.length > 0 ? [queries] : [passages]) {
       while (lane.length > 0 && size < maxBatchSize) {
         const request = lane[0]!;
         // A request capped per call waits for the next call once it has its share of this one.
@@ -156,6 +234,27 @@ export function microBatch(
     running = true;
     try {
       for (;;) {
+        const at = startAt();
+        if (at > 0) {
+          if (at < wakeUpAt) {
+            if (wakeUp) clearTimeout(wakeUp);
+            wakeUpAt = at;
+            wakeUp = setTimeout(
+              () => {
+                wakeUp = null;
+                wakeUpAt = Number.POSITIVE_INFINITY;
+                void pump();
+              },
+              Math.max(1, Math.ceil(at - performance.now())),
+            );
+          }
+          break;
+        }
+        if (wakeUp) {
+          clearTimeout(wakeUp);
+          wakeUp = null;
+          wakeUpAt = Number.POSITIVE_INFINITY;
+        }
         const parts = nextBatch();
         if (parts.length === 0) break;
         try {
@@ -195,6 +294,7 @@ export function microBatch(
         texts,
         maxPerCall: options.maxPerCall ?? maxBatchSize,
         taken: 0,
+        waitsUntil: options.coalesceMs && options.priority !== 'query' ? performance.now() + options.coalesceMs : 0,
         received: 0,
         vectors: new Array(texts.length),
         done: false,
@@ -218,6 +318,13 @@ export function microBatch(
         };
       }
       (options.priority === 'query' ? queries : passages).push(request);
+      if (request.waitsUntil > 0 && options.until) {
+        const due = (): void => {
+          request.waitsUntil = 0;
+          void pump();
+        };
+        options.until.then(due, due);
+      }
       void pump();
     });
 }

@@ -33,7 +33,8 @@ it('splits a large request into batches and lets a query and other requests in b
     return texts.map((text) => Float32Array.of(Number(text.slice(1))));
   };
   const embed = microBatch(run, 4);
-  const big = Array.from({ length: 10 }, (_, i) => `p${i}`);
+  // Four calls' worth: the query's call carries no passages, so the bulk request still has calls left after the other's.
+  const big = Array.from({ length: 14 }, (_, i) => `p${i}`);
   const bulk = embed(big);
   await new Promise((resolve) => setTimeout(resolve, 1)); // the first batch of the bulk request is running
   const other = embed(['o100', 'o101']);
@@ -56,7 +57,7 @@ it('splits a large request into batches and lets a query and other requests in b
     calls.every((call) => call.length <= 4),
     'no model call is larger than the batch size',
   );
-  assert.deepEqual(calls[1]![0], 'q7', 'the query goes in the very next model call');
+  assert.deepEqual(calls[1], ['q7'], 'the query goes alone in the very next model call');
   const otherCall = calls.findIndex((call) => call.includes('o100'));
   const lastBulkCall = calls.findLastIndex((call) => call.some((text) => text.startsWith('p')));
   assert.ok(otherCall < lastBulkCall, 'a request arriving later does not wait for the whole bulk request');
@@ -99,4 +100,62 @@ it('caps one request per model call when asked, so each blocking call stays shor
   for (const call of calls)
     assert.ok(call.filter((text) => text.startsWith('p')).length <= 3, `at most 3 of the capped request per call: ${call.join(',')}`);
   assert.equal(calls.filter((call) => call.some((text) => text.startsWith('p'))).length, 4, '10 texts at 3 per call take 4 calls');
+});
+
+it('coalesces passage requests that may wait into one call, and starts it once the call is full', async () => {
+  const calls: string[][] = [];
+  const run = async (texts: string[]) => {
+    calls.push(texts);
+    return texts.map((text) => Float32Array.of(text.length));
+  };
+  const embed = microBatch(run, 4);
+  const first = embed(['a'], { coalesceMs: 1000 });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(calls.length, 0, 'a lone request that may wait does not start a call at once');
+  const second = embed(['bb', 'ccc'], { coalesceMs: 1000 });
+  const third = embed(['dddd'], { coalesceMs: 1000 });
+  const results = await Promise.all([first, second, third]);
+  assert.deepEqual(calls, [['a', 'bb', 'ccc', 'dddd']], 'one full call, long before the allowance ran out');
+  assert.deepEqual(
+    results.map((vectors) => vectors.map((vector) => vector[0])),
+    [[1], [2, 3], [4]],
+  );
+});
+
+it('starts a waiting call when its allowance runs out, or at once for a request that may not wait', async () => {
+  const calls: string[][] = [];
+  const run = async (texts: string[]) => {
+    calls.push(texts);
+    return texts.map(() => Float32Array.of(0));
+  };
+  const embed = microBatch(run, 32);
+  const started = performance.now();
+  await embed(['a', 'b'], { coalesceMs: 30 });
+  const waited = performance.now() - started;
+  assert.ok(waited >= 25, `it waited for others (${waited.toFixed(1)} ms)`);
+  assert.deepEqual(calls, [['a', 'b']]);
+
+  const patient = embed(['c'], { coalesceMs: 60_000 });
+  const query = embed(['q'], { priority: 'query', coalesceMs: 60_000 });
+  await Promise.all([patient, query]);
+  assert.deepEqual(calls.slice(1), [['q'], ['c']], 'a query never waits and rides alone; the waiting passage follows at once');
+});
+
+it('holds a waiting request until its caller needs the vectors, gathering requests that arrive meanwhile', async () => {
+  const calls: string[][] = [];
+  const run = async (texts: string[]) => {
+    calls.push(texts);
+    return texts.map(() => Float32Array.of(0));
+  };
+  const embed = microBatch(run, 32);
+  let needed!: () => void;
+  const until = new Promise<void>((resolve) => (needed = resolve));
+  const held = embed(['a'], { coalesceMs: 60_000, until });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const other = embed(['b', 'c'], { coalesceMs: 60_000 });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(calls.length, 0, 'nothing runs while every request may still wait');
+  needed();
+  await Promise.all([held, other]);
+  assert.deepEqual(calls, [['a', 'b', 'c']], 'one call, as soon as the held request was needed');
 });

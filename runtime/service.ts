@@ -16,6 +16,7 @@ import { attachEventWebSocket } from '../api/websocket.js';
 import { projectRoot, type Config } from '../config/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import {
+  deviceSnapshotLookups,
   eventFollowerLag,
   eventLogSeq,
   indexBudgetBytes,
@@ -33,6 +34,7 @@ import { createLocalExtractor } from '../extractors/structure/local-extractor.js
 import { PredicateClassifier } from '../core/fact-lexicon.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { SearchIndex } from '../search/search-index.js';
+import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { activityMetrics } from './activity-metrics.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { installTemporalLogging } from './temporal-logging.js';
@@ -168,6 +170,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     allowRemoteModels: config.ALLOW_REMOTE_MODELS,
     cacheDir: path.join(config.DATA_DIR, 'model-cache'),
     maxBatchSize: config.EMBEDDING_BATCH_SIZE,
+    // The model runs on a thread of its own: a model call never blocks the event loop (requests,
+    // heartbeats, the worker's other activities), and onnxruntime runs on that one thread only.
+    ownThread: true,
   };
   const embedder = memoize<Embedder>(() => loadEmbedder(embedderOptions));
   const stoppers: (() => Promise<void>)[] = [];
@@ -194,13 +199,16 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         chunkMaxChars: config.CHUNK_MAX_CHARS,
         maxChunksPerMemory: config.MAX_CHUNKS_PER_MEMORY,
         embeddingBatchSize: config.EMBEDDING_BATCH_SIZE,
+        embeddingCoalesceMs: config.EMBEDDING_COALESCE_MS,
         // With the API in this process (ROLE=all), ingestion's extraction goes to the pool as well.
         extractor: cpu ? pooledExtractor(cpu, { key: 'ingestion' }) : extractor,
         entitySimilarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD,
         classifier,
       }),
-      // CPU-bound embedding shares 2 cores; more slots only add queueing, but a few overlap I/O
-      // and let the micro-batcher merge concurrent memories into one model call.
+      // One slot is one memory's whole single pass (activities/ingest.ts ingestContent): enough of
+      // them overlap store I/O and let the micro-batcher merge concurrent memories' chunks into
+      // full model calls; CPU-bound work beyond that only queues (16 was tried: ingest CPU per memory
+      // rose on a saturated machine, not yet explained, so it stays at 8).
       maxConcurrentActivityTaskExecutions: 8,
       maxConcurrentWorkflowTaskExecutions: 40,
       stickyQueueScheduleToStartTimeout: '3 seconds',
@@ -209,11 +217,11 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     workerRun = worker.run();
     workerRun.catch((error: unknown) => logger.error({ err: error }, 'worker stopped with an error'));
     // Full pattern mines owed (a change on a request path, or one that found the lease taken) run
-    // here, in the worker, never in an API process's request (store/workflows.ts).
+    // here, in the worker, never in an API process's request (core/procedures/derivation.ts).
     const workerTasks = new BackgroundTasks(logger);
     workerTasks.every(
       config.WORKFLOW_MINE_SWEEP_INTERVAL_MS,
-      () => store.workflows.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
+      () => store.procedures.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
       'ran owed workflow pattern mines',
       'workflow mine sweep failed',
     );
@@ -293,6 +301,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       classifier,
       cpu: { pool: cpu! },
       keys: await snapshotKeys(config, logger),
+      snapshotCache: new PreparedSnapshotCache(config.DEVICE_SNAPSHOT_CACHE_ENTRIES, searchIndex, (hit) =>
+        deviceSnapshotLookups.inc({ result: hit ? 'hit' : 'miss' }),
+      ),
       outbound: outboundClient(config, config.OUTBOUND_TOTAL_TIMEOUT_MS),
       deleteMemories: (tenantId, ids) => memories.purge(tenantId, ids),
       logger,

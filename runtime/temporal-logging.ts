@@ -17,13 +17,24 @@ const CORE_LEVEL: Record<string, 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'> 
   silent: 'ERROR',
 };
 
+/**
+ * The SDK passes a failure as `error`; pino serialises Error objects (message, type, stack) only
+ * under `err`, so "Activity failed" lines logged `"error":{}` and said nothing of the cause.
+ */
+export function withSerialisableError(meta: LogMetadata | undefined): LogMetadata {
+  if (!meta || !(meta.error instanceof Error)) return meta ?? {};
+  const { error, ...rest } = meta;
+  return { ...rest, err: error };
+}
+
 let installed = false;
 
 export function installTemporalLogging(logger: Logger, level: string): void {
   if (installed) return;
   installed = true;
   const temporalLogger = logger.child({ source: 'temporal' });
-  const log = (logLevel: LogLevel, message: string, meta?: LogMetadata) => temporalLogger[PINO_METHOD[logLevel]](meta ?? {}, message);
+  const log = (logLevel: LogLevel, message: string, meta?: LogMetadata) =>
+    temporalLogger[PINO_METHOD[logLevel]](withSerialisableError(meta), message);
   Runtime.install({
     logger: {
       log,

@@ -24,6 +24,38 @@ export interface GraphEntityInfo {
 /** A fact as the index holds it: the same shape the graph builder writes. */
 export type GraphFactInfo = NewFact;
 
+/** An entity as the index holds it, from a stored record (a collection's or a snapshot's). */
+export const graphEntityInfo = (entity: {
+  id: string;
+  name: string;
+  category: string;
+  description: string;
+  alias_keys: string[];
+}): GraphEntityInfo => ({
+  id: entity.id,
+  name: entity.name,
+  category: entity.category,
+  description: entity.description,
+  aliasKeys: entity.alias_keys,
+});
+
+/** A fact as the index holds it, from a stored record (a collection's or a snapshot's). */
+export const graphFactInfo = (fact: {
+  id: string;
+  subject_id: string;
+  object_id: string;
+  predicate: string;
+  description: string;
+  confidence: number;
+}): GraphFactInfo => ({
+  id: fact.id,
+  subjectId: fact.subject_id,
+  objectId: fact.object_id,
+  predicate: fact.predicate,
+  description: fact.description,
+  confidence: fact.confidence,
+});
+
 export interface ProvenanceRow {
   targetId: string;
   chunkIndex: number;

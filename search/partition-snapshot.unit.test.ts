@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LexicalIndex, LexicalPartition } from './lexical-index.js';
-import { decodePartitionSnapshot, encodePartitionSnapshot, SNAPSHOT_FORMAT, turnColumns } from './partition-snapshot.js';
+import { decodePartitionSnapshot, encodePartitionSnapshot, SNAPSHOT_FORMAT, turnColumns, turnFactsOf } from './partition-snapshot.js';
 import { TurnFacts } from './turn-facts.js';
 import { seededRandom } from '../bench/texts.js';
 
@@ -31,8 +31,10 @@ function churned(): { index: LexicalIndex; partition: LexicalPartition; turns: T
   const time = new Date(Date.UTC(2024, 4, 10));
   for (const [i, text] of texts(400, 11).entries()) {
     const memoryId = `m${Math.floor(i / 4)}`;
-    partition.upsert(`${memoryId}:${i % 4}`, memoryId, text);
-    turns.upsert('c', `${memoryId}:${i % 4}`, memoryId, text, time);
+    // Two speakers and turns without one.
+    const turn = i % 3 === 2 ? text : `${['Caroline', 'Dr. Ann Lee'][i % 3]!}: ${text}`;
+    partition.upsert(`${memoryId}:${i % 4}`, memoryId, turn);
+    turns.upsert('c', `${memoryId}:${i % 4}`, memoryId, turn, time);
   }
   for (let m = 0; m < 100; m += 3) {
     partition.removeMemory(`m${m}`);
@@ -87,22 +89,20 @@ describe('partition snapshot', () => {
     const decoded = decodePartitionSnapshot(encodePartitionSnapshot({ lexical: state, turns: columns }));
     const restored = new TurnFacts();
     restored.createPartition('c');
-    let at = 0;
-    for (const [slot, chunkId] of decoded.lexical.chunkIds.entries()) {
-      const count = decoded.turns.dateCount[slot]!;
-      restored.put('c', chunkId, decoded.lexical.memoryIds[slot]!, {
-        question: decoded.turns.question[slot] === 1,
-        dates: decoded.turns.dates.slice(at, at + count),
-      });
-      at += count;
-    }
+    for (const { chunkId, memoryId, fact } of turnFactsOf(decoded)) restored.put('c', chunkId, memoryId, fact);
     let questions = 0;
+    let spoken = 0;
     for (const chunkId of state.chunkIds) {
       assert.equal(restored.isQuestion(['c'], chunkId), turns.isQuestion(['c'], chunkId), chunkId);
       assert.deepEqual(restored.datesOf(['c'], chunkId), turns.datesOf(['c'], chunkId), chunkId);
+      assert.equal(restored.speakerOf(['c'], chunkId), turns.speakerOf(['c'], chunkId), chunkId);
       if (turns.isQuestion(['c'], chunkId)) questions++;
+      if (turns.speakerOf(['c'], chunkId) !== undefined) spoken++;
     }
     assert.ok(questions > 0, 'the corpus has questions');
+    assert.ok(spoken > 0 && spoken < state.chunkIds.length, 'the corpus has turns with and without a speaker');
+    assert.deepEqual([...restored.speakers(['c'])].sort(), ['caroline', 'dr. ann lee']);
+    assert.deepEqual(restored.bytes('c'), turns.bytes('c'));
   });
 
   it('refuses truncated or foreign bytes instead of building a wrong partition', () => {
@@ -118,6 +118,6 @@ describe('partition snapshot', () => {
   });
 
   it('names the tokenizer it was written with', () => {
-    assert.match(SNAPSHOT_FORMAT, /^lexical-1-[0-9a-f]{16}$/);
+    assert.match(SNAPSHOT_FORMAT, /^lexical-2-[0-9a-f]{16}$/);
   });
 });

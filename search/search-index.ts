@@ -1,45 +1,32 @@
 /**
  * Keeps this process's VectorIndex and LexicalIndex consistent with MongoDB (both are filled from
  * the same chunk reads and follow the same feed, so they always hold the same chunks). Partitions are loaded lazily, the
- * first time a collection is searched, and then kept current by following the sequenced
- * index-change feed: in the background (cheap polling of an indexed seq), and once more before
- * every search, so a memory whose status is `complete` is always visible to the next search
- * (read-your-writes across processes), and a deleted one never is.
+ * first time a collection is searched (search/partition-loader.ts reads them), and then kept
+ * current by following the sequenced index-change feed (search/feed-follower.ts): in the
+ * background, and once more before every search, so a memory whose status is `complete` is always
+ * visible to the next search (read-your-writes across processes), and a deleted one never is.
+ * This module decides what is loaded and when: the budget, holds and eviction.
  */
 import type { Logger } from '../core/logger.js';
-import { binaryToVector, type ChunkDoc } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
-import type { EntityDoc, FactDoc, MentionDoc } from '../store/graph.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
-import { GraphIndex, type GraphEntityInfo, type GraphFactInfo, type GraphMatch, type ProvenanceRow } from './graph-index.js';
+import { FeedFollower, type FeedClient } from './feed-follower.js';
+import { GraphIndex, type GraphMatch } from './graph-index.js';
 import { LexicalIndex, LexicalPartition, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
-import {
-  decodePartitionSnapshot,
-  encodePartitionSnapshot,
-  SNAPSHOT_FORMAT,
-  turnColumns,
-  type PartitionSnapshot,
-} from './partition-snapshot.js';
+import { decodePartitionSnapshot, encodePartitionSnapshot, SNAPSHOT_FORMAT, turnColumns } from './partition-snapshot.js';
 import { TurnFacts } from './turn-facts.js';
 import type { TurnSource } from './turn-ranking.js';
 import { PartitionBudget } from './partition-budget.js';
+import { PartitionLoader, SnapshotUnusable, type SeqSnapshot } from './partition-loader.js';
 import { VectorIndex, type VectorHit } from './vector-index.js';
 
-const FOLLOW_INTERVAL_MS = 500;
-const CHANGES_PER_PULL = 1000;
-/** Concurrent chunk reads of one partition load (disjoint id ranges), see fillPartition. */
-const LOAD_READERS = 2;
-/** A load re-checks the budget after this many chunks per reader (the most it overshoots by). */
-const BUDGET_CHECK_CHUNKS = 256;
 /** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
 const KNOWN_SIZES = 10_000;
 /** Collections smaller than this load fast enough from their chunks: no snapshot is written (SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS). */
 const SNAPSHOT_MIN_CHUNKS = 2000;
 /** A load from a snapshot that had to re-read more than this share of chunks writes a fresh one. */
 const SNAPSHOT_STALE_FRACTION = 0.1;
-/** Memories re-read per store query while reconciling a snapshot with the store. */
-const RECONCILE_BATCH = 500;
 
 /**
  * Estimated bytes of what the typed arrays leave out, per entry: a chunk's id strings, array
@@ -69,9 +56,6 @@ export interface SearchIndexOptions {
   snapshotReads?: boolean;
 }
 
-/** A snapshot that cannot be brought up to date (the feed lost changes since it): load from the chunks instead. */
-class SnapshotUnusable extends Error {}
-
 /**
  * A search's partitions do not fit the budget. `exceeded`: its own collections alone need more
  * than the whole budget (retrying cannot help). `exhausted`: other running searches pin the
@@ -99,6 +83,8 @@ export interface IndexBudgetStats {
   maxBytes: number;
   bytes: number;
   collections: number;
+  /** Entries held beside the partitions under the same budget (prepared device snapshots). */
+  residents: number;
   evictions: number;
   loads: number;
   /** Of `loads`, those whose lexical partition came from a persisted snapshot. */
@@ -110,11 +96,9 @@ export class SearchIndex {
   private readonly lexical = new LexicalIndex();
   private readonly turns = new TurnFacts();
   private readonly graph = new GraphIndex();
-  private lastSeq = 0;
   private readonly loading = new Map<string, Promise<void>>();
-  private pull: Promise<void> = Promise.resolve();
-  private queuedPull: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly loader: PartitionLoader;
+  private readonly follower: FeedFollower;
   private readonly budget: PartitionBudget;
   private evictions = 0;
   private loads = 0;
@@ -125,6 +109,12 @@ export class SearchIndex {
   private readonly snapshotReads: boolean;
   /** Snapshots being written, by collection. */
   private readonly persisting = new Map<string, Promise<void>>();
+  /**
+   * What is held beside the collections' partitions under the same budget: prepared device
+   * snapshots (snapshot/prepared-cache.ts). The budget evicts them like partitions, by their
+   * tenant's share and recency; `drop` tells their holder.
+   */
+  private readonly residents = new Map<string, { bytes: number; drop: () => void }>();
 
   constructor(
     private readonly store: Store,
@@ -137,34 +127,49 @@ export class SearchIndex {
     this.budget = new PartitionBudget(options.maxBytes ?? Infinity);
     this.snapshotMinChunks = options.snapshotMinChunks ?? SNAPSHOT_MIN_CHUNKS;
     this.snapshotReads = options.snapshotReads ?? true;
+    this.loader = new PartitionLoader(store, modelId, { vector: this.index, lexical: this.lexical, turns: this.turns, graph: this.graph });
+    this.follower = new FeedFollower(store, this.feedClient(), logger);
   }
 
-  async start(): Promise<void> {
-    this.lastSeq = await this.store.indexChanges.log.latestSeq();
-    this.timer = setInterval(() => {
-      this.catchUp().catch((error: unknown) => this.logger.warn({ err: error }, 'index follow failed'));
-    }, FOLLOW_INTERVAL_MS);
-    this.timer.unref();
+  start(): Promise<void> {
+    return this.follower.start();
   }
 
   /** Stops following the feed; resolves once a pull in flight has finished (before the store closes). */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.pull;
+    await this.follower.stop();
     await this.snapshotsWritten();
   }
 
   /** Applies every change published so far. Concurrent callers share one queued pull. */
   catchUp(): Promise<void> {
-    if (this.queuedPull) return this.queuedPull;
-    const next = this.pull.then(async () => {
-      this.queuedPull = null;
-      await this.applyPendingChanges();
-    });
-    this.queuedPull = next;
-    this.pull = next.catch(() => undefined);
-    return next;
+    return this.follower.catchUp();
+  }
+
+  /** How the feed's changes reach the partitions. */
+  private feedClient(): FeedClient {
+    return {
+      removeMemory: (memoryId) => this.removeMemory(memoryId),
+      applyUpserts: (memoryIds) => this.loader.applyUpserts(memoryIds),
+      // A removed collection's partitions go. One a search holds or a load is filling is left to
+      // the budget: the collection can no longer be searched.
+      dropCollections: (collectionIds) => {
+        for (const collectionId of collectionIds) {
+          if (this.budget.isHeld(collectionId) || this.loading.has(collectionId) || !this.index.partition(collectionId)) continue;
+          this.dropPartition(collectionId);
+          this.logger.debug({ collectionId }, 'index partition dropped (collection removed)');
+        }
+      },
+      afterBatch: (upserts) => {
+        if (upserts > 0) this.enforceBudget();
+      },
+      reloadAfterGap: async ({ lastSeq, oldest, newest }) => {
+        const collections = this.index.loadedCollections();
+        this.logger.warn({ lastSeq, oldest, newest, collections: collections.length }, 'index feed gap: reloading partitions');
+        for (const collectionId of collections) this.dropPartition(collectionId);
+        await Promise.all(collections.map((collectionId) => this.trackLoad(collectionId, this.fillPartition(collectionId, false))));
+      },
+    };
   }
 
   /**
@@ -206,7 +211,40 @@ export class SearchIndex {
   }
 
   private loadedSizes(): Map<string, number> {
-    return new Map(this.index.loadedCollections().map((id) => [id, this.partitionBytes(id)]));
+    const sizes = new Map(this.index.loadedCollections().map((id) => [id, this.partitionBytes(id)]));
+    for (const [key, resident] of this.residents) sizes.set(key, resident.bytes);
+    return sizes;
+  }
+
+  /**
+   * Holds `bytes` of `tenantId`'s under the budget as one more evictable entry, keyed apart from
+   * collection ids (which are UUIDs). Evicting it calls `drop`. False when it does not fit: it was
+   * evicted at once (`drop` was called) and is not held.
+   */
+  admitResident(key: string, tenantId: string, bytes: number, drop: () => void): boolean {
+    this.residents.set(key, { bytes, drop });
+    this.budget.touch(key, tenantId);
+    this.enforceBudget();
+    return this.residents.has(key);
+  }
+
+  /** A resident was just used: it becomes the last of its tenant's to go. */
+  touchResident(key: string, tenantId: string): void {
+    if (this.residents.has(key)) this.budget.touch(key, tenantId);
+  }
+
+  /** A resident's size changed (it prepared more); evicts for room as an admission does. False when it was evicted. */
+  resizeResident(key: string, bytes: number): boolean {
+    const resident = this.residents.get(key);
+    if (!resident) return false;
+    resident.bytes = bytes;
+    this.enforceBudget();
+    return this.residents.has(key);
+  }
+
+  /** Its holder let it go (without `drop` being called). */
+  removeResident(key: string): void {
+    if (this.residents.delete(key)) this.budget.forget(key);
   }
 
   private rememberBytes(collectionId: string, bytes: number): void {
@@ -234,7 +272,7 @@ export class SearchIndex {
     this.enforceBudget();
   }
 
-  /** Estimated bytes of one collection's partitions (vector, lexical and graph). */
+  /** Estimated bytes of one collection's partitions (vector, lexical, turn facts and graph). */
   partitionBytes(collectionId: string): number {
     const vector = this.index.partition(collectionId);
     const lexical = this.lexical.partition(collectionId)?.storageStats();
@@ -242,13 +280,16 @@ export class SearchIndex {
     return (
       (vector ? vector.bytes + vector.size * BYTES_PER_CHUNK_IDS : 0) +
       (lexical ? lexical.typedArrayBytes + (lexical.terms + lexical.cachedPieces) * BYTES_PER_TERM : 0) +
+      this.turns.bytes(collectionId) +
       (graph ? (graph.entityCount + graph.factCount) * BYTES_PER_GRAPH_ENTRY : 0)
     );
   }
 
-  /** Bytes held by every loaded partition (the figure the budget bounds). */
+  /** Bytes held by every loaded partition and resident (the figure the budget bounds). */
   totalBytes(): number {
-    return this.index.loadedCollections().reduce((sum, id) => sum + this.partitionBytes(id), 0);
+    let total = 0;
+    for (const bytes of this.loadedSizes().values()) total += bytes;
+    return total;
   }
 
   budgetStats(): IndexBudgetStats {
@@ -256,6 +297,7 @@ export class SearchIndex {
       maxBytes: this.budget.maxBytes,
       bytes: this.totalBytes(),
       collections: this.index.loadedCollections().length,
+      residents: this.residents.size,
       evictions: this.evictions,
       loads: this.loads,
       snapshotLoads: this.snapshotLoads,
@@ -276,7 +318,7 @@ export class SearchIndex {
     if (!Number.isFinite(this.budget.maxBytes)) return total;
     for (const collectionId of this.budget.victims(sizes, busy)) {
       total -= sizes.get(collectionId) ?? 0;
-      this.rememberBytes(collectionId, sizes.get(collectionId) ?? 0);
+      if (!this.residents.has(collectionId)) this.rememberBytes(collectionId, sizes.get(collectionId) ?? 0);
       this.dropPartition(collectionId);
       this.evictions++;
       this.logger.debug(
@@ -303,8 +345,14 @@ export class SearchIndex {
       cosineOf: (chunkIds) => (query ? this.index.similarities(query, collectionIds, chunkIds) : new Map()),
       isQuestion: (chunkId) => this.turns.isQuestion(collectionIds, chunkId),
       datesOf: (chunkId) => this.turns.datesOf(collectionIds, chunkId),
+      speakerOf: (chunkId) => this.turns.speakerOf(collectionIds, chunkId),
       chunks: () => this.index.entries(collectionIds),
     };
+  }
+
+  /** The speakers of these collections' turns (search/turn-speakers.ts), from what `prepare` loaded. */
+  speakers(collectionIds: string[]): Set<string> {
+    return this.turns.speakers(collectionIds);
   }
 
   /** Validity timelines of facts of these collections, from what `prepare` loaded. */
@@ -336,12 +384,17 @@ export class SearchIndex {
   }
 
   private removeMemoryChunks(memoryId: string): void {
-    this.index.removeMemory(memoryId);
-    this.lexical.removeMemory(memoryId);
-    this.turns.removeMemory(memoryId);
+    this.loader.removeMemoryChunks(memoryId);
   }
 
   private dropPartition(collectionId: string): void {
+    const resident = this.residents.get(collectionId);
+    if (resident) {
+      this.residents.delete(collectionId);
+      this.budget.forget(collectionId);
+      resident.drop();
+      return;
+    }
     this.index.dropPartition(collectionId);
     this.lexical.dropPartition(collectionId);
     this.turns.dropPartition(collectionId);
@@ -416,45 +469,18 @@ export class SearchIndex {
     else this.lexical.createPartition(collectionId);
     const lexicalPartition = this.lexical.partition(collectionId)!;
     this.turns.createPartition(collectionId);
-    if (snapshot) this.putTurnFacts(collectionId, snapshot);
     this.budget.touch(collectionId);
-    let reread = 0;
+    let reread: number;
     try {
-      // The graph's reads and the chunk reads (in LOAD_READERS disjoint ranges) run concurrently:
-      // while one waits for its next batch from the database, another's batch is indexed.
       // The new partitions' first allocation counts at once (before anything can observe it), and
-      // the growth after every BUDGET_CHECK_CHUNKS chunks of each reader, from its first chunk on.
+      // the growth as the loader reads (search/partition-loader.ts), from each reader's first chunk on.
       if (bounded) this.checkLoad(collectionId);
-      // A reader that fails (or finds the load over budget) stops the others at their next chunk.
-      let failed = false;
-      const readChunks = async (index: number): Promise<void> => {
-        let sinceCheck = BUDGET_CHECK_CHUNKS - 1;
-        const part = { index, of: LOAD_READERS };
-        // With a snapshot, the text is neither read nor tokenised: its terms and turn facts are in it.
-        const chunks: AsyncIterable<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding'> & Partial<Pick<ChunkDoc, 'text' | 'occurred_at'>>> =
-          snapshot
-            ? this.store.chunks.vectorsOnlyForCollection(collectionId, this.modelId, part)
-            : this.store.chunks.vectorsForCollection(collectionId, this.modelId, part);
-        for await (const chunk of chunks) {
-          if (failed) return;
-          if (!chunk.embedding) continue;
-          partition.upsertBytes(chunk._id, chunk.memory_id, chunk.embedding.buffer);
-          if (chunk.text !== undefined) {
-            lexicalPartition.upsert(chunk._id, chunk.memory_id, chunk.text);
-            this.turns.upsert(collectionId, chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
-          }
-          if (bounded && ++sinceCheck >= BUDGET_CHECK_CHUNKS) {
-            sinceCheck = 0;
-            this.checkLoad(collectionId);
-          }
-        }
-      };
-      const readers = Array.from({ length: LOAD_READERS }, (_, index) => readChunks(index));
-      await Promise.all([...readers, this.loadGraph(collectionId)]).catch((error: unknown) => {
-        failed = true;
-        throw error;
-      });
-      if (snapshot) reread = await this.reconcileWithSnapshot(collectionId, snapshot.seq);
+      reread = await this.loader.fill(
+        collectionId,
+        { vector: partition, lexical: lexicalPartition },
+        bounded ? () => this.checkLoad(collectionId) : undefined,
+        snapshot ?? undefined,
+      );
       // The last (partial) batches and the graph, measured once complete.
       if (bounded) this.checkLoad(collectionId);
     } catch (error) {
@@ -481,7 +507,7 @@ export class SearchIndex {
   }
 
   /** The collection's persisted lexical partition, if one of this code's format exists and decodes. */
-  private async readSnapshot(collectionId: string): Promise<(PartitionSnapshot & { seq: number }) | null> {
+  private async readSnapshot(collectionId: string): Promise<SeqSnapshot | null> {
     if (this.snapshotMinChunks === Infinity || !this.snapshotReads) return null;
     const stored = await this.store.indexSnapshots.read(collectionId, this.modelId);
     if (!stored || stored.format !== SNAPSHOT_FORMAT) return null;
@@ -491,51 +517,6 @@ export class SearchIndex {
       this.logger.warn({ collectionId, err: error }, 'index snapshot unreadable: loading from the chunks');
       return null;
     }
-  }
-
-  private putTurnFacts(collectionId: string, snapshot: PartitionSnapshot): void {
-    const { chunkIds, memoryIds } = snapshot.lexical;
-    const { question, dateCount, dates } = snapshot.turns;
-    let at = 0;
-    for (let slot = 0; slot < chunkIds.length; slot++) {
-      const count = dateCount[slot]!;
-      this.turns.put(collectionId, chunkIds[slot]!, memoryIds[slot]!, {
-        question: question[slot] === 1,
-        dates: dates.slice(at, at + count),
-      });
-      at += count;
-    }
-  }
-
-  /**
-   * Brings a partition whose lexical part came from a snapshot (at `seq`) up to the store: every
-   * memory the feed names after `seq`, and every memory whose chunks the vector read and the
-   * snapshot disagree on, is read again (as the follower applies a change). Returns how many
-   * memories were. Throws SnapshotUnusable when the feed no longer holds every change since `seq`.
-   */
-  private async reconcileWithSnapshot(collectionId: string, seq: number): Promise<number> {
-    const log = this.store.indexChanges.log;
-    const changed = new Set<string>();
-    const lost = new SnapshotUnusable(`the index feed no longer holds seq ${seq + 1}`);
-    let after = seq;
-    for (;;) {
-      const changes = await log.readAfter(after, CHANGES_PER_PULL);
-      if (after === seq && (changes.length > 0 ? changes[0]!.seq > seq + 1 : (await log.latestSeq()) > seq)) throw lost;
-      for (const change of changes) if (change.memory_id) changed.add(change.memory_id);
-      if (changes.length < CHANGES_PER_PULL) break;
-      after = changes[changes.length - 1]!.seq;
-    }
-    const vectors = this.index.partition(collectionId);
-    const lexical = this.lexical.partition(collectionId);
-    if (!vectors || !lexical) return 0;
-    for (const [chunkId, memoryId] of vectors.entries()) if (lexical.memoryOfChunk(chunkId) !== memoryId) changed.add(memoryId);
-    for (const [chunkId, memoryId] of lexical.entries()) if (!vectors.hasChunk(chunkId)) changed.add(memoryId);
-    const memoryIds = [...changed];
-    for (let from = 0; from < memoryIds.length; from += RECONCILE_BATCH)
-      await this.applyUpserts(memoryIds.slice(from, from + RECONCILE_BATCH));
-    if (vectors.size !== lexical.size)
-      throw new SnapshotUnusable(`${vectors.size} vectors but ${lexical.size} lexical chunks after reconciling`);
-    return memoryIds.length;
   }
 
   /** Writes the collection's snapshot in the background, one writer per collection at a time. */
@@ -557,7 +538,7 @@ export class SearchIndex {
     if (!tenantId) return;
     await this.catchUp();
     // From here to the encoding nothing awaits: the state is the feed applied up to `seq`.
-    const seq = this.lastSeq;
+    const seq = this.follower.appliedSeq;
     const lexical = this.lexical.partition(collectionId);
     if (!lexical) return;
     const state = lexical.exportState();
@@ -573,139 +554,4 @@ export class SearchIndex {
     if (removes.length > 0) await this.store.indexSnapshots.removeGeneration(collectionId, this.modelId, generation);
     else this.logger.debug({ collectionId, seq, bytes: bytes.byteLength }, 'index snapshot written');
   }
-
-  private async loadGraph(collectionId: string): Promise<void> {
-    const partition = this.graph.createPartition(collectionId);
-    const entities = new Map<string, GraphEntityInfo>();
-    for await (const entity of this.store.graph.entitiesOfCollection(collectionId)) entities.set(entity._id, entityInfo(entity));
-    const facts = new Map<string, GraphFactInfo>();
-    for await (const fact of this.store.graph.factsOfCollection(collectionId)) facts.set(fact._id, factInfo(fact));
-    const rowsByMemory = new Map<string, ProvenanceRow[]>();
-    for await (const row of this.store.graph.mentionsOfCollection(collectionId)) {
-      let rows = rowsByMemory.get(row.memory_id);
-      if (!rows) rowsByMemory.set(row.memory_id, (rows = []));
-      rows.push(provenanceRowOf(row));
-    }
-    for (const [memoryId, rows] of rowsByMemory) partition.setMemory(memoryId, rows, entities, facts);
-  }
-
-  /** Re-reads the graph provenance of changed memories (and what it names) into the loaded partitions. */
-  private async applyGraphUpserts(memoryIds: string[]): Promise<void> {
-    const loaded = new Set(this.index.loadedCollections());
-    const rows = (await this.store.graph.mentionsOfMemories(memoryIds)).filter((row) => loaded.has(row.collection_id));
-    const entityIds = [...new Set(rows.filter((row) => row.target_kind === 'entity').map((row) => row.target_id))];
-    const factIds = [...new Set(rows.filter((row) => row.target_kind === 'fact').map((row) => row.target_id))];
-    const [entities, facts] = await Promise.all([this.store.graph.entitiesByIds(entityIds), this.store.graph.factsByIds(factIds)]);
-    const entityInfos = new Map(entities.map((entity) => [entity._id, entityInfo(entity)]));
-    const factInfos = new Map(facts.map((fact) => [fact._id, factInfo(fact)]));
-    const grouped = new Map<string, ProvenanceRow[]>();
-    for (const row of rows) {
-      const key = `${row.collection_id}\n${row.memory_id}`;
-      let own = grouped.get(key);
-      if (!own) grouped.set(key, (own = []));
-      own.push(provenanceRowOf(row));
-    }
-    // Every loaded partition is told, so one the memory left (or that lost its graph) drops it.
-    for (const memoryId of memoryIds) {
-      for (const collectionId of loaded) {
-        this.graph.partition(collectionId)?.setMemory(memoryId, grouped.get(`${collectionId}\n${memoryId}`) ?? [], entityInfos, factInfos);
-      }
-    }
-  }
-
-  private async applyPendingChanges(): Promise<void> {
-    for (;;) {
-      const changes = await this.store.indexChanges.log.readAfter(this.lastSeq, CHANGES_PER_PULL);
-      if (changes.length === 0) return;
-      if (changes[0]!.seq > this.lastSeq + 1 && this.lastSeq > 0) {
-        // We fell behind the feed's retention: our partitions may have missed changes, so they
-        // are read again from the store. The newest seq is taken before the reads, so what is
-        // published meanwhile is applied afterwards. The reloads must not wait for a catch-up:
-        // this is one (waiting for it here hung this and every later search).
-        const newest = await this.store.indexChanges.log.latestSeq();
-        const collections = this.index.loadedCollections();
-        this.logger.warn(
-          { lastSeq: this.lastSeq, oldest: changes[0]!.seq, newest, collections: collections.length },
-          'index feed gap: reloading partitions',
-        );
-        for (const collectionId of collections) this.dropPartition(collectionId);
-        this.lastSeq = newest;
-        await Promise.all(collections.map((collectionId) => this.trackLoad(collectionId, this.fillPartition(collectionId, false))));
-        continue;
-      }
-      const upserts = new Set<string>();
-      const dropped = new Set<string>();
-      for (const change of changes) {
-        if (change.op === 'drop_collection') {
-          if (change.collection_id) dropped.add(change.collection_id);
-        } else if (change.op === 'remove') {
-          upserts.delete(change.memory_id);
-          this.removeMemory(change.memory_id);
-        } else {
-          upserts.add(change.memory_id);
-        }
-      }
-      await this.applyUpserts([...upserts]);
-      // A removed collection's partitions go (its memories' removes came first). One a search holds
-      // or a load is filling is left to the budget: the collection can no longer be searched.
-      for (const collectionId of dropped) {
-        if (this.budget.isHeld(collectionId) || this.loading.has(collectionId) || !this.index.partition(collectionId)) continue;
-        this.dropPartition(collectionId);
-        this.logger.debug({ collectionId }, 'index partition dropped (collection removed)');
-      }
-      this.lastSeq = changes[changes.length - 1]!.seq;
-      if (upserts.size > 0) this.enforceBudget();
-      if (changes.length < CHANGES_PER_PULL) return;
-    }
-  }
-
-  private async applyUpserts(memoryIds: string[]): Promise<void> {
-    if (memoryIds.length === 0 || this.index.loadedCollections().length === 0) return;
-    await this.applyGraphUpserts(memoryIds);
-    const chunks = await this.store.chunks.vectorsForMemories(memoryIds, this.modelId);
-    // Replace, not merge: the memory's chunk set or collections may have changed. Only the chunk
-    // indexes: the graph partitions were just replaced by applyGraphUpserts, and removing the
-    // memory there too would drop the provenance it just read (every memory completed after a
-    // collection's first search then lost its graph signal in this process).
-    for (const memoryId of memoryIds) this.removeMemoryChunks(memoryId);
-    for (const chunk of chunks) {
-      if (!chunk.embedding) continue;
-      const vector = binaryToVector(chunk.embedding);
-      for (const collectionId of chunk.collection_ids) {
-        this.index.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, vector);
-        this.lexical.partition(collectionId)?.upsert(chunk._id, chunk.memory_id, chunk.text);
-        this.turns.upsert(collectionId, chunk._id, chunk.memory_id, chunk.text, chunk.occurred_at);
-      }
-    }
-  }
 }
-
-/** A stored provenance row as the partition keeps it; facts carry their validity (absent on old rows). */
-const provenanceRowOf = (
-  row: Pick<MentionDoc, 'target_id' | 'chunk_index' | 'count' | 'description' | 'valid_from' | 'valid_to'>,
-): ProvenanceRow => ({
-  targetId: row.target_id,
-  chunkIndex: row.chunk_index,
-  count: row.count,
-  description: row.description ?? '',
-  ...(row.valid_from !== undefined || row.valid_to !== undefined
-    ? { validFrom: row.valid_from ?? null, validTo: row.valid_to ?? null }
-    : {}),
-});
-
-const entityInfo = (entity: Pick<EntityDoc, '_id' | 'name' | 'category' | 'description' | 'alias_keys'>): GraphEntityInfo => ({
-  id: entity._id,
-  name: entity.name,
-  category: entity.category,
-  description: entity.description,
-  aliasKeys: entity.alias_keys,
-});
-
-const factInfo = (fact: FactDoc): GraphFactInfo => ({
-  id: fact._id,
-  subjectId: fact.subject_id,
-  objectId: fact.object_id,
-  predicate: fact.predicate,
-  description: fact.description,
-  confidence: fact.confidence,
-});

@@ -9,6 +9,9 @@
  *     question before it scores above it, and `neighbour` × the same for its other neighbours
  *     (short replies such as "Yeah, I'll give it a try" take their meaning from them).
  *   - **A turn that asks is rarely the answer:** it loses `questionPenalty`.
+ *   - **Speakers.** A query that names some, not all, of the conversation's speakers is about
+ *     their turns (search/turn-speakers.ts): a turn by a speaker it does not name loses
+ *     `speakerMismatch`. (The speakers' names also leave the text BM25 and the embedding see.)
  *   - **Dates.** A query naming a day, a month or a year (search/turn-dates.ts) lifts the turns
  *     whose dates (their own time, and relative dates in them resolved against it) fall in that
  *     period by `dateMatch`, and brings them in as candidates even when no other signal found them.
@@ -18,15 +21,23 @@
  */
 import type { Candidate, FusedCandidate } from './fusion.js';
 import { periodMatch, queryPeriod } from './turn-dates.js';
+import type { QuerySpeakers } from './turn-speakers.js';
 
 export interface TurnRankingWeights {
   questionReply: number;
   neighbour: number;
   questionPenalty: number;
   dateMatch: number;
+  speakerMismatch: number;
 }
 
-export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = { questionReply: 0.8, neighbour: 0.3, questionPenalty: 0.1, dateMatch: 0.6 };
+export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = {
+  questionReply: 0.8,
+  neighbour: 0.3,
+  questionPenalty: 0.1,
+  dateMatch: 0.6,
+  speakerMismatch: 0.5,
+};
 
 /** What the ranking reads from the index about chunks beyond the pools. */
 export interface TurnSource {
@@ -36,6 +47,8 @@ export interface TurnSource {
   isQuestion(chunkId: string): boolean;
   /** The dates the chunk speaks of (search/turn-dates.ts turnDates). */
   datesOf(chunkId: string): readonly Date[];
+  /** Who speaks the chunk (search/turn-speakers.ts turnSpeaker), if its text says. */
+  speakerOf(chunkId: string): string | undefined;
   /** Every chunk of the searched partitions, with its memory. */
   chunks(): Iterable<[chunkId: string, memoryId: string]>;
 }
@@ -104,9 +117,10 @@ export function expandTurnCandidates(
 export function rerankTurns(
   fused: readonly FusedCandidate[],
   dated: DateMatches,
-  source: Pick<TurnSource, 'isQuestion'>,
-  weights: TurnRankingWeights = DEFAULT_TURN_WEIGHTS,
+  source: Pick<TurnSource, 'isQuestion' | 'speakerOf'>,
+  options: { speakers?: QuerySpeakers | null; weights?: TurnRankingWeights } = {},
 ): FusedCandidate[] {
+  const { speakers, weights = DEFAULT_TURN_WEIGHTS } = options;
   const scores = new Map(fused.map((entry) => [entry.chunkId, entry.score]));
   const reranked = fused.map((entry) => {
     const own = entry.score;
@@ -122,6 +136,10 @@ export function rerankTurns(
     }
     score += weights.dateMatch * (dated.get(entry.chunkId) ?? 0);
     if (source.isQuestion(entry.chunkId)) score -= weights.questionPenalty;
+    if (speakers?.partial) {
+      const speaker = source.speakerOf(entry.chunkId);
+      if (speaker !== undefined && !speakers.named.has(speaker)) score -= weights.speakerMismatch;
+    }
     return { ...entry, score: Math.round(score * 10_000) / 10_000 };
   });
   reranked.sort((a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));

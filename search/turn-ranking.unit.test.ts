@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { Candidate, FusedCandidate } from './fusion.js';
 import { periodMatch, queryPeriod, turnDates } from './turn-dates.js';
 import { expandTurnCandidates, rerankTurns, type TurnSource } from './turn-ranking.js';
+import { querySpeakers, turnSpeaker } from './turn-speakers.js';
 
 const day = (iso: string) => new Date(`${iso}T12:00:00Z`);
 
@@ -40,6 +41,7 @@ describe('turn ranking', () => {
     cosineOf: (ids) => new Map([...ids].filter((id) => id in cosines).map((id) => [id, cosines[id]!])),
     isQuestion: (id) => texts[id]?.endsWith('?') ?? false,
     datesOf: (id) => dates[id] ?? [],
+    speakerOf: (id) => turnSpeaker(texts[id] ?? ''),
     chunks: () => Object.keys(texts).map((id) => [id, 'm'] as [string, string]),
   });
   const fused = (scores: Record<string, number>): FusedCandidate[] =>
@@ -66,5 +68,15 @@ describe('turn ranking', () => {
     );
     assert.equal(ranked[0]!.score, 0.92, '0.6 + 0.8 × (1 − 0.6)');
     assert.equal(ranked[1]!.score, 0.9, 'the question: 1 − 0.1');
+  });
+
+  it('ranks the turns of a speaker the query does not name lower, and only when it names some of them', () => {
+    const scores = { 'm:0': 0.5, 'm:1': 0.45, 'm:2': 0.6 };
+    const about = (query: string) =>
+      rerankTurns(fused(scores), new Map(), source({}), { speakers: querySpeakers(query, ['sam', 'evan']) }).map((entry) => entry.chunkId);
+    // Without the rule Sam's "Nice!" leads; a question about Evan puts Evan's turn first.
+    assert.deepEqual(about('What did Evan like about the cabin?'), ['m:1', 'm:2', 'm:0']);
+    assert.deepEqual(about('What did Sam and Evan talk about?'), ['m:2', 'm:1', 'm:0'], 'both named: no rule');
+    assert.deepEqual(about('What was the cabin like?'), ['m:2', 'm:1', 'm:0'], 'none named: no rule');
   });
 });

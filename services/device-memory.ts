@@ -34,10 +34,11 @@ import {
   type SnapshotBody,
   type SnapshotCaps,
 } from '../snapshot/format.js';
-import { openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
+import type { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
+import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
 import type { ChunkSource } from '../store/chunks.js';
-import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../store/graph.js';
+import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
 import type { Store } from '../store/index.js';
 import { ExportBudgetExceeded, type ImportedMemory } from '../store/snapshots.js';
 import type { CollectionService } from './collections.js';
@@ -91,8 +92,8 @@ export interface DeviceMemoryOptions {
 }
 
 /**
- * A device create embeds on the API's thread (the model is not run in the worker pool: see
- * models/cpu-tasks.ts), a few passages per model call, so other requests are answered between calls.
+ * A device create's passages go to the model thread (models/model-tasks.ts) a few per model call,
+ * so a search's query, which rides alone in the next call, never waits behind many of them.
  */
 const DEVICE_PASSAGES_PER_MODEL_CALL = 4;
 
@@ -107,6 +108,8 @@ export function createDeviceMemoryService(deps: {
   /** The worker-thread pool: a device create's chunks are extracted there, never on the event loop. */
   cpu: { pool: WorkerPool<CpuTasks> };
   keys: KeysetSource;
+  /** Snapshots already opened, prepared, per tenant, under the search index's budget. */
+  snapshotCache: PreparedSnapshotCache;
   outbound: OutboundClient;
   /** The one delete cascade, for an import that fails part-way and for expiry. */
   deleteMemories: (tenantId: string, ids: string[]) => Promise<unknown>;
@@ -147,6 +150,7 @@ export function createDeviceMemoryService(deps: {
         dimensions: embedder.dimensions,
         caps: options.caps,
         keyset: await deps.keys.current(),
+        cache: deps.snapshotCache,
       },
     };
   }
@@ -371,9 +375,9 @@ export function createDeviceMemoryService(deps: {
         const graph = new SnapshotGraph(opened.body, embedder.dimensions);
         // Device episodes carry no time of their own: their facts hold from now on.
         const createdAt = new Date();
-        // Extraction on the worker threads (fair across tenants) while the model embeds. The model runs
-        // in this thread: onnxruntime-node crashes the process (a native HandleScope error) when it
-        // runs in a worker thread and the main thread at once, so it is never loaded in the pool.
+        // Extraction on the worker threads (fair across tenants) while the model embeds on its own
+        // thread: onnxruntime-node crashes the process (a native HandleScope error) when it runs in
+        // two threads at once, so it runs only there, never in the pool or on the event loop.
         const job = { key: tenantId, signal };
         const extractor = pooledExtractor(deps.cpu.pool, job);
         const [extractions, vectors] = await Promise.all([
@@ -424,6 +428,8 @@ export function createDeviceMemoryService(deps: {
           await deps.keys.current(),
         );
         checkSize(sealed, 'the updated snapshot');
+        // The client's next call usually sends this snapshot back: it opens prepared.
+        deps.snapshotCache.store(tenantId, openedOf(sealed));
         if (!putUrl || !('snapshotRef' in source)) return { snapshot: sealed };
         return { receipt: await deliver(sealed, source.snapshotRef.collection_id, putUrl, putHeaders, 'snapshot_ref.put_url', signal) };
       });
@@ -438,7 +444,10 @@ export function createDeviceMemoryService(deps: {
     ): Promise<SnapshotSearchResult> {
       return bounded(tenantId, signal, async () => {
         const opened = await load(tenantId, source, signal);
-        const partition = new SnapshotGraph(opened.body, opened.embedder.dimensions).partition();
+        // Built once per snapshot and kept with it while it stays prepared (it is only read here).
+        const partition = deps.snapshotCache.partitionOf(tenantId, opened, () =>
+          new SnapshotGraph(opened.body, opened.embedder.dimensions).partition(),
+        );
         // Every episode of a snapshot is visible to its holder: descriptions come from backing episodes, as in collection mode.
         const ranked = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), deps.extractor, query), () => true);
         const timelines = partition.timelines(

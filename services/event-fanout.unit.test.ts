@@ -4,7 +4,7 @@ import { entryMatches, type EventEntry } from '../store/events.js';
 import { EventRing, SessionCounter } from './event-fanout.js';
 
 const entry = (seq: number, tenant = 't1', collection = 'c1', extra: Partial<EventEntry> = {}): EventEntry => ({
-  _id: `e${seq}`,
+  id: `e${seq}`,
   seq,
   type: 'ingestion_progress',
   tenant_id: tenant,

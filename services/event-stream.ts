@@ -102,7 +102,7 @@ const SIGNED_CACHE = 4096;
 export const frameOf = (entry: EventEntry): EventFrameWithoutSignature => ({
   action: 'event',
   seq: entry.seq,
-  event_id: entry._id,
+  event_id: entry.id,
   type: entry.type,
   collection_id: entry.collection_id,
   payload: entry.payload,

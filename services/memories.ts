@@ -343,8 +343,8 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     await store.chunks.setCollections(memory.id, memory.collection_ids);
     const left = sync.removed.filter((id) => !memory.collection_ids.includes(id));
     if (left.length > 0) {
-      await store.graph.removeMemories([memory.id], left);
-      await store.workflows.removeMemories([memory.id], left);
+      await store.factEvents.removeMemories([memory.id], left);
+      await store.procedures.removeMemories([memory.id], left);
     }
     await store.indexChanges.publish('upsert', memory.tenant_id, [memory.id]);
     const joined = sync.added.filter((id) => memory.collection_ids.includes(id));

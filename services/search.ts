@@ -33,6 +33,7 @@ import {
   type SignalName,
 } from '../search/fusion.js';
 import { expandTurnCandidates, rerankTurns, type DateMatches } from '../search/turn-ranking.js';
+import { querySpeakers, type QuerySpeakers } from '../search/turn-speakers.js';
 import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
@@ -231,14 +232,23 @@ export function createSearchService(deps: {
           })()
         : Promise.resolve({ result: EMPTY_GRAPH_SIGNAL, timelines: new Map<string, FactTimeline>(), ms: 0 });
       const signalsDone = (async () => {
-        const queryVector = signals.has('vector') ? await (await deps.embedder()).embedQuery(input.query) : null;
+        // With the turn ranking, a query naming some of the conversation's speakers is searched
+        // without their names (search/turn-speakers.ts), which needs the partitions' speakers
+        // first; otherwise the query is embedded while the partitions load.
+        let speakers: QuerySpeakers | null = null;
+        if (turnRanking) {
+          await prepared;
+          speakers = querySpeakers(input.query, deps.searchIndex.speakers(input.collectionIds));
+        }
+        const searchedText = speakers?.text ?? input.query;
+        const queryVector = signals.has('vector') ? await (await deps.embedder()).embedQuery(searchedText) : null;
         const embedded = performance.now();
         await prepared;
         const vectorHits = queryVector ? deps.searchIndex.vectorSearch(queryVector, input.collectionIds, pool) : [];
-        const lexical = signals.has('lexical') ? deps.searchIndex.lexicalSearch(input.query, input.collectionIds, pool) : null;
+        const lexical = signals.has('lexical') ? deps.searchIndex.lexicalSearch(searchedText, input.collectionIds, pool) : null;
         const searched = performance.now();
         const { result: rawGraph, timelines, ms: graphMs } = await graphTask;
-        return { queryVector, embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs };
+        return { queryVector, speakers, embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs };
       })();
       // Both tasks settle before the partitions are used again below and released.
       await Promise.allSettled([signalsDone, graphTask]);
@@ -246,6 +256,7 @@ export function createSearchService(deps: {
       const candidates = new Map<string, Candidate>();
       let dated: DateMatches = new Map();
       const questions = new Set<string>();
+      const speakersOf = new Map<string, string>();
       try {
         signalsResult = await signalsDone;
         const { vectorHits, lexical, rawGraph } = signalsResult;
@@ -269,7 +280,11 @@ export function createSearchService(deps: {
         if (turnRanking) {
           const source = deps.searchIndex.turnSource(signalsResult.queryVector, input.collectionIds);
           dated = expandTurnCandidates(candidates, input.query, source);
-          for (const chunkId of candidates.keys()) if (source.isQuestion(chunkId)) questions.add(chunkId);
+          for (const chunkId of candidates.keys()) {
+            if (source.isQuestion(chunkId)) questions.add(chunkId);
+            const speaker = source.speakerOf(chunkId);
+            if (speaker !== undefined) speakersOf.set(chunkId, speaker);
+          }
         }
         // Episode proximity lifts the candidates; it retrieves nothing by itself.
         for (const entry of candidates.values()) {
@@ -279,10 +294,15 @@ export function createSearchService(deps: {
       } finally {
         deps.searchIndex.release(input.collectionIds);
       }
-      const { embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs } = signalsResult;
+      const { embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs, speakers } = signalsResult;
+      // What the turn ranking read while the partitions were held.
+      const turnsRead = {
+        isQuestion: (chunkId: string) => questions.has(chunkId),
+        speakerOf: (chunkId: string) => speakersOf.get(chunkId),
+      };
       const rank = (entries: Candidate[], context: FusionContext) => {
         const fused = fuse(entries, context, DEFAULT_FUSION_WEIGHTS);
-        return turnRanking ? rerankTurns(fused, dated, { isQuestion: (chunkId) => questions.has(chunkId) }) : fused;
+        return turnRanking ? rerankTurns(fused, dated, turnsRead, { speakers }) : fused;
       };
 
       const fusionContext: FusionContext = {
@@ -341,10 +361,10 @@ export function createSearchService(deps: {
 
       // Fetch a little more than asked: a chunk past its memory's indexed range is skipped.
       const top = fused.slice(0, wanted);
-      const chunks = new Map(prefetched.map((chunk) => [chunk._id, chunk]));
+      const chunks = new Map(prefetched.map((chunk) => [chunk.id, chunk]));
       const missing = top.filter((entry) => !chunks.has(entry.chunkId)).map((entry) => entry.chunkId);
       storeStarted = performance.now();
-      for (const chunk of await store.chunks.hitTexts(missing)) chunks.set(chunk._id, chunk);
+      for (const chunk of await store.chunks.hitTexts(missing)) chunks.set(chunk.id, chunk);
       storeMs += performance.now() - storeStarted;
       const hits: SearchHit[] = [];
       for (const entry of top) {
@@ -371,17 +391,37 @@ export function createSearchService(deps: {
       const finished = performance.now();
 
       // Beside what the query names, what the hits mention (only what visible memories back).
-      const shownGraph = signals.has('graph')
-        ? withHitGraph(
-            // The query's facts as the validity step left them; the hits' facts follow (they carry no timeline).
-            { ...graph, relationships: validity.relationships },
-            deps.searchIndex.hitGraph(
-              input.collectionIds,
-              hits.map((hit) => ({ chunkId: `${hit.memory.id}:${hit.chunkIndex}`, memoryId: hit.memory.id })),
-            ),
-            (id) => memories.has(id),
+      const hitMatch = signals.has('graph')
+        ? deps.searchIndex.hitGraph(
+            input.collectionIds,
+            hits.map((hit) => ({ chunkId: `${hit.memory.id}:${hit.chunkIndex}`, memoryId: hit.memory.id })),
           )
+        : null;
+      const shownGraph = hitMatch
+        ? withHitGraph({ ...graph, relationships: validity.relationships }, hitMatch, (id) => memories.has(id))
         : graph;
+      // The hits' facts go through the same validity step as the query's: read their timelines
+      // (what `prepare` loaded; a partition evicted since gives none, and they count as current),
+      // mark them, and keep only the current ones unless include_history.
+      const hitFacts = shownGraph.relationships.filter((fact) => fact.found_by === 'hits');
+      const hitValidity = hitMatch
+        ? applyValidity(
+            { relationships: hitFacts, support: hitMatch.support },
+            deps.searchIndex.graphTimelines(
+              input.collectionIds,
+              hitFacts.map((fact) => fact.id),
+              deps.classifier,
+            ),
+            input.query,
+            deps.classifier,
+            input.validity,
+            new Date(),
+          ).relationships
+        : [];
+      const relationships = [
+        ...validity.relationships.map((fact) => (hitMatch ? { found_by: 'query' as const, ...fact } : fact)),
+        ...hitValidity,
+      ];
       const confidence = assess(hits, graph, activations);
       const sideEffects: Promise<void>[] = [];
       if (confidence.unconfident) sideEffects.push(announceUnconfident(principal, input.collectionIds, input.query, confidence));
@@ -401,9 +441,8 @@ export function createSearchService(deps: {
       return {
         hits,
         entities: shownGraph.entities,
-        // Facts carry their validity (services/fact-validity.ts); the hits' facts have no timeline
-        // read yet, so only the query's facts are shown until they do.
-        relationships: validity.relationships,
+        // The query's facts, then the hits', each with its validity (services/fact-validity.ts).
+        relationships,
         confidence,
         queryStats: {
           lexical_rarity: round(lexical?.stats.maxRarity ?? 0, 4),

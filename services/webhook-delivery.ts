@@ -52,7 +52,7 @@ export function webhookBody(entry: EventEntry): string {
     type: entry.type,
     timestamp: entry.ts.toISOString(),
     seq: entry.seq,
-    event_id: entry._id,
+    event_id: entry.id,
     collection_id: entry.collection_id,
     ...(entry.collection_ids ? { collection_ids: entry.collection_ids } : {}),
     data: entry.payload,
@@ -112,7 +112,7 @@ export function startWebhookDelivery(deps: {
   async function attempt(subscription: WebhookSubscription, entry: EventEntry) {
     const body = webhookBody(entry);
     const started = Date.now();
-    const headers = webhookHeaders(entry._id, Math.floor(started / 1000), body, signingSecrets(subscription, started), await ed25519Key());
+    const headers = webhookHeaders(entry.id, Math.floor(started / 1000), body, signingSecrets(subscription, started), await ed25519Key());
     let status: number | null = null;
     let retryAfter: string | undefined;
     let error: string | null = null;
@@ -139,7 +139,7 @@ export function startWebhookDelivery(deps: {
       id: newId(),
       subscription_id: subscription.id,
       tenant_id: subscription.tenant_id,
-      event_id: entry._id,
+      event_id: entry.id,
       seq: entry.seq,
       attempt: failedBefore + 1,
       status_code: status,

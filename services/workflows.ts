@@ -62,9 +62,9 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
     const entities = new Map(
       (await store.graph.entitiesByIds([...entityIds]))
         .filter((entity) => entity.tenant_id === scope.tenantId && entity.collection_id === scope.collectionId)
-        .map((entity) => [entity._id, entity.name]),
+        .map((entity) => [entity.id, entity.name]),
     );
-    const factsById = new Map(facts.map((fact) => [fact._id, fact]));
+    const factsById = new Map(facts.map((fact) => [fact.id, fact]));
     return traces.map((trace) => ({
       nodeId: trace.state_id,
       description: trace.after_state,
@@ -89,8 +89,6 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
   }
 
   return {
-    /** Runs the full mines owed by collections quiet for `quietMs` (see store/workflows.ts); how many ran. */
-
     async listInstances(
       tenantId: string,
       query: { collectionId: string; patternId: string | null; includeUnpatterned: boolean; offset: number; limit: number },

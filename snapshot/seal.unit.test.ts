@@ -7,16 +7,21 @@ import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.
 import {
   decodeFloat16,
   decodeInt8,
+  decodeMentions,
+  encodeMentions,
+  type WireMention,
   digestOf,
   toWire,
   type WireBody,
   encodeFloat16,
   encodeInt8,
   headerOf,
+  resolveTargets,
   SNAPSHOT_FORMAT_VERSION,
   type SnapshotBody,
 } from './format.js';
-import { openSnapshot, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
+import { PreparedSnapshotCache } from './prepared-cache.js';
+import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
 import { SnapshotGraph } from './snapshot-graph.js';
 
 const DIMS = 4;
@@ -150,16 +155,22 @@ describe('snapshot sealing and opening', () => {
   it('sends mentions inside their episodes, descriptions found in chunk text as spans, and opens them back', async () => {
     const ks = await keyset();
     const wire = toWire(sampleBody());
-    const rows = wire.episodes[0]!.mentions;
-    assert.deepEqual(rows[0], { chunk: 0, target_id: 'e1', span: [0, 'Alice manages the Berlin office.'.length] });
-    assert.deepEqual(rows[1], { chunk: 0, target_id: 'e2', description: '' }, 'defaults (count 1, confidence 1) are left out');
+    assert.equal(wire.episodes[0]!.mentions, '0,0,32;1,=;2,0,32,p0.9', 'one string of rows per episode');
+    const rows = rowsOf(wire);
+    assert.deepEqual(
+      rows[0],
+      { target: 0, span: [0, 'Alice manages the Berlin office.'.length] },
+      'targets by index: entities, then facts',
+    );
+    assert.deepEqual(rows[1], { target: 1, description: '' }, 'defaults (chunk 0, count 1, confidence 1) are left out');
+    assert.equal(rows[2]!.target, 2, 'the first fact follows the entities');
     assert.equal(rows[2]!.confidence, 0.9);
     const body = sampleBody();
     const document = await sealed(ks, body);
     const opened = await openSnapshot(document, context(ks));
     assert.deepEqual(opened.body.mentions, body.mentions);
     const outside = structuredClone(document.body) as WireBody;
-    outside.episodes[0]!.mentions[0]!.span = [0, 999];
+    editRows(outside, (rows) => void (rows[0]!.span = [0, 999]));
     const resealed = await resign(ks, { ...document, body: outside, digest: digestOf(outside) });
     await rejects(openSnapshot(resealed, context(ks)), 'snapshot_invalid', /mentions\.0\.span/);
   });
@@ -174,7 +185,7 @@ describe('snapshot sealing and opening', () => {
     ['a changed count', (d) => ({ ...d, counts: { ...(d.counts as object), entities: 7 } }), 'snapshot_signature_invalid'],
     ['a removed signature', (d) => ({ ...d, signature: 'x' }), 'snapshot_signature_invalid'],
     ['a changed entity name', (d) => withBody(d, (b) => void (b.entities[0]!.name = 'Mallory')), 'snapshot_digest_mismatch'],
-    ['a truncated mention list', (d) => withBody(d, (b) => void b.episodes[0]!.mentions.pop()), 'snapshot_digest_mismatch'],
+    ['a truncated mention list', (d) => withBody(d, (b) => editRows(b, (rows) => void rows.pop())), 'snapshot_digest_mismatch'],
     [
       'an added episode field',
       (d) => withBody(d, (b) => void ((b.episodes[0] as unknown as Record<string, unknown>).extra = 1)),
@@ -205,16 +216,17 @@ describe('snapshot sealing and opening', () => {
   it('refuses a newer major version, accepts a newer minor and ignores its unknown fields', async () => {
     const ks = await keyset();
     const document = await sealed(ks);
-    await rejects(openSnapshot(await resign(ks, { ...document, format_version: '2.0' }), context(ks)), 'snapshot_version_unsupported');
+    await rejects(openSnapshot(await resign(ks, { ...document, format_version: '3.0' }), context(ks)), 'snapshot_version_unsupported');
+    await rejects(openSnapshot(await resign(ks, { ...document, format_version: '0.9' }), context(ks)), 'snapshot_version_unsupported');
     const body = structuredClone(document.body) as Record<string, unknown>;
-    (body.episodes as Record<string, unknown>[])[0]!.mood = 'new in 1.2';
+    (body.episodes as Record<string, unknown>[])[0]!.mood = 'new in 2.1';
     body.summaries = [];
-    const newer = await resign(ks, { ...document, format_version: '1.2', body, digest: digestOf(body), future_header: true });
+    const newer = await resign(ks, { ...document, format_version: '2.1', body, digest: digestOf(body), future_header: true });
     const opened = await openSnapshot(newer, context(ks));
     assert.equal(opened.body.episodes.length, 1);
   });
 
-  it('opens a newer-minor (1.2) snapshot with unknown fields at every level, updates it, and the re-sealed 1.1 opens strictly', async () => {
+  it('opens a newer-minor (2.1) snapshot with unknown fields at every level, updates it, and the re-sealed 2.0 opens strictly', async () => {
     const ks = await keyset();
     const document = await sealed(ks);
     const body = structuredClone(document.body) as Record<string, unknown> & WireBody;
@@ -223,12 +235,12 @@ describe('snapshot sealing and opening', () => {
     extra(body.episodes[0]!);
     extra(body.episodes[0]!.chunks[0]!);
     extra(body.episodes[0]!.chunks[0]!.source);
-    extra(body.episodes[0]!.mentions[0]!);
+    body.episodes[0]!.mentions += ',x{"any":1}'; // an unknown field in a row
     extra(body.entities[0]!);
     extra(body.facts[0]!);
     const newer = await resign(ks, {
       ...document,
-      format_version: '1.2',
+      format_version: '2.1',
       counts: { ...(document.counts as object), added_in_1_1: 3 },
       added_in_1_1: 'header',
       body,
@@ -258,6 +270,52 @@ describe('snapshot sealing and opening', () => {
     const reopened = await openSnapshot(resealed, context(ks));
     assert.equal(reopened.body.episodes.length, 2);
     assert.equal(reopened.body.entities.find((entity) => entity.id === 'e1')!.weight, 2);
+  });
+
+  it('opens 1.0 and 1.1 snapshots (mentions by target id) as before: strictly, and a newer 1.x minor without its unknown fields', async () => {
+    const ks = await keyset();
+    const document = await sealed(ks);
+    const current = await openSnapshot(document, context(ks));
+    /** The 1.x wire form of the same body: every mention with its chunk and its target's id. */
+    const byId = (): Record<string, unknown> & { episodes: Record<string, unknown>[] } =>
+      structuredClone(resolveTargets(structuredClone(document.body) as WireBody).body) as unknown as Record<string, unknown> & {
+        episodes: Record<string, unknown>[];
+      };
+    for (const version of ['1.0', '1.1']) {
+      const body = byId();
+      const older = await resign(ks, { ...document, format_version: version, body, digest: digestOf(body) });
+      const opened = await openSnapshot(older, context(ks));
+      assert.deepEqual(opened.body, current.body, `${version} opens to the same graph`);
+      const extra = byId();
+      extra.episodes[0]!.mood = 'unknown';
+      const strict = await resign(ks, { ...document, format_version: version, body: extra, digest: digestOf(extra) });
+      await rejects(openSnapshot(strict, context(ks)), 'snapshot_invalid', /episodes\.0/);
+    }
+    const body = byId();
+    body.episodes[0]!.mood = 'new in 1.2';
+    const newer = await resign(ks, { ...document, format_version: '1.2', body, digest: digestOf(body) });
+    assert.deepEqual((await openSnapshot(newer, context(ks))).body, current.body);
+    // A 1.x mention needs its target id (a 2.0 row is not a 1.x row).
+    const mixed = await resign(ks, { ...document, format_version: '1.1' });
+    await rejects(openSnapshot(mixed, context(ks)), 'snapshot_invalid', /episodes\.0\.mentions/);
+  });
+
+  it('sends mentions smaller than 1.1 did, and refuses a target index past the targets', async () => {
+    const ks = await keyset();
+    const document = await sealed(ks);
+    const wire = document.body as WireBody;
+    const asById = resolveTargets(wire).body.episodes[0]!.mentions;
+    assert.ok(
+      Buffer.byteLength(JSON.stringify(wire.episodes[0]!.mentions)) * 2 < Buffer.byteLength(JSON.stringify(asById)),
+      'one string of rows, an index in place of an id',
+    );
+    const body = structuredClone(wire);
+    editRows(body, (rows) => void (rows[0]!.target = 3));
+    await rejects(
+      openSnapshot(await resign(ks, { ...document, body, digest: digestOf(body) }), context(ks)),
+      'snapshot_invalid',
+      /mentions\.0\.target$/,
+    );
   });
 
   it('carries the validity of fact mentions (1.1) through a device update, seal and open', async () => {
@@ -293,7 +351,7 @@ describe('snapshot sealing and opening', () => {
       ],
     );
     const resealed = await sealed(ks, graph.toBody(), opened.graphId);
-    assert.equal(resealed.format_version, '1.1');
+    assert.equal(resealed.format_version, SNAPSHOT_FORMAT_VERSION);
     const reopened = await openSnapshot(resealed, context(ks));
     const row = reopened.body.mentions.find((mention) => mention.episode_id === episode)!;
     assert.equal(row.valid_from, null);
@@ -306,16 +364,22 @@ describe('snapshot sealing and opening', () => {
     const ks = await keyset();
     const document = await sealed(ks);
     const cases: [string, (body: WireBody) => void, RegExp][] = [
-      ['not a date', (body) => void (body.episodes[0]!.mentions[2]!.valid_from = 'last spring'), /mentions\.2\.valid_from/],
+      // A row that does not decode is named by its index.
+      ['not a date', (body) => editRows(body, (rows) => void (rows[2]!.valid_from = 'last spring')), /mentions\.2$/],
       [
         'ends before it starts',
-        (body) => {
-          body.episodes[0]!.mentions[2]!.valid_from = '2025-06-01T00:00:00.000Z';
-          body.episodes[0]!.mentions[2]!.valid_to = '2025-01-01T00:00:00.000Z';
-        },
+        (body) =>
+          editRows(body, (rows) => {
+            rows[2]!.valid_from = '2025-06-01T00:00:00.000Z';
+            rows[2]!.valid_to = '2025-01-01T00:00:00.000Z';
+          }),
         /mentions\.2\.valid_to/,
       ],
-      ['on an entity', (body) => void (body.episodes[0]!.mentions[0]!.valid_to = '2025-01-01T00:00:00.000Z'), /mentions\.0\.valid_from/],
+      [
+        'on an entity',
+        (body) => editRows(body, (rows) => void (rows[0]!.valid_to = '2025-01-01T00:00:00.000Z')),
+        /mentions\.0\.valid_from/,
+      ],
     ];
     for (const [what, change, path] of cases) {
       const body = structuredClone(document.body) as WireBody;
@@ -331,7 +395,7 @@ describe('snapshot sealing and opening', () => {
     const ks = await keyset();
     const document = await sealed(ks);
     const body = structuredClone(document.body) as WireBody;
-    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ chunk: 0, target_id: `t${i}`, description: '' }));
+    const rows = (n: number) => encodeMentions(Array.from({ length: n }, (_, i) => ({ target: i, description: '' })));
     body.episodes[0]!.mentions = rows(caps.maxMentions);
     body.episodes.push({ ...body.episodes[0]!, id: randomUUID(), mentions: rows(1) });
     // Unsigned on purpose: the cap is checked before the signature, so it is what answers.
@@ -350,7 +414,7 @@ describe('snapshot sealing and opening', () => {
 
   const broken: [string, (body: SnapshotBody) => void, RegExp][] = [
     ['a dangling fact subject', (b) => void (b.facts[0]!.subject_id = 'nope'), /facts\.0\.subject_id/],
-    ['a dangling mention target', (b) => void (b.mentions[0]!.target_id = 'nope'), /mentions\.0\.target_id/],
+    ['a dangling mention target', (b) => void (b.mentions[0]!.target_id = 'nope'), /mentions\.0\.target/],
     ['a mention of a missing chunk', (b) => void (b.mentions[0]!.chunk = 5), /mentions\.0\.chunk/],
     ['a duplicate entity id', (b) => void (b.entities[1]!.id = 'e1'), /entities\.1\.id/],
     ['a weight that disagrees with the mentions', (b) => void (b.entities[0]!.weight = 3), /entities\.0\.weight/],
@@ -383,6 +447,108 @@ describe('snapshot sealing and opening', () => {
     assert.equal(decodeFloat16(encodeFloat16(vector), 5), null, 'a wrong dimension count is refused');
   });
 });
+
+describe('opening through the prepared-snapshot cache', () => {
+  it('opens a snapshot sent again as prepared: the same checked body, no second parse', async () => {
+    const ks = await keyset();
+    const cache = new PreparedSnapshotCache(8);
+    const document = await sealed(ks);
+    const first = await openSnapshot(document, context(ks, { cache }));
+    // A fresh copy of the same bytes, as the next request would parse them.
+    const again = await openSnapshot(JSON.parse(JSON.stringify(document)) as Record<string, unknown>, context(ks, { cache }));
+    assert.equal(again, first);
+    assert.deepEqual(cache.stats(), { entries: 1, hits: 1, misses: 1 });
+  });
+
+  // Every check before the cache still answers, and nothing changed in the body is served from it.
+  const attacks: [
+    string,
+    (document: Record<string, unknown>, ks: SigningKeyset) => Promise<[Record<string, unknown>, Partial<OpenContext>]>,
+    string,
+  ][] = [
+    ['the same snapshot from another tenant', async (d) => [d, { tenantId: 'tenant-b' }], 'snapshot_tenant_mismatch'],
+    [
+      'a body changed after it was cached',
+      async (d) => [withBody(d, (b) => void (b.entities[0]!.name = 'Mallory')), {}],
+      'snapshot_digest_mismatch',
+    ],
+    [
+      'a body cut short after it was cached',
+      async (d) => [withBody(d, (b) => editRows(b, (rows) => void rows.pop())), {}],
+      'snapshot_digest_mismatch',
+    ],
+    ['a changed header with the cached digest', async (d) => [{ ...d, graph_id: randomUUID() }, {}], 'snapshot_signature_invalid'],
+    [
+      "another tenant's own snapshot carrying the cached digest",
+      async (d, ks) => {
+        const theirs = await sealSnapshot({ graphId: randomUUID(), tenantId: 'tenant-b', embeddingModel: MODEL, body: sampleBody() }, ks);
+        const document = JSON.parse(Buffer.concat(theirs.pieces).toString('utf8')) as Record<string, unknown>;
+        return [{ ...document, digest: d.digest, body: d.body }, { tenantId: 'tenant-b' }];
+      },
+      'snapshot_signature_invalid',
+    ],
+    [
+      "the cached snapshot's header and body under another tenant's signature",
+      async (d, ks) => [await resign(ks, { ...d, tenant_binding: 'b3RoZXI' }), { tenantId: 'tenant-b' }],
+      'snapshot_tenant_mismatch',
+    ],
+    ['another embedding model', async (d) => [d, { embeddingModel: 'other/model' }], 'snapshot_model_mismatch'],
+    ['a key the service no longer holds', async (d) => [d, { keyset: await keyset() }], 'snapshot_signature_invalid'],
+  ];
+  for (const [name, attack, code] of attacks) {
+    it(`refuses ${name} with ${code} while the snapshot is cached`, async () => {
+      const ks = await keyset();
+      const cache = new PreparedSnapshotCache(8);
+      const document = await sealed(ks);
+      await openSnapshot(document, context(ks, { cache }));
+      const [changed, overrides] = await attack(document, ks);
+      await rejects(openSnapshot(changed, context(ks, { cache, ...overrides })), code);
+      assert.equal(cache.stats().hits, 0, 'nothing was served from the cache');
+    });
+  }
+
+  it('opens a body whose keys were reordered (not its canonical bytes) in full, and never serves it prepared', async () => {
+    const ks = await keyset();
+    const cache = new PreparedSnapshotCache(8);
+    const document = await sealed(ks);
+    const body = document.body as Record<string, unknown>;
+    const reordered = { ...document, body: Object.fromEntries(Object.entries(body).reverse()) };
+    const opened = await openSnapshot(reordered, context(ks, { cache }));
+    assert.equal(opened.body.entities.length, 2);
+    assert.deepEqual(cache.stats(), { entries: 0, hits: 0, misses: 1 }, 'bytes that are not the digested ones are never kept');
+    const canonical = await openSnapshot(document, context(ks, { cache }));
+    assert.deepEqual(canonical.body, opened.body);
+    assert.equal((await openSnapshot(reordered, context(ks, { cache }))) === canonical, false, 'a reordered body is never served prepared');
+    assert.equal(await openSnapshot(JSON.parse(JSON.stringify(document)) as Record<string, unknown>, context(ks, { cache })), canonical);
+  });
+
+  it('a sealed snapshot kept prepared opens as the same body a full open gives', async () => {
+    const ks = await keyset();
+    const cache = new PreparedSnapshotCache(8);
+    const body = sampleBody();
+    const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body }, ks);
+    const document = JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
+    const full = await openSnapshot(document, context(ks));
+    cache.store(TENANT, openedOf(snapshot));
+    const prepared = await openSnapshot(document, context(ks, { cache }));
+    assert.equal(cache.stats().hits, 1);
+    assert.deepEqual(prepared.body, full.body);
+    assert.equal(prepared.bodyBytes, full.bodyBytes);
+  });
+});
+
+/** An episode's mention rows, decoded (2.0 sends them as one string). */
+function rowsOf(body: WireBody, episode = 0): WireMention[] {
+  const decoded = decodeMentions(body.episodes[episode]!.mentions, true);
+  assert.ok('rows' in decoded, JSON.stringify(decoded));
+  return decoded.rows;
+}
+
+function editRows(body: WireBody, change: (rows: WireMention[]) => void, episode = 0): void {
+  const rows = rowsOf(body, episode);
+  change(rows);
+  body.episodes[episode]!.mentions = encodeMentions(rows);
+}
 
 function withBody(document: Record<string, unknown>, change: (body: WireBody) => void): Record<string, unknown> {
   const body = structuredClone(document.body) as WireBody;

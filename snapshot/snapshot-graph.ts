@@ -5,8 +5,15 @@
  * GraphPartition that search ranks over (search/graph-index.ts): one code path, two storages.
  */
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
-import { GraphPartition, type GraphEntityInfo, type GraphFactInfo, type ProvenanceRow } from '../search/graph-index.js';
-import { tokensOf, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
+import {
+  GraphPartition,
+  graphEntityInfo,
+  graphFactInfo,
+  type GraphEntityInfo,
+  type GraphFactInfo,
+  type ProvenanceRow,
+} from '../search/graph-index.js';
+import { tokensOf, weightsOf, type GraphScope, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
 import {
   decodeInt8,
   encodeInt8,
@@ -147,26 +154,9 @@ export class SnapshotGraph implements GraphStore {
   partition(): GraphPartition {
     const partition = new GraphPartition();
     const entities = new Map<string, GraphEntityInfo>();
-    for (const entity of this.entities.values()) {
-      entities.set(entity.id, {
-        id: entity.id,
-        name: entity.name,
-        category: entity.category,
-        description: entity.description,
-        aliasKeys: entity.alias_keys,
-      });
-    }
+    for (const entity of this.entities.values()) entities.set(entity.id, graphEntityInfo(entity));
     const facts = new Map<string, GraphFactInfo>();
-    for (const fact of this.facts.values()) {
-      facts.set(fact.id, {
-        id: fact.id,
-        subjectId: fact.subject_id,
-        objectId: fact.object_id,
-        predicate: fact.predicate,
-        description: fact.description,
-        confidence: fact.confidence,
-      });
-    }
+    for (const fact of this.facts.values()) facts.set(fact.id, graphFactInfo(fact));
     const rows = new Map<string, ProvenanceRow[]>();
     for (const mention of this.mentions.values()) {
       let list = rows.get(mention.episode_id);
@@ -186,8 +176,7 @@ export class SnapshotGraph implements GraphStore {
 
   /** The body to seal, weights derived from the mentions (sealing compacts it: format.ts toWire). */
   toBody(): SnapshotBody {
-    const weights = new Map<string, number>();
-    for (const mention of this.mentions.values()) weights.set(mention.target_id, (weights.get(mention.target_id) ?? 0) + mention.count);
+    const weights = weightsOf(this.mentions.values());
     return {
       episodes: this.episodes,
       entities: [...this.entities.values()].map((entity) => ({ ...entity, weight: weights.get(entity.id) ?? 0 })),

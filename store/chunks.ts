@@ -19,7 +19,13 @@ export interface ChunkDoc {
   embedding_model: string | null;
 }
 
-export type NewChunk = Omit<ChunkDoc, 'embedding' | 'embedding_model'>;
+/** A chunk as the layers above the store read it: the row with `id`. */
+export type StoredChunk = Omit<ChunkDoc, '_id'> & { id: string };
+/** A chunk to write: its vector comes later (setEmbeddings). */
+export type NewChunk = Omit<StoredChunk, 'embedding' | 'embedding_model'>;
+
+const withoutId = ({ id: _id, ...rest }: NewChunk): Omit<NewChunk, 'id'> => rest;
+const withId = <T extends { _id: string }>({ _id, ...rest }: T): Omit<T, '_id'> & { id: string } => ({ id: _id, ...rest });
 
 export const vectorToBinary = (vector: Float32Array): Binary =>
   new Binary(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
@@ -59,7 +65,11 @@ export class ChunkRepository {
   async upsertMany(chunks: NewChunk[]): Promise<void> {
     if (chunks.length === 0) return;
     const operations: AnyBulkWriteOperation<ChunkDoc>[] = chunks.map((chunk) => ({
-      replaceOne: { filter: { _id: chunk._id }, replacement: { ...chunk, embedding: null, embedding_model: null }, upsert: true },
+      replaceOne: {
+        filter: { _id: chunk.id },
+        replacement: { ...withoutId(chunk), _id: chunk.id, embedding: null, embedding_model: null },
+        upsert: true,
+      },
     }));
     await this.collection.bulkWrite(operations, { ordered: false });
   }
@@ -82,25 +92,27 @@ export class ChunkRepository {
     await this.collection.deleteMany({ memory_id: memoryId, index: { $gte: keepCount } });
   }
 
-  forMemory(memoryId: string, options: { withEmbeddings?: boolean } = {}): Promise<ChunkDoc[]> {
-    return this.collection
+  async forMemory(memoryId: string, options: { withEmbeddings?: boolean } = {}): Promise<StoredChunk[]> {
+    const rows = await this.collection
       .find({ memory_id: memoryId }, { sort: { index: 1 }, projection: options.withEmbeddings ? {} : { embedding: 0 } })
       .toArray();
+    return rows.map(withId);
   }
 
   /**
    * What a search hit shows of its chunk, and nothing more (no vector, collections or tenant: the
-   * search already knows them). Named fields, not `{ embedding: 0 }`: an exclusion projection
-   * makes a store read whole documents.
+   * search already knows them). Named fields, not `{ embedding: 0 }`: the stand-in reads whole
+   * documents for an exclusion projection.
    */
-  hitTexts(ids: string[]): Promise<Pick<ChunkDoc, '_id' | 'index' | 'text' | 'source' | 'occurred_at'>[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.collection
+  async hitTexts(ids: string[]): Promise<Pick<StoredChunk, 'id' | 'index' | 'text' | 'source' | 'occurred_at'>[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.collection
       .find<Pick<ChunkDoc, '_id' | 'index' | 'text' | 'source' | 'occurred_at'>>(
         { _id: { $in: ids } },
         { projection: { _id: 1, index: 1, text: 1, source: 1, occurred_at: 1 } },
       )
       .toArray();
+    return rows.map(withId);
   }
 
   /**
@@ -113,11 +125,13 @@ export class ChunkRepository {
     collectionId: string,
     model: string,
     part: { index: number; of: number } = { index: 0, of: 1 },
-  ): AsyncIterable<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding' | 'text' | 'occurred_at'>> {
-    return this.collection.find(
-      { collection_ids: collectionId, embedding_model: model, ...idRangeOf(part) },
-      { projection: { _id: 1, memory_id: 1, embedding: 1, text: 1, occurred_at: 1 }, batchSize: 2000 },
-    );
+  ): AsyncIterable<Pick<StoredChunk, 'id' | 'memory_id' | 'embedding' | 'text' | 'occurred_at'>> {
+    return this.collection
+      .find(
+        { collection_ids: collectionId, embedding_model: model, ...idRangeOf(part) },
+        { projection: { _id: 1, memory_id: 1, embedding: 1, text: 1, occurred_at: 1 }, batchSize: 2000 },
+      )
+      .map(withId);
   }
 
   /**
@@ -128,11 +142,13 @@ export class ChunkRepository {
     collectionId: string,
     model: string,
     part: { index: number; of: number } = { index: 0, of: 1 },
-  ): AsyncIterable<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding'>> {
-    return this.collection.find(
-      { collection_ids: collectionId, embedding_model: model, ...idRangeOf(part) },
-      { projection: { _id: 1, memory_id: 1, embedding: 1 }, batchSize: 2000 },
-    );
+  ): AsyncIterable<Pick<StoredChunk, 'id' | 'memory_id' | 'embedding'>> {
+    return this.collection
+      .find<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding'>>(
+        { collection_ids: collectionId, embedding_model: model, ...idRangeOf(part) },
+        { projection: { _id: 1, memory_id: 1, embedding: 1 }, batchSize: 2000 },
+      )
+      .map(withId);
   }
 
   /** The tenant whose chunks the collection holds (a collection belongs to one tenant), or null when it holds none. */
@@ -142,13 +158,17 @@ export class ChunkRepository {
   }
 
   /** Current-model vectors of the given memories: what an index follower applies. */
-  vectorsForMemories(memoryIds: string[], model: string) {
-    return this.collection
+  async vectorsForMemories(
+    memoryIds: string[],
+    model: string,
+  ): Promise<Pick<StoredChunk, 'id' | 'memory_id' | 'embedding' | 'collection_ids' | 'text' | 'occurred_at'>[]> {
+    const rows = await this.collection
       .find(
         { memory_id: { $in: memoryIds }, embedding_model: model },
         { projection: { _id: 1, memory_id: 1, embedding: 1, collection_ids: 1, text: 1, occurred_at: 1 } },
       )
       .toArray();
+    return rows.map(withId);
   }
 
   async deleteForMemories(memoryIds: string[]): Promise<number> {

@@ -1,13 +1,18 @@
-import type { Db, Collection as MongoCollection } from 'mongodb';
+import type { Db, Filter, Collection as MongoCollection } from 'mongodb';
 import type { Collection } from '../core/memory-model.js';
 import { isDuplicateKeyError } from './db.js';
 import { fromStored, toStored, type Stored } from './stored.js';
 
 export type CollectionDoc = Stored<Collection>;
 
-/** Expiry is checked here rather than in the query: the stand-in has no TTL indexes, and a row past its time must never be read. */
-const isLive = (doc: Pick<CollectionDoc, 'expires_at'>, now = Date.now()): boolean => !doc.expires_at || doc.expires_at.getTime() > now;
-const live = (doc: CollectionDoc | null): Collection | null => (doc && isLive(doc) ? fromStored<Collection>(doc) : null);
+/**
+ * The one liveness rule, part of every read: a collection without `expires_at` lives forever, an
+ * ephemeral one until its time. Checked in the query rather than left to a TTL index (the stand-in
+ * has none): a row past its time is never read, found or counted, though the sweeper
+ * (`expired`, `remove`) deletes it later.
+ */
+const liveAt = (now: Date = new Date()): Filter<CollectionDoc> => ({ $or: [{ expires_at: null }, { expires_at: { $gt: now } }] });
+const recordOf = (doc: CollectionDoc | null): Collection | null => (doc ? fromStored<Collection>(doc) : null);
 
 export class CollectionNameTakenError extends Error {}
 
@@ -35,24 +40,24 @@ export class CollectionRepository {
   }
 
   async findById(tenantId: string, id: string): Promise<Collection | null> {
-    return live(await this.collection.findOne({ _id: id, tenant_id: tenantId }));
+    return recordOf(await this.collection.findOne({ _id: id, tenant_id: tenantId, ...liveAt() }));
   }
 
   async findByName(tenantId: string, name: string): Promise<Collection | null> {
-    return live(await this.collection.findOne({ tenant_id: tenantId, name }));
+    return recordOf(await this.collection.findOne({ tenant_id: tenantId, name, ...liveAt() }));
   }
 
   /** The subset of `ids` that belong to the tenant (and have not expired), each with whether it is ephemeral. */
   async existing(tenantId: string, ids: string[]): Promise<Map<string, { ephemeral: boolean }>> {
     const docs = await this.collection
-      .find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1, expires_at: 1 } })
+      .find({ tenant_id: tenantId, _id: { $in: ids }, ...liveAt() }, { projection: { _id: 1, expires_at: 1 } })
       .toArray();
-    const now = Date.now();
-    return new Map(docs.filter((doc) => isLive(doc, now)).map((doc) => [doc._id, { ephemeral: !!doc.expires_at }]));
+    return new Map(docs.map((doc) => [doc._id, { ephemeral: !!doc.expires_at }]));
   }
 
+  /** Live collections of the tenant: what MAX_COLLECTIONS_PER_TENANT bounds (an expired one no longer counts). */
   countForTenant(tenantId: string): Promise<number> {
-    return this.collection.countDocuments({ tenant_id: tenantId });
+    return this.collection.countDocuments({ tenant_id: tenantId, ...liveAt() });
   }
 
   async existingIds(tenantId: string, ids: string[]): Promise<Set<string>> {
@@ -72,7 +77,7 @@ export class CollectionRepository {
   }
 
   async list(tenantId: string, offset: number, limit: number): Promise<{ items: Collection[]; total: number }> {
-    const filter = { tenant_id: tenantId, $or: [{ expires_at: null }, { expires_at: { $gt: new Date() } }] };
+    const filter = { tenant_id: tenantId, ...liveAt() };
     const [items, total] = await Promise.all([
       this.collection.find(filter, { sort: { created_at: 1, _id: 1 }, skip: offset, limit }).toArray(),
       this.collection.countDocuments(filter),

@@ -24,7 +24,10 @@ export interface IngestionProgressPayload {
   message: string | null;
 }
 
-export interface EventEntry extends LogEntry {
+/** An event as the layers above the store read it. */
+export interface EventEntry {
+  id: string;
+  seq: number;
   type: string;
   tenant_id: string;
   /** The collection the frame names (the first one, for an event about several). */
@@ -34,6 +37,20 @@ export interface EventEntry extends LogEntry {
   payload: Record<string, unknown>;
   ts: Date;
 }
+
+/** An event as the log stores it: the same with `_id`. */
+interface EventDoc extends LogEntry, Omit<EventEntry, 'id' | 'seq'> {}
+
+const entryOf = ({ _id, seq, type, tenant_id, collection_id, collection_ids, payload, ts }: EventDoc): EventEntry => ({
+  id: _id,
+  seq,
+  type,
+  tenant_id,
+  collection_id,
+  ...(collection_ids ? { collection_ids } : {}),
+  payload,
+  ts,
+});
 
 /** What a subscriber reads: its tenant, optionally narrowed to collections and types. */
 export interface EventFilter {
@@ -62,7 +79,7 @@ export class EventLog {
   private readonly retention: Collection<RetentionDoc>;
 
   private constructor(
-    readonly log: SequencedLog<EventEntry>,
+    readonly log: SequencedLog<EventDoc>,
     private readonly capabilities: ServerCapabilities,
     db: Db,
     /** Events each tenant keeps at least. */
@@ -72,7 +89,7 @@ export class EventLog {
   }
 
   static async open(db: Db, capabilities: ServerCapabilities, maxPerTenant: number): Promise<EventLog> {
-    const log = await SequencedLog.open<EventEntry>(db, 'memory_events', capabilities, {
+    const log = await SequencedLog.open<EventDoc>(db, 'memory_events', capabilities, {
       maxEntries: maxPerTenant,
       maxBytes: 0,
       retention: 'owner',
@@ -125,13 +142,13 @@ export class EventLog {
   }
 
   /** A subscriber's next events: its tenant, optionally narrowed to collections and types. */
-  readFor(filter: EventFilter, afterSeq: number, limit: number): Promise<EventEntry[]> {
+  async readFor(filter: EventFilter, afterSeq: number, limit: number): Promise<EventEntry[]> {
     const query: Record<string, unknown> = { tenant_id: filter.tenantId };
     if (filter.collectionIds.length > 0) {
       query.$or = [{ collection_id: { $in: filter.collectionIds } }, { collection_ids: { $in: filter.collectionIds } }];
     }
     if (filter.eventTypes.length > 0) query.type = { $in: filter.eventTypes };
-    return this.log.readAfter(afterSeq, limit, query);
+    return (await this.log.readAfter(afterSeq, limit, query)).map(entryOf);
   }
 
   /**
@@ -189,8 +206,8 @@ export class EventLog {
   }
 
   /** Every tenant's entries after `afterSeq`, in seq order: what the per-process follower reads. */
-  readAll(afterSeq: number, limit: number): Promise<EventEntry[]> {
-    return this.log.readAfter(afterSeq, limit);
+  async readAll(afterSeq: number, limit: number): Promise<EventEntry[]> {
+    return (await this.log.readAfter(afterSeq, limit)).map(entryOf);
   }
 
   /** Calls `onAppend` soon after anything is appended, from any process. */

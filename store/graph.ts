@@ -80,12 +80,15 @@ export interface MentionDoc {
   valid_to?: Date | null;
 }
 
-/** Deterministic ids: the same name in the same collection is the same node, from any process. */
-export const entityIdFor = (scope: GraphScope, key: string): string =>
-  sha256Hex(`entity\n${scope.tenantId}\n${scope.collectionId}\n${key}`).slice(0, 32);
+/** An entity as the layers above the store read it: the row with `id`, without the name vector. */
+export type GraphEntity = Omit<EntityDoc, '_id' | 'name_vector'> & { id: string };
+/** A fact as the layers above the store read it. */
+export type GraphFact = Omit<FactDoc, '_id'> & { id: string };
+/** A provenance row as the layers above the store read it. */
+export type GraphMention = Omit<MentionDoc, '_id'> & { id: string };
 
-export const factIdFor = (scope: GraphScope, subjectId: string, predicate: string, objectId: string): string =>
-  sha256Hex(`fact\n${scope.tenantId}\n${scope.collectionId}\n${subjectId}\n${predicate}\n${objectId}`).slice(0, 32);
+const withId = <T extends { _id: string }>({ _id, ...rest }: T): Omit<T, '_id'> & { id: string } => ({ id: _id, ...rest });
+const withoutId = <T extends { _id?: string }>({ _id: _ignored, ...rest }: T): Omit<T, '_id'> => rest;
 
 const mentionIdFor = (scope: GraphScope, mention: NewMention): string =>
   sha256Hex(`${scope.collectionId}\n${mention.memoryId}\n${mention.chunkIndex}\n${mention.kind}\n${mention.targetId}`).slice(0, 32);
@@ -327,31 +330,64 @@ export class GraphRepository implements GraphStore {
     return any ? '' : null;
   }
 
-  entitiesByIds(ids: string[]): Promise<EntityDoc[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.entities.find({ _id: { $in: ids } }, { projection: { name_vector: 0 } }).toArray();
+  async entitiesByIds(ids: string[]): Promise<GraphEntity[]> {
+    if (ids.length === 0) return [];
+    return (await this.entities.find({ _id: { $in: ids } }, { projection: { name_vector: 0 } }).toArray()).map(withId);
   }
 
   /** A collection's whole graph, streamed: what a search process loads into its graph index. */
-  entitiesOfCollection(collectionId: string) {
-    return this.entities.find({ collection_id: collectionId }, { projection: { name_vector: 0, tokens: 0, aliases: 0 } });
+  entitiesOfCollection(collectionId: string): AsyncIterable<Omit<GraphEntity, 'tokens' | 'aliases'>> {
+    return this.entities.find({ collection_id: collectionId }, { projection: { name_vector: 0, tokens: 0, aliases: 0 } }).map(withId);
   }
 
-  factsOfCollection(collectionId: string) {
-    return this.facts.find({ collection_id: collectionId });
+  factsOfCollection(collectionId: string): AsyncIterable<GraphFact> {
+    return this.facts.find({ collection_id: collectionId }).map(withId);
   }
 
-  mentionsOfCollection(collectionId: string) {
-    return this.mentions.find(
-      { collection_id: collectionId },
-      { projection: { memory_id: 1, chunk_index: 1, target_id: 1, count: 1, description: 1, valid_from: 1, valid_to: 1 } },
-    );
+  mentionsOfCollection(
+    collectionId: string,
+  ): AsyncIterable<Pick<GraphMention, 'memory_id' | 'chunk_index' | 'target_id' | 'count' | 'description' | 'valid_from' | 'valid_to'>> {
+    return this.mentions
+      .find(
+        { collection_id: collectionId },
+        { projection: { memory_id: 1, chunk_index: 1, target_id: 1, count: 1, description: 1, valid_from: 1, valid_to: 1 } },
+      )
+      .map(withoutId);
   }
 
   /** The provenance of some memories in every collection: what an index follower applies. */
-  mentionsOfMemories(memoryIds: string[]): Promise<MentionDoc[]> {
-    if (memoryIds.length === 0) return Promise.resolve([]);
-    return this.mentions.find({ memory_id: { $in: memoryIds } }).toArray();
+  async mentionsOfMemories(memoryIds: string[]): Promise<GraphMention[]> {
+    if (memoryIds.length === 0) return [];
+    return (await this.mentions.find({ memory_id: { $in: memoryIds } }).toArray()).map(withId);
+  }
+
+  /**
+   * The subjects of the facts these memories' rows back, per collection (only `onlyCollections`
+   * when given): whose timelines removing those rows may change.
+   */
+  async subjectsBackedBy(memoryIds: string[], onlyCollections?: string[]): Promise<{ scope: GraphScope; subjectIds: string[] }[]> {
+    if (memoryIds.length === 0) return [];
+    const filter: Filter<MentionDoc> = { memory_id: { $in: memoryIds }, target_kind: 'fact' };
+    if (onlyCollections) filter.collection_id = { $in: onlyCollections };
+    const rows = await this.mentions.find(filter, { projection: { target_id: 1 } }).toArray();
+    if (rows.length === 0) return [];
+    const facts = await this.facts
+      .find(
+        { _id: { $in: [...new Set(rows.map((row) => row.target_id))] } },
+        { projection: { tenant_id: 1, collection_id: 1, subject_id: 1 } },
+      )
+      .toArray();
+    const byScope = new Map<string, { scope: GraphScope; subjectIds: Set<string> }>();
+    for (const fact of facts) {
+      const key = `${fact.tenant_id}\n${fact.collection_id}`;
+      const entry = byScope.get(key) ?? {
+        scope: { tenantId: fact.tenant_id, collectionId: fact.collection_id },
+        subjectIds: new Set<string>(),
+      };
+      entry.subjectIds.add(fact.subject_id);
+      byScope.set(key, entry);
+    }
+    return [...byScope.values()].map(({ scope, subjectIds }) => ({ scope, subjectIds: [...subjectIds] }));
   }
 
   /**
@@ -403,9 +439,9 @@ export class GraphRepository implements GraphStore {
     };
   }
 
-  factsByIds(ids: string[]): Promise<FactDoc[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.facts.find({ _id: { $in: ids } }).toArray();
+  async factsByIds(ids: string[]): Promise<GraphFact[]> {
+    if (ids.length === 0) return [];
+    return (await this.facts.find({ _id: { $in: ids } }).toArray()).map(withId);
   }
 }
 

@@ -1,10 +1,12 @@
 /** The one data layer: every MongoDB access in the service goes through these repositories. */
 import type { Config } from '../config/index.js';
+import { PredicateClassifier } from '../core/fact-lexicon.js';
 import { ChunkRepository } from './chunks.js';
 import { CollectionRepository } from './collections.js';
 import { connectDatabase, ping, type Database } from './db.js';
 import { EventAckRepository } from './event-acks.js';
 import { EventLog } from './events.js';
+import { FactEvents } from './fact-events.js';
 import { FileRepository } from './files.js';
 import { GraphRepository } from './graph.js';
 import { IdempotencyRepository } from './idempotency.js';
@@ -18,6 +20,7 @@ import { TicketRepository } from './tickets.js';
 import { UploadRepository } from './uploads.js';
 import { WebhookRepository } from './webhooks.js';
 import { WorkflowRepository } from './workflows.js';
+import { ProcedureDerivation } from '../core/procedures/derivation.js';
 
 export interface Store {
   database: Database;
@@ -27,8 +30,15 @@ export interface Store {
   chunks: ChunkRepository;
   files: FileRepository;
   graph: GraphRepository;
-  /** Procedure traces, workflow instances and patterns (store/workflows.ts). */
+  /**
+   * Removing a memory's graph rows goes through here (it announces the supersessions that undoes),
+   * and so does announcing the ones a memory's facts bring about (store/fact-events.ts).
+   */
+  factEvents: FactEvents;
+  /** Procedure traces, workflow instances and patterns (store/workflows.ts): typed reads and writes. */
   workflows: WorkflowRepository;
+  /** The derivation rules applied over `workflows`: replacing and removing traces, mining (core/procedures/derivation.ts). */
+  procedures: ProcedureDerivation;
   uploads: UploadRepository;
   tickets: TicketRepository;
   eventAcks: EventAckRepository;
@@ -48,17 +58,24 @@ export interface Store {
 }
 
 export async function openStore(
-  config: Pick<Config, 'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS_PER_TENANT' | 'IDEMPOTENCY_TTL_SECONDS' | 'INDEX_FEED_MAX_ENTRIES'>,
+  config: Pick<
+    Config,
+    'MONGODB_DB' | 'EVENT_LOG_MAX_EVENTS_PER_TENANT' | 'IDEMPOTENCY_TTL_SECONDS' | 'INDEX_FEED_MAX_ENTRIES' | 'FACT_LEXICON'
+  >,
   uri: string,
 ): Promise<Store> {
   const database = await connectDatabase(uri, config.MONGODB_DB);
   const { db, capabilities } = database;
+  const events = await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS_PER_TENANT);
+  const graph = new GraphRepository(db);
+  const workflows = new WorkflowRepository(db);
+  const procedures = new ProcedureDerivation(workflows);
   const repositories = {
     memories: new MemoryRepository(db),
     chunks: new ChunkRepository(db),
     files: new FileRepository(db),
-    graph: new GraphRepository(db),
-    workflows: new WorkflowRepository(db),
+    graph,
+    factEvents: new FactEvents(graph, events, new PredicateClassifier(config.FACT_LEXICON)),
     uploads: new UploadRepository(db),
     indexChanges: await IndexChangeFeed.open(db, capabilities, config.INDEX_FEED_MAX_ENTRIES),
     indexSnapshots: new IndexSnapshotRepository(db),
@@ -71,8 +88,10 @@ export async function openStore(
     collections: new CollectionRepository(db),
     tickets: new TicketRepository(db),
     eventAcks: new EventAckRepository(db),
-    events: await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS_PER_TENANT),
-    purge: new MemoryPurge(db, repositories),
+    events,
+    workflows,
+    procedures,
+    purge: new MemoryPurge(db, { ...repositories, procedures }),
     snapshots: new SnapshotRepository(repositories),
     webhooks: new WebhookRepository(db),
     ping: () => ping(db),

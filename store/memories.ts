@@ -240,7 +240,15 @@ export class MemoryRepository {
     return result.matchedCount === 1;
   }
 
-  /** Memories accepted but never handed to Temporal (e.g. the API died between insert and start). */
+  /** Whether the activity call `scope` already reported its terminal event for this memory. */
+  async terminalReported(id: string, scope: string): Promise<boolean> {
+    return (await this.collection.countDocuments({ _id: id, terminal_reported: scope }, { limit: 1 })) > 0;
+  }
+
+  async markTerminalReported(id: string, scope: string): Promise<void> {
+    await this.collection.updateOne({ _id: id }, { $set: { terminal_reported: scope } });
+  }
+
   /**
    * Changes the collections (and whatever else is in `set`) and records what is left to carry
    * through, merged with anything an earlier change left unfinished.

@@ -23,12 +23,12 @@ import type { PurgeStep } from '../core/purge-steps.js';
 import type { ChunkRepository } from './chunks.js';
 import type { IndexSnapshotRepository } from './index-snapshots.js';
 import type { FileRepository } from './files.js';
-import type { GraphRepository } from './graph.js';
+import type { FactEvents } from './fact-events.js';
 import type { IdempotencyRepository } from './idempotency.js';
 import type { IndexChangeFeed } from './index-changes.js';
 import type { MemoryRepository } from './memories.js';
 import type { UploadRepository } from './uploads.js';
-import type { WorkflowRepository } from './workflows.js';
+import type { ProcedureDerivation } from '../core/procedures/derivation.js';
 
 export interface PurgeDoc {
   _id: string;
@@ -47,8 +47,9 @@ export interface Purge {
 export interface PurgeRepositories {
   memories: MemoryRepository;
   chunks: ChunkRepository;
-  graph: GraphRepository;
-  workflows: WorkflowRepository;
+  factEvents: FactEvents;
+  /** Removing traces re-chains and re-mines: the procedure rules (core/procedures/derivation.ts). */
+  procedures: Pick<ProcedureDerivation, 'removeMemories'>;
   files: FileRepository;
   uploads: UploadRepository;
   idempotency: IdempotencyRepository;
@@ -127,9 +128,10 @@ export class MemoryPurge {
     const ids = purges.map((purge) => purge.memoryId);
     await this.repos.chunks.deleteForMemories(ids);
     this.onStep('chunks');
-    await this.repos.graph.removeMemories(ids);
+    // Announces the supersessions the delete undoes (fact_restored), then drops the rows.
+    await this.repos.factEvents.removeMemories(ids);
     this.onStep('graph');
-    await this.repos.workflows.removeMemories(ids);
+    await this.repos.procedures.removeMemories(ids);
     this.onStep('workflows');
     await this.repos.files.deleteForMemories(ids);
     this.onStep('files');

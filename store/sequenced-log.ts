@@ -116,6 +116,17 @@ export class SequencedLog<T extends LogEntry> {
     return oldest?.seq ?? 0;
   }
 
+  /**
+   * The highest seq among the first `limit` entries after `afterSeq` (afterSeq when there are
+   * none): a range seek over the seq index reading seqs only, where latestSeq's descending sort
+   * scans on the stand-in.
+   */
+  async lastSeqAfter(afterSeq: number, limit: number): Promise<number> {
+    const query = { seq: { $gt: afterSeq } } as Filter<T>;
+    const found = await this.collection.find(query, { sort: { seq: 1 }, limit, projection: { _id: 0, seq: 1 } }).toArray();
+    return found.length > 0 ? (found[found.length - 1]!.seq as number) : afterSeq;
+  }
+
   /** Entries with seq > afterSeq in seq order, optionally narrowed by a filter. */
   async readAfter(afterSeq: number, limit: number, filter: Filter<T> = {}): Promise<T[]> {
     const query = { ...filter, seq: { $gt: afterSeq } } as Filter<T>;
@@ -184,7 +195,10 @@ export class SequencedLog<T extends LogEntry> {
   }
 }
 
-const POLL_MS = 25;
+/** Polling interval where no change stream waits: a new entry waits 5 ms on average, 10 at most, for its wake-up. */
+const POLL_MS = 10;
+/** Seqs one poll reads at most: a burst moves the poll's mark this far per read. */
+const POLL_SEQS = 1000;
 const SAFETY_POLL_MS = 1000;
 
 /**
@@ -192,7 +206,7 @@ const SAFETY_POLL_MS = 1000;
  * - a change stream where getMore awaits new data (real replica sets): a wake-up within
  *   milliseconds of an insert, no polling; if it dies, polling takes over until it reopens;
  * - otherwise (the stand-in, whose change streams spin, or a standalone server) one cheap
- *   indexed read of the newest seq every 25 ms, waking followers only when it moved.
+ *   indexed range read past the last seen seq every 10 ms, waking followers only when it moved.
  * A slow safety wake-up runs either way, so a lost notification only delays, never loses.
  */
 export function followLog<T extends LogEntry>(
@@ -214,9 +228,10 @@ export function followLog<T extends LogEntry>(
     poll = setInterval(() => {
       if (busy) return;
       busy = true;
-      // A range seek past the last seen seq stays cheap however long the log is; the stand-in
-      // answers "newest seq" (sort descending) by scanning, so that runs once per burst only.
-      (lastSeen < 0 ? log.latestSeq() : log.readAfter(lastSeen, 1).then(async (next) => (next.length > 0 ? log.latestSeq() : lastSeen)))
+      // A range seek past the last seen seq, reading seqs only, stays cheap however long the log
+      // is (one round trip per poll); the stand-in answers "newest seq" (sort descending) by
+      // scanning, so that runs once, at the start.
+      (lastSeen < 0 ? log.latestSeq() : log.lastSeqAfter(lastSeen, POLL_SEQS))
         .then((latest) => {
           if (latest !== lastSeen) {
             lastSeen = latest;

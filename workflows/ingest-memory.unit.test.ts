@@ -5,14 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
+import protos from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, Worker, DefaultLogger } from '@temporalio/worker';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { Activities, GraphProjectionInput, IngestInput, StageInput } from '../activities/index.js';
+import type { Activities, GraphProjectionInput, IngestInput } from '../activities/index.js';
 import { projectRoot } from '../config/index.js';
 import { BAD_CONTENT, INGESTION_FAILED, MEMORY_DELETED } from '../core/failure-types.js';
 import type { ingestMemory, projectMemoryGraph } from './index.js';
@@ -41,6 +42,7 @@ function fakeActivities(calls: Call[], behaviour: Behaviour): Activities {
     extractStructure: stage('extractStructure', () => undefined),
     deriveWorkflows: stage('deriveWorkflows', () => undefined),
     embedAndIndex: stage('embedAndIndex', () => ({ status: 'complete', chunkCount: 2 })),
+    ingestContent: stage('ingestContent', () => ({ status: 'complete', chunkCount: 2 })),
     markFailed: stage('markFailed', () => undefined),
     projectGraph: stage('projectGraph', () => undefined),
   } as unknown as Activities; // Only the stages the workflows call; the rest of the activity surface is not reached.
@@ -81,32 +83,27 @@ describe('ingestion workflows on the dev server', () => {
 
   const input: IngestInput = { memoryId: 'mem-1', tenantId: 'tenant-1' };
 
-  it('runs read → structure → derive → embed in order, handing later stages the collections read found', async () => {
+  it('runs every stage in one single-pass activity, handed the workflow input', async () => {
     const { calls, result } = await run<typeof ingestMemory>('ingestMemory', input);
     assert.deepEqual(await result, { memoryId: 'mem-1', status: 'complete', chunkCount: 2 });
-    assert.deepEqual(
-      calls.map((call) => call.stage),
-      ['readContent', 'extractStructure', 'deriveWorkflows', 'embedAndIndex'],
-    );
-    const stageInput: StageInput = { ...input, collectionIds: ['col-a', 'col-b'] };
-    for (const call of calls.slice(1)) assert.deepEqual(call.input, stageInput);
+    assert.deepEqual(calls, [{ stage: 'ingestContent', input }]);
   });
 
-  it('retries a stage that failed for a passing reason, and goes on', async () => {
+  it('retries the single pass after a passing failure, and goes on', async () => {
     const { calls, result } = await run<typeof ingestMemory>('ingestMemory', input, {
-      embedAndIndex: (_input, attempt) => {
+      ingestContent: (_input, attempt) => {
         if (attempt === 1) throw new Error('store briefly unreachable');
         return { status: 'complete', chunkCount: 2 };
       },
     });
     assert.equal((await result).status, 'complete');
-    assert.equal(calls.filter((call) => call.stage === 'embedAndIndex').length, 2);
+    assert.equal(calls.filter((call) => call.stage === 'ingestContent').length, 2);
     assert.equal(calls.filter((call) => call.stage === 'markFailed').length, 0);
   });
 
   it('fails bad content once, without retries, records the reason, and ends non-retryable', async () => {
     const { calls, result } = await run<typeof ingestMemory>('ingestMemory', input, {
-      readContent: () => {
+      ingestContent: () => {
         throw ApplicationFailure.nonRetryable('not a PDF', BAD_CONTENT);
       },
     });
@@ -119,22 +116,34 @@ describe('ingestion workflows on the dev server', () => {
     });
     assert.deepEqual(
       calls.map((call) => call.stage),
-      ['readContent', 'markFailed'],
+      ['ingestContent', 'markFailed'],
     );
     assert.deepEqual(calls[1]!.input, { ...input, message: 'not a PDF' });
   });
 
   it('ends as deleted, recording no failure, when the memory was deleted mid-way', async () => {
     const { calls, result } = await run<typeof ingestMemory>('ingestMemory', input, {
-      extractStructure: () => {
+      ingestContent: () => {
         throw ApplicationFailure.nonRetryable('memory is gone', MEMORY_DELETED);
       },
     });
     assert.deepEqual(await result, { memoryId: 'mem-1', status: 'deleted', chunkCount: 0 });
     assert.deepEqual(
       calls.map((call) => call.stage),
-      ['readContent', 'extractStructure'],
+      ['ingestContent'],
     );
+  });
+
+  it('replays a history recorded before the single pass (one activity per stage) without nondeterminism', async () => {
+    // Recorded (binary protobuf) from the workflow as it was before the `single-pass-ingest` patch: four
+    // stage activities. Binary, because this install's historyFromJSON fails on JSON histories.
+    const bytes = readFileSync(path.join(root, 'test', 'fixtures', 'ingest-history-four-stages.binpb'));
+    const history = protos.temporal.api.history.v1.History.decode(bytes);
+    assert.deepEqual(
+      history.events.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name).filter((name) => name !== undefined),
+      ['readContent', 'extractStructure', 'deriveWorkflows', 'embedAndIndex'],
+    );
+    await Worker.runReplayHistory({ workflowBundle: { codePath: bundlePath } }, history);
   });
 
   it('projects a graph, and treats a deleted memory as done', async () => {

@@ -87,6 +87,23 @@ const FactSuperseded = z
     superseded_at: timestamp.meta({ description: 'Validity time at which the old fact stopped holding (the new one began)' }),
   })
   .meta({ description: 'Payload of fact_superseded' });
+const FactRestored = z
+  .looseObject({
+    memory_id: z.string().meta({ description: 'The removed memory whose statement of the newer fact had superseded the old one' }),
+    predicate_class: z.string().meta({ description: 'The functional class of the restored fact (employer, residence, …)' }),
+    subject_id: z.string(),
+    subject: z.string().meta({ description: 'Name of the subject entity' }),
+    predicate: z.string().meta({ description: 'Predicate of the restored fact' }),
+    old_fact_id: z.string().meta({ description: 'The restored fact: old_fact_id of the fact_superseded event this undoes' }),
+    old_object_id: z.string(),
+    old_object: z.string(),
+    new_fact_id: z.string().meta({ description: 'The fact whose supersession is undone (only its id: its memory is gone)' }),
+    superseded_at: timestamp.meta({ description: 'superseded_at of the fact_superseded event this undoes' }),
+    valid_to: timestamp.nullable().meta({
+      description: 'Where the restored fact holds until now: null when it is current again, else when a later fact supersedes it',
+    }),
+  })
+  .meta({ description: 'Payload of fact_restored' });
 
 const EventFrame = z.looseObject({
   action: z.literal('event'),
@@ -127,6 +144,7 @@ const PAYLOADS: Record<string, string> = {
   memory_unconfident: 'MemoryUnconfidentPayload',
   webhook_disabled: 'WebhookDisabledPayload',
   fact_superseded: 'FactSupersededPayload',
+  fact_restored: 'FactRestoredPayload',
 };
 
 const json = (schema: z.ZodType): JsonSchema => {
@@ -151,6 +169,7 @@ export function buildEventsSchema(version: string): JsonSchema {
     MemoryUnconfidentPayload: json(MemoryUnconfident),
     WebhookDisabledPayload: json(WebhookDisabled),
     FactSupersededPayload: json(FactSuperseded),
+    FactRestoredPayload: json(FactRestored),
     ...Object.fromEntries(Object.entries({ ...serverControlFrames, ...clientFrames }).map(([name, schema]) => [name, json(schema)])),
     ServerFrame: { oneOf: ['EventFrame', ...Object.keys(serverControlFrames)].map((name) => ({ $ref: DEF(name) })) },
     ClientFrame: { oneOf: Object.keys(clientFrames).map((name) => ({ $ref: DEF(name) })) },

@@ -56,6 +56,20 @@ const factSuperseded = {
   superseded_at: '2025-06-01T00:00:00.000Z',
 };
 
+const factRestored = {
+  memory_id: ID,
+  predicate_class: 'employer',
+  subject_id: 's',
+  subject: 'Alice Chen',
+  predicate: 'work at',
+  old_fact_id: 'f1',
+  old_object_id: 'o1',
+  old_object: 'Acme',
+  new_fact_id: 'f2',
+  superseded_at: '2025-06-01T00:00:00.000Z',
+  valid_to: null,
+};
+
 const serverCases: [string, unknown, boolean][] = [
   ['signed ingestion_progress', event({ signature }), true],
   ['unsigned event', event(), true],
@@ -85,6 +99,13 @@ const serverCases: [string, unknown, boolean][] = [
     event({ type: 'fact_superseded', payload: { ...factSuperseded, new_object: undefined } }),
     false,
   ],
+  ['fact_restored, current again', event({ type: 'fact_restored', payload: factRestored }), true],
+  [
+    'fact_restored until a later fact',
+    event({ type: 'fact_restored', payload: { ...factRestored, valid_to: '2025-09-01T00:00:00.000Z' } }),
+    true,
+  ],
+  ['fact_restored without valid_to', event({ type: 'fact_restored', payload: { ...factRestored, valid_to: undefined } }), false],
   ['subscribed', { action: 'subscribed', collections: [ID], event_types: [] }, true],
   ['heartbeat_ack', { action: 'heartbeat_ack' }, true],
   ['error with reason', { action: 'error', reason: 'invalid_json', message: 'm' }, true],

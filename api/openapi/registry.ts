@@ -113,6 +113,7 @@ export const ERROR_CODES: Record<string, number> = {
   upstream_failed: 502,
   upstream_redirect: 502,
   device_busy: 503,
+  server_busy: 503,
   upstream_timeout: 504,
   orchestrator_unavailable: 503,
   request_timeout: 503,
@@ -236,6 +237,10 @@ export const MemoryResponse = z
         description: z.string(),
         weight: z.number(),
         confidence: z.number(),
+        found_by: z
+          .enum(['query', 'hits'])
+          .optional()
+          .meta({ description: 'With the graph signal: named by the query, or only mentioned by the top hits (after those of the query)' }),
         ...relationshipValidity,
       }),
     ),

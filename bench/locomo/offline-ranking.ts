@@ -7,25 +7,34 @@ import { DEFAULT_FUSION_WEIGHTS, fuse, type Candidate } from '../../search/fusio
 import type { LexicalIndex } from '../../search/lexical-index.js';
 import { expandTurnCandidates, rerankTurns, type TurnSource } from '../../search/turn-ranking.js';
 import type { VectorIndex } from '../../search/vector-index.js';
+import type { TurnFacts } from '../../search/turn-facts.js';
+import { querySpeakers } from '../../search/turn-speakers.js';
 
 export interface OfflineCorpus {
   vectors: VectorIndex;
   lexical: LexicalIndex;
   turns: Map<string, { text: string; time: Date; role: string }>;
-  dates: Map<string, Date[]>;
+  /** The service's per-chunk turn facts (asks, dates, speaker), one partition per conversation. */
+  facts: TurnFacts;
 }
 
 const MIN_SIMILARITY = 0.78;
 const POOL = 100;
 
+/** What the ranking searches for: the query without the speakers it names, when it names some (search/turn-speakers.ts). */
+export const searchedText = (corpus: OfflineCorpus, query: string, collectionId: string): string =>
+  querySpeakers(query, corpus.facts.speakers([collectionId]))?.text ?? query;
+
 export function rankOffline(
   corpus: OfflineCorpus,
   variant: string,
   query: string,
-  queryVector: Float32Array,
+  vectorOf: (text: string) => Float32Array,
   collectionId: string,
   limit: number,
 ): string[] {
+  // Each signal alone, and the fusion as it was, search the query as written.
+  let queryVector = vectorOf(query);
   const vectorHits = corpus.vectors.search(queryVector, [collectionId], POOL);
   if (variant === 'vector') {
     return vectorHits
@@ -60,19 +69,27 @@ export function rankOffline(
     return fused.slice(0, limit).map((entry) => entry.chunkId);
   }
   // The service's ranking (services/search.ts) without the graph signal and activation.
+  const speakers = querySpeakers(query, corpus.facts.speakers([collectionId]));
+  if (speakers) {
+    query = speakers.text;
+    queryVector = vectorOf(query);
+  }
+  const currentVectorHits = speakers ? corpus.vectors.search(queryVector, [collectionId], POOL) : vectorHits;
+  const currentLexical = speakers ? corpus.lexical.search(query, [collectionId], POOL) : lexical;
   const candidates = new Map<string, Candidate>();
   const candidate = (chunkId: string, memoryId: string): Candidate => {
     let entry = candidates.get(chunkId);
     if (!entry) candidates.set(chunkId, (entry = { chunkId, memoryId }));
     return entry;
   };
-  for (const hit of vectorHits) candidate(hit.chunkId, hit.memoryId).cosine = hit.score;
-  for (const hit of lexical.hits) candidate(hit.chunkId, hit.memoryId).bm25 = hit.score;
+  for (const hit of currentVectorHits) candidate(hit.chunkId, hit.memoryId).cosine = hit.score;
+  for (const hit of currentLexical.hits) candidate(hit.chunkId, hit.memoryId).bm25 = hit.score;
   for (const [chunkId, entry] of candidates) if (!entry.bm25 && (entry.cosine ?? 0) < MIN_SIMILARITY) candidates.delete(chunkId);
   const source: TurnSource = {
     cosineOf: (chunkIds) => corpus.vectors.similarities(queryVector, [collectionId], chunkIds),
-    isQuestion: (chunkId) => corpus.turns.get(chunkId)?.text.trim().endsWith('?') ?? false,
-    datesOf: (chunkId) => corpus.dates.get(chunkId) ?? [],
+    isQuestion: (chunkId) => corpus.facts.isQuestion([collectionId], chunkId),
+    datesOf: (chunkId) => corpus.facts.datesOf([collectionId], chunkId),
+    speakerOf: (chunkId) => corpus.facts.speakerOf([collectionId], chunkId),
     chunks: () => corpus.vectors.entries([collectionId]),
   };
   const dated = expandTurnCandidates(candidates, query, source);
@@ -80,14 +97,14 @@ export function rankOffline(
     [...candidates.values()],
     {
       signals: new Set(['vector', 'lexical']),
-      cosineFloor: Math.min(...vectorHits.map((hit) => hit.score)),
-      cosineMax: Math.max(...vectorHits.map((hit) => hit.score)),
-      bm25Max: lexical.hits[0]?.score ?? 0,
-      lexicalRarity: lexical.stats.maxRarity,
+      cosineFloor: Math.min(...currentVectorHits.map((hit) => hit.score)),
+      cosineMax: Math.max(...currentVectorHits.map((hit) => hit.score)),
+      bm25Max: currentLexical.hits[0]?.score ?? 0,
+      lexicalRarity: currentLexical.stats.maxRarity,
     },
     DEFAULT_FUSION_WEIGHTS,
   );
-  return rerankTurns(fused, dated, source)
+  return rerankTurns(fused, dated, source, { speakers })
     .slice(0, limit)
     .map((entry) => entry.chunkId);
 }

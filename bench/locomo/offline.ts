@@ -14,10 +14,10 @@ import { loadConfig, projectRoot } from '../../config/index.js';
 import { loadEmbedder, type Embedder } from '../../models/embedder.js';
 import { LexicalIndex } from '../../search/lexical-index.js';
 import { VectorIndex } from '../../search/vector-index.js';
-import { turnDates } from '../../search/turn-dates.js';
+import { TurnFacts } from '../../search/turn-facts.js';
 import { CATEGORY_NAMES, loadLocomo, type LocomoConversation } from './dataset.js';
 import { aggregateLocomo, scoreLocomo, type LocomoAggregate, type LocomoScore } from './metrics.js';
-import { rankOffline, type OfflineCorpus } from './offline-ranking.js';
+import { rankOffline, searchedText, type OfflineCorpus } from './offline-ranking.js';
 
 /** Conversations the ranking may be tuned on; the others only check it. */
 export const TUNE_SAMPLES = new Set(['conv-26', 'conv-41', 'conv-43']);
@@ -54,10 +54,11 @@ function buildCorpus(conversations: LocomoConversation[], passages: Map<string, 
   const vectors = new VectorIndex(dimensions);
   const lexical = new LexicalIndex();
   const turns = new Map<string, { text: string; time: Date; role: string }>();
-  const dates = new Map<string, Date[]>();
+  const facts = new TurnFacts();
   for (const conversation of conversations) {
     const vectorPartition = vectors.createPartition(conversation.sampleId);
     const lexicalPartition = lexical.createPartition(conversation.sampleId);
+    facts.createPartition(conversation.sampleId);
     for (const session of conversation.sessions) {
       const memoryId = `${conversation.sampleId}-s${session.index}`;
       session.turns.forEach((turn, index) => {
@@ -65,11 +66,11 @@ function buildCorpus(conversations: LocomoConversation[], passages: Map<string, 
         vectorPartition.upsert(chunkId, memoryId, passages.get(turn.content)!);
         lexicalPartition.upsert(chunkId, memoryId, process.env.LOCOMO_STRIP ? turn.content.replace(/^[^:]{1,40}: /, '') : turn.content);
         turns.set(chunkId, { text: turn.content, time: new Date(session.occurredAt), role: turn.role });
-        dates.set(chunkId, turnDates(turn.content, new Date(session.occurredAt)));
+        facts.upsert(conversation.sampleId, chunkId, memoryId, turn.content, new Date(session.occurredAt));
       });
     }
   }
-  return { vectors, lexical, turns, dates };
+  return { vectors, lexical, turns, facts };
 }
 
 const fmt = (figures: LocomoAggregate): string =>
@@ -88,12 +89,12 @@ async function main(): Promise<void> {
     'passage',
     conversations.flatMap((c) => c.sessions.flatMap((s) => s.turns.map((t) => t.content))),
   );
+  const corpus = buildCorpus(conversations, passages, embedder.dimensions);
   const queries = await cachedVectors(
     embedder,
     'query',
-    questions.map((q) => q.question),
+    questions.flatMap((q) => [q.question, searchedText(corpus, q.question, q.sampleId)]),
   );
-  const corpus = buildCorpus(conversations, passages, embedder.dimensions);
 
   const variants = (process.env.LOCOMO_VARIANTS ?? 'vector,lexical,before,current').split(',');
   const results = new Map<string, { sample: string; category: number; score: LocomoScore; top: string[] }[]>();
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
         corpus,
         deep ? deep[1]! : variant,
         question.question,
-        queries.get(question.question)!,
+        (text) => queries.get(text)!,
         question.sampleId,
         deep ? Number(deep[2]) : 10,
       );

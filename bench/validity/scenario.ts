@@ -18,9 +18,17 @@
  *                                               validity and the supersession replay), one process
  * The store's part of the supersession check (one read of the subject's facts and rows per
  * collection) is not in the CPU figure.
+ *
+ * A second generated set checks what ends a fact without replacing it, and capacities:
+ *   validity_ending_share        planted endings ("left X", "no longer works at X", "no longer
+ *                                lives in X", "ticket T-n was closed") after which the ended fact
+ *                                no longer holds
+ *   validity_false_ending_share  facts that must still hold (other people's employers, tickets
+ *                                never closed) that read as no longer holding
+ *   validity_capacity_role_share "P joined X as ROLE": the role current afterwards
  */
 import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../../core/fact-lexicon.js';
-import { newSupersessions } from '../../core/fact-timeline.js';
+import { factTimelines, newSupersessions, validityAt } from '../../core/fact-timeline.js';
 import type { EntityCandidate, GraphStore } from '../../core/graph-store.js';
 import type { GraphScope, NewEntity, NewFact, NewMention } from '../../core/graph-model.js';
 import { seededRandom } from '../../core/random.js';
@@ -348,4 +356,122 @@ export async function validityScenario(): Promise<void> {
   metric('validity_ingest_cpu_ms_per_memory_off', median(cpu.off), 'ms');
   metric('validity_ingest_cpu_ms_per_memory_on', median(cpu.on), 'ms');
   metric('validity_ingest_cpu_ratio_on_off', median(cpu.on) / median(cpu.off), 'ratio');
+  await endingsScenario(classifier);
+}
+
+interface EndingCheck {
+  subject: string;
+  className: string;
+  object: string;
+  /** true: the fact must no longer hold; false: it must still hold. */
+  ended: boolean;
+}
+
+/** People who leave employers and cities, tickets opened and closed, and capacities. */
+function generateEndings(seed: number): { memories: BenchMemory[]; checks: EndingCheck[] } {
+  const random = seededRandom(seed);
+  const memories: BenchMemory[] = [];
+  const checks: EndingCheck[] = [];
+  let day = Date.UTC(2020, 0, 1);
+  const emit = (text: string) => {
+    day += (5 + Math.floor(random() * 30)) * 86_400_000;
+    memories.push({ text, time: new Date(day) });
+  };
+  const leaving = ['{p} left {x}.', '{p} no longer works at {x}.', '{p} quit {x}.', '{p} resigned from {x}.'];
+  const moving = ['{p} no longer lives in {x}.', '{p} moved out of {x}.', "{p} doesn't live in {x} anymore."];
+  const names = new Set<string>();
+  for (let index = 0; names.size < 30; index += 1) {
+    const name = `${FIRST[(index * 3) % FIRST.length]} ${LAST[(index * 11 + Math.floor(index / FIRST.length) + 5) % LAST.length]}`;
+    if (names.has(name)) continue;
+    names.add(name);
+    const employer = pick(random, ORGS);
+    const city = pick(random, CITIES);
+    emit(fill(pick(random, TEMPLATES.employer), name, employer));
+    emit(fill(pick(random, TEMPLATES.residence), name, city));
+    const role = pick(random, ROLES);
+    emit(
+      `${name} joined ${pick(
+        random,
+        ORGS.filter((org) => org !== employer),
+      )} as ${role}.`,
+    );
+    checks.push({ subject: name, className: 'role', object: role, ended: false });
+    if (random() < 0.5) {
+      emit(fill(pick(random, leaving), name, employer));
+      checks.push({ subject: name, className: 'employer', object: employer, ended: true });
+    }
+    if (random() < 0.5) {
+      emit(fill(pick(random, moving), name, city));
+      checks.push({ subject: name, className: 'residence', object: city, ended: true });
+    } else {
+      // Distractor: a visit to another city ends nothing.
+      emit(
+        `${name} visited ${pick(
+          random,
+          CITIES.filter((other) => other !== city),
+        )}.`,
+      );
+      checks.push({ subject: name, className: 'residence', object: city, ended: false });
+    }
+    const ticket = `Ticket T-${1000 + names.size}`;
+    emit(`${ticket} is open.`);
+    const closed = random() < 0.5;
+    emit(closed ? `${ticket} was ${pick(random, ['closed', 'resolved', 'cancelled'])}.` : `${ticket} was reviewed by ${name}.`);
+    checks.push({ subject: ticket, className: 'status', object: 'open', ended: closed });
+  }
+  memories.sort((a, b) => a.time.getTime() - b.time.getTime());
+  return { memories, checks };
+}
+
+async function endingsScenario(classifier: PredicateClassifier): Promise<void> {
+  const { memories, checks } = generateEndings(30);
+  const { graph } = await ingest(memories, classifier);
+  const idOf = new Map([...graph.entities.values()].map((entity) => [normalizeEntityName(entity.name), entity.id]));
+  // After the last memory (generated times run past today).
+  const end = new Date(memories.at(-1)!.time.getTime() + 86_400_000);
+  /** Whether a fact of the class from the subject to the object holds at the end (null: no such fact). */
+  const holds = (check: EndingCheck): boolean | null => {
+    const subjectId = idOf.get(normalizeEntityName(check.subject));
+    if (subjectId === undefined) return null;
+    const facts = graph.partition.timelineFactsOf(subjectId);
+    const timelines = factTimelines(facts, classifier);
+    const objectKey = normalizeEntityName(check.object);
+    const matching = facts.filter(
+      (fact) =>
+        normalizeEntityName(graph.entities.get(fact.objectId)?.name ?? '') === objectKey &&
+        timelines.get(fact.id)?.className === check.className,
+    );
+    if (matching.length === 0) return null;
+    return matching.some((fact) => validityAt(timelines.get(fact.id)!, end).status === 'current');
+  };
+  const share = (selected: EndingCheck[], right: (check: EndingCheck) => boolean): number =>
+    selected.length === 0 ? 0 : selected.filter(right).length / selected.length;
+  const endings = checks.filter((check) => check.ended);
+  const standing = checks.filter((check) => !check.ended && check.className !== 'role');
+  const roles = checks.filter((check) => check.className === 'role');
+  const wrong = endings.filter((check) => holds(check) !== false).map((check) => `${check.subject} ${check.className} ${check.object}`);
+  const falseEndings = standing
+    .filter((check) => holds(check) === false)
+    .map((check) => `${check.subject} ${check.className} ${check.object}`);
+  const lostRoles = roles.filter((check) => holds(check) !== true).map((check) => `${check.subject} ${check.object}`);
+  info(`   ${memories.length} memories; endings still holding or unread: ${wrong.slice(0, 3).join('; ') || 'none'}`);
+  info(
+    `   read as ended: ${falseEndings.slice(0, 3).join('; ') || 'none'}; roles not current: ${lostRoles.slice(0, 3).join('; ') || 'none'}`,
+  );
+  metric('validity_planted_endings', endings.length, 'count');
+  metric(
+    'validity_ending_share',
+    share(endings, (check) => holds(check) === false),
+    'ratio',
+  );
+  metric(
+    'validity_false_ending_share',
+    share(standing, (check) => holds(check) === false),
+    'ratio',
+  );
+  metric(
+    'validity_capacity_role_share',
+    share(roles, (check) => holds(check) === true),
+    'ratio',
+  );
 }

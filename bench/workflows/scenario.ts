@@ -36,6 +36,7 @@ import { minePatterns, signatureOf, type MiningInstance } from '../../extractors
 import { extractChunkStructure } from '../../extractors/structure/local-extractor.js';
 import { connectDatabase } from '../../store/db.js';
 import { WorkflowRepository } from '../../store/workflows.js';
+import { ProcedureDerivation } from '../../core/procedures/derivation.js';
 import { info, mean, metric, percentile } from '../stats.js';
 import { generateCollections, PROCESSES, type BenchCollection, type BenchConversation } from './generator.js';
 
@@ -247,6 +248,7 @@ async function storeScenario(): Promise<void> {
   const database = await connectDatabase(mongo.uri, `bench_workflows_${Date.now().toString(36)}`);
   try {
     const repository = new WorkflowRepository(database.db);
+    const procedures = new ProcedureDerivation(repository);
     await repository.ensureIndexes();
     const scope = { tenantId: 'bench-tenant', collectionId: 'bench-collection' };
     const perMemory: number[] = [];
@@ -254,7 +256,7 @@ async function storeScenario(): Promise<void> {
     for (const conversation of conversations) {
       const { traces } = deriveConversation(conversation);
       const started = performance.now();
-      await repository.replaceMemoryTraces(
+      await procedures.replaceMemoryTraces(
         scope,
         conversation.memoryId,
         conversation.memoryTime,
@@ -273,9 +275,9 @@ async function storeScenario(): Promise<void> {
     metric('workflow_store_ms_per_memory_first_200_p50', percentile(perMemory.slice(0, window), 50), 'ms');
     metric('workflow_store_ms_per_memory_last_200_p50', percentile(perMemory.slice(-window), 50), 'ms');
     metric('workflow_store_ms_per_memory_last_200_mean', mean(perMemory.slice(-window)), 'ms');
-    metric('workflow_store_full_remines', repository.fullMines, 'mines');
+    metric('workflow_store_full_remines', procedures.fullMines, 'mines');
     const mineStarted = performance.now();
-    const patterns = await repository.mineCollection(scope);
+    const patterns = await procedures.mineCollection(scope);
     metric('workflow_mine_10k_traces_ms', performance.now() - mineStarted, 'ms');
     info(`   full re-mine of ${traceCount} traces: ${patterns} patterns`);
 

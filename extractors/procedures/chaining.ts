@@ -18,7 +18,7 @@
  *      submitted the expense report" told a day before, while a second "I submitted the expense
  *      report" starts a new instance. Chains are considered in order, so a continuation can itself
  *      be continued. The result depends only on the traces given (in any order); the store gives
- *      it a change's subject neighbours (store/workflows.ts `subjectNeighbours`).
+ *      it a change's subject neighbours (core/procedures/derivation.ts `subjectNeighbours`).
  *
  * An instance's traces are ordered by (memory time, memory id, position in the memory); its id is
  * the id of its first (root) trace. Deleting a memory re-runs the rule over what is left, which

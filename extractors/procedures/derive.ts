@@ -20,7 +20,7 @@
  */
 import type { OccurredAtSource } from '../../core/workflow-model.js';
 import { normalizeEntityName } from '../structure/normalize.js';
-import { parseSentences, prepareText, type Token } from '../structure/parse.js';
+import { parseSentences, prepareText, type Sentence, type Token } from '../structure/parse.js';
 import { classifyVerb, STATE_WORD, type VerbClass } from './lexicon.js';
 
 export interface DerivationChunk {
@@ -30,6 +30,8 @@ export interface DerivationChunk {
   role?: string | undefined;
   /** The chunk's own time (core/memory-time.ts): relative dates in it resolve against it. */
   time?: Date | undefined;
+  /** `parseSentences(prepareText(text))` when the structure extractor already parsed it; parsed here otherwise. */
+  sentences?: Sentence[] | null | undefined;
 }
 
 /** A graph entity of the collection that the memory mentions. */
@@ -136,7 +138,7 @@ export function deriveTraces(input: DerivationInput): TraceDraft[] {
   for (const chunk of [...input.chunks].sort((a, b) => a.index - b.index)) {
     const speakerIds = chunk.role ? linker.byKey(normalizeEntityName(chunk.role)) : [];
     // List markers and Markdown go first: compromise reads "1. Review the notes" as a name otherwise.
-    for (const sentence of parseSentences(prepareText(chunk.text))) {
+    for (const sentence of chunk.sentences ?? parseSentences(prepareText(chunk.text))) {
       if (sentence.text.trim().endsWith('?')) continue;
       const tokens = sentence.tokens;
       const chunkTime = chunk.time ?? input.memoryTime;

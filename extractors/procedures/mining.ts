@@ -1,5 +1,5 @@
 /**
- * Pattern mining over a collection's instances. Pure; store/workflows.ts feeds it and writes the result.
+ * Pattern mining over a collection's instances. Pure; core/procedures/derivation.ts feeds it and writes the result through the store.
  *
  * An instance's signature is its sequence of verb classes with immediate repeats collapsed
  * ("submit approve approve pay" → "submit approve pay"). Distance between an instance and a

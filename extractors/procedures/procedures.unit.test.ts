@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chainTraces, MAX_CASE_MEMORIES, type ChainTrace } from './chaining.js';
 import { deriveTraces } from './derive.js';
+import { extractChunkStructure, extractParsedChunk } from '../structure/local-extractor.js';
 import { classifyVerb, VERB_CLASSES } from './lexicon.js';
 import {
   align,
@@ -134,6 +135,41 @@ describe('trace derivation', () => {
     assert.deepEqual(traces[3]!.actingEntityIds, ['carol']);
     assert.deepEqual(traces[5]!.caseKeys, ['ticket 4521']);
     assert.equal(traces[5]!.afterState, 'ticket 4521 completed');
+  });
+});
+
+describe("trace derivation from the structure extractor's parse", () => {
+  it('gives the same traces from the shared parse as from its own, and the extractor the same structure', () => {
+    const texts = [
+      'Hi! How was your weekend? I went hiking. I submitted the expense report on Monday.',
+      'Deployment runbook\n\n1. Review the release notes.\n2. Approve the change request.\n3. Deploy the release to production.',
+      'Carol filed the request and Dave signed off on it. I did not approve the budget. Ticket #4521 was closed by Dana.',
+      '# Notes\n\n```\nconst x = run(y);\n```\nThe warehouse dispatched the parcel on 2026-03-04. Finance paid me last week.',
+      'My favourite programming language is Rust. Alice Smith manages the Berlin office; she moved to Lisbon in 2023.',
+      '',
+    ];
+    const chunks = texts.map((text, index) => ({ index, text, role: index % 2 === 0 ? 'user' : 'assistant' }));
+    const entities = [
+      { id: 'user', key: 'user', name: 'user', aliases: [] },
+      { id: 'carol', key: 'carol', name: 'Carol', aliases: [] },
+    ];
+    const parsed = chunks.map((chunk) => extractParsedChunk(chunk.text, { speaker: chunk.role }));
+    for (const [index, chunk] of chunks.entries()) {
+      assert.ok(parsed[index]!.sentences, "a chunk within the extractor's input limit hands back its parse");
+      assert.deepEqual(parsed[index]!.structure, extractChunkStructure(chunk.text, { speaker: chunk.role }));
+    }
+    const own = deriveTraces({ memoryTime: MEMORY_TIME, chunks, entities });
+    const shared = deriveTraces({
+      memoryTime: MEMORY_TIME,
+      chunks: chunks.map((chunk, index) => ({ ...chunk, sentences: parsed[index]!.sentences })),
+      entities,
+    });
+    assert.ok(own.length >= 8);
+    assert.deepEqual(shared, own);
+  });
+
+  it('hands back no parse for a text longer than the extractor reads', () => {
+    assert.equal(extractParsedChunk('Alice approved the report. '.repeat(1000)).sentences, null);
   });
 });
 

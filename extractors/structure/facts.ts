@@ -34,6 +34,12 @@ export type ClauseUnit =
   | { kind: 'condition' }
   /** A predicate adjective ("is happy"): there is no object to find. */
   | { kind: 'complement' }
+  /**
+   * A status the clause's subject is said to be in ("T-1182 was closed", "is no longer open"):
+   * "have status" <state>. `ref` is the state's entity; `endsClause` when it stood for the
+   * complement (nothing after it is an object).
+   */
+  | { kind: 'state'; ref: Ref | null; negated: boolean; endsClause: boolean }
   | { kind: 'break'; strong: boolean };
 
 export interface RawFact {
@@ -116,6 +122,8 @@ export const PENALTY = {
   longSentence: 0.1,
   /** "my sister" -> speaker has sister. */
   possession: 0.15,
+  /** "joined Globex as CFO": the capacity, a concept after the object. */
+  capacity: 0.1,
 } as const;
 
 const refPenalty = (ref: Ref): number => VIA_PENALTY[ref.via] + (CATEGORY_PENALTY[ref.category] ?? 0);
@@ -144,6 +152,8 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
   let relativeSubject: Ref | null = null;
   let previous: ClauseUnit['kind'] | null = null;
   let hypothetical = false;
+  // The status just stated ("T-1182 was closed"): a date after it says when ("… on 3 May").
+  let statusStated = false;
 
   const report = (subject: Ref, text: string, object: Ref, penalty: number): void => {
     if (subject.key === object.key || hypothetical) return;
@@ -153,6 +163,11 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
   };
 
   const attachObject = (object: Ref): void => {
+    if (statusStated && object.category === 'date' && prepositions.length > 0) {
+      for (const subject of subjects) {
+        if (subject.category !== 'person') report(subject, `have status ${prepositions.join(' ')}`, object, PENALTY.secondaryObject);
+      }
+    }
     if (predicate === null) return;
     if (prepositions.length > 0) {
       if (predicate.passive && prepositions.join(' ') === 'by' && !NON_AGENT_CATEGORIES.has(object.category)) {
@@ -162,6 +177,10 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         // After the object, only prepositional phrases naming an entity count, and never "of" (it modifies the noun).
         const text = `${predicate.text} ${prepositions.join(' ')}`;
         for (const subject of subjects) report(subject, text, object, objectSeen ? PENALTY.secondaryObject : 0);
+      } else if (prepositions.join(' ') === 'as' && (object.category === 'concept' || object.category === 'product')) {
+        // "joined Globex as CFO": the capacity it is held in (a role when the lexicon knows the word;
+        // the tagger calls some titles products, "Engineering Manager", and some people too).
+        for (const subject of subjects) report(subject, `${predicate.text} as`, object, PENALTY.capacity);
       }
     } else if (object.category === 'date') {
       // A bare date after a verb is an adverbial ("opened last week"), not an object.
@@ -225,6 +244,7 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
           subjects = [];
         }
         if (firstSubjects.length === 0) firstSubjects = subjects;
+        statusStated = false;
         predicate = unit.predicate;
         objectSeen = false;
         prepositions = [];
@@ -234,6 +254,15 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
       }
       case 'complement':
         predicate = null;
+        break;
+      case 'state':
+        if (unit.ref !== null) {
+          // Tickets, orders and requests have a status; people are not "closed" or "pending".
+          const text = unit.negated ? 'not have status' : 'have status';
+          for (const subject of subjects) if (subject.category !== 'person') report(subject, text, unit.ref, 0);
+          statusStated = true;
+        }
+        if (unit.endsClause) predicate = null;
         break;
       case 'conj':
         prepositions = [];
@@ -248,6 +277,7 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         // Acme's CFO, Dana Lee, is …" the subject is known and Dana Lee is still inside the phrase.
         if (candidates.length === 0) afterPrepositionBeforeVerb = false;
         if (unit.strong) {
+          statusStated = false;
           predicate = null;
           subjects = [];
           candidates = [];

@@ -3,7 +3,16 @@
  * English text, using compromise's tagger and chunker. Fast enough to run next to the embedder in the
  * ingestion pipeline; it favours precision over recall and never throws.
  */
-import { type ClauseUnit, extractClauseFacts, factConfidence, PENALTY, type RawFact, readPredicate, type Ref } from './facts.js';
+import {
+  type ClauseUnit,
+  extractClauseFacts,
+  factConfidence,
+  PENALTY,
+  type Predicate,
+  type RawFact,
+  readPredicate,
+  type Ref,
+} from './facts.js';
 import {
   collectCapitalisedWords,
   findMentions,
@@ -17,8 +26,16 @@ import {
 } from './mentions.js';
 import { clipText, normalizeEntityName } from './normalize.js';
 import { prepareText, parseSentences, pastTenseLemma, type Sentence, type Token } from './parse.js';
-import type { ChunkStructure, EntityCategory, ExtractedEntity, ExtractedFact, ExtractOptions, StructureExtractor } from './types.js';
-import { COORDINATORS, ENGLISH_FUNCTION_WORDS, RELATIVE_PRONOUNS } from './word-lists.js';
+import type {
+  ChunkStructure,
+  EntityCategory,
+  ExtractedEntity,
+  ExtractedFact,
+  ExtractOptions,
+  ParsedChunkStructure,
+  StructureExtractor,
+} from './types.js';
+import { COORDINATORS, ENGLISH_FUNCTION_WORDS, RELATIVE_PRONOUNS, STATUS_OF_WORD } from './word-lists.js';
 
 export { normalizeEntityName } from './normalize.js';
 
@@ -112,6 +129,42 @@ const has = (token: Token | undefined, tag: string): boolean => token?.tags.has(
 const isVerbToken = (token: Token): boolean =>
   (token.chunk === 'Verb' || (token.chunk === '' && has(token, 'Verb'))) && !(has(token, 'Pronoun') && !has(token, 'Possessive'));
 const STRONG_BREAK = /[;:()!?"“”[\]]|\s[-–—]\s?/u;
+
+// Words that may stand between a copula and the state it names: "is now closed", "is no longer open".
+const STATE_ADVERBS = new Set(['not', 'no', 'longer', 'never', 'now', 'still', 'already', 'finally', 'again', 'officially', 'currently']);
+const negates = (token: Token): boolean => has(token, 'Negative') || token.word === 'not' || token.word === 'never' || token.word === 'no';
+
+/**
+ * A state word after a copula ("is open", "was closed", "is no longer open", "isn't closed"): the
+ * status it names and whether it is negated, or null. The passive form ("was reopened", "has been
+ * resolved") is read with its verb group instead.
+ */
+function copularState(tokens: readonly Token[], index: number): { status: string; negated: boolean } | null {
+  const token = tokens[index];
+  const status = token === undefined ? undefined : STATUS_OF_WORD.get(token.word);
+  if (token === undefined || status === undefined || !has(token, 'Adjective')) return null;
+  // "a closed case": the state word modifies a noun, it is not the complement.
+  const next = tokens[index + 1];
+  if (next !== undefined && !/[,;:.!?]/u.test(token.post) && has(next, 'Noun') && !has(next, 'Date')) return null;
+  let negated = false;
+  let j = index - 1;
+  for (; j >= 0; j -= 1) {
+    const before = tokens[j]!;
+    if (/[,;:.!?]/u.test(before.post)) return null;
+    if (!STATE_ADVERBS.has(before.word)) break;
+    if (negates(before)) negated = true;
+  }
+  const verb = tokens[j];
+  if (verb === undefined || !has(verb, 'Copula')) return null;
+  return { status, negated };
+}
+
+/** The state a passive verb group puts its subject in ("was closed", "has been reopened"), or null. */
+function passiveState(group: readonly Token[], predicate: Predicate): string | null {
+  const last = group[group.length - 1];
+  if (last === undefined || !predicate.passive) return null;
+  return STATUS_OF_WORD.get(last.word) ?? null;
+}
 const COMMA_BREAK = /,/u;
 
 // Every English sentence of some length contains a few of the commonest function words; without them we
@@ -132,6 +185,8 @@ class ChunkExtraction {
   private readonly entities = new EntityRegistry();
   private readonly people = new PersonMemory();
   private readonly facts = new Map<string, ExtractedFact>();
+  /** Status entities named in a sentence, noted once a fact uses them (stateRef). */
+  private readonly pendingStates = new Map<string, { name: string; sentence: string }>();
   private readonly speakerName: string | null;
 
   constructor(options: ExtractOptions) {
@@ -139,8 +194,7 @@ class ChunkExtraction {
     this.speakerName = normalizeEntityName(speaker).length > 0 ? speaker : null;
   }
 
-  run(text: string): void {
-    const sentences = parseSentences(prepareText(text.slice(0, MAX_INPUT_CHARS)));
+  read(sentences: Sentence[]): void {
     const capitalisedElsewhere = collectCapitalisedWords(sentences);
     for (const sentence of sentences) this.readSentence(sentence, capitalisedElsewhere);
   }
@@ -173,7 +227,10 @@ class ChunkExtraction {
       let end = i + 1;
       const phrase = phraseAt.get(i);
       const span = spanStartingAt.get(i);
-      if (phrase !== undefined) {
+      const state = span === undefined ? copularState(tokens, i) : null;
+      if (state !== null) {
+        units.push({ kind: 'state', ref: this.stateRef(state.status, text), negated: state.negated, endsClause: true });
+      } else if (phrase !== undefined) {
         // Register named spans inside the phrase first, in reading order ("Berlin" in "the Berlin office").
         for (const inner of spans) if (inner.start >= phrase.start && inner.start < phrase.end) refOfSpan(inner);
         const ref = this.refOfPhrase(phrase, text, refOfSpan);
@@ -192,8 +249,16 @@ class ChunkExtraction {
           if (next === undefined || !isVerbToken(next) || phraseAt.has(end) || spanStartingAt.has(end)) break;
           end += 1;
         }
-        const predicate = readPredicate(tokens.slice(i, end));
-        if (predicate !== null) units.push({ kind: 'verb', predicate });
+        const group = tokens.slice(i, end);
+        const predicate = readPredicate(group);
+        if (predicate !== null) {
+          units.push({ kind: 'verb', predicate });
+          const status = passiveState(group, predicate);
+          if (status !== null) {
+            const negated = predicate.text.startsWith('not ');
+            units.push({ kind: 'state', ref: this.stateRef(status, text), negated, endsClause: false });
+          }
+        }
       } else if (isConditional(token)) {
         units.push({ kind: 'condition' });
       } else if (COORDINATORS.has(token.word)) {
@@ -233,6 +298,17 @@ class ChunkExtraction {
     return { key, category: span.category, via: 'mention' };
   }
 
+  /**
+   * The entity of a status ("closed"): a concept shared by everything said to be in it, noted
+   * only when a fact uses it ("Alice is done" states no status and names no entity).
+   */
+  private stateRef(status: string, sentence: string): Ref | null {
+    const key = normalizeEntityName(status);
+    if (key.length === 0) return null;
+    this.pendingStates.set(key, { name: status, sentence });
+    return { key, category: 'concept', via: 'mention' };
+  }
+
   private speakerRef(sentence: string): Ref | null {
     if (this.speakerName === null) return null;
     const key = this.entities.note(this.speakerName, 'person', sentence);
@@ -256,6 +332,11 @@ class ChunkExtraction {
 
   private addFact(fact: RawFact, description: string): void {
     if (fact.subject.key === fact.object.key) return;
+    const state = this.pendingStates.get(fact.object.key);
+    if (state !== undefined) {
+      this.pendingStates.delete(fact.object.key);
+      if (this.entities.note(state.name, 'concept', state.sentence) === null) return;
+    }
     const id = `${fact.subject.key}\u0000${fact.predicate}\u0000${fact.object.key}`;
     const existing = this.facts.get(id);
     if (existing !== undefined) {
@@ -329,13 +410,26 @@ function mergeShortNames(records: Map<string, EntityRecord>): Map<string, string
 
 /** Extracts entities and facts from one chunk of text. Synchronous; never throws. */
 export function extractChunkStructure(text: string, options: ExtractOptions = {}): ChunkStructure {
+  return extractParsedChunk(text, options).structure;
+}
+
+/**
+ * The same extraction, handing back the sentences it parsed when they cover the whole text (the
+ * parse is most of the cost: procedure derivation reads the same sentences instead of parsing again).
+ */
+export function extractParsedChunk(text: string, options: ExtractOptions = {}): ParsedChunkStructure {
   const extraction = new ChunkExtraction(options ?? {});
+  let sentences: Sentence[] | null = null;
   try {
-    if (typeof text === 'string') extraction.run(text);
+    if (typeof text === 'string') {
+      const parsed = parseSentences(prepareText(text.slice(0, MAX_INPUT_CHARS)));
+      if (text.length <= MAX_INPUT_CHARS) sentences = parsed;
+      extraction.read(parsed);
+    }
   } catch {
     // A tagger failure on odd input must not fail ingestion: keep whatever was read before it.
   }
-  return extraction.result();
+  return { structure: extraction.result(), sentences };
 }
 
 export const LOCAL_EXTRACTOR_ID = 'local-compromise-v1';
@@ -345,5 +439,7 @@ export function createLocalExtractor(): StructureExtractor {
   return {
     id: LOCAL_EXTRACTOR_ID,
     extract: (text: string, options?: ExtractOptions): Promise<ChunkStructure> => Promise.resolve(extractChunkStructure(text, options)),
+    extractParsed: (text: string, options?: ExtractOptions): Promise<ParsedChunkStructure> =>
+      Promise.resolve(extractParsedChunk(text, options)),
   };
 }

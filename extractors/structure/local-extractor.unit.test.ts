@@ -346,3 +346,51 @@ describe('compromise speed-up', () => {
     }
   });
 });
+
+describe('statuses and capacities (facts that change over time)', () => {
+  const cases: [sentence: string, expected: string[], absent: string[]][] = [
+    ['Ticket T-1182 was closed.', ['ticket t-1182 | have status | closed'], []],
+    ['Ticket T-1182 is open.', ['ticket t-1182 | have status | open'], []],
+    ['Ticket T-1182 was reopened.', ['ticket t-1182 | have status | open'], []],
+    ['Ticket T-1182 is no longer open.', ['ticket t-1182 | not have status | open'], ['ticket t-1182 | have status | open']],
+    ["Ticket T-1182 isn't closed.", ['ticket t-1182 | not have status | closed'], []],
+    ['The order was cancelled.', ['order | have status | cancelled'], []],
+    [
+      'Ticket T-1182 has been resolved by Bob on 3 May 2025.',
+      ['ticket t-1182 | have status | resolved', 'bob | resolve | ticket t-1182', 'ticket t-1182 | have status on | 3 may 2025'],
+      [],
+    ],
+    ['Ticket T-1182 was opened by Dana Lee.', ['ticket t-1182 | have status | open', 'dana lee | open | ticket t-1182'], []],
+    ['Alice Chen joined Globex as CFO.', ['alice chen | join | globex', 'alice chen | join as | cfo'], []],
+    ['Alice Chen joined Globex as the new CFO.', ['alice chen | join as | cfo'], []],
+    // People are not in a status, and a state word before a noun is no complement.
+    ['Alice is done.', [], ['alice | have status | done']],
+    ['Bob reviewed a closed ticket.', [], ['bob | have status | closed']],
+    ['Omar Ortega joined Cyberdyne as Engineering Manager.', ['omar ortega | join as | engineering manager'], []],
+    // A first name that is also a verb ("to bob"), before an adverb: still the subject.
+    ['Bob no longer works at Initech.', ['bob | work at | initech'], []],
+    ['Bob no longer lives in Oslo.', ['bob | live in | oslo'], []],
+    ['Bob now lives in Lisbon.', ['bob | live in | lisbon'], []],
+    ['Sue no longer works at Acme.', ['sue | work at | acme'], []],
+    // An imperative stays one.
+    ['Mark the ticket as done.', [], ['mark | have status | done']],
+  ];
+  for (const [sentence, expected, absent] of cases) {
+    it(`"${sentence}"`, () => {
+      const result = extractChunkStructure(sentence);
+      assertWellFormed(result);
+      for (const triple of expected) {
+        const [subjectKey, predicate, objectKey] = triple.split(' | ') as [string, string, string];
+        fact(result, subjectKey, predicate, objectKey);
+      }
+      for (const triple of absent) assert.ok(!triples(result).includes(triple), `unexpected ${triple}: ${JSON.stringify(triples(result))}`);
+    });
+  }
+
+  it('names no status entity when no fact uses it', () => {
+    assert.deepEqual(
+      extractChunkStructure('Alice is done.').entities.map((found) => found.key),
+      ['alice'],
+    );
+  });
+});

@@ -77,6 +77,38 @@ function mendNounModifierGerunds(tokens: Token[]): void {
   }
 }
 
+const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName']);
+let nameLexicon: Record<string, unknown> | null = null;
+/** Whether compromise's own lexicon lists the word as a first name ("bob", "sue", "mark"). */
+function isLexiconFirstName(word: string): boolean {
+  // The lexicon is a runtime field compromise leaves out of its published types.
+  nameLexicon ??= (nlp.world() as unknown as { model: { one: { lexicon: Record<string, unknown> } } }).model.one.lexicon;
+  const tag = nameLexicon[word];
+  return typeof tag === 'string' && NAME_TAGS.has(tag);
+}
+
+const NAME_TOKEN_TAGS: ReadonlySet<string> = new Set(['Noun', 'Singular', 'Person', 'FirstName', 'ProperNoun']);
+
+/**
+ * compromise reads a first name that is also a verb as an imperative when an adverb follows it:
+ * "Bob no longer works at Initech" tags "Bob" as the verb "to bob", and the fact is lost. A
+ * capitalised first name (by compromise's own lexicon) opening a clause, followed by an adverb
+ * and then a verb, is the subject.
+ */
+function mendNamesReadAsVerbs(tokens: Token[]): void {
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i]!;
+    const opensClause = i === 0 || /[,;:]/u.test(tokens[i - 1]!.post) || tokens[i - 1]!.tags.has('Conjunction');
+    if (!opensClause || !token.tags.has('Verb') || !/^\p{Lu}/u.test(token.text) || !isLexiconFirstName(token.word)) continue;
+    let j = i + 1;
+    while (j < tokens.length && ((tokens[j]!.tags.has('Adverb') && !tokens[j]!.tags.has('Verb')) || tokens[j]!.word === 'now')) j += 1;
+    if (j === i + 1 || !tokens[j]?.tags.has('Verb')) continue;
+    token.tags = NAME_TOKEN_TAGS;
+    token.chunk = 'Noun';
+    token.lemma = token.word;
+  }
+}
+
 let speedupTried = false;
 
 /** Parses `text` with compromise (tagger, chunker and root forms) into sentences of tokens. */
@@ -93,6 +125,7 @@ export function parseSentences(text: string): Sentence[] {
     const tokens = terms.map((term) => toToken(term));
     if (tokens.length === 0) continue;
     mendNounModifierGerunds(tokens);
+    mendNamesReadAsVerbs(tokens);
     const sentenceText = tokens.map((token) => token.pre + token.text + token.post).join('');
     sentences.push({ tokens, text: sentenceText.trim() });
   }

@@ -1,3 +1,5 @@
+import type { Sentence } from './parse.js';
+
 /**
  * Structure extracted from one chunk of text: the entities it names and the subject–predicate–object
  * facts it states between them. Produced by a local rule-based extractor today; an LLM-backed
@@ -43,9 +45,21 @@ export interface ExtractOptions {
   speaker?: string;
 }
 
+/** A chunk's structure with the sentences the extractor parsed it into, for later passes over the same text. */
+export interface ParsedChunkStructure {
+  structure: ChunkStructure;
+  /**
+   * `parseSentences(prepareText(text))` of the whole text (parse.ts), or null when the extractor did not
+   * parse all of it: procedure derivation reuses it instead of parsing the chunk a second time.
+   */
+  sentences: Sentence[] | null;
+}
+
 /** Pluggable: an external LLM extractor can implement this later. */
 export interface StructureExtractor {
   /** e.g. 'local-compromise-v1'. */
   readonly id: string;
   extract(text: string, options?: ExtractOptions): Promise<ChunkStructure>;
+  /** Optional: the same structure, with the parse it was read from (an extractor without one hands back none). */
+  extractParsed?(text: string, options?: ExtractOptions): Promise<ParsedChunkStructure>;
 }

@@ -72,6 +72,13 @@ describe('the validity a sentence gives its facts (chunk time 2025-05-15)', () =
   const table: [sentence: string, triple: string, from: string | null, to: string | null][] = [
     ['Alice Chen works at Acme.', 'alice chen | work at | acme', '2025-05-15', null],
     ['Alice Chen joined Globex as CFO.', 'alice chen | join | globex', '2025-05-15', null],
+    ['Alice Chen joined Globex as CFO.', 'alice chen | join as | cfo', '2025-05-15', null],
+    ['Alice Chen no longer works at Acme.', 'alice chen | work at | acme', null, '2025-05-15'],
+    ['Bob no longer works at Initech.', 'bob | work at | initech', null, '2025-05-15'],
+    ['Ticket T-1182 is open.', 'ticket t-1182 | have status | open', '2025-05-15', null],
+    ['Ticket T-1182 was closed.', 'ticket t-1182 | have status | closed', '2025-05-15', null],
+    ['Ticket T-1182 was closed on 3 May 2025.', 'ticket t-1182 | have status | closed', '2025-05-03', null],
+    ['Ticket T-1182 is no longer open.', 'ticket t-1182 | not have status | open', null, '2025-05-15'],
     ['Alice Chen moved from Berlin to Lisbon.', 'alice chen | move from | berlin', null, '2025-05-15'],
     ['Alice Chen moved from Berlin to Lisbon.', 'alice chen | move to | lisbon', '2025-05-15', null],
     ['Alice Chen left Acme.', 'alice chen | leave | acme', null, '2025-05-15'],

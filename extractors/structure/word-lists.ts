@@ -58,3 +58,32 @@ export const ENGLISH_FUNCTION_WORDS = set(`
   i you he she it we they me him her us them my your his its our their this that these those
   not no there here what which who when where how why all some any if so
 `);
+
+/**
+ * States a ticket, order or request is said to be in ("T-1182 was closed", "the order is pending"),
+ * each mapped to the status it names: "reopened" is open again. Read as "have status" <state>
+ * (core/fact-lexicon.ts, class `status`).
+ */
+export const STATUS_OF_WORD: ReadonlyMap<string, string> = new Map([
+  ['open', 'open'],
+  ['opened', 'open'],
+  ['reopened', 'open'],
+  ['closed', 'closed'],
+  ['resolved', 'resolved'],
+  ['fixed', 'fixed'],
+  ['cancelled', 'cancelled'],
+  ['canceled', 'cancelled'],
+  ['completed', 'completed'],
+  ['finished', 'completed'],
+  ['done', 'done'],
+  ['archived', 'archived'],
+  ['rejected', 'rejected'],
+  ['merged', 'merged'],
+  ['approved', 'approved'],
+  ['blocked', 'blocked'],
+  ['pending', 'pending'],
+  ['escalated', 'escalated'],
+  ['deferred', 'deferred'],
+  ['suspended', 'suspended'],
+  ['paused', 'paused'],
+]);

@@ -1,9 +1,10 @@
 /**
  * Device creates are CPU-heavy (structure extraction and embedding of up to 2M characters): their
- * extraction runs on the API's worker-thread pool, they are bounded per tenant, and they give their
- * slot back as soon as the request is abandoned. Their embedding still runs on the API's thread
- * (onnxruntime-node crashed the process when it also ran in a pool thread: models/cpu-tasks.ts),
- * so another tenant's search latency under this load is not yet bounded, and not asserted here.
+ * extraction runs on the API's worker-thread pool and their embedding on the process's model thread
+ * (the only thread onnxruntime runs on: running it on two crashed the process, models/cpu-tasks.ts),
+ * they are bounded per tenant, and they give their slot back as soon as the request is abandoned.
+ * Another tenant's search latency meanwhile is reported (test diagnostics), not asserted: timings
+ * on a shared machine are no test.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -62,26 +63,36 @@ describe('device work and other tenants', () => {
     await stopChild(proc?.child);
   });
 
-  it('another tenant keeps searching and creating while 2M-character device creates run, and a tenant gets at most its share', async () => {
+  it('another tenant keeps searching and creating while 2M-character device creates run, and a tenant gets at most its share', async (t) => {
     assert.equal(bigText.length, 2_000_000);
     const quietApi = new Api(proc.baseUrl, quiet.apiKey);
     const busyApi = new Api(proc.baseUrl, busy.apiKey);
     const query = makeTexts(1, 7, 600)[0]!.query;
-    const search = async (): Promise<void> => {
+    const search = async (): Promise<number> => {
+      const started = performance.now();
       const response = await quietApi.search([quiet.collectionId], query);
       assert.equal(response.status, 200, JSON.stringify(response.body));
+      return performance.now() - started;
     };
     for (let i = 0; i < 3; i++) await search(); // loads the partition and warms the model
+    const idle: number[] = [];
+    for (let i = 0; i < 5; i++) idle.push(await search());
 
     const creates = [deviceCreate(proc.baseUrl, busy.apiKey, bigText), deviceCreate(proc.baseUrl, busy.apiKey, bigText)];
-    await until(async () => (await deviceCallsActive()) === 2, 'both device creates to hold a slot');
+    await until(async () => (await deviceCallsActive()) === 2, 'both device creates to hold a slot', 90_000); // 2 MB bodies each, on a loaded machine
     // A third call of the same tenant is refused at once, naming the per-tenant limit (the process has a slot left).
     const third = await busyApi.post('/v1/memories', { snapshot: {}, raw_text: 'Alice Chen visits Berlin.' });
     assert.equal(third.status, 503, JSON.stringify(third.body));
     assert.equal(third.body.error.code, 'device_busy');
     assert.match(third.body.error.message, /DEVICE_MAX_CONCURRENCY_PER_TENANT/);
 
-    for (let i = 0; i < 3; i++) await search();
+    const loaded: number[] = [];
+    // Few enough that the creates are still running after them (their request deadline is 30 s).
+    for (let i = 0; i < 3; i++) loaded.push(await search());
+    const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    t.diagnostic(
+      `other tenant's search while two 2M-character device creates run: ${loaded.map((ms) => ms.toFixed(0)).join(', ')} ms (idle median ${median(idle).toFixed(0)} ms)`,
+    );
     // Another tenant's device create is not refused (the process has a slot left) and completes meanwhile.
     const quietCreate = await quietApi.post('/v1/memories', { snapshot: {}, raw_text: 'Bob Patel runs the Paris office of Acme Corp.' });
     assert.equal(quietCreate.status, 200, JSON.stringify(quietCreate.body));
@@ -97,5 +108,8 @@ describe('device work and other tenants', () => {
     await until(async () => (await deviceCallsActive()) === 0, 'the abandoned calls to give their slots back', 10_000);
     const next = await busyApi.post('/v1/memories', { snapshot: {}, raw_text: 'Alice Chen visits Berlin.' });
     assert.equal(next.status, 200, JSON.stringify(next.body));
+    // The process lived through it all (its model thread and pool threads ran side by side).
+    await search();
+    assert.equal(proc.child.exitCode, null, 'the API process is still running');
   });
 });

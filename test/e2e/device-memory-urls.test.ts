@@ -71,7 +71,7 @@ describe('signed-URL snapshots', () => {
     const stored = origin.objects.get('/bucket/user-1?sig=abc')!;
     assert.equal(receipt.bytes, stored.length);
     assert.equal(receipt.digest, JSON.parse(stored.toString('utf8')).digest);
-    assert.equal(receipt.format_version, '1.1');
+    assert.equal(receipt.format_version, '2.0');
     origin.objects.set('/bucket/user-1', stored);
 
     const ref = { collection_id: tenant.collectionId, get_url: url('/bucket/user-1'), get_headers: { 'x-amz-security-token': 't' } };

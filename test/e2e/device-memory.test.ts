@@ -64,7 +64,7 @@ describe('device memory (inline snapshots)', () => {
     assert.equal(response.status, 200, JSON.stringify(response.body));
     exported = response.body.results;
     assert.equal(exported.format, 'engram.graph-snapshot');
-    assert.equal(exported.format_version, '1.1');
+    assert.equal(exported.format_version, '2.0');
     assert.match(String(exported.digest), /^sha256:[0-9a-f]{64}$/);
     assert.equal((exported.counts as { episodes: number }).episodes, TEXTS.length);
     assert.ok(!JSON.stringify(exported).includes(tenant.tenantId), 'the tenant id never appears in a snapshot');
@@ -170,7 +170,7 @@ describe('device memory (inline snapshots)', () => {
         'snapshot_signature_invalid',
         /snapshot\.signature/,
       ],
-      ['a newer major version', { ...exported, format_version: '2.0' }, 400, 'snapshot_version_unsupported', /format_version/],
+      ['a newer major version', { ...exported, format_version: '3.0' }, 400, 'snapshot_version_unsupported', /format_version/],
       ['no body', { ...exported, body: undefined }, 400, 'snapshot_invalid', /snapshot\.body/],
     ];
     for (const [name, snapshot, status, code, field] of cases) {

@@ -1,8 +1,11 @@
 /**
  * Facts that change over time, through the API: a later employer supersedes an earlier one, search
  * answers the current fact first (the old one only with include_history, marked), as_of answers
- * as the facts stood then, deleting the superseding memory restores the old fact, and the
- * fact_superseded events arrive in order over the WebSocket.
+ * as the facts stood then, "joined Globex as CFO" keeps the role, deleting the superseding memory
+ * restores the old fact (announced by fact_restored), and the fact_superseded events arrive in
+ * order over the WebSocket. Then the issue's endings: "left Acme", "no longer lives in Oslo",
+ * "no longer works at", "ticket T-1182 was closed" each end the current fact without a
+ * replacement (and without a fact_superseded event).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -44,7 +47,7 @@ describe('facts that change over time', () => {
   before(async () => {
     tenant = await newTenant('fact-validity');
     socket = await RawSocket.open(tenant.api);
-    socket.send({ action: 'subscribe', collections: [tenant.collectionId], event_types: ['fact_superseded'] });
+    socket.send({ action: 'subscribe', collections: [tenant.collectionId], event_types: ['fact_superseded', 'fact_restored'] });
     await socket.next((frame) => frame.action === 'subscribed');
     // One after the other, as a client learning them over time would send them.
     const stories: [keyof typeof memories, string, string][] = [
@@ -114,6 +117,23 @@ describe('facts that change over time', () => {
     );
   });
 
+  it('keeps the role of "joined Globex as CFO": current now, not yet on 1 March', async () => {
+    const { relationships } = await search({ query: "What is Alice Chen's role?" });
+    const role = relationships.find((relationship) => relationship.predicate_class === 'role');
+    assert.ok(role, JSON.stringify(relationships));
+    assert.equal(role.predicate, 'join as');
+    assert.match(role.description, /CFO/u);
+    assert.equal(role.status, 'current');
+    assert.equal(role.valid_from, '2025-06-01T09:00:00.000Z');
+    assert.equal(relationships[0]?.id, role.id, 'the role ranks first for a question about the role');
+    const then = await search({ query: "What is Alice Chen's role?", as_of: '2025-03-01' });
+    assert.equal(
+      then.relationships.find((relationship) => relationship.predicate_class === 'role'),
+      undefined,
+      JSON.stringify(then.relationships),
+    );
+  });
+
   it('refuses a malformed as_of and include_history, naming the field', async () => {
     for (const [body, field] of [
       [{ as_of: 'March 2025' }, 'as_of'],
@@ -164,9 +184,34 @@ describe('facts that change over time', () => {
     assert.deepEqual(times, [...times].sort());
   });
 
-  it('deleting the Globex memory makes Acme current again', async () => {
+  it('deleting the Globex memory makes Acme current again, and says so with fact_restored', async () => {
+    const { relationships: before } = await search({ query: 'Where does Alice Chen work?', include_history: true });
+    const acmeBefore = about(before, 'Acme');
+    assert.ok(acmeBefore?.closed_by, JSON.stringify(before));
     const response = await tenant.api.delete(`/v1/memories/${memories.globex}`);
     assert.equal(response.status, 200, JSON.stringify(response.body));
+    const [restored] = await eventually(async () => {
+      const events = socket.events().filter((frame: Frame) => frame.type === 'fact_restored');
+      assert.equal(events.length, 1, JSON.stringify(events));
+      return events;
+    });
+    const superseded = socket.events().filter((frame: Frame) => frame.type === 'fact_superseded');
+    assert.ok((restored!.seq as number) > Math.max(...superseded.map((frame) => frame.seq as number)), 'sequenced after them');
+    assert.ok(restored!.signature, 'signed like every event frame');
+    assert.equal(restored!.collection_id, tenant.collectionId);
+    assert.deepEqual(restored!.payload, {
+      memory_id: memories.globex,
+      predicate_class: 'employer',
+      subject_id: acmeBefore.subject_id,
+      subject: 'Alice Chen',
+      predicate: 'work at',
+      old_fact_id: acmeBefore.id,
+      old_object_id: acmeBefore.object_id,
+      old_object: 'Acme',
+      new_fact_id: acmeBefore.closed_by.fact_id,
+      superseded_at: '2025-06-01T09:00:00.000Z',
+      valid_to: null,
+    });
     await eventually(async () => {
       const { relationships } = await search({ query: 'Where does Alice Chen work?' });
       assert.equal(about(relationships, 'Globex'), undefined, JSON.stringify(relationships));
@@ -176,5 +221,119 @@ describe('facts that change over time', () => {
       assert.equal(acme.valid_to, null);
       assert.equal(acme.closed_by, null);
     });
+  });
+});
+
+describe('endings and closures end the current fact without a replacement', () => {
+  let tenant: TenantFixture;
+  let socket: RawSocket;
+  const ids: Record<string, string> = {};
+
+  const search = async (body: Record<string, unknown>): Promise<Relationship[]> => {
+    const response = await tenant.api.post('/v1/memories/search', { collection_ids: [tenant.collectionId], ...body });
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    return response.body.results.relationships;
+  };
+
+  before(async () => {
+    tenant = await newTenant('fact-endings');
+    socket = await RawSocket.open(tenant.api);
+    socket.send({ action: 'subscribe', collections: [tenant.collectionId], event_types: ['fact_superseded', 'fact_restored'] });
+    await socket.next((frame) => frame.action === 'subscribed');
+    const stories: [string, string, string][] = [
+      ['bob', 'Bob Meyer works at Initech.', '2025-01-01T09:00:00Z'],
+      ['bobLeft', 'Bob Meyer left Initech.', '2025-04-01T09:00:00Z'],
+      ['carla', 'Carla Diaz lives in Oslo.', '2024-05-01T09:00:00Z'],
+      ['carlaGone', 'Carla Diaz no longer lives in Oslo.', '2025-02-01T09:00:00Z'],
+      ['dan', 'Dan Ito works at Umbrella.', '2025-01-01T09:00:00Z'],
+      ['danGone', 'Dan Ito no longer works at Umbrella.', '2025-05-01T09:00:00Z'],
+      ['hana', 'Hana Sato joined Globex as CFO.', '2025-01-01T09:00:00Z'],
+      ['hanaGone', 'Hana Sato no longer works at Globex.', '2025-06-01T09:00:00Z'],
+      ['ticket', 'Ticket T-1182 is open.', '2025-03-01T09:00:00Z'],
+      ['ticketClosed', 'Ticket T-1182 was closed.', '2025-03-05T09:00:00Z'],
+      // Last, a real supersession: once its event is in, every event the endings could have caused is too.
+      ['eva', 'Eva Park works at Hooli.', '2025-01-01T09:00:00Z'],
+      ['evaMoved', 'Eva Park joined Vandelay.', '2025-02-01T09:00:00Z'],
+    ];
+    for (const [name, text, occurredAt] of stories) {
+      ids[name] = await createMemory(tenant, { raw_text: text, occurred_at: occurredAt });
+      await waitForStatus(tenant.api, ids[name]!, ['complete']);
+    }
+  });
+  after(() => socket?.close());
+
+  const endings: [name: string, query: string, predicate: string, word: string, endedAt: string, endedBy: string][] = [
+    ['"Bob Meyer left Initech."', 'Where does Bob Meyer work?', 'work at', 'Initech', '2025-04-01T09:00:00.000Z', 'bobLeft'],
+    ['"Carla Diaz no longer lives in Oslo."', 'Where does Carla Diaz live?', 'live in', 'Oslo', '2025-02-01T09:00:00.000Z', 'carlaGone'],
+    ['"Dan Ito no longer works at Umbrella."', 'Where does Dan Ito work?', 'work at', 'Umbrella', '2025-05-01T09:00:00.000Z', 'danGone'],
+    // The ending names the employer with another verb than the one that asserted it.
+    ['"Hana Sato no longer works at Globex."', 'Where does Hana Sato work?', 'join', 'Globex', '2025-06-01T09:00:00.000Z', 'hanaGone'],
+  ];
+  for (const [name, query, predicate, word, endedAt, endedBy] of endings) {
+    it(`${name} ends the fact: not current now, ended in the history, current before`, async () => {
+      const history = await search({ query, include_history: true });
+      const ended = history.find((relationship) => relationship.predicate === predicate && relationship.description.includes(word));
+      assert.ok(ended, JSON.stringify(history));
+      const now = await search({ query });
+      assert.ok(now.every((relationship) => relationship.status === 'current'));
+      assert.equal(
+        now.find((relationship) => relationship.predicate_class === ended.predicate_class && relationship.description.includes(word)),
+        undefined,
+        JSON.stringify(now),
+      );
+      assert.equal(ended.status, 'ended');
+      assert.equal(ended.valid_to, endedAt);
+      assert.equal(ended.closed_by?.reason, 'ended');
+      assert.equal(ended.closed_by?.memory_id, ids[endedBy]);
+      // Every one of them held on 15 January 2025.
+      const then = await search({ query, as_of: '2025-01-15T00:00:00Z' });
+      const held = then.find((relationship) => relationship.predicate === predicate && relationship.description.includes(word));
+      assert.ok(held, JSON.stringify(then));
+      assert.equal(held.status, 'current');
+    });
+  }
+
+  it('"Ticket T-1182 was closed." ends its open status: closed is its status now, open only in the history', async () => {
+    const query = 'What is the status of ticket T-1182?';
+    const now = await search({ query });
+    const [first] = now;
+    assert.ok(first, JSON.stringify(now));
+    assert.equal(first.predicate_class, 'status');
+    assert.equal(first.predicate, 'have status');
+    assert.match(first.description, /closed/u);
+    assert.equal(first.status, 'current');
+    assert.equal(first.valid_from, '2025-03-05T09:00:00.000Z');
+    assert.equal(
+      now.find((relationship) => relationship.description.includes('open')),
+      undefined,
+      JSON.stringify(now),
+    );
+    const history = await search({ query, include_history: true });
+    const open = history.find((relationship) => relationship.description.includes('open'));
+    assert.ok(open, JSON.stringify(history));
+    assert.equal(open.status, 'ended');
+    assert.equal(open.valid_from, '2025-03-01T09:00:00.000Z');
+    assert.equal(open.valid_to, '2025-03-05T09:00:00.000Z');
+    assert.equal(open.closed_by?.reason, 'ended');
+    assert.equal(open.closed_by?.fact_id, first.id);
+    assert.equal(open.closed_by?.memory_id, ids.ticketClosed);
+    const then = await search({ query, as_of: '2025-03-03' });
+    assert.equal(then[0]?.id, open.id, JSON.stringify(then));
+    assert.equal(then[0]?.status, 'current');
+  });
+
+  it('no ending emitted fact_superseded: the only one is the real supersession stored last', async () => {
+    const events = await eventually(async () => {
+      const found = socket.events().filter((frame: Frame) => frame.type === 'fact_superseded');
+      assert.ok(
+        found.some((frame) => (frame.payload as Record<string, string>).new_object === 'Vandelay'),
+        JSON.stringify(found),
+      );
+      return found;
+    });
+    assert.deepEqual(
+      events.map((frame) => (frame.payload as Record<string, string>).subject),
+      ['Eva Park'],
+    );
   });
 });

@@ -16,6 +16,8 @@ interface Entity {
 interface Relationship {
   predicate: string;
   description: string;
+  found_by?: string;
+  status?: string;
 }
 
 describe('search: entities and relationships of what was found', () => {
@@ -45,6 +47,12 @@ describe('search: entities and relationships of what was found', () => {
     for (const name of ['Alice Chen', 'Tom Baker']) assert.ok(names.includes(name), `${name} in ${JSON.stringify(names)}`);
     const alice = results.entities.find((entity) => entity.name === 'Alice Chen') as Entity & { found_by?: string };
     assert.equal(alice.found_by, 'hits', 'the query names nobody: Alice Chen comes from the hit');
+    const facts = results.relationships.filter((fact) => fact.found_by === 'hits');
+    assert.ok(
+      facts.some((fact) => /Alice Chen manages the Berlin office/.test(fact.description)),
+      `the hit's facts are shown: ${JSON.stringify(results.relationships)}`,
+    );
+    for (const fact of facts) assert.equal(fact.status, 'current', "with their validity, like the query's facts");
     const scores = results.entities.map((entity) => entity.score);
     assert.deepEqual(
       scores,
@@ -64,5 +72,39 @@ describe('search: entities and relationships of what was found', () => {
     );
     const vectorOnly = await search({ query: 'Who works in the office?', signals: ['vector', 'lexical'] });
     assert.deepEqual(vectorOnly.entities, [], 'without the graph signal, no graph is shown');
+  });
+
+  it("marks the hits' facts with their validity: a superseded one only with include_history", async () => {
+    const people = await newTenant('hit-entities-validity');
+    const stories: [string, string][] = [
+      ['Bob Stone works at Initech.', '2024-01-10T09:00:00Z'],
+      ['Bob Stone joined Hooli.', '2025-03-01T09:00:00Z'],
+    ];
+    const ids: string[] = [];
+    for (const [text, occurredAt] of stories) {
+      ids.push(await createMemory(people, { raw_text: text, occurred_at: occurredAt }));
+      await waitForStatus(people.api, ids.at(-1)!, ['complete']);
+    }
+    const ask = async (body: Record<string, unknown>) => {
+      // The query names nobody: every fact shown comes from the hits.
+      const response = await people.api.post('/v1/memories/search', { collection_ids: [people.collectionId], query: 'works at', ...body });
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      return response.body.results as {
+        hits: { memory_id: string }[];
+        relationships: (Relationship & { predicate_class: string | null })[];
+      };
+    };
+    const now = await ask({});
+    assert.ok(
+      now.hits.some((hit) => hit.memory_id === ids[0]),
+      `the Initech memory is a hit: ${JSON.stringify(now.hits)}`,
+    );
+    assert.ok(!now.relationships.some((fact) => /Initech/.test(fact.description)), JSON.stringify(now.relationships));
+    const history = await ask({ include_history: true });
+    const initech = history.relationships.find((fact) => /Initech/.test(fact.description));
+    assert.ok(initech, JSON.stringify(history.relationships));
+    assert.equal(initech.found_by, 'hits');
+    assert.equal(initech.status, 'superseded');
+    assert.equal(initech.predicate_class, 'employer');
   });
 });

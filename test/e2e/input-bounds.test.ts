@@ -1,10 +1,14 @@
 /**
  * Inputs that were unbounded: a page offset up to 2^53 (each request skipping that many rows),
- * and metadata that grew past its per-request limit one merging PATCH at a time.
+ * metadata that grew past its per-request limit one merging PATCH at a time, and request bodies
+ * in flight (every route took 32 MiB bodies, as many at once as clients sent).
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { before, describe, it } from 'node:test';
-import { createMemory, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
+import { stopChild } from '../../dev/stack.js';
+import { createMemory, eventually, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
+import { startApiProcess } from '../support/processes.js';
 
 let tenant: TenantFixture;
 before(async () => {
@@ -65,5 +69,75 @@ describe('merged metadata', () => {
     assert.ok(Buffer.byteLength(JSON.stringify(stored)) <= 16_384, `stored metadata is ${Buffer.byteLength(JSON.stringify(stored))} bytes`);
     assert.deepEqual(Object.keys(stored).sort(), ['base', ...merged].sort(), 'every merge answered 200 is stored, no other');
     assert.ok(merged.length >= 1 && merged.length <= 5, `${merged.length} merges stored`);
+  });
+});
+
+/** A request whose body is declared at `bytes` but only begun: it stays in flight until `abort`. */
+async function heldBody(baseUrl: string, apiKey: string, bytes: number): Promise<{ abort: () => void; answered: () => boolean }> {
+  const request = http.request(`${baseUrl}/v1/memories/search`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', 'Content-Length': String(bytes) },
+  });
+  let answered = false;
+  request.on('response', () => (answered = true));
+  request.on('error', () => undefined);
+  // On the wire before anything else is sent, so the server counts it first.
+  await new Promise<void>((resolve, reject) => request.write('{"query": "held"', (error) => (error ? reject(error) : resolve())));
+  return { abort: () => request.destroy(), answered: () => answered };
+}
+
+describe('request bodies in flight', () => {
+  it('bounds the body bytes one tenant and the whole process hold at once, before reading them', async () => {
+    const { child, baseUrl } = await startApiProcess('api-bodies', {
+      BODY_BYTES_IN_FLIGHT_MAX: String(128 * 1024),
+      BODY_BYTES_IN_FLIGHT_PER_TENANT: String(64 * 1024),
+    });
+    try {
+      const [first, second, third] = await Promise.all([newTenant('bodies-a'), newTenant('bodies-b'), newTenant('bodies-c')]);
+      // A search whose JSON body is padded with whitespace to about `padding` bytes.
+      const search = async (tenant: TenantFixture, padding: number) => {
+        const response = await fetch(`${baseUrl}/v1/memories/search`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ query: 'anything', collection_ids: [tenant.collectionId] }) + ' '.repeat(padding),
+        });
+        return {
+          status: response.status,
+          headers: response.headers,
+          body: (await response.json()) as { error?: { code: string; message: string } },
+        };
+      };
+      const held = await heldBody(baseUrl, first.apiKey, 60 * 1024);
+      try {
+        // The held body is counted as soon as its headers are in: 60 + 10 KiB is over the tenant's 64.
+        const refused = await eventually(async () => {
+          const response = await search(first, 10 * 1024);
+          assert.equal(response.status, 429, JSON.stringify(response.body));
+          return response;
+        }, 10_000);
+        assert.ok(!held.answered(), 'the held request itself was admitted (it waits for its body)');
+        assert.equal(refused.body.error?.code, 'rate_limited');
+        assert.equal(refused.headers.get('retry-after'), '1');
+        assert.match(refused.body.error?.message ?? '', /request bodies of this tenant/);
+        // Another tenant still has room in the process: 60 + 40 KiB of 128.
+        const other = await search(second, 40 * 1024);
+        assert.notEqual(other.status, 429, JSON.stringify(other.body));
+        assert.notEqual(other.status, 503, JSON.stringify(other.body));
+        // But not for 70 KiB more while the first body is held.
+        const busy = await search(third, 70 * 1024);
+        assert.equal(busy.status, 503, JSON.stringify(busy.body));
+        assert.equal(busy.body.error?.code, 'server_busy');
+        assert.equal(busy.headers.get('retry-after'), '1');
+      } finally {
+        held.abort();
+      }
+      // Given back when the held request ends (here: its client went away).
+      await eventually(async () => {
+        const again = await search(first, 10 * 1024);
+        assert.equal(again.status, 200, JSON.stringify(again.body));
+      }, 10_000);
+    } finally {
+      await stopChild(child);
+    }
   });
 });

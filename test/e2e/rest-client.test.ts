@@ -34,7 +34,7 @@ describe('REST client', () => {
       metadata: { team: 'coast' },
     });
     assert.equal(accepted.status, 'queued');
-    const settled = await client.memories.waitUntilSettled(accepted.id);
+    const settled = await client.memories.waitUntilSettled(accepted.id, { timeoutMs: 300_000 }); // 150 KB of text: minutes when both cores are busy
     assert.equal(settled.status, 'complete');
     assert.ok((await client.memories.get(accepted.id)).chunks.join(' ').includes('Noss Head'));
 
@@ -96,7 +96,7 @@ describe('REST client', () => {
     assert.ok(progress.length > 1, 'progress arrives in several steps');
     assert.deepEqual(progress.at(-1), { sentBytes: data.byteLength, totalBytes: data.byteLength });
     assert.ok(progress.every((step, i) => i === 0 || step.sentBytes > progress[i - 1]!.sentBytes));
-    const settled = await client.memories.waitUntilSettled(accepted.id);
+    const settled = await client.memories.waitUntilSettled(accepted.id, { timeoutMs: 300_000 }); // 150 KB of text: minutes when both cores are busy
     assert.equal(settled.status, 'complete');
     assert.equal(settled.files?.[0]?.size, data.byteLength);
   });

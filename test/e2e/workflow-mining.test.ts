@@ -1,13 +1,15 @@
 /**
  * Full pattern mines against the stack's database (the stand-in in CI), in a database of their
- * own so that the stack's worker does not mine it too. Two repositories play two processes: a
+ * own so that the stack's worker does not mine it too. Two repositories (and the derivation over each) play two processes: a
  * mine that stalls past its lease (read, then nothing for longer than the lease) must not
  * overwrite or delete what the mine that took over wrote.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { connectDatabase, type Database } from '../../store/db.js';
-import { WorkflowRepository, type NewTrace } from '../../store/workflows.js';
+import { ProcedureDerivation } from '../../core/procedures/derivation.js';
+import type { NewTrace } from '../../core/procedures/rules.js';
+import { WorkflowRepository } from '../../store/workflows.js';
 import { stack } from '../support/client.js';
 
 const DAY = 86_400_000;
@@ -40,9 +42,11 @@ describe('workflow pattern mining under a lease', () => {
   it('a mine that stalled past its lease cannot delete the patterns of the mine that took over', async () => {
     const env = stack().serviceEnv;
     database = await connectDatabase(env.MONGODB_URI!, `mining_fence_${Date.now().toString(36)}`);
-    const stalled = new WorkflowRepository(database.db);
-    const current = new WorkflowRepository(database.db);
-    await stalled.ensureIndexes();
+    const stalledRecords = new WorkflowRepository(database.db);
+    const currentRecords = new WorkflowRepository(database.db);
+    const stalled = new ProcedureDerivation(stalledRecords);
+    const current = new ProcedureDerivation(currentRecords);
+    await stalledRecords.ensureIndexes();
     const scope = { tenantId: 'tenant-fence', collectionId: 'collection-fence' };
     const base = new Date('2026-11-01T00:00:00Z');
     for (let i = 0; i < 3; i++) {
@@ -58,7 +62,7 @@ describe('workflow pattern mining under a lease', () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let reads = 0;
-    const find = stalled.instances.find.bind(stalled.instances);
+    const find = stalledRecords.instances.find.bind(stalledRecords.instances);
     const stalledFind = (...args: Parameters<typeof find>) => {
       const cursor = find(...args);
       const toArray = cursor.toArray.bind(cursor);
@@ -70,7 +74,7 @@ describe('workflow pattern mining under a lease', () => {
         };
       return cursor;
     };
-    stalled.instances.find = stalledFind as unknown as typeof stalled.instances.find; // the stall, injected
+    stalledRecords.instances.find = stalledFind as unknown as typeof stalledRecords.instances.find; // the stall, injected
     const firstMine = stalled.mineCollection(scope);
     await new Promise((resolve) => setTimeout(resolve, 300));
 
@@ -88,14 +92,14 @@ describe('workflow pattern mining under a lease', () => {
       .updateOne({ _id: scope.collectionId } as never, { $set: { mining_until: new Date(0) } });
     await new Promise((resolve) => setTimeout(resolve, 5));
     await current.mineCollection(scope);
-    const patternsAfterTakeover = await current.patterns.find({ collection_id: scope.collectionId }).toArray();
+    const patternsAfterTakeover = await currentRecords.patterns.find({ collection_id: scope.collectionId }).toArray();
     assert.equal(patternsAfterTakeover.length, 2, 'the mine that took over found both procedures');
 
     release();
     await firstMine.catch(() => undefined);
 
-    const patterns = new Set((await current.patterns.find({ collection_id: scope.collectionId }).toArray()).map((row) => row._id));
-    const instances = await current.instances.find({ collection_id: scope.collectionId }).toArray();
+    const patterns = new Set((await currentRecords.patterns.find({ collection_id: scope.collectionId }).toArray()).map((row) => row._id));
+    const instances = await currentRecords.instances.find({ collection_id: scope.collectionId }).toArray();
     const dangling = instances.filter((instance) => instance.pattern_id !== null && !patterns.has(instance.pattern_id));
     assert.deepEqual(
       dangling.map((instance) => instance._id),

@@ -1,0 +1,107 @@
+/**
+ * Follows the sequenced index-change feed for the search index (search/search-index.ts is its
+ * client): in the background (cheap polling of an indexed seq), and on demand before every search
+ * (catchUp), so a memory whose status is `complete` is visible to the next search in any process
+ * (read-your-writes), and a deleted one never is.
+ */
+import type { Logger } from '../core/logger.js';
+import type { Store } from '../store/index.js';
+
+const FOLLOW_INTERVAL_MS = 500;
+const CHANGES_PER_PULL = 1000;
+
+/** What the follower asks of the index, in feed order. */
+export interface FeedClient {
+  /** A memory was removed: it leaves every partition at once. */
+  removeMemory(memoryId: string): void;
+  /** Memories changed: re-read them into the loaded partitions. */
+  applyUpserts(memoryIds: string[]): Promise<void>;
+  /** Collections were removed (their memories' removes came first). */
+  dropCollections(collectionIds: Iterable<string>): void;
+  /** A batch is applied; `upserts`: how many memories it re-read. */
+  afterBatch(upserts: number): void;
+  /**
+   * The follower fell behind the feed's retention: the partitions may have missed changes, so they
+   * are read again. The follower has already moved to `newest` (taken before the reads), so what is
+   * published meanwhile is applied afterwards.
+   */
+  reloadAfterGap(gap: { lastSeq: number; oldest: number; newest: number }): Promise<void>;
+}
+
+export class FeedFollower {
+  private lastSeq = 0;
+  private pull: Promise<void> = Promise.resolve();
+  private queuedPull: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: Pick<Store, 'indexChanges'>,
+    private readonly client: FeedClient,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.lastSeq = await this.store.indexChanges.log.latestSeq();
+    this.timer = setInterval(() => {
+      this.catchUp().catch((error: unknown) => this.logger.warn({ err: error }, 'index follow failed'));
+    }, FOLLOW_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** The seq of the last change applied: the partitions hold the feed up to it. */
+  get appliedSeq(): number {
+    return this.lastSeq;
+  }
+
+  /** Stops following the feed; resolves once a pull in flight has finished (before the store closes). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.pull;
+  }
+
+  /** Applies every change published so far. Concurrent callers share one queued pull. */
+  catchUp(): Promise<void> {
+    if (this.queuedPull) return this.queuedPull;
+    const next = this.pull.then(async () => {
+      this.queuedPull = null;
+      await this.applyPendingChanges();
+    });
+    this.queuedPull = next;
+    this.pull = next.catch(() => undefined);
+    return next;
+  }
+
+  private async applyPendingChanges(): Promise<void> {
+    for (;;) {
+      const changes = await this.store.indexChanges.log.readAfter(this.lastSeq, CHANGES_PER_PULL);
+      if (changes.length === 0) return;
+      if (changes[0]!.seq > this.lastSeq + 1 && this.lastSeq > 0) {
+        // The reloads must not wait for a catch-up: this is one (waiting for it here hung this
+        // and every later search).
+        const newest = await this.store.indexChanges.log.latestSeq();
+        const gap = { lastSeq: this.lastSeq, oldest: changes[0]!.seq, newest };
+        this.lastSeq = newest;
+        await this.client.reloadAfterGap(gap);
+        continue;
+      }
+      const upserts = new Set<string>();
+      const dropped = new Set<string>();
+      for (const change of changes) {
+        if (change.op === 'drop_collection') {
+          if (change.collection_id) dropped.add(change.collection_id);
+        } else if (change.op === 'remove') {
+          upserts.delete(change.memory_id);
+          this.client.removeMemory(change.memory_id);
+        } else {
+          upserts.add(change.memory_id);
+        }
+      }
+      await this.client.applyUpserts([...upserts]);
+      this.client.dropCollections(dropped);
+      this.lastSeq = changes[changes.length - 1]!.seq;
+      this.client.afterBatch(upserts.size);
+      if (changes.length < CHANGES_PER_PULL) return;
+    }
+  }
+}

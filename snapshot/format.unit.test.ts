@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decodeMentions, encodeMentions, mentionRowCount, type WireMention } from './format.js';
+
+describe('packed mention rows (format 2.0)', () => {
+  it('round-trips every field, leaving defaults out', () => {
+    const rows: WireMention[] = [
+      { target: 0, span: [0, 32] },
+      { target: 7, span: [10, 20], chunk: 3, count: 2, confidence: 0.65 },
+      { target: 12, description: '', valid_from: '2026-01-01T00:00:00.000Z', valid_to: null },
+      { target: 3, description: 'a, b; 100% sure', valid_from: null, valid_to: '2026-02-01T00:00:00.000Z' },
+      { target: 4, span: [1, 2], confidence: 1e-7 },
+    ];
+    const text = encodeMentions(rows);
+    assert.equal(
+      text,
+      '0,0,32;7,10,20,c3,n2,p0.65;12,=,f2026-01-01T00:00:00.000Z,t-;3,=a%2C b%3B 100%25 sure,f-,t2026-02-01T00:00:00.000Z;4,1,2,p1e-7',
+    );
+    assert.deepEqual(decodeMentions(text, true), { rows });
+    assert.equal(mentionRowCount(text), rows.length);
+    assert.equal(
+      encodeMentions([{ target: 1, span: [0, 1], chunk: 0, count: 1, confidence: 1 }]),
+      '1,0,1',
+      'chunk 0, count 1, confidence 1 are left out',
+    );
+  });
+
+  it('decodes no rows from an empty string, and counts rows as sent (1.x arrays too)', () => {
+    assert.deepEqual(decodeMentions('', true), { rows: [] });
+    assert.equal(mentionRowCount(''), 0);
+    assert.equal(mentionRowCount([{}, {}]), 2);
+    assert.equal(mentionRowCount(42), 0);
+  });
+
+  const refused: [string, string, number, RegExp][] = [
+    ['no target', ',0,3', 0, /target index/],
+    ['a negative target', '-1,0,3', 0, /target index/],
+    ['a span without its end', '0,0,32;1,5', 1, /span/],
+    ['a non-integer span', '0,0.5,3', 0, /span/],
+    ['a count of 0', '0,0,3,n0', 0, /count/],
+    ['a confidence above 1', '0,0,3,p1.5', 0, /confidence/],
+    ['a negative confidence', '0,0,3,p-0.5', 0, /confidence/],
+    ['a validity that is not a date', '0,0,3,flast spring', 0, /ISO 8601/],
+    ['a field twice', '0,0,3,n2,n3', 0, /twice/],
+    ['an unknown field', '0,0,3,x1', 0, /unrecognized field/],
+    ['a stray escape in a description', '0,=50%', 0, /escapes only/],
+    ['an empty row', '0,0,3;;1,0,3', 1, /target index/],
+  ];
+  for (const [name, text, row, issue] of refused) {
+    it(`refuses ${name}, naming the row`, () => {
+      const decoded = decodeMentions(text, true);
+      assert.ok('issue' in decoded, `${text} decoded`);
+      assert.equal(decoded.row, row);
+      assert.match(decoded.issue, issue);
+    });
+  }
+
+  it('ignores unknown fields of a newer minor when not strict', () => {
+    assert.deepEqual(decodeMentions('0,0,3,x{"new":1},n2', false), { rows: [{ target: 0, span: [0, 3], count: 2 }] });
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * Device snapshots already opened, kept prepared so the next call on the same snapshot skips the
+ * body's parse, its checks and the building of its graph index (docs/device-memory.md, "Prepared
+ * snapshots"). A client hands the same snapshot back call after call, so this is the common case.
+ *
+ * - **Tenant-scoped.** An entry is found only by the tenant it was opened for: the key is the
+ *   tenant id with the snapshot's version and digest, and a lookup compares the tenant again. The
+ *   caller (snapshot/seal.ts) reaches the cache only after the signature, the tenant binding and
+ *   the model are checked, and uses an entry only when the body sent hashes to the signed digest.
+ * - **Bounded.** At most `maxEntries` entries, least recently used first out, and every entry is
+ *   held under the search index's memory budget (SEARCH_INDEX_MAX_BYTES) as one more evictable
+ *   entry of its tenant, so prepared snapshots and collection partitions share one budget, with the
+ *   same fair share per tenant (search/partition-budget.ts).
+ * - **Read-only.** An entry's body and partition are shared by every call that finds it: nothing
+ *   may change them (SnapshotGraph copies what it grows).
+ */
+import type { GraphPartition } from '../search/graph-index.js';
+import type { SnapshotBody } from './format.js';
+
+/** A snapshot that passed every check of openSnapshot. */
+export interface OpenedSnapshot {
+  graphId: string;
+  /** Its format version and digest (null for the empty snapshot `{}`): what it is cached under. */
+  snapshotId: string | null;
+  /** Read-only once cached. */
+  body: SnapshotBody;
+  /** UTF-8 bytes of the body as digested (0 for the empty snapshot). */
+  bodyBytes: number;
+  /** The body's canonical JSON, the bytes that hashed to its digest: a body sent again is compared with it. */
+  bodyText?: string;
+  /** Its graph index for search: built on its first search, then kept with it. */
+  partition?: GraphPartition;
+}
+
+/** Where entries are counted: the search index's budget (search/search-index.ts residents). */
+export interface ResidentBudget {
+  admitResident(key: string, tenantId: string, bytes: number, drop: () => void): boolean;
+  touchResident(key: string, tenantId: string): void;
+  resizeResident(key: string, bytes: number): boolean;
+  removeResident(key: string): void;
+}
+
+/**
+ * Estimated heap bytes per byte of body JSON once parsed and expanded (fromWire spells spans out),
+ * and per graph entry and provenance row of a built partition. Measured on a 1,000-memory
+ * snapshot (heap growth), rounded up so the budget is kept rather than exceeded.
+ */
+const HEAP_BYTES_PER_BODY_BYTE = 3;
+const PARTITION_BYTES_PER_TARGET = 600;
+const PARTITION_BYTES_PER_MENTION = 250;
+
+export function preparedBytes(opened: OpenedSnapshot): number {
+  const body = opened.bodyBytes;
+  const counts = opened.body;
+  const partition = opened.partition
+    ? (counts.entities.length + counts.facts.length) * PARTITION_BYTES_PER_TARGET + counts.mentions.length * PARTITION_BYTES_PER_MENTION
+    : 0;
+  // The body parsed, and its text kept to compare (read as bytes: bodyText may not be made yet).
+  return body * (HEAP_BYTES_PER_BODY_BYTE + 1) + partition;
+}
+
+interface Entry {
+  tenantId: string;
+  opened: OpenedSnapshot;
+}
+
+export interface PreparedCacheStats {
+  entries: number;
+  hits: number;
+  misses: number;
+}
+
+export class PreparedSnapshotCache {
+  /** Least recently used first (a Map keeps insertion order). */
+  private readonly entries = new Map<string, Entry>();
+  private hits = 0;
+  private misses = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly budget: ResidentBudget | null = null,
+    private readonly onLookup: (hit: boolean) => void = () => undefined,
+  ) {}
+
+  /** Unambiguous whatever the parts contain; the prefix keeps it apart from collection ids in the budget. */
+  private static key(tenantId: string, snapshotId: string): string {
+    return `snapshot:${JSON.stringify([tenantId, snapshotId])}`;
+  }
+
+  /**
+   * The snapshot prepared for this tenant under this id (format version and digest), if held and
+   * `matches` accepts it (the caller compares the body it was sent with the one held).
+   */
+  lookup(tenantId: string, snapshotId: string, matches: (held: OpenedSnapshot) => boolean = () => true): OpenedSnapshot | undefined {
+    const key = PreparedSnapshotCache.key(tenantId, snapshotId);
+    const entry = this.entries.get(key);
+    if (!entry || entry.tenantId !== tenantId || !matches(entry.opened)) {
+      this.count(false);
+      return undefined;
+    }
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.budget?.touchResident(key, tenantId);
+    this.count(true);
+    return entry.opened;
+  }
+
+  /** Keeps a snapshot that passed every check, prepared, for this tenant only. */
+  store(tenantId: string, opened: OpenedSnapshot): void {
+    if (this.maxEntries <= 0 || opened.snapshotId === null) return;
+    const key = PreparedSnapshotCache.key(tenantId, opened.snapshotId);
+    this.remove(key);
+    this.entries.set(key, { tenantId, opened });
+    if (this.budget && !this.budget.admitResident(key, tenantId, preparedBytes(opened), () => this.entries.delete(key))) {
+      this.entries.delete(key);
+      return;
+    }
+    while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value!);
+  }
+
+  /**
+   * The snapshot's graph index, built once and kept with its entry while it is held (its bytes
+   * are counted again, and the budget may evict it for them; this call still answers the index).
+   */
+  partitionOf(tenantId: string, opened: OpenedSnapshot, build: () => GraphPartition): GraphPartition {
+    const key = opened.snapshotId === null ? null : PreparedSnapshotCache.key(tenantId, opened.snapshotId);
+    const entry = key === null ? undefined : this.entries.get(key);
+    // The same prepared snapshot (callers may hold a copy of the entry's fields), of this tenant.
+    const held = entry && entry.tenantId === tenantId && entry.opened.body === opened.body ? entry.opened : undefined;
+    const known = held?.partition ?? opened.partition;
+    if (known) return known;
+    const partition = build();
+    opened.partition = partition;
+    if (held && key !== null) {
+      held.partition = partition;
+      if (this.budget && !this.budget.resizeResident(key, preparedBytes(held))) this.entries.delete(key);
+    }
+    return partition;
+  }
+
+  stats(): PreparedCacheStats {
+    return { entries: this.entries.size, hits: this.hits, misses: this.misses };
+  }
+
+  private remove(key: string): void {
+    if (!this.entries.delete(key)) return;
+    this.budget?.removeResident(key);
+  }
+
+  private count(hit: boolean): void {
+    if (hit) this.hits += 1;
+    else this.misses += 1;
+    this.onLookup(hit);
+  }
+}
