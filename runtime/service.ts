@@ -23,6 +23,7 @@ import {
   indexBytes,
   indexEntries,
   indexEvictions,
+  indexLoads,
   setScrapeCollector,
   websocketSessions,
 } from '../core/metrics.js';
@@ -265,7 +266,10 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       eagerStart: worker !== null,
       logger,
     });
-    const searchIndex = new SearchIndex(store, model.modelId, model.dimensions, logger, { maxBytes: config.SEARCH_INDEX_MAX_BYTES });
+    const searchIndex = new SearchIndex(store, model.modelId, model.dimensions, logger, {
+      maxBytes: config.SEARCH_INDEX_MAX_BYTES,
+      snapshotMinChunks: config.SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS === 0 ? Infinity : config.SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS,
+    });
     await searchIndex.start();
     const collections = createCollectionService(store, { maxCollectionsPerTenant: config.MAX_COLLECTIONS_PER_TENANT });
     const uploads = createUploadService({
@@ -394,6 +398,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       indexBudgetBytes.set({ kind: 'used' }, budget.bytes);
       if (Number.isFinite(budget.maxBytes)) indexBudgetBytes.set({ kind: 'max' }, budget.maxBytes);
       indexEvictions.set(budget.evictions);
+      indexLoads.set({ source: 'snapshot' }, budget.snapshotLoads);
+      indexLoads.set({ source: 'chunks' }, budget.loads - budget.snapshotLoads);
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {

@@ -48,6 +48,11 @@ export class FeedFollower {
     this.timer.unref();
   }
 
+  /** The seq of the last change applied: the partitions hold the feed up to it. */
+  get appliedSeq(): number {
+    return this.lastSeq;
+  }
+
   /** Stops following the feed; resolves once a pull in flight has finished (before the store closes). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
