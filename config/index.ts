@@ -179,6 +179,12 @@ const configSchema = z.object({
     .int()
     .min(64 * 1024)
     .default(1024 * 1024 * 1024),
+  /**
+   * Collections of at least this many chunks get their lexical index persisted after a load that
+   * tokenised them, and later loads read it instead of re-tokenising (store/index-snapshots.ts).
+   * 0 turns it off.
+   */
+  SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS: z.coerce.number().int().min(0).default(2000),
   /** Collections a tenant may have (POST /v1/collections answers 409 collection_limit_reached past it). */
   MAX_COLLECTIONS_PER_TENANT: z.coerce.number().int().min(1).default(1000),
   /** Collections a memory may belong to (collection_ids of PATCH /v1/memories/{id}); each one copies its chunks into another index partition. */

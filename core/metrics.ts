@@ -179,6 +179,13 @@ export const indexEvictions = new Gauge({
   registers,
 });
 
+export const indexLoads = new Gauge({
+  name: 'engram_index_loads',
+  help: 'Collections loaded into the in-process search indexes since the process started, by where their lexical index came from (source=chunks: tokenised; source=snapshot: read back)',
+  labelNames: ['source'] as const,
+  registers,
+});
+
 export const keyLookups = new Counter({
   name: 'engram_auth_key_lookups_total',
   help: 'API keys looked up in the database (cache misses of well-formed keys not recently refused)',

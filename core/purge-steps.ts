@@ -12,6 +12,7 @@ export const PURGE_STEPS = [
   'uploads',
   'idempotency',
   'index_feed',
+  'index_snapshots',
   'done',
 ] as const;
 export type PurgeStep = (typeof PURGE_STEPS)[number];

@@ -23,6 +23,7 @@ import {
   indexBytes,
   indexEntries,
   indexEvictions,
+  indexLoads,
   setScrapeCollector,
   websocketSessions,
 } from '../core/metrics.js';
@@ -169,9 +170,12 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     allowRemoteModels: config.ALLOW_REMOTE_MODELS,
     cacheDir: path.join(config.DATA_DIR, 'model-cache'),
     maxBatchSize: config.EMBEDDING_BATCH_SIZE,
-    // The model runs on a thread of its own: a model call never blocks the event loop (requests,
-    // heartbeats, the worker's other activities), and onnxruntime runs on that one thread only.
-    ownThread: true,
+    // An API process runs the model on a thread of its own, so a model call (a device create's
+    // passages, a query) never blocks its event loop. A process that also runs the worker keeps it
+    // on the main thread: speech transcription (whisper, extractors/audio.ts) runs onnxruntime there,
+    // and onnxruntime-node used from two threads of one process crashes it (a native HandleScope
+    // fatal error, seen when the worker transcribed while its model thread embedded).
+    ownThread: config.ROLE === 'api',
   };
   const embedder = memoize<Embedder>(() => loadEmbedder(embedderOptions));
   const stoppers: (() => Promise<void>)[] = [];
@@ -262,7 +266,10 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       eagerStart: worker !== null,
       logger,
     });
-    const searchIndex = new SearchIndex(store, model.modelId, model.dimensions, logger, { maxBytes: config.SEARCH_INDEX_MAX_BYTES });
+    const searchIndex = new SearchIndex(store, model.modelId, model.dimensions, logger, {
+      maxBytes: config.SEARCH_INDEX_MAX_BYTES,
+      snapshotMinChunks: config.SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS === 0 ? Infinity : config.SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS,
+    });
     await searchIndex.start();
     const collections = createCollectionService(store, { maxCollectionsPerTenant: config.MAX_COLLECTIONS_PER_TENANT });
     const uploads = createUploadService({
@@ -391,6 +398,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       indexBudgetBytes.set({ kind: 'used' }, budget.bytes);
       if (Number.isFinite(budget.maxBytes)) indexBudgetBytes.set({ kind: 'max' }, budget.maxBytes);
       indexEvictions.set(budget.evictions);
+      indexLoads.set({ source: 'snapshot' }, budget.snapshotLoads);
+      indexLoads.set({ source: 'chunks' }, budget.loads - budget.snapshotLoads);
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {

@@ -12,7 +12,13 @@ const CHANGES_PER_PULL = 1000;
 
 /** The feed as the follower reads it (narrow, so unit tests can stand in for it). */
 export interface FeedSource {
-  indexChanges: { log: { latestSeq(): Promise<number>; readAfter(afterSeq: number, limit: number): Promise<IndexNotice[]> } };
+  indexChanges: {
+    log: {
+      latestSeq(): Promise<number>;
+      /** `filter`: only notices of this op and tenant (the index's snapshot writer asks for removes). */
+      readAfter(afterSeq: number, limit: number, filter?: Partial<Pick<IndexChange, 'op' | 'tenant_id'>>): Promise<IndexNotice[]>;
+    };
+  };
 }
 
 /** What the follower reads of a notice. */
@@ -62,6 +68,11 @@ export class FeedFollower {
       this.catchUp().catch((error: unknown) => this.logger.warn({ err: error }, 'index follow failed'));
     }, FOLLOW_INTERVAL_MS);
     this.timer.unref();
+  }
+
+  /** The seq of the last change applied: the partitions hold the feed up to it. */
+  get appliedSeq(): number {
+    return this.lastSeq;
   }
 
   /** Stops following the feed; resolves once a pull in flight has finished (before the store closes). */

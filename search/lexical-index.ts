@@ -37,6 +37,20 @@ export interface LexicalQueryStats {
   maxRarity: number;
 }
 
+/** A partition's live content (LexicalPartition.exportState / fromState). */
+export interface LexicalState {
+  /** Per slot, dense. */
+  chunkIds: string[];
+  memoryIds: string[];
+  /** Tokens per slot. */
+  docLength: Int32Array;
+  terms: string[];
+  /** Postings of each term, in `terms` order; their entries follow each other in postingSlots/postingFrequencies. */
+  termLength: Int32Array;
+  postingSlots: Int32Array;
+  postingFrequencies: Uint16Array;
+}
+
 /** Sizes and waste, for metrics and tests: nothing here changes search results. */
 export interface LexicalStorageStats {
   documents: number;
@@ -153,6 +167,17 @@ export class LexicalPartition {
     return this.chunksOfMemory.has(memoryId);
   }
 
+  /** The memory of an indexed chunk, or undefined when the chunk is not indexed here. */
+  memoryOfChunk(chunkId: string): string | undefined {
+    const slot = this.slotOf.get(chunkId);
+    return slot === undefined ? undefined : this.memoryIdOfSlot[slot];
+  }
+
+  /** Every indexed chunk with its memory. */
+  *entries(): Generator<[string, string]> {
+    for (const [chunkId, slot] of this.slotOf) yield [chunkId, this.memoryIdOfSlot[slot]!];
+  }
+
   /** Indexes `text` as chunk `chunkId`, replacing whatever that chunk held before. */
   upsert(chunkId: string, memoryId: string, text: string): void {
     const previousSlot = this.slotOf.get(chunkId);
@@ -212,6 +237,121 @@ export class LexicalPartition {
     }
     this.chunksOfMemory.delete(memoryId);
     this.compactIfMostlyDead();
+  }
+
+  /**
+   * The partition's live content, densely renumbered: what a load needs to rebuild it without
+   * re-tokenising (search/partition-snapshot.ts persists it). Postings are grouped by term, in
+   * term order; scores of the rebuilt partition are bit-identical to this one's.
+   */
+  exportState(): LexicalState {
+    const remap = new Int32Array(this.slotCount);
+    let slots = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) remap[slot] = this.deadSlot[slot] === 1 ? -1 : slots++;
+    const chunkIds = new Array<string>(slots);
+    const memoryIds = new Array<string>(slots);
+    const docLength = new Int32Array(slots);
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const target = remap[slot]!;
+      if (target < 0) continue;
+      chunkIds[target] = this.chunkIdOfSlot[slot]!;
+      memoryIds[target] = this.memoryIdOfSlot[slot]!;
+      docLength[target] = this.docLength[slot]!;
+    }
+    let postings = 0;
+    for (let termId = 0; termId < this.termCount; termId++) postings += this.termLength[termId]!;
+    const terms: string[] = [];
+    const termLengths: number[] = [];
+    const postingSlots = new Int32Array(postings);
+    const postingFrequencies = new Uint16Array(postings);
+    let write = 0;
+    for (let termId = 0; termId < this.termCount; termId++) {
+      const term = this.termText[termId];
+      if (term === undefined) continue;
+      const start = this.termStart[termId]!;
+      const before = write;
+      for (let at = start; at < start + this.termLength[termId]!; at++) {
+        const slot = this.postingSlots[at]!;
+        if (this.deadSlot[slot] === 1) continue;
+        postingSlots[write] = remap[slot]!;
+        postingFrequencies[write] = this.postingFrequencies[at]!;
+        write++;
+      }
+      if (write === before) continue;
+      terms.push(term);
+      termLengths.push(write - before);
+    }
+    return {
+      chunkIds,
+      memoryIds,
+      docLength,
+      terms,
+      termLength: Int32Array.from(termLengths),
+      postingSlots: postingSlots.subarray(0, write),
+      postingFrequencies: postingFrequencies.subarray(0, write),
+    };
+  }
+
+  /** A partition holding exactly `state` (from exportState), built without tokenising anything. */
+  static fromState(state: LexicalState): LexicalPartition {
+    const partition = new LexicalPartition();
+    const slots = state.chunkIds.length;
+    const termCount = state.terms.length;
+    const postings = state.postingSlots.length;
+    if (state.memoryIds.length !== slots || state.docLength.length !== slots || state.termLength.length !== termCount)
+      throw new Error('lexical state: inconsistent lengths');
+    partition.docLength = new Int32Array(Math.max(INITIAL_SLOTS, slots));
+    partition.docLength.set(state.docLength);
+    partition.docTermCount = new Int32Array(partition.docLength.length);
+    partition.deadSlot = new Uint8Array(partition.docLength.length);
+    partition.chunkIdOfSlot = state.chunkIds.slice();
+    partition.memoryIdOfSlot = state.memoryIds.slice();
+    partition.slotCount = slots;
+    partition.liveDocs = slots;
+    for (let slot = 0; slot < slots; slot++) {
+      const chunkId = state.chunkIds[slot]!;
+      const memoryId = state.memoryIds[slot]!;
+      partition.totalLength += state.docLength[slot]!;
+      partition.slotOf.set(chunkId, slot);
+      let chunks = partition.chunksOfMemory.get(memoryId);
+      if (!chunks) partition.chunksOfMemory.set(memoryId, (chunks = []));
+      chunks.push(chunkId);
+    }
+    const capacity = Math.max(INITIAL_TERMS, termCount);
+    partition.termStart = new Int32Array(capacity);
+    partition.termLength = new Int32Array(capacity);
+    partition.termCapacity = new Int32Array(capacity);
+    partition.frequencyOfTerm = new Int32Array(capacity);
+    partition.termText = state.terms.slice();
+    partition.termCount = termCount;
+    // The arena as appends would lay it out: each term's block is its header, then its postings.
+    const arenaLength = Math.max(INITIAL_ARENA, Math.ceil((postings + termCount) * ARENA_GROWTH));
+    partition.postingSlots = new Int32Array(arenaLength);
+    partition.postingFrequencies = new Uint16Array(arenaLength);
+    let read = 0;
+    let write = 0;
+    for (let termId = 0; termId < termCount; termId++) {
+      const length = state.termLength[termId]!;
+      if (length <= 0 || read + length > postings) throw new Error('lexical state: bad posting list');
+      partition.termIds.set(state.terms[termId]!, termId);
+      partition.postingSlots[write] = termId;
+      const start = write + 1;
+      partition.postingSlots.set(state.postingSlots.subarray(read, read + length), start);
+      partition.postingFrequencies.set(state.postingFrequencies.subarray(read, read + length), start);
+      for (let at = read; at < read + length; at++) {
+        const slot = state.postingSlots[at]!;
+        if (slot < 0 || slot >= slots) throw new Error('lexical state: posting of a missing slot');
+        partition.docTermCount[slot]!++;
+      }
+      partition.termStart[termId] = start;
+      partition.termLength[termId] = length;
+      partition.termCapacity[termId] = length;
+      read += length;
+      write = start + length;
+    }
+    if (read !== postings || partition.termIds.size !== termCount) throw new Error('lexical state: bad posting lists');
+    partition.arenaUsed = write;
+    return partition;
   }
 
   storageStats(): LexicalStorageStats {
@@ -660,6 +800,11 @@ export class LexicalIndex {
     const partition = new LexicalPartition();
     this.partitions.set(collectionId, partition);
     return partition;
+  }
+
+  /** Puts a partition built elsewhere (LexicalPartition.fromState) in place of the collection's. */
+  setPartition(collectionId: string, partition: LexicalPartition): void {
+    this.partitions.set(collectionId, partition);
   }
 
   dropPartition(collectionId: string): void {

@@ -1,11 +1,13 @@
 /**
  * Reads from the store into the search index's partitions (search/search-index.ts is its client,
  * and decides when and within which budget): a whole collection when it is first searched, and
- * the chunks and graph provenance of changed memories when the feed follower reports them.
+ * the chunks and graph provenance of changed memories when the feed follower reports them. A
+ * collection with a persisted snapshot (search/partition-snapshot.ts) has its lexical partition and
+ * turn facts from it: only the vectors are read, and the memories changed since are read again.
  */
-import { binaryToVector, type ChunkRepository } from '../store/chunks.js';
+import { binaryToVector, type ChunkRepository, type StoredChunk } from '../store/chunks.js';
 import type { GraphMention, GraphRepository } from '../store/graph.js';
-import type { ChangedMemories } from './feed-follower.js';
+import type { ChangedMemories, FeedSource } from './feed-follower.js';
 import {
   graphEntityInfo,
   graphFactInfo,
@@ -15,6 +17,7 @@ import {
   type ProvenanceRow,
 } from './graph-index.js';
 import type { LexicalIndex } from './lexical-index.js';
+import { turnFactsOf, type PartitionSnapshot } from './partition-snapshot.js';
 import type { TurnFacts } from './turn-facts.js';
 import type { VectorIndex } from './vector-index.js';
 
@@ -22,6 +25,16 @@ import type { VectorIndex } from './vector-index.js';
 const LOAD_READERS = 2;
 /** A load calls back (for a budget check) after this many chunks per reader. */
 export const LOAD_CHECK_CHUNKS = 256;
+/** Index-feed changes read per query while reconciling a snapshot with the store. */
+const CHANGES_PER_READ = 1000;
+/** Memories re-read per store query while reconciling a snapshot with the store. */
+const RECONCILE_BATCH = 500;
+
+/** A snapshot that cannot be brought up to date (the feed lost changes since it): load from the chunks instead. */
+export class SnapshotUnusable extends Error {}
+
+/** A decoded snapshot and the index-feed seq its state was at. */
+export type SeqSnapshot = PartitionSnapshot & { seq: number };
 
 /** The in-process indexes of one search index, all partitioned by collection. */
 export interface PartitionedIndexes {
@@ -32,8 +45,8 @@ export interface PartitionedIndexes {
 }
 
 /** What the loader reads from the store (narrow, so unit tests can stand in for it). */
-export interface PartitionSource {
-  chunks: Pick<ChunkRepository, 'vectorsForCollection' | 'vectorsForMemories'>;
+export interface PartitionSource extends FeedSource {
+  chunks: Pick<ChunkRepository, 'vectorsForCollection' | 'vectorsOnlyForCollection' | 'vectorsForMemories'>;
   graph: Pick<
     GraphRepository,
     'entitiesOfCollection' | 'factsOfCollection' | 'mentionsOfCollection' | 'mentionsOfMemories' | 'entitiesByIds' | 'factsByIds'
@@ -53,21 +66,37 @@ export class PartitionLoader {
    * for its next batch from the database, another's batch is indexed. `onGrowth` runs after every
    * LOAD_CHECK_CHUNKS chunks of each reader, from its first chunk on; when it (or any read) throws,
    * the other readers stop at their next chunk and the load rejects.
+   *
+   * With `snapshot` (whose lexical state the caller put in `partitions.lexical`), the turn facts
+   * come from it too, the texts are neither read nor tokenised, and the partitions are then
+   * reconciled with the store (reconcileWithSnapshot). Returns how many memories were read again
+   * for that (0 without a snapshot). Throws SnapshotUnusable when the snapshot cannot be used.
    */
   async fill(
     collectionId: string,
     partitions: { vector: ReturnType<VectorIndex['createPartition']>; lexical: ReturnType<LexicalIndex['createPartition']> },
     onGrowth?: () => void,
-  ): Promise<void> {
+    snapshot?: SeqSnapshot,
+  ): Promise<number> {
+    if (snapshot)
+      for (const { chunkId, memoryId, fact } of turnFactsOf(snapshot)) this.indexes.turns.put(collectionId, chunkId, memoryId, fact);
     let failed = false;
     const readChunks = async (index: number): Promise<void> => {
       let sinceCheck = LOAD_CHECK_CHUNKS - 1;
-      for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId, { index, of: LOAD_READERS })) {
+      const part = { index, of: LOAD_READERS };
+      const chunks: AsyncIterable<
+        Pick<StoredChunk, 'id' | 'memory_id' | 'embedding'> & Partial<Pick<StoredChunk, 'text' | 'occurred_at'>>
+      > = snapshot
+        ? this.store.chunks.vectorsOnlyForCollection(collectionId, this.modelId, part)
+        : this.store.chunks.vectorsForCollection(collectionId, this.modelId, part);
+      for await (const chunk of chunks) {
         if (failed) return;
         if (!chunk.embedding) continue;
         partitions.vector.upsertBytes(chunk.id, chunk.memory_id, chunk.embedding.buffer);
-        partitions.lexical.upsert(chunk.id, chunk.memory_id, chunk.text);
-        this.indexes.turns.upsert(collectionId, chunk.id, chunk.memory_id, chunk.text, chunk.occurred_at);
+        if (chunk.text !== undefined) {
+          partitions.lexical.upsert(chunk.id, chunk.memory_id, chunk.text);
+          this.indexes.turns.upsert(collectionId, chunk.id, chunk.memory_id, chunk.text, chunk.occurred_at);
+        }
         if (onGrowth && ++sinceCheck >= LOAD_CHECK_CHUNKS) {
           sinceCheck = 0;
           onGrowth();
@@ -79,6 +108,38 @@ export class PartitionLoader {
       failed = true;
       throw error;
     });
+    return snapshot ? this.reconcileWithSnapshot(collectionId, snapshot.seq) : 0;
+  }
+
+  /**
+   * Brings a partition whose lexical part came from a snapshot (at `seq`) up to the store: every
+   * memory the feed names after `seq`, and every memory whose chunks the vector read and the
+   * snapshot disagree on, is read again (as the follower applies a change). Returns how many
+   * memories were. Throws SnapshotUnusable when the feed no longer holds every change since `seq`.
+   */
+  private async reconcileWithSnapshot(collectionId: string, seq: number): Promise<number> {
+    const log = this.store.indexChanges.log;
+    const changed = new Set<string>();
+    let after = seq;
+    for (;;) {
+      const changes = await log.readAfter(after, CHANGES_PER_READ);
+      if (after === seq && (changes.length > 0 ? changes[0]!.seq > seq + 1 : (await log.latestSeq()) > seq))
+        throw new SnapshotUnusable(`the index feed no longer holds seq ${seq + 1}`);
+      for (const change of changes) if (change.memory_id) changed.add(change.memory_id);
+      if (changes.length < CHANGES_PER_READ) break;
+      after = changes[changes.length - 1]!.seq;
+    }
+    const vectors = this.indexes.vector.partition(collectionId);
+    const lexical = this.indexes.lexical.partition(collectionId);
+    if (!vectors || !lexical) return 0;
+    for (const [chunkId, memoryId] of vectors.entries()) if (lexical.memoryOfChunk(chunkId) !== memoryId) changed.add(memoryId);
+    for (const [chunkId, memoryId] of lexical.entries()) if (!vectors.hasChunk(chunkId)) changed.add(memoryId);
+    const memoryIds = [...changed];
+    for (let from = 0; from < memoryIds.length; from += RECONCILE_BATCH)
+      await this.applyUpserts(new Map(memoryIds.slice(from, from + RECONCILE_BATCH).map((id) => [id, null])));
+    if (vectors.size !== lexical.size)
+      throw new SnapshotUnusable(`${vectors.size} vectors but ${lexical.size} lexical chunks after reconciling`);
+    return memoryIds.length;
   }
 
   private async loadGraph(collectionId: string): Promise<void> {

@@ -8,19 +8,26 @@
  * This module decides what is loaded and when: the budget, holds and eviction.
  */
 import type { Logger } from '../core/logger.js';
+import type { ChunkRepository } from '../store/chunks.js';
+import type { IndexSnapshotRepository } from '../store/index-snapshots.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
 import { FeedFollower, type FeedClient, type FeedSource } from './feed-follower.js';
 import { GraphIndex, type GraphMatch } from './graph-index.js';
-import { LexicalIndex, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
+import { LexicalIndex, LexicalPartition, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
+import { decodePartitionSnapshot, encodePartitionSnapshot, SNAPSHOT_FORMAT, turnColumns } from './partition-snapshot.js';
 import { TurnFacts } from './turn-facts.js';
 import type { TurnSource } from './turn-ranking.js';
 import { PartitionBudget } from './partition-budget.js';
-import { PartitionLoader, type PartitionSource } from './partition-loader.js';
+import { PartitionLoader, SnapshotUnusable, type PartitionSource, type SeqSnapshot } from './partition-loader.js';
 import { VectorIndex, type VectorHit } from './vector-index.js';
 
 /** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
 const KNOWN_SIZES = 10_000;
+/** Collections smaller than this load fast enough from their chunks: no snapshot is written (SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS). */
+const SNAPSHOT_MIN_CHUNKS = 2000;
+/** A load from a snapshot that had to re-read more than this share of chunks writes a fresh one. */
+const SNAPSHOT_STALE_FRACTION = 0.1;
 
 /**
  * Estimated bytes of what the typed arrays leave out, per entry: a chunk's id strings, array
@@ -33,7 +40,11 @@ const BYTES_PER_TERM = 120;
 const BYTES_PER_GRAPH_ENTRY = 600;
 
 /** What the index reads from the store: the feed, chunks and graph (narrow, so unit tests can stand in for it). */
-export type SearchIndexStore = FeedSource & PartitionSource;
+export type SearchIndexStore = FeedSource &
+  PartitionSource & {
+    chunks: Pick<ChunkRepository, 'tenantOfCollection'>;
+    indexSnapshots: Pick<IndexSnapshotRepository, 'read' | 'write' | 'removeGeneration'>;
+  };
 
 export interface SearchIndexOptions {
   /**
@@ -44,6 +55,13 @@ export interface SearchIndexOptions {
    * Infinity: no eviction.
    */
   maxBytes?: number;
+  /**
+   * Collections of at least this many chunks get a persisted lexical snapshot after a load that
+   * tokenised them, and load from it next time (store/index-snapshots.ts). Infinity: never.
+   */
+  snapshotMinChunks?: number;
+  /** false: never load from a snapshot (still write them); the bench's tokenising baseline. */
+  snapshotReads?: boolean;
 }
 
 /**
@@ -77,6 +95,8 @@ export interface IndexBudgetStats {
   residents: number;
   evictions: number;
   loads: number;
+  /** Of `loads`, those whose lexical partition came from a persisted snapshot. */
+  snapshotLoads: number;
 }
 
 export class SearchIndex {
@@ -90,8 +110,13 @@ export class SearchIndex {
   private readonly budget: PartitionBudget;
   private evictions = 0;
   private loads = 0;
+  private snapshotLoads = 0;
   /** Last measured bytes of collections (loaded, evicted or aborted), oldest first. */
   private readonly knownBytes = new Map<string, number>();
+  private readonly snapshotMinChunks: number;
+  private readonly snapshotReads: boolean;
+  /** Snapshots being written, by collection. */
+  private readonly persisting = new Map<string, Promise<void>>();
   /**
    * What is held beside the collections' partitions under the same budget: prepared device
    * snapshots (snapshot/prepared-cache.ts). The budget evicts them like partitions, by their
@@ -100,14 +125,16 @@ export class SearchIndex {
   private readonly residents = new Map<string, { bytes: number; drop: () => void }>();
 
   constructor(
-    store: SearchIndexStore,
-    modelId: string,
+    private readonly store: SearchIndexStore,
+    private readonly modelId: string,
     dimensions: number,
     private readonly logger: Logger,
     options: SearchIndexOptions = {},
   ) {
     this.index = new VectorIndex(dimensions);
     this.budget = new PartitionBudget(options.maxBytes ?? Infinity);
+    this.snapshotMinChunks = options.snapshotMinChunks ?? SNAPSHOT_MIN_CHUNKS;
+    this.snapshotReads = options.snapshotReads ?? true;
     this.loader = new PartitionLoader(store, modelId, { vector: this.index, lexical: this.lexical, turns: this.turns, graph: this.graph });
     this.follower = new FeedFollower(store, this.feedClient(), logger);
   }
@@ -117,8 +144,9 @@ export class SearchIndex {
   }
 
   /** Stops following the feed; resolves once a pull in flight has finished (before the store closes). */
-  stop(): Promise<void> {
-    return this.follower.stop();
+  async stop(): Promise<void> {
+    await this.follower.stop();
+    await this.snapshotsWritten();
   }
 
   /** Applies every change published so far. Concurrent callers share one queued pull. */
@@ -302,6 +330,7 @@ export class SearchIndex {
       residents: this.residents.size,
       evictions: this.evictions,
       loads: this.loads,
+      snapshotLoads: this.snapshotLoads,
     };
   }
 
@@ -462,20 +491,25 @@ export class SearchIndex {
    * `bounded`: checks the budget as it grows (see checkLoad); the gap path's reloads do not, as
    * they only restore what was loaded within the budget before.
    */
-  private async fillPartition(collectionId: string, bounded: boolean): Promise<void> {
+  private async fillPartition(collectionId: string, bounded: boolean, useSnapshot = true): Promise<void> {
     const started = Date.now();
+    const snapshot = useSnapshot ? await this.readSnapshot(collectionId) : null;
     const partition = this.index.createPartition(collectionId);
-    const lexicalPartition = this.lexical.createPartition(collectionId);
+    if (snapshot) this.lexical.setPartition(collectionId, LexicalPartition.fromState(snapshot.lexical));
+    else this.lexical.createPartition(collectionId);
+    const lexicalPartition = this.lexical.partition(collectionId)!;
     this.turns.createPartition(collectionId);
     this.budget.touch(collectionId);
+    let reread: number;
     try {
       // The new partitions' first allocation counts at once (before anything can observe it), and
       // the growth as the loader reads (search/partition-loader.ts), from each reader's first chunk on.
       if (bounded) this.checkLoad(collectionId);
-      await this.loader.fill(
+      reread = await this.loader.fill(
         collectionId,
         { vector: partition, lexical: lexicalPartition },
         bounded ? () => this.checkLoad(collectionId) : undefined,
+        snapshot ?? undefined,
       );
       // The last (partial) batches and the graph, measured once complete.
       if (bounded) this.checkLoad(collectionId);
@@ -483,12 +517,72 @@ export class SearchIndex {
       if (error instanceof OverBudget) this.rememberBytes(collectionId, error.pinned.get(collectionId) ?? 0);
       // Only if still ours: a gap or a collection reload may have replaced it with a fresh fill meanwhile.
       if (this.index.partition(collectionId) === partition) this.dropPartition(collectionId);
+      if (error instanceof SnapshotUnusable) {
+        this.logger.warn({ collectionId, reason: error.message }, 'index snapshot not usable: loading from the chunks');
+        return this.fillPartition(collectionId, bounded, false);
+      }
       throw error;
     }
     this.rememberBytes(collectionId, this.partitionBytes(collectionId));
     this.loads++;
-    this.logger.debug({ collectionId, chunks: partition.size, ms: Date.now() - started }, 'index partition loaded');
+    if (snapshot) this.snapshotLoads++;
+    this.logger.debug(
+      { collectionId, chunks: partition.size, ms: Date.now() - started, fromSnapshot: snapshot !== null, reread },
+      'index partition loaded',
+    );
+    // A load that tokenised everything (or re-read much) leaves a snapshot for the next one.
+    if (partition.size >= this.snapshotMinChunks && (!snapshot || reread > partition.size * SNAPSHOT_STALE_FRACTION))
+      this.persistSoon(collectionId);
     // This partition still counts as loading here, so its own load never evicts it.
     this.enforceBudget();
+  }
+
+  /** The collection's persisted lexical partition, if one of this code's format exists and decodes. */
+  private async readSnapshot(collectionId: string): Promise<SeqSnapshot | null> {
+    if (this.snapshotMinChunks === Infinity || !this.snapshotReads) return null;
+    const stored = await this.store.indexSnapshots.read(collectionId, this.modelId);
+    if (!stored || stored.format !== SNAPSHOT_FORMAT) return null;
+    try {
+      return { ...decodePartitionSnapshot(stored.bytes), seq: stored.seq };
+    } catch (error) {
+      this.logger.warn({ collectionId, err: error }, 'index snapshot unreadable: loading from the chunks');
+      return null;
+    }
+  }
+
+  /** Writes the collection's snapshot in the background, one writer per collection at a time. */
+  private persistSoon(collectionId: string): void {
+    if (this.persisting.has(collectionId)) return;
+    const write = this.persist(collectionId)
+      .catch((error: unknown) => this.logger.warn({ collectionId, err: error }, 'index snapshot not written'))
+      .finally(() => this.persisting.delete(collectionId));
+    this.persisting.set(collectionId, write);
+  }
+
+  /** Resolves once the snapshots being written are (for tests and the bench). */
+  async snapshotsWritten(): Promise<void> {
+    await Promise.all(this.persisting.values());
+  }
+
+  private async persist(collectionId: string): Promise<void> {
+    const tenantId = await this.store.chunks.tenantOfCollection(collectionId);
+    if (!tenantId) return;
+    await this.catchUp();
+    // From here to the encoding nothing awaits: the state is the feed applied up to `seq`.
+    const seq = this.follower.appliedSeq;
+    const lexical = this.lexical.partition(collectionId);
+    if (!lexical) return;
+    const state = lexical.exportState();
+    const turns = turnColumns(state.chunkIds, (chunkId) => this.turns.factOf(collectionId, chunkId));
+    const bytes = encodePartitionSnapshot({ lexical: state, turns });
+    const generation = await this.store.indexSnapshots.write(
+      { tenantId, collectionId, model: this.modelId, format: SNAPSHOT_FORMAT, seq, chunks: state.chunkIds.length },
+      bytes,
+    );
+    // A memory of the tenant deleted since `seq` may be in it, and its delete may have swept the
+    // tenant's snapshots before this one existed: drop it then (store/memory-purge.ts).
+    const removes = await this.store.indexChanges.log.readAfter(seq, 1, { op: 'remove', tenant_id: tenantId });
+    if (removes.length > 0) await this.store.indexSnapshots.removeGeneration(collectionId, this.modelId, generation);
+    else this.logger.debug({ collectionId, seq, bytes: bytes.byteLength }, 'index snapshot written');
   }
 }

@@ -45,6 +45,9 @@ class FakeStore implements SearchIndexStore {
   };
 
   chunks: SearchIndexStore['chunks'] = {
+    tenantOfCollection: () => Promise.resolve('t'),
+    // Only a load from a persisted snapshot reads vectors alone; these tests persist none.
+    vectorsOnlyForCollection: () => iterate([]),
     vectorsForCollection: (collectionId, _model, part = { index: 0, of: 1 }) => {
       // The first reader takes every chunk; the others none (the real store splits by id range).
       if (part.index === 0) this.collectionReads.push(collectionId);
@@ -57,6 +60,13 @@ class FakeStore implements SearchIndexStore {
         this.chunkRows.flatMap((chunk, index) => (memoryIds.includes(chunk.memoryId) ? [this.doc(chunk, index)] : [])),
       );
     },
+  };
+
+  // These tests keep snapshots off (snapshotMinChunks: Infinity): nothing is read or written.
+  indexSnapshots: SearchIndexStore['indexSnapshots'] = {
+    read: () => Promise.resolve(null),
+    write: () => Promise.reject(new Error('no snapshots in these tests')),
+    removeGeneration: () => Promise.resolve(),
   };
 
   graph: SearchIndexStore['graph'] = {
@@ -121,7 +131,7 @@ describe('a search index following the index-change feed', () => {
 
   beforeEach(async () => {
     store = new FakeStore();
-    index = new SearchIndex(store, MODEL, DIMENSIONS, createLogger('test', 'silent'));
+    index = new SearchIndex(store, MODEL, DIMENSIONS, createLogger('test', 'silent'), { snapshotMinChunks: Infinity });
     await index.start();
     await index.stop();
     store.addMemory('a1', ['A'], 'alpha one', [1, 0, 0, 0]);

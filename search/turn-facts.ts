@@ -8,7 +8,7 @@ import { turnDates } from './turn-dates.js';
 import { detachedString } from './tokenize.js';
 import { turnSpeaker } from './turn-speakers.js';
 
-interface TurnFact {
+export interface TurnFact {
   question: boolean;
   /** Milliseconds since the epoch: compact, and compared as numbers. */
   dates: Float64Array;
@@ -44,16 +44,20 @@ export class TurnFacts {
     this.partitions.set(collectionId, { facts: new Map(), speakers: new Map(), dateBytes: 0, chunksOfMemory: new Map() });
   }
 
-  dropPartition(collectionId: string): void {
-    this.partitions.delete(collectionId);
+  /** What the partition knows of a chunk (for persisting it), if it holds the chunk. */
+  factOf(collectionId: string, chunkId: string): TurnFact | undefined {
+    return this.partitions.get(collectionId)?.facts.get(chunkId);
   }
 
-  upsert(collectionId: string, chunkId: string, memoryId: string, text: string, time: Date | null | undefined): void {
+  /**
+   * Records a chunk's facts, computed from its text (upsert) or before (a persisted partition,
+   * search/partition-snapshot.ts), replacing what the partition held for it.
+   */
+  put(collectionId: string, chunkId: string, memoryId: string, fact: TurnFact): void {
     const partition = this.partitions.get(collectionId);
     if (!partition) return;
     this.removeChunk(partition, chunkId);
-    const dates = Float64Array.from(time ? turnDates(text, time) : [], (date) => date.getTime());
-    let speaker = turnSpeaker(text);
+    let speaker = fact.speaker;
     if (speaker !== undefined) {
       let entry = partition.speakers.get(speaker);
       // One copy of the name per speaker, owning its characters (never a view into a chunk's text).
@@ -61,11 +65,26 @@ export class TurnFacts {
       entry.turns += 1;
       speaker = entry.name;
     }
-    partition.facts.set(chunkId, { question: text.trimEnd().endsWith('?'), dates, speaker });
-    partition.dateBytes += dates.byteLength;
+    partition.facts.set(chunkId, { question: fact.question, dates: fact.dates, speaker });
+    partition.dateBytes += fact.dates.byteLength;
     let chunks = partition.chunksOfMemory.get(memoryId);
     if (!chunks) partition.chunksOfMemory.set(memoryId, (chunks = new Set()));
     chunks.add(chunkId);
+  }
+
+  dropPartition(collectionId: string): void {
+    this.partitions.delete(collectionId);
+  }
+
+  upsert(collectionId: string, chunkId: string, memoryId: string, text: string, time: Date | null | undefined): void {
+    const partition = this.partitions.get(collectionId);
+    if (!partition) return;
+    const dates = time ? turnDates(text, time) : NO_DATES;
+    this.put(collectionId, chunkId, memoryId, {
+      question: text.trimEnd().endsWith('?'),
+      dates: Float64Array.from(dates, (date) => date.getTime()),
+      speaker: turnSpeaker(text),
+    });
   }
 
   private removeChunk(partition: TurnPartition, chunkId: string): void {

@@ -389,6 +389,10 @@ export class Partition {
     this.paddedQuery = new Float32Array(this.stride);
   }
 
+  hasChunk(chunkId: string): boolean {
+    return this.slotOf.has(chunkId);
+  }
+
   get size(): number {
     return this.chunkIds.length;
   }

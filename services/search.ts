@@ -99,7 +99,11 @@ export interface SearchOutcome {
   confidence: SearchConfidence;
   /** What the fusion used about the query itself (see docs/search.md). */
   queryStats: { lexical_rarity: number; lexical_matched_terms: number; graph_entities: number };
-  timings: { embed_ms: number; index_ms: number; graph_ms: number; fetch_ms: number; total_ms: number };
+  /**
+   * fetch_ms runs from the end of the index searches to the response: it includes waiting for the
+   * graph signal's tail, fusion and the store reads; store_ms is the store reads alone.
+   */
+  timings: { embed_ms: number; index_ms: number; graph_ms: number; fetch_ms: number; store_ms: number; total_ms: number };
 }
 
 export interface SearchTuning {
@@ -114,6 +118,11 @@ export interface SearchTuning {
 /** Candidates each signal contributes; more with filters, which are applied after retrieval. */
 const POOL = 100;
 const FILTERED_POOL = 2000;
+/**
+ * The leading chunks' texts are read beside their memories when there are at most this many times
+ * the chunks a response may show (a filtered search's leaders are its whole pool: read after).
+ */
+const PREFETCH_FACTOR = 3;
 
 const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
@@ -316,17 +325,34 @@ export function createSearchService(deps: {
         leaders = preliminary.filter((entry) => entry.score >= bar).map(({ score: _score, breakdown: _breakdown, ...entry }) => entry);
       }
       const memoryIds = [...new Set(leaders.map((entry) => entry.memoryId))];
-      const memories = await store.memories.searchable(tenantId, memoryIds, input.filters);
+      const leaderIds = new Set(memoryIds);
+      // One round trip instead of three in series (issue 28: the fetch was most of a 100k search):
+      // the leaders' memories together with the graph's backers the response would check if the
+      // leaders are visible, and, beside them, the texts of the leading chunks.
+      const likelyBackers = backersToCheck(rawGraph, (id) => (leaderIds.has(id) ? true : undefined));
+      const prefetch = leaders.length <= wanted * PREFETCH_FACTOR ? leaders.map((entry) => entry.chunkId) : [];
+      let storeStarted = performance.now();
+      const [fetched, prefetched] = await Promise.all([
+        store.memories.searchable(tenantId, [...memoryIds, ...likelyBackers], input.filters),
+        store.chunks.hitTexts(prefetch),
+      ]);
+      let storeMs = performance.now() - storeStarted;
+      const memories = new Map([...fetched].filter(([id]) => leaderIds.has(id)));
       const now = Date.now();
       const activations = new Map<string, number>();
       for (const [id, memory] of memories) activations.set(id, activationOf(memory.created_at, memory.accessed_at, now));
       const visible = leaders.filter((entry) => memories.has(entry.memoryId));
       // The graph shown beside the hits follows the same rule: only what visible memories say.
-      const checked = new Set(memoryIds);
-      const known = (id: string): boolean | undefined => (memories.has(id) ? true : checked.has(id) ? false : undefined);
+      // Exactly the backers checked as before (a leader that is not visible makes others count):
+      // those read above answer from there, any others are read now.
+      const known = (id: string): boolean | undefined => (memories.has(id) ? true : leaderIds.has(id) ? false : undefined);
       const toCheck = backersToCheck(rawGraph, known);
-      const moreVisible = toCheck.length > 0 ? await store.memories.searchable(tenantId, toCheck, input.filters) : new Map();
-      const graph = visibleGraph(rawGraph, (id) => memories.has(id) || moreVisible.has(id));
+      const unread = toCheck.filter((id) => !likelyBackers.includes(id));
+      storeStarted = performance.now();
+      const moreVisible = unread.length > 0 ? await store.memories.searchable(tenantId, unread, input.filters) : new Map();
+      storeMs += performance.now() - storeStarted;
+      const backerVisible = new Set(toCheck.filter((id) => fetched.has(id) || moreVisible.has(id)));
+      const graph = visibleGraph(rawGraph, (id) => memories.has(id) || backerVisible.has(id));
       for (const entry of visible) entry.activation = activations.get(entry.memoryId);
       // The validity step (services/fact-validity.ts): facts as they stand at as_of, current first,
       // and hits stating only facts that no longer hold below the others.
@@ -335,7 +361,11 @@ export function createSearchService(deps: {
 
       // Fetch a little more than asked: a chunk past its memory's indexed range is skipped.
       const top = fused.slice(0, wanted);
-      const chunks = new Map((await store.chunks.byIds(top.map((entry) => entry.chunkId))).map((chunk) => [chunk.id, chunk]));
+      const chunks = new Map(prefetched.map((chunk) => [chunk.id, chunk]));
+      const missing = top.filter((entry) => !chunks.has(entry.chunkId)).map((entry) => entry.chunkId);
+      storeStarted = performance.now();
+      for (const chunk of await store.chunks.hitTexts(missing)) chunks.set(chunk.id, chunk);
+      storeMs += performance.now() - storeStarted;
       const hits: SearchHit[] = [];
       for (const entry of top) {
         const chunk = chunks.get(entry.chunkId);
@@ -424,6 +454,7 @@ export function createSearchService(deps: {
           index_ms: round(searched - embedded),
           graph_ms: round(graphMs),
           fetch_ms: round(finished - searched),
+          store_ms: round(storeMs),
           total_ms: round(finished - started),
         },
       };

@@ -38,6 +38,15 @@ export function binaryToVector(binary: Binary): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
+/** The `_id` condition of one of `of` disjoint ranges of chunk ids (ids start with a UUID's hex digit). */
+function idRangeOf(part: { index: number; of: number }): { _id?: { $gte?: string; $lt?: string } } {
+  const bounds = (i: number): string | undefined => (i <= 0 || i >= part.of ? undefined : Math.floor((16 * i) / part.of).toString(16));
+  const lower = bounds(part.index);
+  const upper = bounds(part.index + 1);
+  if (lower === undefined && upper === undefined) return {};
+  return { _id: { ...(lower !== undefined ? { $gte: lower } : {}), ...(upper !== undefined ? { $lt: upper } : {}) } };
+}
+
 export class ChunkRepository {
   readonly collection: Collection<ChunkDoc>;
 
@@ -90,15 +99,19 @@ export class ChunkRepository {
     return rows.map(withId);
   }
 
-  /** Named fields, not `{ embedding: 0 }`: the stand-in reads whole documents for an exclusion projection. */
-  async byIds(ids: string[]): Promise<Omit<StoredChunk, 'embedding' | 'embedding_model'>[]> {
+  /**
+   * What a search hit shows of its chunk, and nothing more (no vector, collections or tenant: the
+   * search already knows them). Named fields, not `{ embedding: 0 }`: the stand-in reads whole
+   * documents for an exclusion projection.
+   */
+  async hitTexts(ids: string[]): Promise<Pick<StoredChunk, 'id' | 'index' | 'text' | 'source' | 'occurred_at'>[]> {
     if (ids.length === 0) return [];
-    const rows = (await this.collection
-      .find(
+    const rows = await this.collection
+      .find<Pick<ChunkDoc, '_id' | 'index' | 'text' | 'source' | 'occurred_at'>>(
         { _id: { $in: ids } },
-        { projection: { _id: 1, memory_id: 1, tenant_id: 1, collection_ids: 1, index: 1, text: 1, source: 1, occurred_at: 1 } },
+        { projection: { _id: 1, index: 1, text: 1, source: 1, occurred_at: 1 } },
       )
-      .toArray()) as Omit<ChunkDoc, 'embedding' | 'embedding_model'>[];
+      .toArray();
     return rows.map(withId);
   }
 
@@ -113,16 +126,35 @@ export class ChunkRepository {
     model: string,
     part: { index: number; of: number } = { index: 0, of: 1 },
   ): AsyncIterable<Pick<StoredChunk, 'id' | 'memory_id' | 'embedding' | 'text' | 'occurred_at'>> {
-    const bounds = (i: number): string | undefined => (i <= 0 || i >= part.of ? undefined : Math.floor((16 * i) / part.of).toString(16));
-    const lower = bounds(part.index);
-    const upper = bounds(part.index + 1);
-    const idRange = { ...(lower !== undefined ? { $gte: lower } : {}), ...(upper !== undefined ? { $lt: upper } : {}) };
     return this.collection
       .find(
-        { collection_ids: collectionId, embedding_model: model, ...(lower !== undefined || upper !== undefined ? { _id: idRange } : {}) },
+        { collection_ids: collectionId, embedding_model: model, ...idRangeOf(part) },
         { projection: { _id: 1, memory_id: 1, embedding: 1, text: 1, occurred_at: 1 }, batchSize: 2000 },
       )
       .map(withId);
+  }
+
+  /**
+   * Like vectorsForCollection, without the text: a load whose lexical partition and turn facts
+   * come from a persisted snapshot reads only the vectors (and skips decoding ~1 KB per chunk).
+   */
+  vectorsOnlyForCollection(
+    collectionId: string,
+    model: string,
+    part: { index: number; of: number } = { index: 0, of: 1 },
+  ): AsyncIterable<Pick<StoredChunk, 'id' | 'memory_id' | 'embedding'>> {
+    return this.collection
+      .find<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding'>>(
+        { collection_ids: collectionId, embedding_model: model, ...idRangeOf(part) },
+        { projection: { _id: 1, memory_id: 1, embedding: 1 }, batchSize: 2000 },
+      )
+      .map(withId);
+  }
+
+  /** The tenant whose chunks the collection holds (a collection belongs to one tenant), or null when it holds none. */
+  async tenantOfCollection(collectionId: string): Promise<string | null> {
+    const chunk = await this.collection.findOne({ collection_ids: collectionId }, { projection: { tenant_id: 1 } });
+    return chunk?.tenant_id ?? null;
   }
 
   /** Current-model vectors of the given memories: what an index follower applies. */

@@ -11,6 +11,7 @@ import { FileRepository } from './files.js';
 import { GraphRepository } from './graph.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { IndexChangeFeed } from './index-changes.js';
+import { IndexSnapshotRepository } from './index-snapshots.js';
 import { MemoryRepository } from './memories.js';
 import { MemoryPurge } from './memory-purge.js';
 import { SnapshotRepository } from './snapshots.js';
@@ -43,6 +44,8 @@ export interface Store {
   eventAcks: EventAckRepository;
   events: EventLog;
   indexChanges: IndexChangeFeed;
+  /** Persisted lexical partitions, so a cold index load does not re-tokenise (store/index-snapshots.ts). */
+  indexSnapshots: IndexSnapshotRepository;
   idempotency: IdempotencyRepository;
   /** Deleting memories: the one cascade (store/memory-purge.ts). */
   purge: MemoryPurge;
@@ -75,6 +78,7 @@ export async function openStore(
     factEvents: new FactEvents(graph, events, new PredicateClassifier(config.FACT_LEXICON)),
     uploads: new UploadRepository(db),
     indexChanges: await IndexChangeFeed.open(db, capabilities, config.INDEX_FEED_MAX_ENTRIES),
+    indexSnapshots: new IndexSnapshotRepository(db),
     idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
   };
   const store: Store = {
@@ -99,6 +103,7 @@ export async function openStore(
     store.collections.ensureIndexes(),
     store.memories.ensureIndexes(),
     store.chunks.ensureIndexes(),
+    store.indexSnapshots.ensureIndexes(),
     store.files.ensureIndexes(),
     store.graph.ensureIndexes(),
     store.workflows.ensureIndexes(),

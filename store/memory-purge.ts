@@ -21,6 +21,7 @@
 import type { Collection, Db } from 'mongodb';
 import type { PurgeStep } from '../core/purge-steps.js';
 import type { ChunkRepository } from './chunks.js';
+import type { IndexSnapshotRepository } from './index-snapshots.js';
 import type { FileRepository } from './files.js';
 import type { FactEvents } from './fact-events.js';
 import type { IdempotencyRepository } from './idempotency.js';
@@ -53,6 +54,7 @@ export interface PurgeRepositories {
   uploads: UploadRepository;
   idempotency: IdempotencyRepository;
   indexChanges: IndexChangeFeed;
+  indexSnapshots: IndexSnapshotRepository;
 }
 
 export interface PurgeOptions {
@@ -153,6 +155,10 @@ export class MemoryPurge {
       }
     }
     this.onStep('index_feed');
+    // Last: a snapshot written before the chunks went may hold their terms; one written after
+    // cannot, and its writer sees the removes above and drops it (search/search-index.ts).
+    for (const tenantId of new Set(purges.map((purge) => purge.tenantId))) await this.repos.indexSnapshots.removeForTenant(tenantId);
+    this.onStep('index_snapshots');
   }
 
   /** Deletes left unfinished (a crash after `begin`) and requested before `olderThan`. */
