@@ -45,14 +45,7 @@ export class FactEvents {
         // Only what survives the delete is named: the restored fact's subject and object are
         // stated by other memories; of the newer fact only its id is given (its memory is gone).
         await this.events.append('fact_restored', scope.tenantId, scope.collectionId, {
-          memory_id: change.memoryId,
-          predicate_class: change.className,
-          subject_id: old.subjectId,
-          subject: names.get(old.subjectId) ?? '',
-          predicate: old.predicate,
-          old_fact_id: old.id,
-          old_object_id: old.objectId,
-          old_object: names.get(old.objectId) ?? '',
+          ...oldFactFields(change, old, names),
           new_fact_id: change.newFactId,
           superseded_at: change.at.toISOString(),
           valid_to: change.validTo?.toISOString() ?? null,
@@ -74,14 +67,7 @@ export class FactEvents {
       const old = byId.get(change.oldFactId)!;
       const replacement = byId.get(change.newFactId)!;
       await this.events.append('fact_superseded', scope.tenantId, scope.collectionId, {
-        memory_id: change.memoryId,
-        predicate_class: change.className,
-        subject_id: old.subjectId,
-        subject: names.get(old.subjectId) ?? '',
-        predicate: old.predicate,
-        old_fact_id: old.id,
-        old_object_id: old.objectId,
-        old_object: names.get(old.objectId) ?? '',
+        ...oldFactFields(change, old, names),
         new_fact_id: replacement.id,
         new_predicate: replacement.predicate,
         new_object_id: replacement.objectId,
@@ -90,4 +76,22 @@ export class FactEvents {
       });
     }
   }
+}
+
+/** What fact_superseded and fact_restored both say: the memory, the class and the older fact, named. */
+function oldFactFields(
+  change: { memoryId: string; className: string },
+  old: TimelineFact,
+  names: Map<string, string>,
+): Record<string, string> {
+  return {
+    memory_id: change.memoryId,
+    predicate_class: change.className,
+    subject_id: old.subjectId,
+    subject: names.get(old.subjectId) ?? '',
+    predicate: old.predicate,
+    old_fact_id: old.id,
+    old_object_id: old.objectId,
+    old_object: names.get(old.objectId) ?? '',
+  };
 }
