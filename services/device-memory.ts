@@ -39,8 +39,9 @@ import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapsho
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
 import type { ChunkSource } from '../store/chunks.js';
 import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
-import type { Store } from '../store/index.js';
-import { ExportBudgetExceeded, type ImportedMemory } from '../store/snapshots.js';
+import type { CollectionRepository } from '../store/collections.js';
+import type { IndexChangeFeed } from '../store/index-changes.js';
+import { ExportBudgetExceeded, type ImportedMemory, type SnapshotRepository } from '../store/snapshots.js';
 import type { PurgeOptions } from '../store/memory-purge.js';
 import type { CollectionService } from './collections.js';
 import { graphSignal, visibleGraph, type GraphEntityResult, type GraphRelationshipResult } from './graph-search.js';
@@ -98,9 +99,16 @@ export interface DeviceMemoryOptions {
  */
 const DEVICE_PASSAGES_PER_MODEL_CALL = 4;
 
+/** What device memory asks of storage (unit tests hand in-memory ones: test/support/fakes). */
+export interface DeviceMemoryStore {
+  snapshots: Pick<SnapshotRepository, 'countCollection' | 'readCollection' | 'writeImport' | 'memoryIdsOf' | 'removeLeftoversOf'>;
+  collections: Pick<CollectionRepository, 'expired' | 'remove'>;
+  indexChanges: Pick<IndexChangeFeed, 'publishCollectionDropped'>;
+}
+
 export function createDeviceMemoryService(deps: {
-  store: Store;
-  collections: CollectionService;
+  store: DeviceMemoryStore;
+  collections: Pick<CollectionService, 'assertReadable' | 'createEphemeral'>;
   embedder: () => Promise<Embedder>;
   /** Inline extractor, for a search's query only (one short text). */
   extractor: StructureExtractor;
@@ -111,7 +119,7 @@ export function createDeviceMemoryService(deps: {
   keys: KeysetSource;
   /** Snapshots already opened, prepared, per tenant, under the search index's budget. */
   snapshotCache: PreparedSnapshotCache;
-  outbound: OutboundClient;
+  outbound: Pick<OutboundClient, 'get' | 'put' | 'precheck'>;
   /** The one delete cascade, for an import that fails part-way and for expiry. */
   deleteMemories: (tenantId: string, ids: string[], options?: PurgeOptions) => Promise<unknown>;
   options: DeviceMemoryOptions;
