@@ -8,7 +8,7 @@
  *   2. `record`   the memory record is deleted: from here on nothing reads the memory (get, list
  *                 and search all start from the record);
  *   3. the derived data, in order: chunks (vectors, text), graph provenance (re-describing or
- *      removing what it backed), procedure traces (re-chaining the workflow instances and
+ *      removing what it backed), procedure traces (re-chaining the procedure instances and
  *      re-mining the patterns they fed), stored files, upload records, idempotency keys, and a `remove`
  *      notice on the index-change feed for every API process's in-memory indexes;
  *   4. the intent row goes last.
