@@ -59,7 +59,7 @@ async function graphAfter(...writes: [NewEntity[], NewFact[], NewMention[]][]): 
   return graph;
 }
 
-describe('SnapshotGraph merge rules (the collection graph’s: store/graph.ts upserts)', () => {
+describe('SnapshotGraph merge rules (core/graph-merge.ts, the collection graph’s too)', () => {
   it('keeps the first name, category, description and name vector of an entity, and accumulates its aliases', async () => {
     const graph = await graphAfter(
       [[entity('alice', { name: 'Alice Smith', aliases: ['Alice'], aliasKeys: ['alice smith', 'alice'] })], [], []],
