@@ -1078,7 +1078,7 @@ async function main(): Promise<void> {
 
   if (runs('extraction')) {
     info('12) structure extraction quality on the labelled development set (bench/extraction/dev-set.ts)');
-    await extractionScenario();
+    extractionScenario();
   }
 }
 

@@ -13,7 +13,7 @@ import { IdempotencyRepository } from './idempotency.js';
 import { IndexChangeFeed } from './index-changes.js';
 import { IndexSnapshotRepository } from './index-snapshots.js';
 import { MemoryRepository } from './memories.js';
-import { MemoryPurge } from './memory-purge.js';
+import { MemoryPurge, PurgeIntentRows } from './memory-purge.js';
 import { SnapshotRepository } from './snapshots.js';
 import { TenantRepository } from './tenants.js';
 import { TicketRepository } from './tickets.js';
@@ -91,7 +91,7 @@ export async function openStore(
     events,
     procedureRecords,
     procedures,
-    purge: new MemoryPurge(db, { ...repositories, procedures }),
+    purge: new MemoryPurge(new PurgeIntentRows(db), { ...repositories, procedures }),
     snapshots: new SnapshotRepository(repositories),
     webhooks: new WebhookRepository(db),
     ping: () => ping(db),
