@@ -101,21 +101,19 @@ export interface SnapshotMention {
  * body's entities followed by its facts (so its kind is the target's), `chunk` omitted when 0,
  * `count` and `confidence` when 1, and its description a span of the chunk's text when it is one.
  */
-export interface WireMention {
+export interface WireMention extends WireMentionFields {
   chunk?: number;
   target: number;
-  count?: number;
-  confidence?: number;
-  description?: string;
-  span?: [number, number];
-  valid_from?: string | null;
-  valid_to?: string | null;
 }
 
 /** A mention as 1.x sent it, and as the checks read every mention: its chunk always, its target by id. */
-export interface WireMentionById {
+export interface WireMentionById extends WireMentionFields {
   chunk: number;
   target_id: string;
+}
+
+/** What a sent mention carries besides its chunk and target, in either form. */
+interface WireMentionFields {
   count?: number;
   confidence?: number;
   description?: string;
