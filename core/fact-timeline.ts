@@ -26,6 +26,8 @@ import type { PredicateClassifier } from './fact-lexicon.js';
 
 export interface ValidityRow {
   memoryId: string;
+  /** The chunk of the memory that states it (a failed append takes back the rows of its chunks). */
+  chunkIndex?: number;
   validFrom: Date | null;
   validTo: Date | null;
 }
@@ -265,20 +267,24 @@ export interface Restoration extends Supersession {
 }
 
 /**
- * What deleting `memoryIds` (all their rows) changes among `facts` (every fact of the subjects
- * their rows touch): the supersessions undone whose old fact holds again at that time (`restored`,
+ * What removing rows (all rows of the memories in `removed`, or the rows a predicate picks: a
+ * failed append's chunks) changes among `facts` (every fact of the subjects those rows touch): the supersessions undone whose old fact holds again at that time (`restored`,
  * `memoryId` naming the deleted memory that had stated the newer fact), and the supersessions the
  * delete brings about (`superseded`: an older fact now closed by a later one that the deleted
- * memory's fact had stood between), each in time order.
+ * memory's fact had stood between), each in time order; and the facts left without any row
+ * (`goneFacts`), whose events must stop describing them (core/fact-event-redaction.ts).
  */
 export function deletionChanges(
   facts: readonly TimelineFact[],
-  memoryIds: ReadonlySet<string>,
+  removed: ReadonlySet<string> | ((row: ValidityRow) => boolean),
   classifier: PredicateClassifier,
-): { restored: Restoration[]; superseded: Supersession[] } {
+): { restored: Restoration[]; superseded: Supersession[]; goneFacts: Set<string> } {
+  const isRemoved = typeof removed === 'function' ? removed : (row: ValidityRow) => removed.has(row.memoryId);
   const without = facts
-    .map((fact) => ({ ...fact, rows: fact.rows.filter((row) => !memoryIds.has(row.memoryId)) }))
+    .map((fact) => ({ ...fact, rows: fact.rows.filter((row) => !isRemoved(row)) }))
     .filter((fact) => fact.rows.length > 0);
+  const kept = new Set(without.map((fact) => fact.id));
+  const goneFacts = new Set(facts.filter((fact) => !kept.has(fact.id)).map((fact) => fact.id));
   const before = supersessionsOf(factTimelines(facts, classifier));
   const afterTimelines = factTimelines(without, classifier);
   const after = supersessionsOf(afterTimelines);
@@ -291,5 +297,5 @@ export function deletionChanges(
     if (status === 'current') restored.push({ ...supersession, validTo: interval?.to ?? null });
   }
   const superseded = [...after].filter(([key]) => !before.has(key)).map(([, supersession]) => supersession);
-  return { restored: restored.sort(bySupersessionTime), superseded: superseded.sort(bySupersessionTime) };
+  return { restored: restored.sort(bySupersessionTime), superseded: superseded.sort(bySupersessionTime), goneFacts };
 }

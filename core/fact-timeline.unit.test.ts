@@ -374,6 +374,7 @@ describe('what deleting memories changes', () => {
     assert.deepEqual(deletionChanges([acme, globex], new Set(['m2']), classifier), {
       restored: [{ ...supersession('acme', 'globex', 'm2', '2025-06-01'), validTo: null }],
       superseded: [],
+      goneFacts: new Set(['globex']),
     });
   });
 
@@ -381,6 +382,22 @@ describe('what deleting memories changes', () => {
     assert.deepEqual(deletionChanges([acme, globex, initech], new Set(['m2']), classifier), {
       restored: [{ ...supersession('acme', 'globex', 'm2', '2025-06-01'), validTo: day('2025-09-01') }],
       superseded: [supersession('acme', 'initech', 'm3', '2025-09-01')],
+      goneFacts: new Set(['globex']),
+    });
+  });
+
+  it("removing a failed append's rows (its chunks from 1 on) undoes the supersession they brought, and only theirs", () => {
+    const chunked = (memoryId: string, chunkIndex: number, from: string): ValidityRow => ({ ...row(memoryId, from), chunkIndex });
+    const conversation = [
+      fact('acme', 'alice', 'work at', 'o-acme', [chunked('m1', 0, '2025-01-10')]),
+      fact('globex', 'alice', 'join', 'o-globex', [chunked('m1', 1, '2025-06-01')]),
+      fact('tea', 'alice', 'like', 'o-tea', [chunked('m1', 0, '2025-01-10'), chunked('m1', 1, '2025-06-01')]),
+    ];
+    const failedAppend = (candidate: ValidityRow) => candidate.memoryId === 'm1' && (candidate.chunkIndex ?? 0) >= 1;
+    assert.deepEqual(deletionChanges(conversation, failedAppend, classifier), {
+      restored: [{ ...supersession('acme', 'globex', 'm1', '2025-06-01'), validTo: null }],
+      superseded: [],
+      goneFacts: new Set(['globex']),
     });
   });
 
@@ -400,6 +417,10 @@ describe('what deleting memories changes', () => {
 
   it('undoing an ending is no restoration event (only supersessions are announced)', () => {
     const left = fact('left', 'alice', 'leave', 'o-acme', [row('m5', null, '2025-03-01')]);
-    assert.deepEqual(deletionChanges([acme, left], new Set(['m5']), classifier), { restored: [], superseded: [] });
+    assert.deepEqual(deletionChanges([acme, left], new Set(['m5']), classifier), {
+      restored: [],
+      superseded: [],
+      goneFacts: new Set(['left']),
+    });
   });
 });
