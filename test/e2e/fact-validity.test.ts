@@ -10,7 +10,12 @@
 import assert from 'node:assert/strict';
 import { createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createMemory, eventually, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
+import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../../core/fact-lexicon.js';
+import { connectDatabase, type Database } from '../../store/db.js';
+import { EventLog } from '../../store/events.js';
+import { FactEvents } from '../../store/fact-events.js';
+import { GraphRepository } from '../../store/graph.js';
+import { createMemory, eventually, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 import { RawSocket, type Frame } from '../support/ws.js';
 
@@ -484,5 +489,71 @@ describe('a deleted memory leaves no name in the event log, the fan-out, a repla
       const replayed = JSON.stringify(await replay()).toLowerCase();
       assert.ok(!replayed.includes('quenfrax') && !replayed.includes('vorlinde'), replayed);
     });
+  });
+});
+
+describe('a failed append takes back the supersessions it announced', () => {
+  let tenant: TenantFixture;
+  let live: RawSocket;
+  let store: Database;
+  let memoryId: string;
+
+  before(async () => {
+    tenant = await newTenant('fact-failed-append');
+    live = await RawSocket.open(tenant.api);
+    live.send({
+      action: 'subscribe',
+      collections: [tenant.collectionId],
+      event_types: ['fact_superseded', 'fact_restored', 'events_redacted'],
+    });
+    await live.next((frame) => frame.action === 'subscribed');
+    store = await connectDatabase(stack().serviceEnv.MONGODB_URI!, stack().serviceEnv.MONGODB_DB!);
+    memoryId = await createMemory(tenant, {
+      messages: [{ role: 'user', content: 'Nadia Brenk works at Corvane.', timestamp: '2025-01-10T09:00:00Z' }],
+    });
+    await waitForStatus(tenant.api, memoryId, ['complete']);
+    const appended = await tenant.api.post(`/v1/memories/${memoryId}/messages`, {
+      collection_id: tenant.collectionId,
+      messages: [{ role: 'user', content: 'Nadia Brenk joined Pellwick.', timestamp: '2025-06-01T09:00:00Z' }],
+    });
+    assert.equal(appended.status, 202, JSON.stringify(appended.body));
+    await waitForStatus(tenant.api, memoryId, ['complete']);
+  });
+  after(async () => {
+    live?.close();
+    await store?.close();
+  });
+
+  it('the removal a failed append runs (its chunks from the first appended one) appends fact_restored and redacts what it had announced', async () => {
+    const announced = await live.next((frame) => frame.type === 'fact_superseded');
+    assert.equal((announced.payload as Record<string, unknown>).new_object, 'Pellwick');
+    // What markFailed (activities/ingest.ts) runs for a failed append from chunk 1: the same store
+    // call, on the stack's database, so the API process's fan-out sees what it appends.
+    const factEvents = new FactEvents(
+      new GraphRepository(store.db),
+      await EventLog.open(store.db, store.capabilities, 20_000),
+      new PredicateClassifier(DEFAULT_FACT_LEXICON),
+    );
+    await factEvents.removeChunkRows(memoryId, [tenant.collectionId], 1);
+
+    const restored = await live.next((frame) => frame.type === 'fact_restored');
+    assert.ok((restored.seq as number) > (announced.seq as number));
+    assert.deepEqual(restored.payload, {
+      ...Object.fromEntries(
+        ['memory_id', 'predicate_class', 'subject_id', 'subject', 'predicate', 'old_fact_id', 'old_object_id', 'old_object'].map(
+          (field) => [field, (announced.payload as Record<string, unknown>)[field]],
+        ),
+      ),
+      valid_to: null,
+    });
+    assert.equal((restored.payload as Record<string, unknown>).old_object, 'Corvane');
+    const notice = await live.next((frame) => frame.type === 'events_redacted');
+    assert.deepEqual((notice.payload as Record<string, unknown>).seqs, [announced.seq]);
+    const stored = await (await database()).collection('memory_events').findOne({ seq: announced.seq });
+    assert.equal((stored?.payload as Record<string, unknown>).redacted, true);
+    assert.ok(!JSON.stringify(stored).includes('Pellwick'), JSON.stringify(stored));
+    // The rows of the memory's first message stay: Corvane is its employer again in the graph.
+    const rows = await (await database()).collection('graph_mentions').find({ memory_id: memoryId, target_kind: 'fact' }).toArray();
+    assert.ok(rows.length > 0 && rows.every((row) => row.chunk_index === 0), JSON.stringify(rows));
   });
 });
