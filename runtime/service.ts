@@ -54,7 +54,7 @@ import { createTicketService } from '../services/tickets.js';
 import { createUploadService } from '../services/uploads.js';
 import { startWebhookDelivery } from '../services/webhook-delivery.js';
 import { createWebhookService } from '../services/webhooks.js';
-import { createWorkflowService } from '../services/workflows.js';
+import { createProcedureService } from '../services/procedures.js';
 import { openStore, type Store } from '../store/index.js';
 
 export interface RunningService {
@@ -225,8 +225,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     workerTasks.every(
       config.WORKFLOW_MINE_SWEEP_INTERVAL_MS,
       () => store.procedures.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
-      'ran owed workflow pattern mines',
-      'workflow mine sweep failed',
+      'ran owed procedure pattern mines',
+      'procedure mine sweep failed',
     );
     stoppers.push(async () => {
       await workerTasks.stop();
@@ -289,7 +289,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       logger,
       maxCollectionsPerMemory: config.MAX_COLLECTIONS_PER_MEMORY,
     });
-    const workflows = createWorkflowService({ store, collections, backend: config.GRAPH_READ_BACKEND });
+    const procedures = createProcedureService({ store, collections, backend: config.GRAPH_READ_BACKEND });
     const webhooks = createWebhookService({
       store,
       collections,
@@ -356,7 +356,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         health: createHealthService(store, orchestrator, searchIndex),
         uploads,
         tickets,
-        workflows,
+        procedures,
         webhooks,
         signingKeys: () => signing?.publicKeys() ?? Promise.resolve({ keys: [] }),
       },

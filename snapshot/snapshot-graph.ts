@@ -5,6 +5,7 @@
  * GraphPartition that search ranks over (search/graph-index.ts): one code path, two storages.
  */
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
+import { entityMerge, factMerge, mergeInto } from '../core/graph-merge.js';
 import {
   GraphPartition,
   graphEntityInfo,
@@ -94,7 +95,7 @@ export class SnapshotGraph implements GraphStore {
     return Promise.resolve([...ids].map((id) => this.candidate(this.entities.get(id)!)));
   }
 
-  /** The same merge rules as the collection store: first name, category and description stay; aliases accumulate; facts keep their best confidence. */
+  /** The collection store's merge rules (core/graph-merge.ts): first name, category and description stay; aliases accumulate; facts keep their best confidence. */
   write(_scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
     for (const mention of mentions) {
       this.mentions.set(rowKey(mention.memoryId, mention.chunkIndex, mention.targetId), {
@@ -110,39 +111,9 @@ export class SnapshotGraph implements GraphStore {
       });
     }
     for (const entity of entities) {
-      const known = this.entities.get(entity.id);
-      const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])];
-      this.putEntity(
-        known
-          ? { ...known, aliases: union(known.aliases, entity.aliases), alias_keys: union(known.alias_keys, entity.aliasKeys) }
-          : {
-              id: entity.id,
-              key: entity.key,
-              name: entity.name,
-              category: entity.category,
-              aliases: [...new Set(entity.aliases)],
-              alias_keys: [...new Set(entity.aliasKeys)],
-              description: entity.description,
-              name_vector: entity.nameVector ? encodeInt8(entity.nameVector) : null,
-            },
-      );
+      this.putEntity({ ...mergeInto(this.entities.get(entity.id), entityMerge(entity, encodeInt8)), id: entity.id });
     }
-    for (const fact of facts) {
-      const known = this.facts.get(fact.id);
-      this.facts.set(
-        fact.id,
-        known
-          ? { ...known, confidence: Math.max(known.confidence, fact.confidence) }
-          : {
-              id: fact.id,
-              subject_id: fact.subjectId,
-              predicate: fact.predicate,
-              object_id: fact.objectId,
-              description: fact.description,
-              confidence: fact.confidence,
-            },
-      );
-    }
+    for (const fact of facts) this.facts.set(fact.id, { ...mergeInto(this.facts.get(fact.id), factMerge(fact)), id: fact.id });
     return Promise.resolve();
   }
 
