@@ -235,7 +235,9 @@ class ChunkExtraction {
         for (const inner of spans) if (inner.start >= phrase.start && inner.start < phrase.end) refOfSpan(inner);
         const ref = this.refOfPhrase(phrase, text, refOfSpan);
         units.push({ kind: 'np', ref });
-        if (phrase.kind === 'phrase' && phrase.ownedByFirstPerson && ref !== null) possessions.push({ owned: ref, role: phrase.role });
+        // "my sister", "my brother Mike": the speaker's people are facts about the speaker; "my bike" is not worth one.
+        if (phrase.kind === 'phrase' && phrase.ownedByFirstPerson && phrase.personal && ref !== null)
+          possessions.push({ owned: ref, role: phrase.role });
         end = phrase.end;
       } else if (span !== undefined) {
         units.push({ kind: 'np', ref: refOfSpan(span) });
@@ -322,6 +324,7 @@ class ChunkExtraction {
       const key = this.people.resolve(phrase.pronoun);
       return key === null ? null : { key, category: 'person', via: 'pronoun' };
     }
+    if (phrase.part !== null) this.entities.note(phrase.part.name, phrase.part.category, sentence);
     const entity = phrase.entity;
     if (entity === null) return null;
     if (entity.span !== null) return refOfSpan(entity.span);
