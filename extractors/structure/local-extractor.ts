@@ -35,7 +35,7 @@ import type {
   ParsedChunkStructure,
   StructureExtractor,
 } from './types.js';
-import { COORDINATORS, ENGLISH_FUNCTION_WORDS, RELATIVE_PRONOUNS, STATUS_OF_WORD } from './word-lists.js';
+import { COORDINATORS, ENGLISH_FUNCTION_WORDS, MISTAGGED_PREPOSITIONS, RELATIVE_PRONOUNS, STATUS_OF_WORD } from './word-lists.js';
 
 export { normalizeEntityName } from './normalize.js';
 
@@ -267,7 +267,7 @@ class ChunkExtraction {
         units.push({ kind: 'conj' });
       } else if (RELATIVE_PRONOUNS.has(token.word)) {
         units.push({ kind: 'relative' });
-      } else if (has(token, 'Preposition') || token.word === 'to') {
+      } else if (has(token, 'Preposition') || token.word === 'to' || MISTAGGED_PREPOSITIONS.has(token.word)) {
         units.push({ kind: 'prep', word: token.word });
       } else if (token.chunk === 'Adjective' || has(token, 'Adjective')) {
         units.push({ kind: 'complement' });

@@ -4,11 +4,12 @@
  * selections use, applied in one pass), then noun phrases from compromise's chunker, which become
  * products, concepts, or point at a named span.
  */
-import { isLexiconWord, type Token } from './parse.js';
+import { isLexiconPlace, isLexiconWord, type Token } from './parse.js';
 import type { EntityCategory } from './types.js';
 import {
   CLAUSE_OPENERS,
   CONDITIONALS,
+  COORDINATORS,
   DEICTIC_DATES,
   FEMALE_PRONOUNS,
   FIRST_PERSON,
@@ -16,6 +17,7 @@ import {
   GENERIC_NOUNS,
   KIN_NOUNS,
   MALE_PRONOUNS,
+  MISTAGGED_PREPOSITIONS,
   NOUN_PHRASE_PREFIX_WORDS,
   ORGANIZATION_CUES,
   ORGANIZATION_HEADS,
@@ -251,7 +253,8 @@ export function findNamedSpans(tokens: readonly Token[]): NamedSpan[] {
       }
       if (first > i && first < found.end) {
         i = first;
-        if (tokens.slice(first, found.end).every((token) => has(token, 'Place'))) found = { end: found.end, category: 'place' };
+        const placeWord = (token: Token): boolean => has(token, 'Place') || isLexiconPlace(token.word);
+        if (tokens.slice(first, found.end).every(placeWord)) found = { end: found.end, category: 'place' };
       }
     }
     let nameStart = i;
@@ -361,7 +364,7 @@ function segmentNounPhrases(tokens: readonly Token[], spanAt: readonly (NamedSpa
       continue;
     }
     const coordinator = has(token, 'Conjunction') || has(token, 'QuestionWord') || isConditional(token);
-    const preposition = has(token, 'Preposition') && token.word !== 'of';
+    const preposition = (has(token, 'Preposition') || MISTAGGED_PREPOSITIONS.has(token.word)) && token.word !== 'of';
     if (!isNounChunk(token) || coordinator || preposition || token.text === '' || isMistaggedCoordinatedVerb(tokens, i)) {
       close(i);
       i += 1;
@@ -417,11 +420,18 @@ function properNameCategory(tokens: readonly Token[], start: number, end: number
   if (last !== undefined && ORGANIZATION_HEADS.has(last.word)) return 'organization';
   if (last !== undefined && PLACE_HEADS.has(last.word) && end - start > 1) return 'place';
   const words = tokens.slice(start, end);
-  if (words.length >= 2 && words.length <= 3 && words.every((token) => TITLE_CASE_WORD.test(token.text) && !isLexiconWord(token.word)))
-    return 'person';
   const before = tokens[start - 1];
+  // "Alex and Priya": a name coordinated with a person is one.
+  if (before !== undefined && COORDINATORS.has(before.word) && has(tokens[start - 2], 'Person')) return 'person';
+  // People take no article: "the Night Owls", "a Kindle Paperwhite" are not people.
+  const articled = has(before, 'Determiner');
+  const unknownWords = words.every((token) => TITLE_CASE_WORD.test(token.text) && !isLexiconWord(token.word));
+  if (!articled && words.length >= 2 && words.length <= 3 && unknownWords) return 'person';
   if (before !== undefined && ORGANIZATION_CUES.has(before.word)) return 'organization';
-  if (words.every((token) => !/\d/u.test(token.text)) && isFiniteVerb(tokens[end]) && !has(tokens[end], 'Copula')) return 'organization';
+  // The subject of a verb: nothing but an article before it in its clause ("The museum in Florence received" is not).
+  const opensClause = before === undefined || articled || /[,;:]/u.test(before.post) || has(before, 'Conjunction');
+  const acts = isFiniteVerb(tokens[end]) && !has(tokens[end], 'Copula');
+  if (opensClause && acts && words.every((token) => !/\d/u.test(token.text))) return 'organization';
   return 'product';
 }
 
@@ -494,6 +504,9 @@ function resolvePhrase(
       (has(token, 'Pronoun') && has(token, 'Possessive')) ||
       FIRST_PERSON_POSSESSIVE.has(token.word) ||
       NOUN_PHRASE_PREFIX_WORDS.has(token.word) ||
+      // "its largest store", "a faster route": a degree is an opinion of the thing, not its name.
+      has(token, 'Superlative') ||
+      has(token, 'Comparative') ||
       has(token, 'Value');
     if (!strippable) break;
     if (FIRST_PERSON_POSSESSIVE.has(token.word)) ownedByFirstPerson = true;

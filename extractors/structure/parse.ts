@@ -89,6 +89,12 @@ function isLexiconFirstName(word: string): boolean {
   const tag = lexiconTag(word);
   return typeof tag === 'string' && NAME_TAGS.has(tag);
 }
+const PLACE_LEXICON_TAGS = new Set(['Country', 'City', 'Region', 'Place', 'Continent']);
+/** Whether compromise's lexicon lists the word as a place ("kenya", "lyon"), whatever it tagged in context. */
+export function isLexiconPlace(word: string): boolean {
+  const tag = lexiconTag(word);
+  return typeof tag === 'string' && PLACE_LEXICON_TAGS.has(tag);
+}
 /** Whether compromise's lexicon knows the word at all (as a function word, a verb, a name, a place…). */
 export function isLexiconWord(word: string): boolean {
   return lexiconTag(word) !== undefined;

@@ -83,6 +83,13 @@ describe('rule: the category of a capitalised name compromise does not know', ()
     ['Omar joined Quillory in May.', [['quillory', 'organization']], []],
     // Must not: a used or bought thing stays a product.
     ['We use Trellify for planning.', [['trellify', 'product']], []],
+    // A name coordinated with a person is one; people take no article.
+    ['Alex and Oyelaran got married.', [['oyelaran', 'person']], []],
+    ['I bought a Vellum Slate yesterday.', [['vellum slate', 'product']], []],
+    // Must not: a name inside a phrase before the verb is not its subject.
+    ['The gallery in Brescova received a painting.', [['brescova', 'product']], []],
+    // compromise tags "government of Kenya" an organisation; the name is a place.
+    ['Vexlo signed a deal with the government of Kenya.', [['kenya', 'place']], ['government of kenya']],
   ]);
 });
 
@@ -117,5 +124,13 @@ describe('rule: a common noun beside a name', () => {
     // Must not: a nationality, a quarter or a hyphenated word is no name.
     ['They met the Dutch tax authority.', [], ['dutch']],
     ['The Q4 report is late.', [], ['q4']],
+  ]);
+});
+
+describe('rule: a concept object ends before a preposition, and a degree is no part of it', () => {
+  factTable([
+    ['Vexlo will build a solar farm near Tucson.', ['vexlo | build | solar farm'], ['vexlo | build | solar farm near tucson']],
+    ['Vexlo opened a depot outside Lyon.', ['vexlo | open | depot'], ['vexlo | open | depot outside lyon']],
+    ['Vexlo opened its largest store.', ['vexlo | open | store'], ['vexlo | open | largest store']],
   ]);
 });

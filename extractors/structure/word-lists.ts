@@ -64,6 +64,9 @@ export const CONDITIONALS = set('if unless whether suppose supposing assuming');
 /** Words that open a clause; compromise sometimes tags a capitalised one as part of a name ("Unless Bob"). */
 export const CLAUSE_OPENERS = set('if unless whether when while after before because since although though once until and or but so then');
 
+/** Prepositions compromise tags as adjectives before a name ("a farm near Tucson", "a warehouse outside Lyon"). */
+export const MISTAGGED_PREPOSITIONS = set('near outside inside beyond across off around opposite');
+
 /** Coordinating conjunctions: split noun phrases and join clauses. */
 export const COORDINATORS = set('and or but nor yet plus');
 
