@@ -5,6 +5,7 @@
  * GraphPartition that search ranks over (search/graph-index.ts): one code path, two storages.
  */
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
+import { TimeSlicer } from '../core/time-slice.js';
 import {
   GraphPartition,
   graphEntityInfo,
@@ -95,8 +96,11 @@ export class SnapshotGraph implements GraphStore {
   }
 
   /** The same merge rules as the collection store: first name, category and description stay; aliases accumulate; facts keep their best confidence. */
-  write(_scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
+  async write(_scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
+    // A 2M-character episode writes tens of thousands of rows: the event loop gets a turn between slices.
+    const slicer = new TimeSlicer();
     for (const mention of mentions) {
+      if (slicer.due()) await slicer.pause();
       this.mentions.set(rowKey(mention.memoryId, mention.chunkIndex, mention.targetId), {
         episode_id: mention.memoryId,
         chunk: mention.chunkIndex,
@@ -110,6 +114,7 @@ export class SnapshotGraph implements GraphStore {
       });
     }
     for (const entity of entities) {
+      if (slicer.due()) await slicer.pause();
       const known = this.entities.get(entity.id);
       const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])];
       this.putEntity(
@@ -128,6 +133,7 @@ export class SnapshotGraph implements GraphStore {
       );
     }
     for (const fact of facts) {
+      if (slicer.due()) await slicer.pause();
       const known = this.facts.get(fact.id);
       this.facts.set(
         fact.id,
@@ -143,7 +149,6 @@ export class SnapshotGraph implements GraphStore {
             },
       );
     }
-    return Promise.resolve();
   }
 
   addEpisode(episode: SnapshotEpisode): void {
@@ -174,14 +179,20 @@ export class SnapshotGraph implements GraphStore {
     return partition;
   }
 
-  /** The body to seal, weights derived from the mentions (sealing compacts it: format.ts toWire). */
-  toBody(): SnapshotBody {
+  /** The body to seal, weights derived from the mentions (sealing compacts it: format.ts toWire), made in slices. */
+  async toBody(slicer = new TimeSlicer()): Promise<SnapshotBody> {
     const weights = weightsOf(this.mentions.values());
-    return {
-      episodes: this.episodes,
-      entities: [...this.entities.values()].map((entity) => ({ ...entity, weight: weights.get(entity.id) ?? 0 })),
-      facts: [...this.facts.values()].map((fact) => ({ ...fact, weight: weights.get(fact.id) ?? 0 })),
-      mentions: [...this.mentions.values()],
-    };
+    if (slicer.due()) await slicer.pause();
+    const entities: SnapshotEntity[] = [];
+    for (const entity of this.entities.values()) {
+      entities.push({ ...entity, weight: weights.get(entity.id) ?? 0 });
+      if (slicer.due()) await slicer.pause();
+    }
+    const facts: SnapshotFact[] = [];
+    for (const fact of this.facts.values()) {
+      facts.push({ ...fact, weight: weights.get(fact.id) ?? 0 });
+      if (slicer.due()) await slicer.pause();
+    }
+    return { episodes: this.episodes, entities, facts, mentions: [...this.mentions.values()] };
   }
 }
