@@ -9,6 +9,7 @@ import type { ChangedMemory, IndexChangeFeed } from '../../../store/index-change
 import type { IndexSnapshotRepository } from '../../../store/index-snapshots.js';
 import type { Purge, PurgeIntents } from '../../../store/memory-purge.js';
 import type { UploadRepository } from '../../../store/uploads.js';
+import type { EventLog } from '../../../store/events.js';
 import type { Store } from '../../../store/index.js';
 import { copy, duplicateKeyError, Journal } from './journal.js';
 
@@ -244,6 +245,29 @@ export class FakePurgeIntents implements PurgeIntents {
       .sort((a, b) => a.requestedAt.getTime() - b.requestedAt.getTime())
       .slice(0, limit)
       .map(({ memoryId, tenantId, workflowId }) => ({ memoryId, tenantId, workflowId }));
+  }
+}
+
+/** One event on the durable log, as appended. */
+export interface FakeEvent {
+  seq: number;
+  type: string;
+  tenantId: string;
+  collectionIds: string[];
+  payload: Record<string, unknown>;
+}
+
+/** The event log's append: seqs in order of appending. */
+export class FakeEvents implements Pick<EventLog, 'append'> {
+  readonly appended: FakeEvent[] = [];
+
+  constructor(private readonly journal: Journal = new Journal()) {}
+
+  async append(type: string, tenantId: string, collectionId: string | string[], payload: Record<string, unknown>): Promise<number> {
+    this.journal.record('events.append', type, tenantId);
+    const collectionIds = Array.isArray(collectionId) ? [...collectionId] : [collectionId];
+    this.appended.push({ seq: this.appended.length + 1, type, tenantId, collectionIds, payload: copy(payload) });
+    return this.appended.length;
   }
 }
 

@@ -3,6 +3,7 @@ export { FakeMemories, matchesFilter, type MemoryRecords } from './memories.js';
 export { FakeCollections, type CollectionRecords } from './collections.js';
 export {
   FakeChunks,
+  FakeEvents,
   FakeFactEvents,
   FakeFiles,
   FakeIdempotency,
@@ -12,6 +13,7 @@ export {
   FakePurgeIntents,
   FakeUploads,
   type FakeChunk,
+  type FakeEvent,
   type FakeIndexNotice,
 } from './derived.js';
 export { fakeStore, FakeOrchestrator, silentLogger, type FakeStore } from './store.js';

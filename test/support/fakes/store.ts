@@ -5,6 +5,7 @@ import type { StartIngestion, Orchestrator } from '../../../services/orchestrato
 import { FakeCollections } from './collections.js';
 import {
   FakeChunks,
+  FakeEvents,
   FakeFactEvents,
   FakeFiles,
   FakeIdempotency,
@@ -41,6 +42,7 @@ export function fakeStore() {
     journal,
     ...repositories,
     snapshots: new FakeSnapshots(repositories.memories, journal),
+    events: new FakeEvents(journal),
     collections: new FakeCollections(journal),
     intents,
     purge: new MemoryPurge(intents, repositories),
