@@ -3,6 +3,7 @@ export { FakeMemories, matchesFilter, type MemoryRecords } from './memories.js';
 export { FakeCollections, type CollectionRecords } from './collections.js';
 export {
   FakeChunks,
+  FakeEventAcks,
   FakeEvents,
   FakeFactEvents,
   FakeFiles,
@@ -11,6 +12,7 @@ export {
   FakeIndexSnapshots,
   FakeProcedures,
   FakePurgeIntents,
+  FakeTenants,
   FakeUploads,
   type FakeChunk,
   type FakeEvent,

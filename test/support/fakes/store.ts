@@ -5,6 +5,7 @@ import type { StartIngestion, Orchestrator } from '../../../services/orchestrato
 import { FakeCollections } from './collections.js';
 import {
   FakeChunks,
+  FakeEventAcks,
   FakeEvents,
   FakeFactEvents,
   FakeFiles,
@@ -13,6 +14,7 @@ import {
   FakeIndexSnapshots,
   FakeProcedures,
   FakePurgeIntents,
+  FakeTenants,
   FakeUploads,
 } from './derived.js';
 import { Journal } from './journal.js';
@@ -43,6 +45,8 @@ export function fakeStore() {
     ...repositories,
     snapshots: new FakeSnapshots(repositories.memories, journal),
     events: new FakeEvents(journal),
+    eventAcks: new FakeEventAcks(journal),
+    tenants: new FakeTenants(),
     collections: new FakeCollections(journal),
     intents,
     purge: new MemoryPurge(intents, repositories),
