@@ -16,6 +16,7 @@ import type { Logger } from '../core/logger.js';
 import { OutboundError, type OutboundClient } from '../core/outbound/client.js';
 import { checkHeaders, OutboundRefusal } from '../core/outbound/policy.js';
 import { publicJwks, type PublicKeyset } from '../core/signing-keyset.js';
+import { TimeSlicer } from '../core/time-slice.js';
 import { WorkSlots } from '../core/work-slots.js';
 import type { WorkerPool } from '../core/worker-pool.js';
 import { planChunks } from '../extractors/chunking.js';
@@ -33,6 +34,7 @@ import {
   encodeFloat16,
   type SnapshotBody,
   type SnapshotCaps,
+  type SnapshotChunk,
 } from '../snapshot/format.js';
 import type { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
@@ -292,7 +294,7 @@ export function createDeviceMemoryService(deps: {
           data.mentions,
         );
         const sealed = await sealSnapshot(
-          { graphId: collectionId, tenantId, embeddingModel: embedder.modelId, body: graph.toBody() },
+          { graphId: collectionId, tenantId, embeddingModel: embedder.modelId, body: await graph.toBody() },
           await deps.keys.current(),
         );
         checkSize(sealed, 'the exported snapshot');
@@ -404,18 +406,22 @@ export function createDeviceMemoryService(deps: {
           ),
         ]);
         signal?.throwIfAborted();
+        // From here the work runs on the event loop (it calls the embedder and the graph), in
+        // slices with the loop given a turn between them (core/time-slice.ts): ~2 s of CPU for a
+        // 2M-character text, which in one stretch stalled every tenant's requests.
+        const slicer = new TimeSlicer();
+        const chunks: SnapshotChunk[] = [];
+        for (const [index, chunk] of planned.entries()) {
+          chunks.push({ index, text: chunk.text, source: { ...chunk.source }, vector: encodeFloat16(vectors[index]!) });
+          if (slicer.due()) await slicer.pause();
+        }
         graph.addEpisode({
           id: episodeId,
           kind: 'document',
           name: null,
           metadata: input.metadata,
           created_at: createdAt.toISOString(),
-          chunks: planned.map((chunk, index) => ({
-            index,
-            text: chunk.text,
-            source: { ...chunk.source },
-            vector: encodeFloat16(vectors[index]!),
-          })),
+          chunks,
         });
         const builder = new GraphBuilder({
           graph,
@@ -425,7 +431,9 @@ export function createDeviceMemoryService(deps: {
           classifier: deps.classifier,
         });
         await builder.writeToCollection({ tenantId, collectionId: opened.graphId }, episodeId, extractions);
-        const body = graph.toBody();
+        signal?.throwIfAborted();
+        const body = await graph.toBody(slicer);
+        signal?.throwIfAborted();
         // Never answer a snapshot that the next open would refuse: the caps hold on what is made, too.
         const excess = capExceeded(countsOf(body), options.caps);
         if (excess) {

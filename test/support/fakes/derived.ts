@@ -265,7 +265,10 @@ export interface FakeEvent {
  * tenant's events and raises its watermark first, as trimTenant does. `follow` is driven by hand:
  * `notify()` wakes the followers.
  */
-export class FakeEvents implements Pick<EventLog, 'append' | 'readAll' | 'readFor' | 'trimmedThrough' | 'oldestRetained' | 'follow'> {
+export class FakeEvents implements Pick<
+  EventLog,
+  'append' | 'readAll' | 'readFor' | 'readSeqs' | 'trimmedThrough' | 'oldestRetained' | 'follow'
+> {
   readonly appended: FakeEvent[] = [];
   readonly entries: EventEntry[] = [];
   private readonly watermarks = new Map<string, number>();
@@ -298,6 +301,10 @@ export class FakeEvents implements Pick<EventLog, 'append' | 'readAll' | 'readFo
       .filter((entry) => entry.seq > afterSeq)
       .slice(0, limit)
       .map(copy);
+  }
+
+  async readSeqs(seqs: number[]): Promise<EventEntry[]> {
+    return this.entries.filter((entry) => seqs.includes(entry.seq)).map(copy);
   }
 
   async readFor(filter: EventFilter, afterSeq: number, limit: number): Promise<EventEntry[]> {
