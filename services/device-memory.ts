@@ -30,6 +30,7 @@ import {
   countsOf,
   decodeFloat16,
   decodeInt8,
+  documentEpisode,
   encodeFloat16,
   type SnapshotBody,
   type SnapshotCaps,
@@ -396,19 +397,7 @@ export function createDeviceMemoryService(deps: {
           ),
         ]);
         signal?.throwIfAborted();
-        graph.addEpisode({
-          id: episodeId,
-          kind: 'document',
-          name: null,
-          metadata: input.metadata,
-          created_at: createdAt.toISOString(),
-          chunks: planned.map((chunk, index) => ({
-            index,
-            text: chunk.text,
-            source: { ...chunk.source },
-            vector: encodeFloat16(vectors[index]!),
-          })),
-        });
+        graph.addEpisode(documentEpisode(episodeId, input.metadata, createdAt, planned, vectors));
         const builder = new GraphBuilder({
           graph,
           extractor,

@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/hash.js';
 import { weightsOf } from '../core/graph-model.js';
+import type { ChunkSource } from '../core/content-model.js';
 import { metadataObject } from '../core/limits.js';
 
 export const SNAPSHOT_FORMAT = 'engram.graph-snapshot';
@@ -52,6 +53,29 @@ export interface SnapshotEpisode {
   metadata: Record<string, unknown>;
   created_at: string;
   chunks: SnapshotChunk[];
+}
+
+/** A document a device create adds: its chunks in order, each with its vector (float16). */
+export function documentEpisode(
+  id: string,
+  metadata: Record<string, unknown>,
+  createdAt: Date,
+  chunks: readonly { text: string; source: ChunkSource }[],
+  vectors: readonly Float32Array[],
+): SnapshotEpisode {
+  return {
+    id,
+    kind: 'document',
+    name: null,
+    metadata,
+    created_at: createdAt.toISOString(),
+    chunks: chunks.map((chunk, index) => ({
+      index,
+      text: chunk.text,
+      source: { ...chunk.source },
+      vector: encodeFloat16(vectors[index]!),
+    })),
+  };
 }
 
 export interface SnapshotEntity {
