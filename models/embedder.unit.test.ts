@@ -102,6 +102,40 @@ it('caps one request per model call when asked, so each blocking call stays shor
   assert.equal(calls.filter((call) => call.some((text) => text.startsWith('p'))).length, 4, '10 texts at 3 per call take 4 calls');
 });
 
+it('holds no more than the cap in a call with capped requests, so a query waits for one short call, not several creates merged', async () => {
+  const calls: string[][] = [];
+  const run = async (texts: string[]) => {
+    calls.push(texts);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    return texts.map(() => Float32Array.of(0));
+  };
+  const embed = microBatch(run, 32);
+  // Four device creates at once, 4 passages per call each (services/device-memory.ts).
+  const creates = [0, 1, 2, 3].map((c) =>
+    embed(
+      Array.from({ length: 12 }, (_, i) => `c${c}-${i}`),
+      { maxPerCall: 4 },
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 3));
+  const query = embed(['q'], { priority: 'query' });
+  const callsBeforeQuery = calls.length;
+  await query;
+  await Promise.all(creates);
+  for (const call of calls) assert.ok(call.length <= 4, `at most 4 texts per call: ${call.join(',')}`);
+  const queryCall = calls.findIndex((call) => call.includes('q'));
+  assert.deepEqual(calls[queryCall], ['q'], 'the query rides alone');
+  assert.equal(queryCall, callsBeforeQuery, 'the next call after the one running when it came');
+  assert.equal(calls.filter((call) => !call.includes('q')).length, 12, '48 passages in calls of 4');
+  // An uncapped request still fills its own calls.
+  calls.length = 0;
+  await embed(Array.from({ length: 40 }, (_, i) => `u${i}`));
+  assert.deepEqual(
+    calls.map((call) => call.length),
+    [32, 8],
+  );
+});
+
 it('coalesces passage requests that may wait into one call, and starts it once the call is full', async () => {
   const calls: string[][] = [];
   const run = async (texts: string[]) => {

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { ApiDeps, AppState } from '../../context.js';
 import { handle } from '../../middleware/validate.js';
+import { listEnvelope } from '../envelope.js';
 import { presentInstanceDetail, presentInstanceSummary, presentPatternDetail, presentPatternSummary } from './presenter.js';
 import { instanceParams, instanceQuery, listInstancesQuery, listPatternsQuery, patternParams, patternQuery } from './schema.js';
 
@@ -27,7 +28,7 @@ export function workflowsRouter({ services }: ApiDeps): Router<AppState> {
         offset: query.offset,
         limit: query.limit,
       });
-      ctx.body = { results: page.items.map(presentInstanceSummary), total_entries: page.total };
+      ctx.body = listEnvelope(page, presentInstanceSummary);
     }),
   );
 
@@ -48,12 +49,11 @@ export function workflowsRouter({ services }: ApiDeps): Router<AppState> {
     '/workflow-patterns',
     available,
     handle({ query: listPatternsQuery }, async (ctx, { query }) => {
-      const page = await procedures.listPatterns(ctx.state.principal.tenantId, {
-        collectionId: query.collection_id,
-        offset: query.offset,
-        limit: query.limit,
-      });
-      ctx.body = { results: page.items.map(presentPatternSummary), total_entries: page.total };
+      const { collection_id: collectionId, offset, limit } = query;
+      ctx.body = listEnvelope(
+        await procedures.listPatterns(ctx.state.principal.tenantId, { collectionId, offset, limit }),
+        presentPatternSummary,
+      );
     }),
   );
 

@@ -16,3 +16,4 @@ export {
 } from './derived.js';
 export { fakeStore, FakeOrchestrator, silentLogger, type FakeStore } from './store.js';
 export { memoryRecord } from './fixtures.js';
+export { FakeSnapshots } from './snapshots.js';

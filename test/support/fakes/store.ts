@@ -16,6 +16,7 @@ import {
 } from './derived.js';
 import { Journal } from './journal.js';
 import { FakeMemories } from './memories.js';
+import { FakeSnapshots } from './snapshots.js';
 
 /**
  * The repositories as one in-memory store, sharing one journal, with the real delete cascade
@@ -39,6 +40,7 @@ export function fakeStore() {
   return {
     journal,
     ...repositories,
+    snapshots: new FakeSnapshots(repositories.memories, journal),
     collections: new FakeCollections(journal),
     intents,
     purge: new MemoryPurge(intents, repositories),
