@@ -46,8 +46,8 @@ describe('rule: phrases after the first object are adjuncts, except dates and th
     // A direct object makes later places and recipients adjuncts of the event.
     ['Gina Rossi married Paul Weber in Verona.', ['gina rossi | marry | paul weber'], ['gina rossi | marry in | verona']],
     ['Kasper Lund sold Nordwave to Oracle.', ['kasper lund | sell | nordwave'], ['kasper lund | sell to | oracle']],
-    // A date still says when (validity.ts reads it beside its sibling).
-    ['Kasper Lund founded Nordwave in 2011.', ['kasper lund | found | nordwave', 'kasper lund | found in | 2011'], []],
+    // A date after the object is kept: it becomes the fact's date (next table).
+    ['Kasper Lund founded Nordwave in 2011.', ['kasper lund | found | nordwave'], ['kasper lund | found in | 2011']],
     // Without a direct object, both ends of a path are facts; a place after the argument is not.
     ['Vera Holm moved from Oslo to Bergen.', ['vera holm | move from | oslo', 'vera holm | move to | bergen'], []],
     ['Vera Holm works at Statoil in Bergen.', ['vera holm | work at | statoil'], ['vera holm | work in | bergen']],
@@ -133,4 +133,24 @@ describe('rule: a concept object ends before a preposition, and a degree is no p
     ['Vexlo opened a depot outside Lyon.', ['vexlo | open | depot'], ['vexlo | open | depot outside lyon']],
     ['Vexlo opened its largest store.', ['vexlo | open | store'], ['vexlo | open | largest store']],
   ]);
+});
+
+describe('rule: a date beside a fact is its date, not a fact of its own', () => {
+  const cases: [sentence: string, triple: string, dates: { preposition: string; dateKey: string }[]][] = [
+    ['Kasper Lund founded Nordwave in 2011.', 'kasper lund | found | nordwave', [{ preposition: 'in', dateKey: '2011' }]],
+    ['Vera Holm has lived in Bergen since March 2020.', 'vera holm | live in | bergen', [{ preposition: 'since', dateKey: 'march 2020' }]],
+    ['Vera Holm worked at Statoil until 2019.', 'vera holm | work at | statoil', [{ preposition: 'until', dateKey: '2019' }]],
+  ];
+  for (const [sentence, triple, dates] of cases) {
+    it(`"${sentence}"`, () => {
+      const result = extractChunkStructure(sentence);
+      const found = result.facts.find((fact) => `${fact.subjectKey} | ${fact.predicate} | ${fact.objectKey}` === triple);
+      assert.ok(found, `expected ${triple}, got ${JSON.stringify(triples(result))}`);
+      assert.deepEqual(found.dates, dates);
+      assert.ok(!result.facts.some((fact) => dates.some((when) => when.dateKey === fact.objectKey)), JSON.stringify(triples(result)));
+      assert.ok(result.entities.some((entity) => entity.key === dates[0]!.dateKey && entity.category === 'date'));
+    });
+  }
+  // Must not: a date with no fact beside it stays the fact ("expires on").
+  factTable([['The Harbour lease expires on 31 May 2026.', ['harbour lease | expire on | 31 may 2026'], []]]);
 });
