@@ -426,8 +426,9 @@ function properNameCategory(tokens: readonly Token[], start: number, end: number
   // People take no article: "the Night Owls", "a Kindle Paperwhite" are not people.
   const articled = has(before, 'Determiner');
   const unknownWords = words.every((token) => TITLE_CASE_WORD.test(token.text) && !isLexiconWord(token.word));
-  if (!articled && words.length >= 2 && words.length <= 3 && unknownWords) return 'person';
+  // The cue first: "joined Aperture Science" is an organisation, whatever its words.
   if (before !== undefined && ORGANIZATION_CUES.has(before.word)) return 'organization';
+  if (!articled && words.length >= 2 && words.length <= 3 && unknownWords) return 'person';
   // The subject of a verb: nothing but an article before it in its clause ("The museum in Florence received" is not).
   const opensClause = before === undefined || articled || /[,;:]/u.test(before.post) || has(before, 'Conjunction');
   const acts = isFiniteVerb(tokens[end]) && !has(tokens[end], 'Copula');

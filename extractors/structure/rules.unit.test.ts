@@ -81,6 +81,8 @@ describe('rule: the category of a capitalised name compromise does not know', ()
     // Right after "at", "joined", "left": an organisation.
     ['Dana works at Vexlo.', [['vexlo', 'organization']], []],
     ['Omar joined Quillory in May.', [['quillory', 'organization']], []],
+    // The cue outweighs the shape: two unknown words after "joined" are no person.
+    ['Omar joined Tessellate Dynamo as CFO.', [['tessellate dynamo', 'organization']], []],
     // Must not: a used or bought thing stays a product.
     ['We use Trellify for planning.', [['trellify', 'product']], []],
     // A name coordinated with a person is one; people take no article.
