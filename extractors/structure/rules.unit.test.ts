@@ -156,3 +156,15 @@ describe('rule: a date beside a fact is its date, not a fact of its own', () => 
   // Must not: a date with no fact beside it stays the fact ("expires on").
   factTable([['The Harbour lease expires on 31 May 2026.', ['harbour lease | expire on | 31 may 2026'], []]]);
 });
+
+describe('rule: "of" before a name or after a measure', () => {
+  factTable([
+    // A name after "of" is an entity of its own; the concept is what precedes "of".
+    ['Lena Fox joined the board of Tarrow Mining.', ['lena fox | join | board'], ['lena fox | join | board of tarrow mining']],
+    // A measure names how much: the thing is what follows "of".
+    ['Vexlo collected 30 tons of glass.', ['vexlo | collect | glass'], ['vexlo | collect | tons of glass']],
+    // Must not: a role keeps its organisation.
+    ['Alice became the CTO of Globex.', ['alice | become | cto of globex'], ['alice | become | cto']],
+  ]);
+  entityTable([['Lena Fox joined the board of Tarrow Mining.', [['tarrow mining', 'organization']], []]]);
+});
