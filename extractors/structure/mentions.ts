@@ -606,8 +606,10 @@ function resolvePhrase(
       const measured = resolvePhrase(tokens, nameStart, end, spanAt, capitalisedElsewhere);
       return measured.kind === 'phrase' ? { ...measured, start, ownedByFirstPerson } : measured;
     }
-    // A role keeps its organisation ("the CTO of Globex": roles of different employers are different roles).
-    if (named && !isPersonNoun(head) && !isRoleAcronym(head)) {
+    // A role keeps its organisation ("the CTO of Globex": roles of different employers are different
+    // roles), and a capitalised name with "of" inside is one name ("VP of Sales", "Bank of England").
+    const lowerBeforeOf = tokens.slice(coreStart, coreStart + ofIndex).every((token) => /^\p{Ll}/u.test(token.text));
+    if (named && lowerBeforeOf && !isPersonNoun(head) && !isRoleAcronym(head)) {
       // "the board of Caldera Mining": a name compromise did not recognise, an entity of its own.
       const name = displayText(tokens, nameStart, coreEnd);
       if (!UNNAME_LIKE_CHARACTERS.test(name)) part = { name, category: properNameCategory(tokens, nameStart, coreEnd) };

@@ -165,6 +165,7 @@ describe('rule: "of" before a name or after a measure', () => {
     ['Vexlo collected 30 tons of glass.', ['vexlo | collect | glass'], ['vexlo | collect | tons of glass']],
     // Must not: a role keeps its organisation.
     ['Alice became the CTO of Globex.', ['alice | become | cto of globex'], ['alice | become | cto']],
+    ['Alice Chen joined Hooli as VP of Sales.', ['alice chen | join as | vp of sales'], ['alice chen | join as | vp']],
   ]);
   entityTable([['Lena Fox joined the board of Tarrow Mining.', [['tarrow mining', 'organization']], []]]);
 });
