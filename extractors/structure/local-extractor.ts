@@ -26,6 +26,7 @@ import {
 } from './mentions.js';
 import { clipText, normalizeEntityName } from './normalize.js';
 import { prepareText, parseSentences, pastTenseLemma, type Sentence, type Token } from './parse.js';
+import { prepositionOf, verbOf } from './validity.js';
 import type {
   ChunkStructure,
   EntityCategory,
@@ -377,8 +378,36 @@ class ChunkExtraction {
       if (existing === undefined) facts.set(id, { ...fact, subjectKey, objectKey });
       else existing.confidence = Math.max(existing.confidence, fact.confidence);
     }
-    return { entities, facts: [...facts.values()] };
+    return { entities, facts: foldDates([...facts.values()], this.entities.records) };
   }
+}
+
+/**
+ * Date phrases become the dates of the facts beside them: "Priya joined Infosys in 2019" reads as
+ * the fact "join" Infosys in 2019, not also as a relation "join in" between Priya and a year. A date
+ * fact folds into the facts of the same sentence, subject and verb with a non-date object; one with
+ * no such sibling ("the lease expires on 31 May") stays a fact.
+ */
+function foldDates(facts: ExtractedFact[], records: ReadonlyMap<string, EntityRecord>): ExtractedFact[] {
+  const isDate = (key: string): boolean => records.get(key)?.category === 'date';
+  const siblingKey = (fact: ExtractedFact): string => `${fact.description}\u0000${fact.subjectKey}\u0000${verbOf(fact.predicate)}`;
+  const siblings = new Map<string, ExtractedFact[]>();
+  for (const fact of facts) {
+    if (isDate(fact.objectKey)) continue;
+    const key = siblingKey(fact);
+    siblings.set(key, [...(siblings.get(key) ?? []), fact]);
+  }
+  return facts.filter((fact) => {
+    const preposition = isDate(fact.objectKey) ? prepositionOf(fact.predicate) : null;
+    const targets = preposition === null ? undefined : siblings.get(siblingKey(fact));
+    if (preposition === null || targets === undefined) return true;
+    for (const target of targets) {
+      target.dates ??= [];
+      if (!target.dates.some((when) => when.dateKey === fact.objectKey && when.preposition === preposition))
+        target.dates.push({ preposition, dateKey: fact.objectKey });
+    }
+    return false;
+  });
 }
 
 /**

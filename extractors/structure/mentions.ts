@@ -17,6 +17,7 @@ import {
   GENERIC_NOUNS,
   KIN_NOUNS,
   MALE_PRONOUNS,
+  MEASURE_NOUNS,
   MISTAGGED_PREPOSITIONS,
   NOUN_PHRASE_PREFIX_WORDS,
   ORGANIZATION_CUES,
@@ -426,8 +427,9 @@ function properNameCategory(tokens: readonly Token[], start: number, end: number
   // People take no article: "the Night Owls", "a Kindle Paperwhite" are not people.
   const articled = has(before, 'Determiner');
   const unknownWords = words.every((token) => TITLE_CASE_WORD.test(token.text) && !isLexiconWord(token.word));
-  if (!articled && words.length >= 2 && words.length <= 3 && unknownWords) return 'person';
+  // The cue first: "joined Aperture Science" is an organisation, whatever its words.
   if (before !== undefined && ORGANIZATION_CUES.has(before.word)) return 'organization';
+  if (!articled && words.length >= 2 && words.length <= 3 && unknownWords) return 'person';
   // The subject of a verb: nothing but an article before it in its clause ("The museum in Florence received" is not).
   const opensClause = before === undefined || articled || /[,;:]/u.test(before.post) || has(before, 'Conjunction');
   const acts = isFiniteVerb(tokens[end]) && !has(tokens[end], 'Copula');
@@ -590,7 +592,30 @@ function resolvePhrase(
     if (allProper) properWords += 1;
   }
   // "the Berlin office of Acme Corp": the named part is an entity of its own, so the concept is what precedes "of".
-  const namedAfterOf = ofIndex > 0 && spanAt[coreStart + ofIndex + 1] !== undefined;
+  let namedAfterOf = ofIndex > 0 && spanAt[coreStart + ofIndex + 1] !== undefined;
+  if (!allProper && ofIndex > 0 && !namedAfterOf) {
+    let nameStart = coreStart + ofIndex + 1;
+    while (nameStart < coreEnd && has(tokens[nameStart], 'Determiner')) nameStart += 1;
+    const named =
+      nameStart < coreEnd &&
+      tokens
+        .slice(nameStart, coreEnd)
+        .every((token, offset) => looksProper(token, nameStart + offset, capitalisedElsewhere) || has(token, 'Value'));
+    if (MEASURE_NOUNS.has(head.lemma) || MEASURE_NOUNS.has(head.word)) {
+      // "40 tons of plastic": the measure says how much, the thing is what follows "of".
+      const measured = resolvePhrase(tokens, nameStart, end, spanAt, capitalisedElsewhere);
+      return measured.kind === 'phrase' ? { ...measured, start, ownedByFirstPerson } : measured;
+    }
+    // A role keeps its organisation ("the CTO of Globex": roles of different employers are different
+    // roles), and a capitalised name with "of" inside is one name ("VP of Sales", "Bank of England").
+    const lowerBeforeOf = tokens.slice(coreStart, coreStart + ofIndex).every((token) => /^\p{Ll}/u.test(token.text));
+    if (named && lowerBeforeOf && !isPersonNoun(head) && !isRoleAcronym(head)) {
+      // "the board of Caldera Mining": a name compromise did not recognise, an entity of its own.
+      const name = displayText(tokens, nameStart, coreEnd);
+      if (!UNNAME_LIKE_CHARACTERS.test(name)) part = { name, category: properNameCategory(tokens, nameStart, coreEnd) };
+      namedAfterOf = true;
+    }
+  }
   if (namedAfterOf) coreEnd = coreStart + ofIndex;
   const name = displayText(tokens, coreStart, coreEnd);
   if (UNNAME_LIKE_CHARACTERS.test(name)) return phrase(null);

@@ -46,8 +46,8 @@ describe('rule: phrases after the first object are adjuncts, except dates and th
     // A direct object makes later places and recipients adjuncts of the event.
     ['Gina Rossi married Paul Weber in Verona.', ['gina rossi | marry | paul weber'], ['gina rossi | marry in | verona']],
     ['Kasper Lund sold Nordwave to Oracle.', ['kasper lund | sell | nordwave'], ['kasper lund | sell to | oracle']],
-    // A date still says when (validity.ts reads it beside its sibling).
-    ['Kasper Lund founded Nordwave in 2011.', ['kasper lund | found | nordwave', 'kasper lund | found in | 2011'], []],
+    // A date after the object is kept: it becomes the fact's date (next table).
+    ['Kasper Lund founded Nordwave in 2011.', ['kasper lund | found | nordwave'], ['kasper lund | found in | 2011']],
     // Without a direct object, both ends of a path are facts; a place after the argument is not.
     ['Vera Holm moved from Oslo to Bergen.', ['vera holm | move from | oslo', 'vera holm | move to | bergen'], []],
     ['Vera Holm works at Statoil in Bergen.', ['vera holm | work at | statoil'], ['vera holm | work in | bergen']],
@@ -81,6 +81,8 @@ describe('rule: the category of a capitalised name compromise does not know', ()
     // Right after "at", "joined", "left": an organisation.
     ['Dana works at Vexlo.', [['vexlo', 'organization']], []],
     ['Omar joined Quillory in May.', [['quillory', 'organization']], []],
+    // The cue outweighs the shape: two unknown words after "joined" are no person.
+    ['Omar joined Tessellate Dynamo as CFO.', [['tessellate dynamo', 'organization']], []],
     // Must not: a used or bought thing stays a product.
     ['We use Trellify for planning.', [['trellify', 'product']], []],
     // A name coordinated with a person is one; people take no article.
@@ -133,4 +135,37 @@ describe('rule: a concept object ends before a preposition, and a degree is no p
     ['Vexlo opened a depot outside Lyon.', ['vexlo | open | depot'], ['vexlo | open | depot outside lyon']],
     ['Vexlo opened its largest store.', ['vexlo | open | store'], ['vexlo | open | largest store']],
   ]);
+});
+
+describe('rule: a date beside a fact is its date, not a fact of its own', () => {
+  const cases: [sentence: string, triple: string, dates: { preposition: string; dateKey: string }[]][] = [
+    ['Kasper Lund founded Nordwave in 2011.', 'kasper lund | found | nordwave', [{ preposition: 'in', dateKey: '2011' }]],
+    ['Vera Holm has lived in Bergen since March 2020.', 'vera holm | live in | bergen', [{ preposition: 'since', dateKey: 'march 2020' }]],
+    ['Vera Holm worked at Statoil until 2019.', 'vera holm | work at | statoil', [{ preposition: 'until', dateKey: '2019' }]],
+  ];
+  for (const [sentence, triple, dates] of cases) {
+    it(`"${sentence}"`, () => {
+      const result = extractChunkStructure(sentence);
+      const found = result.facts.find((fact) => `${fact.subjectKey} | ${fact.predicate} | ${fact.objectKey}` === triple);
+      assert.ok(found, `expected ${triple}, got ${JSON.stringify(triples(result))}`);
+      assert.deepEqual(found.dates, dates);
+      assert.ok(!result.facts.some((fact) => dates.some((when) => when.dateKey === fact.objectKey)), JSON.stringify(triples(result)));
+      assert.ok(result.entities.some((entity) => entity.key === dates[0]!.dateKey && entity.category === 'date'));
+    });
+  }
+  // Must not: a date with no fact beside it stays the fact ("expires on").
+  factTable([['The Harbour lease expires on 31 May 2026.', ['harbour lease | expire on | 31 may 2026'], []]]);
+});
+
+describe('rule: "of" before a name or after a measure', () => {
+  factTable([
+    // A name after "of" is an entity of its own; the concept is what precedes "of".
+    ['Lena Fox joined the board of Tarrow Mining.', ['lena fox | join | board'], ['lena fox | join | board of tarrow mining']],
+    // A measure names how much: the thing is what follows "of".
+    ['Vexlo collected 30 tons of glass.', ['vexlo | collect | glass'], ['vexlo | collect | tons of glass']],
+    // Must not: a role keeps its organisation.
+    ['Alice became the CTO of Globex.', ['alice | become | cto of globex'], ['alice | become | cto']],
+    ['Alice Chen joined Hooli as VP of Sales.', ['alice chen | join as | vp of sales'], ['alice chen | join as | vp']],
+  ]);
+  entityTable([['Lena Fox joined the board of Tarrow Mining.', [['tarrow mining', 'organization']], []]]);
 });

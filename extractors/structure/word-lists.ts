@@ -67,6 +67,13 @@ export const CLAUSE_OPENERS = set('if unless whether when while after before bec
 /** Prepositions compromise tags as adjectives before a name ("a farm near Tucson", "a warehouse outside Lyon"). */
 export const MISTAGGED_PREPOSITIONS = set('near outside inside beyond across off around opposite');
 
+/** Nouns that measure an amount of what follows "of" ("40 tons of plastic", "two bags of rice"). */
+export const MEASURE_NOUNS = set(`
+  ton tons tonne tonnes kilo kilos kilogram kilograms kg gram grams pound pounds ounce ounces litre litres liter liters
+  gallon gallons bag bags box boxes cup cups bottle bottles glass glasses piece pieces slice slices pair pairs pack packs
+  crate crates barrel barrels dozen dozens hundreds thousands millions billions lot lots bunch
+`);
+
 /** Coordinating conjunctions: split noun phrases and join clauses. */
 export const COORDINATORS = set('and or but nor yet plus');
 
