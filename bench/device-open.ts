@@ -78,7 +78,7 @@ export async function deviceOpenScenario(
   info(`   built in ${((performance.now() - built) / 1000).toFixed(1)} s`);
 
   const keyset: SigningKeyset = { keys: [{ ...(await generateKeysetEntry('Ed25519')), status: 'active' }] };
-  const sealed = await sealSnapshot({ graphId, tenantId: TENANT, embeddingModel: embedder.modelId, body: graph.toBody() }, keyset);
+  const sealed = await sealSnapshot({ graphId, tenantId: TENANT, embeddingModel: embedder.modelId, body: await graph.toBody() }, keyset);
   const current = Buffer.concat(sealed.pieces).toString('utf8');
   // The same body as 1.1 sent it (a JSON object per mention, its target by id), signed as 1.1.
   const document = JSON.parse(current) as Record<string, unknown> & { body: WireBody };

@@ -34,8 +34,8 @@
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
  *   vector-scan  8. the vector index's brute-force scan alone (bench/vector-scan.ts);
  *   soak         9. the embedded store's durability: documents written across SIGKILLs of the store, read back (bench/soak.ts).
- *   workflows   12. workflow reads: pattern precision/recall, instance linking, position and verb-class accuracy on
- *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/workflows/).
+ *   workflows   12. procedures (the /v1/workflows reads): pattern precision/recall, instance linking, position and verb-class accuracy on
+ *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/procedures/).
  *   extraction  the structure extractor on a labelled development set of 155 sentences: entity and triple
  *                precision, recall and F1, category accuracy (bench/extraction/).
  *
@@ -85,7 +85,7 @@ import { makeTexts, seededRandom, type BenchText } from './texts.js';
 import { soakScenario } from './soak.js';
 import { vectorScanScenario } from './vector-scan.js';
 import { webhookScenario } from './webhooks.js';
-import { workflowScenario } from './workflows/scenario.js';
+import { procedureScenario } from './procedures/scenario.js';
 import { validityScenario } from './validity/scenario.js';
 
 const LATENCY_WARMUPS = 5;
@@ -1067,8 +1067,8 @@ async function main(): Promise<void> {
   if (runs('soak')) await soakScenario();
 
   if (runs('workflows')) {
-    info('10) workflow reads: derivation, chaining and mining quality on planted processes; store and mining speed');
-    await workflowScenario();
+    info('10) procedures: derivation, chaining and mining quality on planted processes; store and mining speed');
+    await procedureScenario();
   }
 
   if (runs('validity')) {
@@ -1078,7 +1078,7 @@ async function main(): Promise<void> {
 
   if (runs('extraction')) {
     info('12) structure extraction quality on the labelled development set (bench/extraction/dev-set.ts)');
-    await extractionScenario();
+    extractionScenario();
   }
 }
 

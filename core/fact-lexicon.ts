@@ -13,7 +13,11 @@
  *   - `endingObjects`: objects whose assertion closes the class's current fact instead of
  *     replacing it: "have status" + "closed" ends the ticket's "open" status (reason `ended`, no
  *     supersession), and holds itself from then on;
- *   - `cues`: query words that ask about the class ("Where does Alice work?").
+ *   - `cues`: query words that ask about the class ("Where does Alice work?");
+ *   - `endsWith`: classes this one depends on: a fact of this class ends when the subject's fact of
+ *     such a class that held when it began stops holding ("joined Globex as CFO", then "joined
+ *     Initech": the CFO role ended with the Globex job). A fact that began while none held (or
+ *     from an unknown start) is tied to nothing.
  * A negated assertion ("not live in") ends its class too. Only facts of the same subject and the
  * same class are ever compared; nothing is retired by similarity.
  *
@@ -30,6 +34,7 @@ export interface PredicateClass {
   objectWords?: string[];
   endingObjects?: string[];
   cues: string[];
+  endsWith?: string[];
 }
 
 export interface FactLexicon {
@@ -146,6 +151,8 @@ export const DEFAULT_FACT_LEXICON: FactLexicon = {
       ends: ['step down as', 'resign as'],
       objectWords: ROLE_WORDS,
       cues: ['role', 'title', 'position'],
+      // A title is held at an employer: it ends when that employment does.
+      endsWith: ['employer'],
     },
   ],
 };
@@ -172,6 +179,7 @@ export const factLexiconSchema = z
           objectWords: z.array(phrase).max(500).optional(),
           endingObjects: z.array(phrase).max(100).optional(),
           cues: z.array(phrase).max(100),
+          endsWith: z.array(z.string()).max(10).optional(),
         }),
       )
       .max(50),
@@ -189,6 +197,16 @@ export const factLexiconSchema = z
         if (other !== undefined && !entry.objectWords)
           ctx.addIssue({ code: 'custom', path: ['classes', index, 'asserts'], message: `"${predicate}" already asserts ${other}` });
         if (other === undefined) asserted.set(predicate, entry.name);
+      }
+    });
+    lexicon.classes.forEach((entry, index) => {
+      for (const tied of entry.endsWith ?? []) {
+        if (tied === entry.name || !names.has(tied))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['classes', index, 'endsWith'],
+            message: `"${tied}" must name another class of the lexicon`,
+          });
       }
     });
   });
@@ -215,9 +233,11 @@ export class PredicateClassifier {
   private readonly byEnd = new Map<string, PredicateClass[]>();
   private readonly byCue = new Map<string, string[]>();
   private readonly endingObjectsOf = new Map<string, ReadonlySet<string>>();
+  private readonly tiesOf = new Map<string, readonly string[]>();
 
   constructor(readonly lexicon: FactLexicon) {
     for (const entry of lexicon.classes) {
+      if (entry.endsWith && entry.endsWith.length > 0) this.tiesOf.set(entry.name, entry.endsWith);
       if (entry.endingObjects && entry.endingObjects.length > 0) this.endingObjectsOf.set(entry.name, new Set(entry.endingObjects));
       for (const predicate of entry.asserts) push(this.byAssert, predicate, entry);
       for (const predicate of entry.ends) push(this.byEnd, predicate, entry);
@@ -252,6 +272,11 @@ export class PredicateClassifier {
   endsClassByObject(className: string, objectKey: string): boolean {
     const endings = this.endingObjectsOf.get(className);
     return endings !== undefined && wordsOf(objectKey).some((word) => endings.has(word));
+  }
+
+  /** The classes whose fact, holding when a fact of `className` began, ends it when it stops (`endsWith`). */
+  endsWithOf(className: string): readonly string[] {
+    return this.tiesOf.get(className) ?? [];
   }
 
   /** Classes whose cue words the query contains ("Where does Alice work?" → employer). */

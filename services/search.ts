@@ -40,6 +40,7 @@ import type { ChunkSource } from '../store/chunks.js';
 import type { Store } from '../store/index.js';
 import type { MemorySummary } from '../core/memory-model.js';
 import { storedChunkTime } from '../core/memory-time.js';
+import type { ConfidenceFigures, UnconfidentReason } from '../core/search-confidence.js';
 import type { Principal } from './auth.js';
 import type { CollectionService } from './collections.js';
 import {
@@ -79,18 +80,11 @@ export interface SearchHit {
   raw: { cosine: number | null; bm25: number | null };
 }
 
-export type UnconfidentReason = 'no_results' | 'low_activation' | 'low_fact_confidence';
+export type { UnconfidentReason };
 
-export interface SearchConfidence {
+export interface SearchConfidence extends ConfidenceFigures {
   unconfident: boolean;
   reason: UnconfidentReason | null;
-  entity_count: number;
-  fact_count: number;
-  episode_count: number;
-  source_count: number;
-  avg_activation: number;
-  max_activation: number;
-  avg_fact_confidence: number;
 }
 
 export interface SearchOutcome {

@@ -22,6 +22,7 @@ import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/hash.js';
 import { weightsOf } from '../core/graph-model.js';
 import { metadataObject } from '../core/limits.js';
+import { TimeSlicer } from '../core/time-slice.js';
 
 export const SNAPSHOT_FORMAT = 'engram.graph-snapshot';
 // 1.1 added the optional validity of fact mentions (valid_from / valid_to). 2.0 names a mention's
@@ -101,21 +102,19 @@ export interface SnapshotMention {
  * body's entities followed by its facts (so its kind is the target's), `chunk` omitted when 0,
  * `count` and `confidence` when 1, and its description a span of the chunk's text when it is one.
  */
-export interface WireMention {
+export interface WireMention extends WireMentionFields {
   chunk?: number;
   target: number;
-  count?: number;
-  confidence?: number;
-  description?: string;
-  span?: [number, number];
-  valid_from?: string | null;
-  valid_to?: string | null;
 }
 
 /** A mention as 1.x sent it, and as the checks read every mention: its chunk always, its target by id. */
-export interface WireMentionById {
+export interface WireMentionById extends WireMentionFields {
   chunk: number;
   target_id: string;
+}
+
+/** What a sent mention carries besides its chunk and target, in either form. */
+interface WireMentionFields {
   count?: number;
   confidence?: number;
   description?: string;
@@ -565,17 +564,18 @@ const escapeText = (value: string): string => value.replace(/[%,;]/g, (char) => 
 const ESCAPES: Record<string, string> = { '%25': '%', '%2C': ',', '%3B': ';' };
 
 export function encodeMentions(rows: readonly WireMention[]): string {
-  return rows
-    .map((row) => {
-      const fields = [String(row.target), row.span ? `${row.span[0]},${row.span[1]}` : `=${escapeText(row.description ?? '')}`];
-      if (row.chunk !== undefined && row.chunk !== 0) fields.push(`c${row.chunk}`);
-      if (row.count !== undefined && row.count !== 1) fields.push(`n${row.count}`);
-      if (row.confidence !== undefined && row.confidence !== 1) fields.push(`p${row.confidence}`);
-      if (row.valid_from !== undefined) fields.push(`f${row.valid_from ?? '-'}`);
-      if (row.valid_to !== undefined) fields.push(`t${row.valid_to ?? '-'}`);
-      return fields.join(',');
-    })
-    .join(';');
+  return rows.map(encodeMentionRow).join(';');
+}
+
+/** One row of a mentions string (encodeMentions joins them with ";"). */
+function encodeMentionRow(row: WireMention): string {
+  const fields = [String(row.target), row.span ? `${row.span[0]},${row.span[1]}` : `=${escapeText(row.description ?? '')}`];
+  if (row.chunk !== undefined && row.chunk !== 0) fields.push(`c${row.chunk}`);
+  if (row.count !== undefined && row.count !== 1) fields.push(`n${row.count}`);
+  if (row.confidence !== undefined && row.confidence !== 1) fields.push(`p${row.confidence}`);
+  if (row.valid_from !== undefined) fields.push(`f${row.valid_from ?? '-'}`);
+  if (row.valid_to !== undefined) fields.push(`t${row.valid_to ?? '-'}`);
+  return fields.join(',');
 }
 
 /**
@@ -680,14 +680,17 @@ export function fromWire(body: WireBodyById): SnapshotBody {
 }
 
 /** The compact form that is sealed and sent (see WireMention). */
-export function toWire(body: SnapshotBody): WireBody {
+export async function toWire(body: SnapshotBody, slicer = new TimeSlicer()): Promise<WireBody> {
   const targets = new Map<string, number>();
   const ids = [...body.entities.map((entity) => entity.id), ...body.facts.map((fact) => fact.id)];
   ids.forEach((id, index) => targets.set(id, targets.get(id) ?? index));
-  const byEpisode = new Map<string, WireMention[]>();
+  // Each episode's rows, encoded as they are made (a 2M-character episode has tens of thousands),
+  // with the event loop given a turn whenever a slice is spent (core/time-slice.ts).
+  const byEpisode = new Map<string, string[]>();
   const texts = new Map<string, string>();
   for (const episode of body.episodes) for (const chunk of episode.chunks) texts.set(`${episode.id}\n${chunk.index}`, chunk.text);
   for (const mention of body.mentions) {
+    if (slicer.due()) await slicer.pause();
     const text = texts.get(`${mention.episode_id}\n${mention.chunk}`) ?? '';
     const description = mention.description ?? '';
     const at = description ? text.indexOf(description) : -1;
@@ -702,10 +705,10 @@ export function toWire(body: SnapshotBody): WireBody {
     };
     let rows = byEpisode.get(mention.episode_id);
     if (!rows) byEpisode.set(mention.episode_id, (rows = []));
-    rows.push(row);
+    rows.push(encodeMentionRow(row));
   }
   return {
-    episodes: body.episodes.map((episode) => ({ ...episode, mentions: encodeMentions(byEpisode.get(episode.id) ?? []) })),
+    episodes: body.episodes.map((episode) => ({ ...episode, mentions: (byEpisode.get(episode.id) ?? []).join(';') })),
     entities: body.entities,
     facts: body.facts,
   };

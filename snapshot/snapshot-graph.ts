@@ -5,6 +5,8 @@
  * GraphPartition that search ranks over (search/graph-index.ts): one code path, two storages.
  */
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
+import { entityMerge, factMerge, mergeInto } from '../core/graph-merge.js';
+import { TimeSlicer } from '../core/time-slice.js';
 import {
   GraphPartition,
   graphEntityInfo,
@@ -94,9 +96,12 @@ export class SnapshotGraph implements GraphStore {
     return Promise.resolve([...ids].map((id) => this.candidate(this.entities.get(id)!)));
   }
 
-  /** The same merge rules as the collection store: first name, category and description stay; aliases accumulate; facts keep their best confidence. */
-  write(_scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
+  /** The collection store's merge rules (core/graph-merge.ts): first name, category and description stay; aliases accumulate; facts keep their best confidence. */
+  async write(_scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
+    // A 2M-character episode writes tens of thousands of rows: the event loop gets a turn between slices.
+    const slicer = new TimeSlicer();
     for (const mention of mentions) {
+      if (slicer.due()) await slicer.pause();
       this.mentions.set(rowKey(mention.memoryId, mention.chunkIndex, mention.targetId), {
         episode_id: mention.memoryId,
         chunk: mention.chunkIndex,
@@ -110,40 +115,13 @@ export class SnapshotGraph implements GraphStore {
       });
     }
     for (const entity of entities) {
-      const known = this.entities.get(entity.id);
-      const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])];
-      this.putEntity(
-        known
-          ? { ...known, aliases: union(known.aliases, entity.aliases), alias_keys: union(known.alias_keys, entity.aliasKeys) }
-          : {
-              id: entity.id,
-              key: entity.key,
-              name: entity.name,
-              category: entity.category,
-              aliases: [...new Set(entity.aliases)],
-              alias_keys: [...new Set(entity.aliasKeys)],
-              description: entity.description,
-              name_vector: entity.nameVector ? encodeInt8(entity.nameVector) : null,
-            },
-      );
+      if (slicer.due()) await slicer.pause();
+      this.putEntity({ ...mergeInto(this.entities.get(entity.id), entityMerge(entity, encodeInt8)), id: entity.id });
     }
     for (const fact of facts) {
-      const known = this.facts.get(fact.id);
-      this.facts.set(
-        fact.id,
-        known
-          ? { ...known, confidence: Math.max(known.confidence, fact.confidence) }
-          : {
-              id: fact.id,
-              subject_id: fact.subjectId,
-              predicate: fact.predicate,
-              object_id: fact.objectId,
-              description: fact.description,
-              confidence: fact.confidence,
-            },
-      );
+      if (slicer.due()) await slicer.pause();
+      this.facts.set(fact.id, { ...mergeInto(this.facts.get(fact.id), factMerge(fact)), id: fact.id });
     }
-    return Promise.resolve();
   }
 
   addEpisode(episode: SnapshotEpisode): void {
@@ -174,14 +152,20 @@ export class SnapshotGraph implements GraphStore {
     return partition;
   }
 
-  /** The body to seal, weights derived from the mentions (sealing compacts it: format.ts toWire). */
-  toBody(): SnapshotBody {
+  /** The body to seal, weights derived from the mentions (sealing compacts it: format.ts toWire), made in slices. */
+  async toBody(slicer = new TimeSlicer()): Promise<SnapshotBody> {
     const weights = weightsOf(this.mentions.values());
-    return {
-      episodes: this.episodes,
-      entities: [...this.entities.values()].map((entity) => ({ ...entity, weight: weights.get(entity.id) ?? 0 })),
-      facts: [...this.facts.values()].map((fact) => ({ ...fact, weight: weights.get(fact.id) ?? 0 })),
-      mentions: [...this.mentions.values()],
-    };
+    if (slicer.due()) await slicer.pause();
+    const entities: SnapshotEntity[] = [];
+    for (const entity of this.entities.values()) {
+      entities.push({ ...entity, weight: weights.get(entity.id) ?? 0 });
+      if (slicer.due()) await slicer.pause();
+    }
+    const facts: SnapshotFact[] = [];
+    for (const fact of this.facts.values()) {
+      facts.push({ ...fact, weight: weights.get(fact.id) ?? 0 });
+      if (slicer.due()) await slicer.pause();
+    }
+    return { episodes: this.episodes, entities, facts, mentions: [...this.mentions.values()] };
   }
 }

@@ -35,7 +35,7 @@ import type {
   ParsedChunkStructure,
   StructureExtractor,
 } from './types.js';
-import { COORDINATORS, ENGLISH_FUNCTION_WORDS, RELATIVE_PRONOUNS, STATUS_OF_WORD } from './word-lists.js';
+import { COORDINATORS, ENGLISH_FUNCTION_WORDS, MISTAGGED_PREPOSITIONS, RELATIVE_PRONOUNS, STATUS_OF_WORD } from './word-lists.js';
 
 export { normalizeEntityName } from './normalize.js';
 
@@ -235,7 +235,9 @@ class ChunkExtraction {
         for (const inner of spans) if (inner.start >= phrase.start && inner.start < phrase.end) refOfSpan(inner);
         const ref = this.refOfPhrase(phrase, text, refOfSpan);
         units.push({ kind: 'np', ref });
-        if (phrase.kind === 'phrase' && phrase.ownedByFirstPerson && ref !== null) possessions.push({ owned: ref, role: phrase.role });
+        // "my sister", "my brother Mike": the speaker's people are facts about the speaker; "my bike" is not worth one.
+        if (phrase.kind === 'phrase' && phrase.ownedByFirstPerson && phrase.personal && ref !== null)
+          possessions.push({ owned: ref, role: phrase.role });
         end = phrase.end;
       } else if (span !== undefined) {
         units.push({ kind: 'np', ref: refOfSpan(span) });
@@ -265,7 +267,7 @@ class ChunkExtraction {
         units.push({ kind: 'conj' });
       } else if (RELATIVE_PRONOUNS.has(token.word)) {
         units.push({ kind: 'relative' });
-      } else if (has(token, 'Preposition') || token.word === 'to') {
+      } else if (has(token, 'Preposition') || token.word === 'to' || MISTAGGED_PREPOSITIONS.has(token.word)) {
         units.push({ kind: 'prep', word: token.word });
       } else if (token.chunk === 'Adjective' || has(token, 'Adjective')) {
         units.push({ kind: 'complement' });
@@ -322,6 +324,7 @@ class ChunkExtraction {
       const key = this.people.resolve(phrase.pronoun);
       return key === null ? null : { key, category: 'person', via: 'pronoun' };
     }
+    if (phrase.part !== null) this.entities.note(phrase.part.name, phrase.part.category, sentence);
     const entity = phrase.entity;
     if (entity === null) return null;
     if (entity.span !== null) return refOfSpan(entity.span);

@@ -119,10 +119,11 @@ describe('extractChunkStructure: facts', () => {
     assertWellFormed(result);
   });
 
-  it('attaches prepositions to the verb and reads later prepositional phrases', () => {
-    const result = extractChunkStructure('Bob works at Acme Corp in Paris.');
+  it('attaches prepositions to the verb and keeps a later date, not a later place (rules.unit.test.ts)', () => {
+    const result = extractChunkStructure('Bob works at Acme Corp in Paris in 2020.');
     assert.ok(fact(result, 'bob', 'work at', 'acme corp').confidence >= 0.85, 'named ends and an explicit verb are high confidence');
-    fact(result, 'bob', 'work in', 'paris');
+    fact(result, 'bob', 'work in', '2020');
+    assert.ok(!triples(result).includes('bob | work in | paris'));
   });
 
   it('handles phrasal verbs, negation, passives and coordinated verbs', () => {
