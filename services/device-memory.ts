@@ -35,7 +35,6 @@ import {
   encodeFloat16,
   type SnapshotBody,
   type SnapshotCaps,
-  type SnapshotChunk,
 } from '../snapshot/format.js';
 import type { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
