@@ -8,6 +8,8 @@
  * "move to", "be married to"). A class lists:
  *   - `asserts`: predicates stating the relation holds ("join" Globex);
  *   - `ends`: predicates stating it stopped for their object ("leave" Acme, "move from" Berlin);
+ *   - `endsWhenNegated`: predicates too vague to assert the class ("be with" Acme may be a person's
+ *     company) that end it when negated or said to no longer hold ("is no longer with Acme");
  *   - `objectWords`: when set, a fact counts only if its object's key holds one of these words
  *     ("be" + "cfo of globex" is a role, "be" + "vegetarian" is not);
  *   - `endingObjects`: objects whose assertion closes the class's current fact instead of
@@ -31,6 +33,7 @@ export interface PredicateClass {
   name: string;
   asserts: string[];
   ends: string[];
+  endsWhenNegated?: string[];
   objectWords?: string[];
   endingObjects?: string[];
   cues: string[];
@@ -83,7 +86,21 @@ export const DEFAULT_FACT_LEXICON: FactLexicon = {
   classes: [
     {
       name: 'employer',
-      asserts: ['work at', 'work for', 'join', 'start at', 'be employed at', 'be employed by', 'rejoin', 'return to'],
+      asserts: [
+        'work at',
+        'work for',
+        'join',
+        'start at',
+        'start work at',
+        'start work for',
+        'be employed at',
+        'be employed by',
+        // "was hired by Initech" (the extractor keeps the person's side of these passives).
+        'be hired by',
+        'be recruited by',
+        'rejoin',
+        'return to',
+      ],
       ends: [
         'leave',
         'quit',
@@ -91,22 +108,31 @@ export const DEFAULT_FACT_LEXICON: FactLexicon = {
         'resign from',
         'retire from',
         'be fired from',
+        'be fired by',
         'be laid off from',
+        'be laid off by',
+        'be dismissed from',
+        'be dismissed by',
+        'let go by',
+        'let go from',
+        'part with',
         'stop work at',
         'stop work for',
       ],
+      // "is no longer with Acme", "is no longer at Initech"; "is with Bob" asserts nothing.
+      endsWhenNegated: ['be with', 'be at'],
       cues: ['work', 'works', 'working', 'job', 'employer', 'employed', 'company'],
     },
     {
       name: 'residence',
       asserts: ['live in', 'move to', 'relocate to', 'reside in', 'be based in', 'settle in'],
-      ends: ['move from', 'move out of', 'leave', 'stop live in'],
+      ends: ['move from', 'move out of', 'move away from', 'leave', 'stop live in'],
       cues: ['live', 'lives', 'living', 'reside', 'resides', 'home', 'city', 'based'],
     },
     {
       name: 'spouse',
       asserts: ['be married to', 'marry', 'wed'],
-      ends: ['divorce', 'be divorced from', 'separate from'],
+      ends: ['divorce', 'be divorced from', 'get divorced from', 'separate from', 'part with'],
       cues: ['married', 'spouse', 'wife', 'husband'],
     },
     {
@@ -176,6 +202,7 @@ export const factLexiconSchema = z
             .regex(/^[a-z][a-z0-9_]{0,39}$/u, 'name must be lower case letters, digits and _ (at most 40), starting with a letter'),
           asserts: z.array(phrase).min(1, 'asserts must name at least one predicate').max(100),
           ends: z.array(phrase).max(100),
+          endsWhenNegated: z.array(phrase).max(100).optional(),
           objectWords: z.array(phrase).max(500).optional(),
           endingObjects: z.array(phrase).max(100).optional(),
           cues: z.array(phrase).max(100),
@@ -231,6 +258,7 @@ const wordsOf = (key: string): string[] => key.split(/[\s\-/]+/u).filter((word) 
 export class PredicateClassifier {
   private readonly byAssert = new Map<string, PredicateClass[]>();
   private readonly byEnd = new Map<string, PredicateClass[]>();
+  private readonly byNegatedEnd = new Map<string, PredicateClass[]>();
   private readonly byCue = new Map<string, string[]>();
   private readonly endingObjectsOf = new Map<string, ReadonlySet<string>>();
   private readonly tiesOf = new Map<string, readonly string[]>();
@@ -241,16 +269,27 @@ export class PredicateClassifier {
       if (entry.endingObjects && entry.endingObjects.length > 0) this.endingObjectsOf.set(entry.name, new Set(entry.endingObjects));
       for (const predicate of entry.asserts) push(this.byAssert, predicate, entry);
       for (const predicate of entry.ends) push(this.byEnd, predicate, entry);
+      for (const predicate of entry.endsWhenNegated ?? []) push(this.byNegatedEnd, predicate, entry);
       for (const cue of entry.cues) push(this.byCue, cue, entry.name);
     }
   }
 
-  /** The classes a predicate may end (its own ending forms, or a negated assertion). */
+  /** The classes a predicate may end (its own ending forms, or a negated assertion or `endsWhenNegated` form). */
   endsOf(predicate: string, objectKey: string): string[] {
     const negated = predicate.startsWith('not ');
     const base = negated ? predicate.slice(4) : predicate;
-    const entries = negated ? (this.byAssert.get(base) ?? []) : (this.byEnd.get(base) ?? []);
-    return entries.filter((entry) => objectFits(entry, objectKey)).map((entry) => entry.name);
+    const entries = negated ? [...(this.byAssert.get(base) ?? []), ...(this.byNegatedEnd.get(base) ?? [])] : (this.byEnd.get(base) ?? []);
+    return [...new Set(entries.filter((entry) => objectFits(entry, objectKey)).map((entry) => entry.name))];
+  }
+
+  /**
+   * The classes an un-negated `endsWhenNegated` predicate ends when its row says the fact no
+   * longer holds ("is no longer with Acme": "be with" with an ending row). Otherwise it is no
+   * class's: "is with Bob" asserts nothing.
+   */
+  endsWhenSaidOver(predicate: string, objectKey: string): string[] {
+    if (predicate.startsWith('not ')) return [];
+    return (this.byNegatedEnd.get(predicate) ?? []).filter((entry) => objectFits(entry, objectKey)).map((entry) => entry.name);
   }
 
   /** The class a predicate asserts for this object, or null. */

@@ -157,12 +157,20 @@ export function groupTimeline(
 
 const dateOf = (time: number): Date | null => (Number.isFinite(time) ? new Date(time) : null);
 
-/** The groups a fact takes part in: its asserted class, or every class it may end, or none. */
+/** A row saying the fact held until then and no longer ("left Acme", "is no longer with Acme"). */
+const isEndingRow = (row: ValidityRow): boolean => row.validFrom === null && row.validTo !== null;
+
+/**
+ * The groups a fact takes part in: its asserted class, or every class it may end, or none. A
+ * vague predicate (`endsWhenNegated`: "be with") takes part only through its ending rows.
+ */
 export function groupsOf(fact: TimelineFact, classifier: PredicateClassifier): { className: string | null; keys: string[] } {
   const asserted = classifier.assertsOf(fact.predicate, fact.objectKey);
   if (asserted !== null) return { className: asserted, keys: [`${fact.subjectId}\n${asserted}`] };
   const ended = classifier.endsOf(fact.predicate, fact.objectKey);
   if (ended.length > 0) return { className: ended[0]!, keys: ended.map((name) => `${fact.subjectId}\n${name}`) };
+  const saidOver = fact.rows.some(isEndingRow) ? classifier.endsWhenSaidOver(fact.predicate, fact.objectKey) : [];
+  if (saidOver.length > 0) return { className: saidOver[0]!, keys: saidOver.map((name) => `${fact.subjectId}\n${name}`) };
   return { className: null, keys: [`fact\n${fact.id}`] };
 }
 
@@ -178,10 +186,15 @@ export function factTimelines(facts: readonly TimelineFact[], classifier: Predic
     const { className, keys } = groupsOf(fact, classifier);
     classOf.set(fact.id, className);
     if (className !== null && classifier.endsClassByObject(className, fact.objectKey)) closingFacts.add(fact.id);
+    // A vague predicate in a class ("be with") counts only by its endings: "is with Acme" supersedes nothing.
+    const member =
+      className !== null && classifier.endsWhenSaidOver(fact.predicate, fact.objectKey).length > 0
+        ? { ...fact, rows: fact.rows.filter(isEndingRow) }
+        : fact;
     for (const key of keys) {
       const members = groups.get(key);
-      if (members) members.push(fact);
-      else groups.set(key, [fact]);
+      if (members) members.push(member);
+      else groups.set(key, [member]);
     }
   }
   const result = new Map<string, FactTimeline>();

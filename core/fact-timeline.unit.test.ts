@@ -63,6 +63,33 @@ describe('the functional-predicate lexicon', () => {
     ['be', 'vegetarian', 'none'],
     ['become', 'friends', 'none'],
     ['use', 'postgresql', 'none'],
+    // Common phrasings of changing jobs, moving and ending, as the extractor normalises them.
+    ['relocate to', 'lisbon', 'assert residence'], // "relocated to Lisbon"
+    ['live in', 'porto', 'assert residence'], // "now lives in Porto"
+    ['be hired by', 'initech', 'assert employer'], // "was hired by Initech" (the person's side)
+    ['start work at', 'initech', 'assert employer'], // "started working at Initech"
+    ['quit', 'acme', 'end employer'], // "quit Acme"
+    ['resign from', 'acme', 'end employer'], // "resigned from Acme"
+    ['retire from', 'acme', 'end employer'], // "retired from Acme"
+    ['leave', 'acme', 'end employer'], // "has left Acme"
+    ['be laid off by', 'acme', 'end employer'], // "was laid off by Acme"
+    ['be fired by', 'acme', 'end employer'],
+    ['be dismissed from', 'acme', 'end employer'],
+    ['let go by', 'acme', 'end employer'], // "was let go by Acme"
+    ['divorce', 'bob smith', 'end spouse'], // "divorced Bob Smith"
+    ['be divorced from', 'bob smith', 'end spouse'], // "got divorced from Bob Smith"
+    ['move out of', 'berlin', 'end residence'], // "moved out of Berlin"
+    ['move away from', 'berlin', 'end residence'],
+    ['not be with', 'acme', 'end employer'], // "is not with Acme any more"
+    // Must not assert or end anything: too vague to read as a job or a move.
+    ['be with', 'acme', 'none'], // "is with Acme" (or with a person): only its ending counts
+    ['be at', 'hospital', 'none'], // "is at the hospital"
+    ['switch to', 'python', 'none'], // "switched to Python": the same words as "switched to Initech"
+    ['switch to', 'initech', 'none'],
+    ['take at', 'louvre', 'none'], // "took a photo at the Louvre" reads like "took a job at Initech"
+    ['transfer to', 'savings', 'none'],
+    ['change to', 'decaf', 'none'],
+    ['hire', 'alice chen', 'none'], // the employer's side of "was hired by": Initech is no one's employee
   ];
   for (const [predicate, objectKey, expected] of roles) {
     it(`"${predicate}" ${objectKey} → ${expected}`, () => {
@@ -70,6 +97,12 @@ describe('the functional-predicate lexicon', () => {
       assert.equal(role.kind === 'none' ? 'none' : `${role.kind} ${role.className}`, expected);
     });
   }
+
+  it('"part with" may end an employer or a spouse; "be with" ends an employer only when said to be over', () => {
+    assert.deepEqual(classifier.endsOf('part with', 'acme'), ['employer', 'spouse']);
+    assert.deepEqual(classifier.endsWhenSaidOver('be with', 'acme'), ['employer']);
+    assert.deepEqual(classifier.endsWhenSaidOver('live in', 'oslo'), []);
+  });
 
   it('"leave" may end an employer or a home: the timeline decides by the object', () => {
     assert.deepEqual(classifier.endsOf('leave', 'berlin'), ['employer', 'residence']);
@@ -355,6 +388,35 @@ describe('supersessions a memory brings about', () => {
   it('a memory re-stating a fact that was already superseded brings nothing new', () => {
     const again = fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01'), row('m4', '2025-08-01')]);
     assert.deepEqual(newSupersessions([acme, again], 'm4', classifier), []);
+  });
+});
+
+describe('vague phrasings end a fact only when said to be over ("is no longer with Acme")', () => {
+  const acme = fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-10')]);
+  const cases: [name: string, other: TimelineFact, acmeStatus: string][] = [
+    ['"is no longer with Acme" ends it', fact('with', 'alice', 'be with', 'o-acme', [row('m2', null, '2025-05-01')]), 'ended'],
+    ['"is not with Acme any more" ends it', fact('with', 'alice', 'not be with', 'o-acme', [row('m2', null, '2025-05-01')]), 'ended'],
+    ['"is no longer at Acme" ends it', fact('with', 'alice', 'be at', 'o-acme', [row('m2', null, '2025-05-01')]), 'ended'],
+    ['"is with Bob Smith" ends and supersedes nothing', fact('with', 'alice', 'be with', 'o-bob', [row('m2', '2025-05-01')]), 'current'],
+    ['"is at the hospital" supersedes nothing', fact('with', 'alice', 'be at', 'o-hospital', [row('m2', '2025-05-01')]), 'current'],
+    [
+      '"is no longer at the hospital" ends nothing else',
+      fact('with', 'alice', 'be at', 'o-hospital', [row('m2', null, '2025-05-01')]),
+      'current',
+    ],
+    ['"is with Acme" (a restatement) ends nothing', fact('with', 'alice', 'be with', 'o-acme', [row('m2', '2025-05-01')]), 'current'],
+    ['"switched to Python" supersedes nothing', fact('python', 'alice', 'switch to', 'o-python', [row('m2', '2025-05-01')]), 'current'],
+  ];
+  for (const [name, other, acmeStatus] of cases) {
+    it(name, () => {
+      assert.equal(statusAt([acme, other], 'acme', '2025-06-01'), acmeStatus);
+      assert.deepEqual(newSupersessions([acme, other], 'm2', classifier), []);
+    });
+  }
+
+  it('"was hired by Initech" (the person\'s side) supersedes the earlier employer', () => {
+    const hired = fact('hired', 'alice', 'be hired by', 'o-initech', [row('m2', '2025-05-01')]);
+    assert.equal(statusAt([acme, hired], 'acme', '2025-06-01'), 'superseded');
   });
 });
 

@@ -31,10 +31,10 @@ import {
   countsOf,
   decodeFloat16,
   decodeInt8,
+  documentEpisode,
   encodeFloat16,
   type SnapshotBody,
   type SnapshotCaps,
-  type SnapshotChunk,
 } from '../snapshot/format.js';
 import type { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
@@ -410,19 +410,7 @@ export function createDeviceMemoryService(deps: {
         // slices with the loop given a turn between them (core/time-slice.ts): ~2 s of CPU for a
         // 2M-character text, which in one stretch stalled every tenant's requests.
         const slicer = new TimeSlicer();
-        const chunks: SnapshotChunk[] = [];
-        for (const [index, chunk] of planned.entries()) {
-          chunks.push({ index, text: chunk.text, source: { ...chunk.source }, vector: encodeFloat16(vectors[index]!) });
-          if (slicer.due()) await slicer.pause();
-        }
-        graph.addEpisode({
-          id: episodeId,
-          kind: 'document',
-          name: null,
-          metadata: input.metadata,
-          created_at: createdAt.toISOString(),
-          chunks,
-        });
+        graph.addEpisode(await documentEpisode(episodeId, input.metadata, createdAt, planned, vectors, slicer));
         const builder = new GraphBuilder({
           graph,
           extractor,

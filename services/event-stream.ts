@@ -27,8 +27,10 @@ import {
 import type { EventFrameWithoutSignature, SignatureObject } from '../core/event-signature.js';
 import type { Logger } from '../core/logger.js';
 import { isUuid } from '../core/ids.js';
-import { entryMatches, EVENTS_REDACTED, type EventEntry, type EventFilter } from '../store/events.js';
-import type { Store } from '../store/index.js';
+import type { CollectionRepository } from '../store/collections.js';
+import type { EventAckRepository } from '../store/event-acks.js';
+import { entryMatches, EVENTS_REDACTED, type EventEntry, type EventFilter, type EventLog } from '../store/events.js';
+import type { TenantRepository } from '../store/tenants.js';
 import { EventRing, SessionCounter, type SessionLimits, type SessionLimitScope, type SharedFrame } from './event-fanout.js';
 
 export interface Transport {
@@ -127,7 +129,22 @@ export interface EventSession {
   ended(): Promise<void>;
 }
 
-export function createEventStream(deps: { store: Store; logger: Logger; signer: FrameSigner | null; options: EventStreamOptions }) {
+/** What the stream asks of storage (unit tests hand in-memory ones: test/support/fakes). */
+export interface EventStreamStore {
+  collections: Pick<CollectionRepository, 'existingIds'>;
+  eventAcks: Pick<EventAckRepository, 'lastAck' | 'record'>;
+  events: Pick<EventLog, 'readAll' | 'readFor' | 'readSeqs' | 'trimmedThrough' | 'oldestRetained' | 'follow'> & {
+    log: Pick<EventLog['log'], 'latestSeq'>;
+  };
+  tenants: Pick<TenantRepository, 'inactiveKeyIds'>;
+}
+
+export function createEventStream(deps: {
+  store: EventStreamStore;
+  logger: Logger;
+  signer: FrameSigner | null;
+  options: EventStreamOptions;
+}) {
   const { store, logger, options } = deps;
   const sessions = new Set<Session>();
   const counter = new SessionCounter(options.sessionLimits);

@@ -37,7 +37,9 @@ import { querySpeakers, type QuerySpeakers } from '../search/turn-speakers.js';
 import { queryAnswerKind } from '../search/turn-answers.js';
 import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
 import type { ChunkSource } from '../store/chunks.js';
-import type { Store } from '../store/index.js';
+import type { ChunkRepository } from '../store/chunks.js';
+import type { EventLog } from '../store/events.js';
+import type { MemoryRepository } from '../store/memories.js';
 import type { MemorySummary } from '../core/memory-model.js';
 import { storedChunkTime } from '../core/memory-time.js';
 import type { ConfidenceFigures, UnconfidentReason } from '../core/search-confidence.js';
@@ -139,10 +141,23 @@ const budgetRefusal = (error: IndexBudgetError): AppError =>
         1,
       );
 
+/** What a search asks of storage: the visibility check, the hits' texts, access times and the unconfident event. */
+export interface SearchServiceStore {
+  memories: Pick<MemoryRepository, 'searchable' | 'recordAccess'>;
+  chunks: Pick<ChunkRepository, 'hitTexts'>;
+  events: Pick<EventLog, 'append'>;
+}
+
+/** What a search reads of this process's in-memory indexes (unit tests hand a fake one). */
+export type SearchIndexReads = Pick<
+  SearchIndex,
+  'prepare' | 'release' | 'vectorSearch' | 'lexicalSearch' | 'turnSource' | 'speakers' | 'graphTimelines' | 'graphMatch' | 'hitGraph'
+>;
+
 export function createSearchService(deps: {
-  store: Store;
-  collections: CollectionService;
-  searchIndex: SearchIndex;
+  store: SearchServiceStore;
+  collections: Pick<CollectionService, 'assertReadable'>;
+  searchIndex: SearchIndexReads;
   embedder: () => Promise<Embedder>;
   extractor: StructureExtractor;
   /** The functional-predicate lexicon the validity step reads facts with. */

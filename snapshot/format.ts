@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/hash.js';
 import { weightsOf } from '../core/graph-model.js';
+import type { ChunkSource } from '../core/content-model.js';
 import { metadataObject } from '../core/limits.js';
 import { TimeSlicer } from '../core/time-slice.js';
 
@@ -53,6 +54,27 @@ export interface SnapshotEpisode {
   metadata: Record<string, unknown>;
   created_at: string;
   chunks: SnapshotChunk[];
+}
+
+/**
+ * A document a device create adds: its chunks in order, each with its vector (float16). Encoding
+ * runs in slices with the event loop given a turn between them (core/time-slice.ts): a
+ * 2M-character text has ~1,700 chunks, which in one stretch stalled every tenant's requests.
+ */
+export async function documentEpisode(
+  id: string,
+  metadata: Record<string, unknown>,
+  createdAt: Date,
+  planned: readonly { text: string; source: ChunkSource }[],
+  vectors: readonly Float32Array[],
+  slicer = new TimeSlicer(),
+): Promise<SnapshotEpisode> {
+  const chunks: SnapshotChunk[] = [];
+  for (const [index, chunk] of planned.entries()) {
+    chunks.push({ index, text: chunk.text, source: { ...chunk.source }, vector: encodeFloat16(vectors[index]!) });
+    if (slicer.due()) await slicer.pause();
+  }
+  return { id, kind: 'document', name: null, metadata, created_at: createdAt.toISOString(), chunks };
 }
 
 export interface SnapshotEntity {

@@ -7,6 +7,7 @@
  */
 import type { Token } from './parse.js';
 import type { EntityCategory } from './types.js';
+import { KEEP_PASSIVE_SIDE_VERBS } from './word-lists.js';
 
 /** A resolved noun-phrase end of a fact, and how it was resolved (which drives the confidence). */
 export interface Ref {
@@ -194,6 +195,10 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
       if (predicate.passive && prepositions.join(' ') === 'by' && !NON_AGENT_CATEGORIES.has(object.category)) {
         // "DeepMind was acquired by Google" -> Google acquire DeepMind
         for (const subject of subjects) report(object, predicate.activeText, subject, PENALTY.passiveFlip);
+        // "Alice was hired by Initech" -> also Alice "be hired by" Initech, for the employer class.
+        if (KEEP_PASSIVE_SIDE_VERBS.has(predicate.text.split(' ')[1] ?? '')) {
+          for (const subject of subjects) report(subject, `${predicate.text} by`, object, PENALTY.passiveFlip);
+        }
       } else if (!objectSeen || secondaryArgument(prepositions, object, directObject)) {
         const text = `${predicate.text} ${prepositions.join(' ')}`;
         for (const subject of subjects) report(subject, text, object, objectSeen ? PENALTY.secondaryObject : 0);

@@ -139,3 +139,10 @@ export const STATUS_OF_WORD: ReadonlyMap<string, string> = new Map([
   ['suspended', 'suspended'],
   ['paused', 'paused'],
 ]);
+
+/**
+ * Verbs whose passive with an agent ("was hired by Initech", "was laid off by Acme") also keeps the
+ * person's side ("be hired by" Initech): the fact lexicon's employer class is read from the person,
+ * and the active form alone ("Initech hire Alice") has the employer as its subject.
+ */
+export const KEEP_PASSIVE_SIDE_VERBS = set('hire hired employ employed fire fired recruit recruited dismiss dismissed lay laid');

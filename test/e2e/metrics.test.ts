@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createMemory, newTenant, sleep, stack, waitForStatus, type TenantFixture } from '../support/client.js';
+import { createMemory, eventually, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase } from '../support/db.js';
 import { RawSocket } from '../support/ws.js';
 
@@ -85,16 +85,20 @@ describe('Prometheus metrics', () => {
     assert.equal(response.status, 202);
     assert.equal(response.headers.get('x-request-id'), requestId);
     const file = path.join(stack().logDir, 'api.log');
-    let line: { requestId?: string; workflowId?: string } | undefined;
-    for (let attempt = 0; attempt < 50 && !line; attempt++) {
-      line = readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((entry) => entry.includes(requestId))
-        .map((entry) => JSON.parse(entry) as { requestId?: string; workflowId?: string })
-        .find((entry) => entry.workflowId);
-      if (!line) await sleep(100);
-    }
-    assert.equal(line?.workflowId, response.body.results.workflow_id);
+    const line = await eventually(
+      async () => {
+        const logged = readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((entry) => entry.includes(requestId))
+          .map((entry) => JSON.parse(entry) as { requestId?: string; workflowId?: string })
+          .find((entry) => entry.workflowId);
+        assert.ok(logged, 'the access log line carries the workflow id');
+        return logged;
+      },
+      5_000,
+      100,
+    );
+    assert.equal(line.workflowId, response.body.results.workflow_id);
   });
 
   it('answers a loopback scrape whatever Authorization header it carries (no METRICS_TOKEN set)', async () => {

@@ -5,6 +5,8 @@ import type { StartIngestion, Orchestrator } from '../../../services/orchestrato
 import { FakeCollections } from './collections.js';
 import {
   FakeChunks,
+  FakeEventAcks,
+  FakeEvents,
   FakeFactEvents,
   FakeFiles,
   FakeIdempotency,
@@ -12,6 +14,7 @@ import {
   FakeIndexSnapshots,
   FakeProcedures,
   FakePurgeIntents,
+  FakeTenants,
   FakeUploads,
 } from './derived.js';
 import { Journal } from './journal.js';
@@ -41,6 +44,9 @@ export function fakeStore() {
     journal,
     ...repositories,
     snapshots: new FakeSnapshots(repositories.memories, journal),
+    events: new FakeEvents(journal),
+    eventAcks: new FakeEventAcks(journal),
+    tenants: new FakeTenants(),
     collections: new FakeCollections(journal),
     intents,
     purge: new MemoryPurge(intents, repositories),
