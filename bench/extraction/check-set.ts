@@ -8,26 +8,7 @@
  * facts the sentence states, predicates in the extractor's normalised verb form ("move to",
  * "not use"), passives read in the active voice.
  */
-import type { LabelledSentence } from './score.js';
-
-const news = (text: string, entities: LabelledSentence['entities'], triples: LabelledSentence['triples'] = []): LabelledSentence => ({
-  text,
-  kind: 'news',
-  entities,
-  triples,
-});
-const doc = (text: string, entities: LabelledSentence['entities'], triples: LabelledSentence['triples'] = []): LabelledSentence => ({
-  text,
-  kind: 'document',
-  entities,
-  triples,
-});
-const chat = (
-  speaker: string,
-  text: string,
-  entities: LabelledSentence['entities'],
-  triples: LabelledSentence['triples'] = [],
-): LabelledSentence => ({ text, kind: 'chat', speaker, entities, triples });
+import { chat, doc, news, type LabelledSentence } from './score.js';
 
 export const EXTRACTION_CHECK_SET: LabelledSentence[] = [
   // News

@@ -5,26 +5,7 @@
  * it states, predicates in the extractor's normalised verb form. Scored by bench/extraction/score.ts
  * (`BENCH_ONLY=extraction`). For development: the held-out set the project is judged on is not here.
  */
-import type { LabelledSentence } from './score.js';
-
-const news = (text: string, entities: LabelledSentence['entities'], triples: LabelledSentence['triples'] = []): LabelledSentence => ({
-  text,
-  kind: 'news',
-  entities,
-  triples,
-});
-const doc = (text: string, entities: LabelledSentence['entities'], triples: LabelledSentence['triples'] = []): LabelledSentence => ({
-  text,
-  kind: 'document',
-  entities,
-  triples,
-});
-const chat = (
-  speaker: string,
-  text: string,
-  entities: LabelledSentence['entities'],
-  triples: LabelledSentence['triples'] = [],
-): LabelledSentence => ({ text, kind: 'chat', speaker, entities, triples });
+import { chat, doc, news, type LabelledSentence } from './score.js';
 
 export const EXTRACTION_DEV_SET: LabelledSentence[] = [
   // News

@@ -22,6 +22,29 @@ export interface LabelledSentence {
   triples: [subject: string, predicate: string, object: string][];
 }
 
+/** The labelled sets' builders, one per kind of text (bench/extraction/dev-set.ts, check-set.ts). */
+type Entities = LabelledSentence['entities'];
+type Triples = LabelledSentence['triples'];
+export const news = (text: string, entities: Entities, triples: Triples = []): LabelledSentence => ({
+  text,
+  kind: 'news',
+  entities,
+  triples,
+});
+export const doc = (text: string, entities: Entities, triples: Triples = []): LabelledSentence => ({
+  text,
+  kind: 'document',
+  entities,
+  triples,
+});
+export const chat = (speaker: string, text: string, entities: Entities, triples: Triples = []): LabelledSentence => ({
+  text,
+  kind: 'chat',
+  speaker,
+  entities,
+  triples,
+});
+
 export interface ExtractionCounts {
   goldEntities: number;
   foundEntities: number;
