@@ -14,6 +14,7 @@ import type { Sentence } from '../extractors/structure/parse.js';
 import type { ChunkStructure, ExtractedEntity, StructureExtractor } from '../extractors/structure/types.js';
 import { factRowValidity } from '../extractors/structure/validity.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
+import { TimeSlicer } from '../core/time-slice.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
@@ -87,9 +88,10 @@ export async function extractChunks<Chunk extends { index: number; text: string;
 }
 
 /** One entity per key over the whole memory, remembering which chunks mention it. */
-function mergeEntities(extractions: ChunkExtraction[]): Map<string, MergedEntity> {
+async function mergeEntities(extractions: ChunkExtraction[], slicer: TimeSlicer): Promise<Map<string, MergedEntity>> {
   const merged = new Map<string, MergedEntity>();
   for (const { chunkIndex, structure } of extractions) {
+    if (slicer.due()) await slicer.pause();
     for (const entity of structure.entities) {
       const existing = merged.get(entity.key);
       if (!existing) {
@@ -122,14 +124,19 @@ export class GraphBuilder {
     memoryId: string,
     extractions: ChunkExtraction[],
   ): Promise<{ entities: number; facts: number; subjectIds: string[] }> {
-    const merged = mergeEntities(extractions);
+    // A large memory (a 2M-character device create: ~1,700 chunks) is seconds of work here; in an API
+    // process it runs on the event loop (it calls the embedder and the graph), so it gives the loop a
+    // turn between slices (core/time-slice.ts).
+    const slicer = new TimeSlicer();
+    const merged = await mergeEntities(extractions, slicer);
     if (merged.size === 0) return { entities: 0, facts: 0, subjectIds: [] };
-    const { idOfKey, vectors } = await this.resolve(scope, merged);
+    const { idOfKey, vectors } = await this.resolve(scope, merged, slicer);
 
     // Several keys of this memory may resolve to one entity: one write per entity, all aliases.
     const entities = new Map<string, NewEntity>();
     const mentions: NewMention[] = [];
     for (const [key, { entity, chunks }] of merged) {
+      if (slicer.due()) await slicer.pause();
       const id = idOfKey.get(key)!;
       const known = entities.get(id);
       const isPrimary = entityIdFor(scope, key) === id;
@@ -156,6 +163,7 @@ export class GraphBuilder {
     const facts = new Map<string, NewFact>();
     const { classifier } = this.options;
     for (const { chunkIndex, structure, time } of extractions) {
+      if (slicer.due()) await slicer.pause();
       const validity = classifier ? factRowValidity(structure, time, classifier) : null;
       for (const [factIndex, fact] of structure.facts.entries()) {
         const subjectId = idOfKey.get(fact.subjectKey);
@@ -178,7 +186,7 @@ export class GraphBuilder {
         });
       }
     }
-    await this.options.graph.write(scope, [...entities.values()], [...facts.values()], dedupeMentions(mentions));
+    await this.options.graph.write(scope, [...entities.values()], [...facts.values()], await dedupeMentions(mentions, slicer));
     // The subjects whose facts may have superseded (or been superseded by) others.
     const subjectIds = [...new Set([...facts.values()].map((fact) => fact.subjectId))];
     return { entities: entities.size, facts: facts.size, subjectIds };
@@ -188,6 +196,7 @@ export class GraphBuilder {
   private async resolve(
     scope: GraphScope,
     merged: Map<string, MergedEntity>,
+    slicer: TimeSlicer,
   ): Promise<{ idOfKey: Map<string, string>; vectors: Map<string, Float32Array> }> {
     const { graph } = this.options;
     const keys = [...merged.keys()];
@@ -203,10 +212,14 @@ export class GraphBuilder {
     const candidates = await graph.findCandidates(scope, unresolved, 300);
     // Names are embedded only when a same-category candidate shares a token: most new names have none.
     // Concepts never merge by similarity ("Berlin office" and "Paris office" are close in embedding space).
-    const needVectors = unresolved.filter((key) => {
+    const needVectors: string[] = [];
+    for (const key of unresolved) {
+      if (slicer.due()) await slicer.pause();
       const { category } = merged.get(key)!.entity;
-      return category !== 'concept' && candidates.some((candidate) => candidate.category === category && sharesToken(candidate, key));
-    });
+      if (category !== 'concept' && candidates.some((candidate) => candidate.category === category && sharesToken(candidate, key))) {
+        needVectors.push(key);
+      }
+    }
     if (needVectors.length > 0) {
       const embedded = await this.options.embedder.embedPassages(
         needVectors.map((key) => merged.get(key)!.entity.name),
@@ -218,6 +231,7 @@ export class GraphBuilder {
     // Longer names first, so "Alice Smith" exists before "Alice" looks for a person to join.
     const created: EntityCandidate[] = [];
     for (const key of unresolved.sort((a, b) => keyTokens(b).length - keyTokens(a).length)) {
+      if (slicer.due()) await slicer.pause();
       const { entity } = merged.get(key)!;
       const match =
         this.matchPerson(key, entity, [...candidates, ...created]) ?? this.matchSimilar(vectors.get(key), entity, key, candidates);
@@ -274,9 +288,10 @@ function pseudoEntity(id: string, key: string, entity: ExtractedEntity): EntityC
 }
 
 /** Two keys of one memory resolved to the same entity: one provenance row per chunk, counts summed. */
-function dedupeMentions(mentions: NewMention[]): NewMention[] {
+async function dedupeMentions(mentions: NewMention[], slicer: TimeSlicer): Promise<NewMention[]> {
   const byKey = new Map<string, NewMention>();
   for (const mention of mentions) {
+    if (slicer.due()) await slicer.pause();
     const key = `${mention.chunkIndex}\n${mention.kind}\n${mention.targetId}`;
     const known = byKey.get(key);
     if (!known) byKey.set(key, { ...mention });

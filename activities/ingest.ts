@@ -382,7 +382,8 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       // A failed append takes back only its own messages; what was searchable before stays so.
       const { fromChunk, fromMessage } = input.append;
       await store.chunks.deleteFromIndex(memory.id, fromChunk);
-      await store.graph.removeChunkProvenance(memory.id, memory.collection_ids, fromChunk);
+      // Supersessions its messages announced are undone (fact_restored), as for a failed ingestion.
+      await store.factEvents.removeChunkRows(memory.id, memory.collection_ids, fromChunk);
       await store.procedures.removeMemories([memory.id], memory.collection_ids, fromChunk);
       await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: memory.collection_ids }]);
       await store.memories.abandonAppend(memory.id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);

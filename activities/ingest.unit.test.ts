@@ -10,8 +10,7 @@ import type { FileExtractors } from '../extractors/files.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import { UnreadableContentError } from '../extractors/types.js';
 import type { Embedder } from '../models/embedder.js';
-import type { StoredChunk } from '../store/chunks.js';
-import { FakeIngestionStore } from '../test/support/fakes/ingestion-store.js';
+import { fakeIngestionStore, type FakeIngestionStore } from '../test/support/fakes/ingestion.js';
 import { createIngestActivities, stagesDoneBefore, type IngestActivities, type StageInput } from './ingest.js';
 
 it("reads from an earlier attempt's last heartbeat how many single-pass stages it finished", () => {
@@ -64,7 +63,7 @@ const extractor: StructureExtractor = {
 type EmbedCall = { texts: string[]; signal: AbortSignal | undefined };
 
 function setup(options: { extract?: FileExtractors['extract']; embed?: (call: EmbedCall) => Promise<Float32Array[]> | null } = {}) {
-  const fake = new FakeIngestionStore();
+  const fake = fakeIngestionStore();
   const embedCalls: EmbedCall[] = [];
   const embedder: Embedder = {
     modelId: 'model-2',
@@ -77,7 +76,7 @@ function setup(options: { extract?: FileExtractors['extract']; embed?: (call: Em
     embedQuery: async () => new Float32Array([1, 0, 0, 0]),
   };
   const activities = createIngestActivities({
-    store: fake.asStore(),
+    store: fake.store,
     embedder: async () => embedder,
     files: {
       extract: options.extract ?? (async () => ({ mediaType: 'text/plain', sections: [], units: 1 })),
@@ -106,14 +105,14 @@ function attempt(fake: FakeIngestionStore, info: { attempt?: number; heartbeatDe
     },
     { logger: quietLogger },
   );
-  env.on('heartbeat', (details: unknown) => fake.journal.push({ op: 'heartbeat', memoryId: 'm1', detail: details }));
+  env.on('heartbeat', (details: unknown) => fake.journal.record('heartbeat', details));
   return env;
 }
 
 /** The memory's chunks as a finished read stage left them; `embedded`: the first ones already carry this model's vectors. */
 function seedRead(fake: FakeIngestionStore, memory: Memory, embedded: { count: number; model: string } = { count: 0, model: '' }): void {
   TEXTS.forEach((text, index) =>
-    fake.chunks.set(`${memory.id}:${index}`, {
+    fake.chunks.rows.set(`${memory.id}:${index}`, {
       id: `${memory.id}:${index}`,
       memory_id: memory.id,
       tenant_id: memory.tenant_id,
@@ -121,11 +120,10 @@ function seedRead(fake: FakeIngestionStore, memory: Memory, embedded: { count: n
       index,
       text,
       source: { type: 'chunk' },
-      embedding: index < embedded.count ? new Float32Array(4) : null,
       embedding_model: index < embedded.count ? embedded.model : null,
-    } as StoredChunk),
+    }),
   );
-  Object.assign(memory, { status: 'reading', chunk_count: TEXTS.length });
+  Object.assign(fake.memories.rows.get(memory.id)!, { status: 'reading', chunk_count: TEXTS.length });
 }
 
 const failure = (type: string) => (error: unknown) => {
@@ -164,21 +162,21 @@ describe('readContent: content that can never be read fails once, without retrie
   for (const [name, extract, message] of cases) {
     it(name, async () => {
       const { fake, activities } = setup({ extract });
-      fake.files.set('f1', Buffer.from('%PDF'));
+      fake.files.seed('f1', 'm1', Buffer.from('%PDF'));
       fake.seedMemory({ id: 'm1', content: { files: [file] } });
       await assert.rejects(attempt(fake).run(activities.readContent, { memoryId: 'm1', tenantId: 'tenant-1' }), (error: unknown) => {
         failure(BAD_CONTENT)(error);
         assert.equal((error as Error).message, message);
         return true;
       });
-      assert.equal(fake.chunks.size, 0, 'no chunk written');
+      assert.equal(fake.chunks.rows.size, 0, 'no chunk written');
     });
   }
 
   it('lets a passing failure of the extractor through, to be retried', async () => {
     const crash = new Error('OCR worker exited');
     const { fake, activities } = setup({ extract: () => Promise.reject(crash) });
-    fake.files.set('f1', Buffer.from('%PDF'));
+    fake.files.seed('f1', 'm1', Buffer.from('%PDF'));
     fake.seedMemory({ id: 'm1', content: { files: [file] } });
     await assert.rejects(attempt(fake).run(activities.readContent, { memoryId: 'm1', tenantId: 'tenant-1' }), (error) => error === crash);
   });
@@ -195,14 +193,23 @@ describe('readContent: writes idempotently', () => {
       const { fake, activities } = setup();
       const memory = fake.seedMemory({ id: 'm1', content: { chunks: TEXTS } });
       for (let index = 0; index < before; index++)
-        fake.chunks.set(`m1:${index}`, { id: `m1:${index}`, memory_id: 'm1', index, text: 'old' } as StoredChunk);
+        fake.chunks.rows.set(`m1:${index}`, {
+          id: `m1:${index}`,
+          memory_id: 'm1',
+          tenant_id: 'tenant-1',
+          collection_ids: ['col-a'],
+          index,
+          text: 'old',
+          source: { type: 'chunk' },
+          embedding_model: null,
+        });
       const read = await attempt(fake, { attempt: number }).run(activities.readContent, { memoryId: 'm1', tenantId: 'tenant-1' });
       assert.deepEqual(read, { chunkCount: 3, collectionIds: memory.collection_ids });
       assert.deepEqual(
-        [...fake.chunks.values()].map((chunk) => chunk.text),
+        [...fake.chunks.rows.values()].map((chunk) => chunk.text),
         TEXTS,
       );
-      assert.equal(fake.memories.get('m1')?.chunk_count, 3);
+      assert.equal(fake.memories.row('m1')?.chunk_count, 3);
     });
   }
 });
@@ -210,31 +217,41 @@ describe('readContent: writes idempotently', () => {
 describe('a memory deleted while a stage writes is not brought back', () => {
   // [stage, the write after which the delete lands]
   const cases: [string, string, (activities: IngestActivities, input: StageInput) => Promise<unknown>, boolean][] = [
-    ['readContent (its chunks written after the delete)', 'progress read', (activities, input) => activities.readContent(input), false],
+    [
+      'readContent (its chunks written after the delete)',
+      'events.appendProgress read',
+      (activities, input) => activities.readContent(input),
+      false,
+    ],
     [
       'extractStructure (a second collection written after the delete)',
-      'graph written',
+      'graph.write',
       (activities, input) => activities.extractStructure(input),
       true,
     ],
-    ['deriveWorkflows', 'traces written', (activities, input) => activities.deriveWorkflows(input), true],
-    ['ingestContent, during structuring', 'graph written', (activities, input) => activities.ingestContent(input), false],
-    ['ingestContent, during trace derivation', 'traces written', (activities, input) => activities.ingestContent(input), false],
+    ['deriveWorkflows', 'procedures.replaceMemoryTraces', (activities, input) => activities.deriveWorkflows(input), true],
+    ['ingestContent, during structuring', 'graph.write', (activities, input) => activities.ingestContent(input), false],
+    [
+      'ingestContent, during trace derivation',
+      'procedures.replaceMemoryTraces',
+      (activities, input) => activities.ingestContent(input),
+      false,
+    ],
   ];
   for (const [stage, op, run, read] of cases) {
     it(`${stage}: takes back what it wrote and ends as deleted, not retried`, async () => {
       const { fake, activities } = setup();
       const memory = fake.seedMemory({ id: 'm1', collection_ids: ['col-a', 'col-b'], content: { chunks: TEXTS } });
       if (read) seedRead(fake, memory);
-      fake.deleteAt(op);
+      fake.deleteAt(op, 'm1');
       const input = { memoryId: 'm1', tenantId: 'tenant-1', collectionIds: memory.collection_ids };
       await assert.rejects(
         attempt(fake).run(() => run(activities, input)),
         failure(MEMORY_DELETED),
       );
-      assert.ok(fake.ops().includes('concurrent delete'), 'the delete landed mid-stage');
+      assert.ok(fake.journal.names().includes('concurrent delete'), 'the delete landed mid-stage');
       assert.deepEqual(fake.derivedOf('m1'), nothingLeft);
-      assert.equal(fake.memories.has('m1'), false);
+      assert.equal(fake.memories.rows.has('m1'), false);
     });
   }
 
@@ -242,7 +259,7 @@ describe('a memory deleted while a stage writes is not brought back', () => {
     const { fake, activities } = setup();
     fake.seedMemory({ id: 'm1', content: { chunks: TEXTS } });
     // Before the last batch: the run still tells search about the memory afterwards, then finds it gone.
-    fake.deleteAt('chunks embedded', 2);
+    fake.deleteAt('chunks.setEmbeddings', 'm1', 2);
     const outcome = await attempt(fake).run(activities.ingestContent, { memoryId: 'm1', tenantId: 'tenant-1' });
     assert.deepEqual(outcome, { status: 'deleted', chunkCount: 0 });
     assert.deepEqual(fake.derivedOf('m1'), nothingLeft);
@@ -253,9 +270,9 @@ describe('a memory deleted while a stage writes is not brought back', () => {
 describe('ingestContent: heartbeats let a retry resume where the last attempt got to', () => {
   /** The writes that finish each stage, in stagesDoneBefore's numbering (1 read, 2 structure, 3 derive). */
   const STAGE_WRITES: Record<number, string[]> = {
-    1: ['chunks written', 'status reading'],
-    2: ['graph written', 'supersessions announced'],
-    3: ['traces written'],
+    1: ['chunks.upsertMany', 'memories.setStatus reading'],
+    2: ['graph.write', 'factEvents.announceSupersessions'],
+    3: ['procedures.replaceMemoryTraces'],
   };
 
   it('never claims a stage done in a heartbeat before its writes have landed', async () => {
@@ -263,17 +280,17 @@ describe('ingestContent: heartbeats let a retry resume where the last attempt go
     fake.seedMemory({ id: 'm1', collection_ids: ['col-a', 'col-b'], content: { chunks: TEXTS } });
     const outcome = await attempt(fake).run(activities.ingestContent, { memoryId: 'm1', tenantId: 'tenant-1' });
     assert.deepEqual(outcome, { status: 'complete', chunkCount: 3 });
-    const ops = fake.ops();
+    const ops = fake.journal.names();
     const lastWrite = (stage: number) => Math.max(...STAGE_WRITES[stage]!.map((op) => ops.lastIndexOf(op)));
     const claimed = new Set<number>();
-    fake.journal.forEach((entry, position) => {
-      if (entry.op !== 'heartbeat') return;
-      const done = stagesDoneBefore(entry.detail);
+    fake.journal.entries.forEach((entry, position) => {
+      if (entry.at !== 'heartbeat') return;
+      const done = stagesDoneBefore(entry.args[0]);
       claimed.add(done);
       for (let stage = 1; stage <= done; stage++)
         assert.ok(
           lastWrite(stage) < position,
-          `heartbeat ${JSON.stringify(entry.detail)} at ${position} claims stage ${stage}, written at ${lastWrite(stage)}`,
+          `heartbeat ${JSON.stringify(entry.args[0])} at ${position} claims stage ${stage}, written at ${lastWrite(stage)}`,
         );
     });
     assert.deepEqual([...claimed].sort(), [0, 1, 2, 3], 'every resume point is reached');
@@ -281,11 +298,14 @@ describe('ingestContent: heartbeats let a retry resume where the last attempt go
 
   // [last heartbeat of the previous attempt, the stages' writes this attempt makes]
   const cases: [unknown, string[]][] = [
-    [undefined, ['chunks written', 'graph written', 'traces written', 'chunks embedded']],
-    [{ stage: 'extract', file: 0, current: 1, total: 3 }, ['chunks written', 'graph written', 'traces written', 'chunks embedded']],
-    [{ stage: 'structure', current: 1, total: 3 }, ['graph written', 'traces written', 'chunks embedded']],
-    [{ stage: 'workflows' }, ['traces written', 'chunks embedded']],
-    [{ stage: 'embed', current: 2, total: 3 }, ['chunks embedded']],
+    [undefined, ['chunks.upsertMany', 'graph.write', 'procedures.replaceMemoryTraces', 'chunks.setEmbeddings']],
+    [
+      { stage: 'extract', file: 0, current: 1, total: 3 },
+      ['chunks.upsertMany', 'graph.write', 'procedures.replaceMemoryTraces', 'chunks.setEmbeddings'],
+    ],
+    [{ stage: 'structure', current: 1, total: 3 }, ['graph.write', 'procedures.replaceMemoryTraces', 'chunks.setEmbeddings']],
+    [{ stage: 'workflows' }, ['procedures.replaceMemoryTraces', 'chunks.setEmbeddings']],
+    [{ stage: 'embed', current: 2, total: 3 }, ['chunks.setEmbeddings']],
   ];
   for (const [details, writes] of cases) {
     it(`after ${JSON.stringify(details ?? 'no heartbeat')}: redoes ${writes.join(', ')}`, async () => {
@@ -298,9 +318,9 @@ describe('ingestContent: heartbeats let a retry resume where the last attempt go
         tenantId: 'tenant-1',
       });
       assert.deepEqual(outcome, { status: 'complete', chunkCount: 3 });
-      const made = new Set(fake.ops());
+      const made = new Set(fake.journal.names());
       assert.deepEqual(
-        ['chunks written', 'graph written', 'traces written', 'chunks embedded'].filter((op) => made.has(op)),
+        ['chunks.upsertMany', 'graph.write', 'procedures.replaceMemoryTraces', 'chunks.setEmbeddings'].filter((op) => made.has(op)),
         writes,
       );
       assert.deepEqual(
@@ -331,7 +351,7 @@ describe('cancellation stops the model work', () => {
       env.cancel('CANCELLED');
       await assert.rejects(run);
       assert.equal(embedCalls[0]?.signal?.aborted, true);
-      assert.notEqual(fake.memories.get('m1')?.status, 'complete');
+      assert.notEqual(fake.memories.row('m1')?.status, 'complete');
       assert.ok(!fake.progress.some((event) => event.user_stage === 'complete'));
     },
   );
@@ -350,7 +370,7 @@ describe('cancellation stops the model work', () => {
     const env = (running.env = attempt(fake));
     await assert.rejects(env.run(activities.embedAndIndex, { memoryId: 'm1', tenantId: 'tenant-1', collectionIds: ['col-a'] }));
     assert.equal(embedCalls.length, 1, 'one batch of two, not the second');
-    assert.equal(fake.memories.get('m1')?.status, 'indexing');
+    assert.equal(fake.memories.row('m1')?.status, 'indexing');
   });
 });
 

@@ -59,14 +59,14 @@ export async function deviceOpenScenario(
     );
     const vectors = await embedder.embedPassages(planned.map((chunk) => chunk.text));
     const id = crypto.randomUUID();
-    graph.addEpisode(documentEpisode(id, {}, createdAt, planned, vectors));
+    graph.addEpisode(await documentEpisode(id, {}, createdAt, planned, vectors));
     const builder = new GraphBuilder({ graph, extractor, embedder, similarityThreshold: options.similarityThreshold, classifier });
     await builder.writeToCollection({ tenantId: TENANT, collectionId: graphId }, id, extractions);
   }
   info(`   built in ${((performance.now() - built) / 1000).toFixed(1)} s`);
 
   const keyset: SigningKeyset = { keys: [{ ...(await generateKeysetEntry('Ed25519')), status: 'active' }] };
-  const sealed = await sealSnapshot({ graphId, tenantId: TENANT, embeddingModel: embedder.modelId, body: graph.toBody() }, keyset);
+  const sealed = await sealSnapshot({ graphId, tenantId: TENANT, embeddingModel: embedder.modelId, body: await graph.toBody() }, keyset);
   const current = Buffer.concat(sealed.pieces).toString('utf8');
   // The same body as 1.1 sent it (a JSON object per mention, its target by id), signed as 1.1.
   const document = JSON.parse(current) as Record<string, unknown> & { body: WireBody };

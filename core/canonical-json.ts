@@ -52,6 +52,15 @@ function isPlainObject(value: object): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+function assertPlainObject(value: object, path: string): asserts value is Record<string, unknown> {
+  if (!isPlainObject(value)) {
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    const what = typeof name === 'string' && name ? name : 'non-plain object';
+    throw new CanonicalJsonError(path, `${what} is not a plain object (convert it first, e.g. a Date to an ISO string)`);
+  }
+  if (typeof value.toJSON === 'function') throw new CanonicalJsonError(path, 'objects with toJSON are not accepted');
+}
+
 function encode(value: unknown, path: string, ancestors: Set<object>): string {
   switch (typeof value) {
     case 'string':
@@ -84,12 +93,7 @@ function encode(value: unknown, path: string, ancestors: Set<object>): string {
       }
       return `[${items.join(',')}]`;
     }
-    if (!isPlainObject(value)) {
-      const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-      const what = typeof name === 'string' && name ? name : 'non-plain object';
-      throw new CanonicalJsonError(path, `${what} is not a plain object (convert it first, e.g. a Date to an ISO string)`);
-    }
-    if (typeof value.toJSON === 'function') throw new CanonicalJsonError(path, 'objects with toJSON are not accepted');
+    assertPlainObject(value, path);
     const members: string[] = [];
     for (const key of Object.keys(value).sort()) {
       const member = value[key];
@@ -111,4 +115,51 @@ export function canonicalJson(value: unknown): string {
 /** The signed bytes: the UTF-8 encoding of canonicalJson(value). */
 export function canonicalJsonBytes(value: unknown): Buffer {
   return Buffer.from(canonicalJson(value), 'utf8');
+}
+
+/** The pieces of canonicalJson(value), its arrays and objects opened down to `depth` levels (see canonicalJsonPieces). */
+function* piecesOf(value: unknown, path: string, ancestors: Set<object>, depth: number): Generator<string> {
+  if (depth <= 0 || value === null || typeof value !== 'object') {
+    yield encode(value, path, ancestors);
+    return;
+  }
+  if (ancestors.has(value)) throw new CanonicalJsonError(path, 'circular reference');
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) {
+      yield '[';
+      for (let index = 0; index < value.length; index += 1) {
+        const itemPath = `${path}[${index}]`;
+        if (!(index in value)) throw new CanonicalJsonError(itemPath, 'sparse array hole');
+        if (index > 0) yield ',';
+        yield* piecesOf(value[index], itemPath, ancestors, depth - 1);
+      }
+      yield ']';
+      return;
+    }
+    assertPlainObject(value, path);
+    yield '{';
+    let first = true;
+    for (const key of Object.keys(value).sort()) {
+      const member = value[key];
+      if (member === undefined) continue;
+      const memberPath = childPath(path, key);
+      yield `${first ? '' : ','}${encodeString(key, memberPath)}:`;
+      first = false;
+      yield* piecesOf(member, memberPath, ancestors, depth - 1);
+    }
+    yield '}';
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/**
+ * canonicalJson(value) as a sequence of pieces whose concatenation is exactly that text, the
+ * arrays and objects of the first `depth` levels opened member by member: a caller producing the
+ * canonical JSON of a large document (a device snapshot) can stop between pieces to let the event
+ * loop run (core/time-slice.ts). Same rules and errors as canonicalJson.
+ */
+export function canonicalJsonPieces(value: unknown, depth: number): Iterable<string> {
+  return piecesOf(value, '$', new Set(), depth);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CanonicalJsonError, canonicalJson, canonicalJsonBytes } from './canonical-json.js';
+import { CanonicalJsonError, canonicalJson, canonicalJsonBytes, canonicalJsonPieces } from './canonical-json.js';
 
 describe('canonicalJson', () => {
   it('sorts object keys recursively and keeps array order', () => {
@@ -132,6 +132,38 @@ describe('canonicalJson', () => {
     it('with the path of the offending value', () => {
       assert.throws(() => canonicalJson({ payload: { list: [0, NaN] } }), { message: /\$\.payload\.list\[1\]/ });
       assert.throws(() => canonicalJson({ 'odd key': NaN }), { message: /\$\["odd key"\]/ });
+    });
+  });
+
+  describe('canonicalJsonPieces (a large document made piece by piece)', () => {
+    const values: unknown[] = [
+      { b: [1, { z: 'x\n', a: [] }, null], a: { '😀': 2, '\uE000': 1 }, skipped: undefined, e: {}, n: -0.5 },
+      [[], [[1, 2], { k: [true, false] }], 'é'],
+      'a string',
+      3,
+      null,
+      { body: { episodes: [{ id: 'e', chunks: [{ index: 0, text: 'Ada "Lovelace"', vector: null }], mentions: '0,0,3' }], facts: [] } },
+    ];
+    for (const depth of [0, 1, 2, 3, 6]) {
+      it(`joins to exactly canonicalJson at depth ${depth}`, () => {
+        for (const value of values) assert.equal([...canonicalJsonPieces(value, depth)].join(''), canonicalJson(value));
+      });
+    }
+
+    it('opens members one by one down to the depth asked', () => {
+      assert.deepEqual([...canonicalJsonPieces({ b: [1, 2], a: 'x' }, 2)], ['{', '"a":', '"x"', ',"b":', '[', '1', ',', '2', ']', '}']);
+    });
+
+    it('refuses what canonicalJson refuses, at any depth, naming where', () => {
+      const loop: Record<string, unknown> = { a: 1 };
+      loop.self = { back: loop };
+      for (const depth of [1, 4]) {
+        assert.throws(() => [...canonicalJsonPieces(loop, depth)], { name: 'CanonicalJsonError', message: /\$\.self\.back: circular/ });
+        assert.throws(() => [...canonicalJsonPieces({ list: [0, NaN] }, depth)], { message: /\$\.list\[1\]/ });
+        assert.throws(() => [...canonicalJsonPieces({ d: new Date(0) }, depth)], CanonicalJsonError);
+        // eslint-disable-next-line no-sparse-arrays -- the hole is the case
+        assert.throws(() => [...canonicalJsonPieces([1, , 3], depth)], { message: /sparse array hole/ });
+      }
     });
   });
 });

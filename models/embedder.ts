@@ -126,9 +126,10 @@ export interface EmbedOptions {
   /** When it aborts, the request's texts not yet embedded are dropped and it rejects with the reason. */
   signal?: AbortSignal | undefined;
   /**
-   * At most this many of the request's texts go into one model call (default: a whole call). A
-   * model call blocks its thread, so an API process embedding a large request on its event loop
-   * keeps each block short: other requests are answered between the calls.
+   * At most this many of the request's texts go into one model call, and a call holding any of
+   * them holds at most this many texts in all (default: a whole call). A model call blocks its
+   * thread, so a large request keeps each call short: a query waits for at most one such call,
+   * and an API process embedding on its event loop answers other requests between the calls.
    */
   maxPerCall?: number;
   /**
@@ -208,16 +209,22 @@ export function microBatch(
   function nextBatch(): { request: Request; from: number; count: number }[] {
     const parts: { request: Request; from: number; count: number }[] = [];
     let size = 0;
+    // A call holding a request capped per call holds no more than that cap in all: four device
+    // creates merged into one call of 16 long passages kept a search's query waiting seconds for it.
+    let capacity = maxBatchSize;
     const inThisCall = new Set<Request>();
     // Queries ride alone: a search waits for the call running when it came and its own short one,
     // not for passages of a long request (a device create) besides.
     for (const lane of queries.length > 0 ? [queries] : [passages]) {
-      while (lane.length > 0 && size < maxBatchSize) {
+      while (lane.length > 0 && size < capacity) {
         const request = lane[0]!;
         // A request capped per call waits for the next call once it has its share of this one.
         if (inThisCall.has(request)) break;
+        // Nor does it join a call already larger than its cap.
+        if (size >= request.maxPerCall) break;
+        capacity = Math.min(capacity, request.maxPerCall);
         inThisCall.add(request);
-        const count = Math.min(request.texts.length - request.taken, maxBatchSize - size, request.maxPerCall);
+        const count = Math.min(request.texts.length - request.taken, capacity - size);
         parts.push({ request, from: request.taken, count });
         request.taken += count;
         size += count;

@@ -102,6 +102,40 @@ it('caps one request per model call when asked, so each blocking call stays shor
   assert.equal(calls.filter((call) => call.some((text) => text.startsWith('p'))).length, 4, '10 texts at 3 per call take 4 calls');
 });
 
+it('holds no more than the cap in a call with capped requests, so a query waits for one short call, not several creates merged', async () => {
+  const calls: string[][] = [];
+  const run = async (texts: string[]) => {
+    calls.push(texts);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    return texts.map(() => Float32Array.of(0));
+  };
+  const embed = microBatch(run, 32);
+  // Four device creates at once, 4 passages per call each (services/device-memory.ts).
+  const creates = [0, 1, 2, 3].map((c) =>
+    embed(
+      Array.from({ length: 12 }, (_, i) => `c${c}-${i}`),
+      { maxPerCall: 4 },
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 3));
+  const query = embed(['q'], { priority: 'query' });
+  const callsBeforeQuery = calls.length;
+  await query;
+  await Promise.all(creates);
+  for (const call of calls) assert.ok(call.length <= 4, `at most 4 texts per call: ${call.join(',')}`);
+  const queryCall = calls.findIndex((call) => call.includes('q'));
+  assert.deepEqual(calls[queryCall], ['q'], 'the query rides alone');
+  assert.equal(queryCall, callsBeforeQuery, 'the next call after the one running when it came');
+  assert.equal(calls.filter((call) => !call.includes('q')).length, 12, '48 passages in calls of 4');
+  // An uncapped request still fills its own calls.
+  calls.length = 0;
+  await embed(Array.from({ length: 40 }, (_, i) => `u${i}`));
+  assert.deepEqual(
+    calls.map((call) => call.length),
+    [32, 8],
+  );
+});
+
 it('coalesces passage requests that may wait into one call, and starts it once the call is full', async () => {
   const calls: string[][] = [];
   const run = async (texts: string[]) => {
@@ -122,7 +156,7 @@ it('coalesces passage requests that may wait into one call, and starts it once t
   );
 });
 
-it('starts a waiting call when its allowance runs out, or at once for a request that may not wait', async () => {
+it('starts a waiting call when its allowance runs out, and a request that may not wait at once', async () => {
   const calls: string[][] = [];
   const run = async (texts: string[]) => {
     calls.push(texts);
@@ -135,10 +169,13 @@ it('starts a waiting call when its allowance runs out, or at once for a request 
   assert.ok(waited >= 25, `it waited for others (${waited.toFixed(1)} ms)`);
   assert.deepEqual(calls, [['a', 'b']]);
 
-  const patient = embed(['c'], { coalesceMs: 60_000 });
-  const query = embed(['q'], { priority: 'query', coalesceMs: 60_000 });
-  await Promise.all([patient, query]);
-  assert.deepEqual(calls.slice(1), [['q'], ['c']], 'a query never waits and rides alone; the waiting passage follows at once');
+  // A query does not end a passage's wait: the passage still waits out its own allowance for others.
+  const patient = embed(['c'], { coalesceMs: 200 });
+  const query = embed(['q'], { priority: 'query', coalesceMs: 200 });
+  await query;
+  assert.deepEqual(calls.slice(1), [['q']], 'a query never waits and rides alone, ahead of the waiting passage');
+  await patient;
+  assert.deepEqual(calls.slice(1), [['q'], ['c']], 'the waiting passage follows once its allowance runs out');
 });
 
 it('holds a waiting request until its caller needs the vectors, gathering requests that arrive meanwhile', async () => {

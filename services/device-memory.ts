@@ -16,6 +16,7 @@ import type { Logger } from '../core/logger.js';
 import { OutboundError, type OutboundClient } from '../core/outbound/client.js';
 import { checkHeaders, OutboundRefusal } from '../core/outbound/policy.js';
 import { publicJwks, type PublicKeyset } from '../core/signing-keyset.js';
+import { TimeSlicer } from '../core/time-slice.js';
 import { WorkSlots } from '../core/work-slots.js';
 import type { WorkerPool } from '../core/worker-pool.js';
 import { planChunks } from '../extractors/chunking.js';
@@ -40,8 +41,9 @@ import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapsho
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
 import type { ChunkSource } from '../store/chunks.js';
 import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
-import type { Store } from '../store/index.js';
-import { ExportBudgetExceeded, type ImportedMemory } from '../store/snapshots.js';
+import type { CollectionRepository } from '../store/collections.js';
+import type { IndexChangeFeed } from '../store/index-changes.js';
+import { ExportBudgetExceeded, type ImportedMemory, type SnapshotRepository } from '../store/snapshots.js';
 import type { PurgeOptions } from '../store/memory-purge.js';
 import type { CollectionService } from './collections.js';
 import { graphSignal, visibleGraph, type GraphEntityResult, type GraphRelationshipResult } from './graph-search.js';
@@ -99,9 +101,16 @@ export interface DeviceMemoryOptions {
  */
 const DEVICE_PASSAGES_PER_MODEL_CALL = 4;
 
+/** What device memory asks of storage (unit tests hand in-memory ones: test/support/fakes). */
+export interface DeviceMemoryStore {
+  snapshots: Pick<SnapshotRepository, 'countCollection' | 'readCollection' | 'writeImport' | 'memoryIdsOf' | 'removeLeftoversOf'>;
+  collections: Pick<CollectionRepository, 'expired' | 'remove'>;
+  indexChanges: Pick<IndexChangeFeed, 'publishCollectionDropped'>;
+}
+
 export function createDeviceMemoryService(deps: {
-  store: Store;
-  collections: CollectionService;
+  store: DeviceMemoryStore;
+  collections: Pick<CollectionService, 'assertReadable' | 'createEphemeral'>;
   embedder: () => Promise<Embedder>;
   /** Inline extractor, for a search's query only (one short text). */
   extractor: StructureExtractor;
@@ -112,7 +121,7 @@ export function createDeviceMemoryService(deps: {
   keys: KeysetSource;
   /** Snapshots already opened, prepared, per tenant, under the search index's budget. */
   snapshotCache: PreparedSnapshotCache;
-  outbound: OutboundClient;
+  outbound: Pick<OutboundClient, 'get' | 'put' | 'precheck'>;
   /** The one delete cascade, for an import that fails part-way and for expiry. */
   deleteMemories: (tenantId: string, ids: string[], options?: PurgeOptions) => Promise<unknown>;
   options: DeviceMemoryOptions;
@@ -285,7 +294,7 @@ export function createDeviceMemoryService(deps: {
           data.mentions,
         );
         const sealed = await sealSnapshot(
-          { graphId: collectionId, tenantId, embeddingModel: embedder.modelId, body: graph.toBody() },
+          { graphId: collectionId, tenantId, embeddingModel: embedder.modelId, body: await graph.toBody() },
           await deps.keys.current(),
         );
         checkSize(sealed, 'the exported snapshot');
@@ -397,7 +406,11 @@ export function createDeviceMemoryService(deps: {
           ),
         ]);
         signal?.throwIfAborted();
-        graph.addEpisode(documentEpisode(episodeId, input.metadata, createdAt, planned, vectors));
+        // From here the work runs on the event loop (it calls the embedder and the graph), in
+        // slices with the loop given a turn between them (core/time-slice.ts): ~2 s of CPU for a
+        // 2M-character text, which in one stretch stalled every tenant's requests.
+        const slicer = new TimeSlicer();
+        graph.addEpisode(await documentEpisode(episodeId, input.metadata, createdAt, planned, vectors, slicer));
         const builder = new GraphBuilder({
           graph,
           extractor,
@@ -406,7 +419,9 @@ export function createDeviceMemoryService(deps: {
           classifier: deps.classifier,
         });
         await builder.writeToCollection({ tenantId, collectionId: opened.graphId }, episodeId, extractions);
-        const body = graph.toBody();
+        signal?.throwIfAborted();
+        const body = await graph.toBody(slicer);
+        signal?.throwIfAborted();
         // Never answer a snapshot that the next open would refuse: the caps hold on what is made, too.
         const excess = capExceeded(countsOf(body), options.caps);
         if (excess) {

@@ -23,8 +23,9 @@ import { sha256Hex } from '../core/hash.js';
 import { weightsOf } from '../core/graph-model.js';
 import type { ChunkSource } from '../core/content-model.js';
 import { metadataObject } from '../core/limits.js';
+import { TimeSlicer } from '../core/time-slice.js';
 import { decodeFloat16, decodeInt8, encodeFloat16 } from './vectors.js';
-import { decodeMentions, encodeMentions, type WireMention, type WireMentionById } from './mentions.js';
+import { decodeMentions, encodeMentionRow, type WireMention, type WireMentionById } from './mentions.js';
 
 // The codecs live beside this module; what the snapshot code imports from here stays here.
 export { decodeFloat16, decodeInt8, encodeFloat16, encodeInt8 } from './vectors.js';
@@ -61,27 +62,25 @@ export interface SnapshotEpisode {
   chunks: SnapshotChunk[];
 }
 
-/** A document a device create adds: its chunks in order, each with its vector (float16). */
-export function documentEpisode(
+/**
+ * A document a device create adds: its chunks in order, each with its vector (float16). Encoding
+ * runs in slices with the event loop given a turn between them (core/time-slice.ts): a
+ * 2M-character text has ~1,700 chunks, which in one stretch stalled every tenant's requests.
+ */
+export async function documentEpisode(
   id: string,
   metadata: Record<string, unknown>,
   createdAt: Date,
-  chunks: readonly { text: string; source: ChunkSource }[],
+  planned: readonly { text: string; source: ChunkSource }[],
   vectors: readonly Float32Array[],
-): SnapshotEpisode {
-  return {
-    id,
-    kind: 'document',
-    name: null,
-    metadata,
-    created_at: createdAt.toISOString(),
-    chunks: chunks.map((chunk, index) => ({
-      index,
-      text: chunk.text,
-      source: { ...chunk.source },
-      vector: encodeFloat16(vectors[index]!),
-    })),
-  };
+  slicer = new TimeSlicer(),
+): Promise<SnapshotEpisode> {
+  const chunks: SnapshotChunk[] = [];
+  for (const [index, chunk] of planned.entries()) {
+    chunks.push({ index, text: chunk.text, source: { ...chunk.source }, vector: encodeFloat16(vectors[index]!) });
+    if (slicer.due()) await slicer.pause();
+  }
+  return { id, kind: 'document', name: null, metadata, created_at: createdAt.toISOString(), chunks };
 }
 
 export interface SnapshotEntity {
@@ -497,14 +496,17 @@ export function fromWire(body: WireBodyById): SnapshotBody {
 }
 
 /** The compact form that is sealed and sent (see WireMention). */
-export function toWire(body: SnapshotBody): WireBody {
+export async function toWire(body: SnapshotBody, slicer = new TimeSlicer()): Promise<WireBody> {
   const targets = new Map<string, number>();
   const ids = [...body.entities.map((entity) => entity.id), ...body.facts.map((fact) => fact.id)];
   ids.forEach((id, index) => targets.set(id, targets.get(id) ?? index));
-  const byEpisode = new Map<string, WireMention[]>();
+  // Each episode's rows, encoded as they are made (a 2M-character episode has tens of thousands),
+  // with the event loop given a turn whenever a slice is spent (core/time-slice.ts).
+  const byEpisode = new Map<string, string[]>();
   const texts = new Map<string, string>();
   for (const episode of body.episodes) for (const chunk of episode.chunks) texts.set(`${episode.id}\n${chunk.index}`, chunk.text);
   for (const mention of body.mentions) {
+    if (slicer.due()) await slicer.pause();
     const text = texts.get(`${mention.episode_id}\n${mention.chunk}`) ?? '';
     const description = mention.description ?? '';
     const at = description ? text.indexOf(description) : -1;
@@ -519,10 +521,10 @@ export function toWire(body: SnapshotBody): WireBody {
     };
     let rows = byEpisode.get(mention.episode_id);
     if (!rows) byEpisode.set(mention.episode_id, (rows = []));
-    rows.push(row);
+    rows.push(encodeMentionRow(row));
   }
   return {
-    episodes: body.episodes.map((episode) => ({ ...episode, mentions: encodeMentions(byEpisode.get(episode.id) ?? []) })),
+    episodes: body.episodes.map((episode) => ({ ...episode, mentions: (byEpisode.get(episode.id) ?? []).join(';') })),
     entities: body.entities,
     facts: body.facts,
   };

@@ -45,17 +45,18 @@ const escapeText = (value: string): string => value.replace(/[%,;]/g, (char) => 
 const ESCAPES: Record<string, string> = { '%25': '%', '%2C': ',', '%3B': ';' };
 
 export function encodeMentions(rows: readonly WireMention[]): string {
-  return rows
-    .map((row) => {
-      const fields = [String(row.target), row.span ? `${row.span[0]},${row.span[1]}` : `=${escapeText(row.description ?? '')}`];
-      if (row.chunk !== undefined && row.chunk !== 0) fields.push(`c${row.chunk}`);
-      if (row.count !== undefined && row.count !== 1) fields.push(`n${row.count}`);
-      if (row.confidence !== undefined && row.confidence !== 1) fields.push(`p${row.confidence}`);
-      if (row.valid_from !== undefined) fields.push(`f${row.valid_from ?? '-'}`);
-      if (row.valid_to !== undefined) fields.push(`t${row.valid_to ?? '-'}`);
-      return fields.join(',');
-    })
-    .join(';');
+  return rows.map(encodeMentionRow).join(';');
+}
+
+/** One row of a mentions string (encodeMentions joins them with ";"). */
+export function encodeMentionRow(row: WireMention): string {
+  const fields = [String(row.target), row.span ? `${row.span[0]},${row.span[1]}` : `=${escapeText(row.description ?? '')}`];
+  if (row.chunk !== undefined && row.chunk !== 0) fields.push(`c${row.chunk}`);
+  if (row.count !== undefined && row.count !== 1) fields.push(`n${row.count}`);
+  if (row.confidence !== undefined && row.confidence !== 1) fields.push(`p${row.confidence}`);
+  if (row.valid_from !== undefined) fields.push(`f${row.valid_from ?? '-'}`);
+  if (row.valid_to !== undefined) fields.push(`t${row.valid_to ?? '-'}`);
+  return fields.join(',');
 }
 
 /**

@@ -4,9 +4,10 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { CompactSign, compactVerify, importJWK, type JWK } from 'jose';
-import { canonicalJson, canonicalJsonBytes } from '../core/canonical-json.js';
+import { canonicalJsonBytes, canonicalJsonPieces } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/hash.js';
 import { activeKey, type SigningKeyset } from '../core/signing-keyset.js';
+import { TimeSlicer } from '../core/time-slice.js';
 import type { OpenedSnapshot, PreparedSnapshotCache } from './prepared-cache.js';
 import {
   SNAPSHOT_FORMAT,
@@ -73,19 +74,15 @@ const PIECE_BYTES = 256 * 1024;
 
 /**
  * The body's canonical JSON in pieces, hashed as it is produced: the digest's bytes and the bytes
- * sent are the same bytes, made once. (Canonical JSON of an object is its sorted members, and of
- * an array its items joined by commas, so encoding item by item gives the same text.)
+ * sent are the same bytes, made once. It is made chunk by chunk (body, sections, items, an
+ * episode's fields, its chunks), giving the event loop a turn whenever a slice is spent: a 2M-character
+ * episode is megabytes of JSON, which in one stretch held every other request of the process.
  */
-function canonicalBodyPieces(body: WireBody): { pieces: Buffer[]; digest: string } {
+async function canonicalBodyPieces(body: WireBody, slicer: TimeSlicer): Promise<{ pieces: Buffer[]; digest: string }> {
   const hash = createHash('sha256');
   const pieces: Buffer[] = [];
   let pending: string[] = [];
   let pendingLength = 0;
-  const emit = (text: string): void => {
-    pending.push(text);
-    pendingLength += text.length;
-    if (pendingLength >= PIECE_BYTES) flush();
-  };
   const flush = (): void => {
     if (pending.length === 0) return;
     const piece = Buffer.from(pending.join(''), 'utf8');
@@ -94,14 +91,13 @@ function canonicalBodyPieces(body: WireBody): { pieces: Buffer[]; digest: string
     pending = [];
     pendingLength = 0;
   };
-  const sections = Object.keys(body).sort() as (keyof WireBody)[];
-  emit('{');
-  sections.forEach((section, s) => {
-    emit(`${s > 0 ? ',' : ''}${JSON.stringify(section)}:[`);
-    (body[section] as unknown[]).forEach((item, i) => emit(`${i > 0 ? ',' : ''}${canonicalJson(item)}`));
-    emit(']');
-  });
-  emit('}');
+  // body > section > item > an episode's field > a chunk: each chunk is one piece.
+  for (const text of canonicalJsonPieces(body, 4)) {
+    pending.push(text);
+    pendingLength += text.length;
+    if (pendingLength >= PIECE_BYTES) flush();
+    if (slicer.due()) await slicer.pause();
+  }
   flush();
   return { pieces, digest: `sha256:${hash.digest('hex')}` };
 }
@@ -110,8 +106,9 @@ export async function sealSnapshot(
   input: { graphId: string; tenantId: string; embeddingModel: string; body: SnapshotBody; createdAt?: Date },
   keyset: SigningKeyset,
 ): Promise<SealedSnapshot> {
-  const wire = toWire(input.body);
-  const { pieces, digest } = canonicalBodyPieces(wire);
+  const slicer = new TimeSlicer();
+  const wire = await toWire(input.body, slicer);
+  const { pieces, digest } = await canonicalBodyPieces(wire, slicer);
   const header: SnapshotHeader = {
     format: SNAPSHOT_FORMAT,
     format_version: SNAPSHOT_FORMAT_VERSION,

@@ -154,7 +154,7 @@ describe('snapshot sealing and opening', () => {
 
   it('sends mentions inside their episodes, descriptions found in chunk text as spans, and opens them back', async () => {
     const ks = await keyset();
-    const wire = toWire(sampleBody());
+    const wire = await toWire(sampleBody());
     assert.equal(wire.episodes[0]!.mentions, '0,0,32;1,=;2,0,32,p0.9', 'one string of rows per episode');
     const rows = rowsOf(wire);
     assert.deepEqual(
@@ -264,7 +264,7 @@ describe('snapshot sealing and opening', () => {
       [],
       [{ memoryId: episode, chunkIndex: 0, kind: 'entity', targetId: 'e1', count: 1, confidence: 1, description: 'Alice' }],
     );
-    const resealed = await sealed(ks, graph.toBody(), opened.graphId);
+    const resealed = await sealed(ks, await graph.toBody(), opened.graphId);
     assert.equal(resealed.format_version, SNAPSHOT_FORMAT_VERSION);
     assert.doesNotMatch(JSON.stringify(resealed), /added_in_1_1/, 'unknown fields are dropped, as documented');
     const reopened = await openSnapshot(resealed, context(ks));
@@ -350,7 +350,7 @@ describe('snapshot sealing and opening', () => {
         },
       ],
     );
-    const resealed = await sealed(ks, graph.toBody(), opened.graphId);
+    const resealed = await sealed(ks, await graph.toBody(), opened.graphId);
     assert.equal(resealed.format_version, SNAPSHOT_FORMAT_VERSION);
     const reopened = await openSnapshot(resealed, context(ks));
     const row = reopened.body.mentions.find((mention) => mention.episode_id === episode)!;

@@ -6,6 +6,7 @@
  */
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
 import { entityMerge, factMerge, mergeInto } from '../core/graph-merge.js';
+import { TimeSlicer } from '../core/time-slice.js';
 import {
   GraphPartition,
   graphEntityInfo,
@@ -96,8 +97,11 @@ export class SnapshotGraph implements GraphStore {
   }
 
   /** The collection store's merge rules (core/graph-merge.ts): first name, category and description stay; aliases accumulate; facts keep their best confidence. */
-  write(_scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
+  async write(_scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
+    // A 2M-character episode writes tens of thousands of rows: the event loop gets a turn between slices.
+    const slicer = new TimeSlicer();
     for (const mention of mentions) {
+      if (slicer.due()) await slicer.pause();
       this.mentions.set(rowKey(mention.memoryId, mention.chunkIndex, mention.targetId), {
         episode_id: mention.memoryId,
         chunk: mention.chunkIndex,
@@ -111,10 +115,13 @@ export class SnapshotGraph implements GraphStore {
       });
     }
     for (const entity of entities) {
+      if (slicer.due()) await slicer.pause();
       this.putEntity({ ...mergeInto(this.entities.get(entity.id), entityMerge(entity, encodeInt8)), id: entity.id });
     }
-    for (const fact of facts) this.facts.set(fact.id, { ...mergeInto(this.facts.get(fact.id), factMerge(fact)), id: fact.id });
-    return Promise.resolve();
+    for (const fact of facts) {
+      if (slicer.due()) await slicer.pause();
+      this.facts.set(fact.id, { ...mergeInto(this.facts.get(fact.id), factMerge(fact)), id: fact.id });
+    }
   }
 
   addEpisode(episode: SnapshotEpisode): void {
@@ -145,14 +152,20 @@ export class SnapshotGraph implements GraphStore {
     return partition;
   }
 
-  /** The body to seal, weights derived from the mentions (sealing compacts it: format.ts toWire). */
-  toBody(): SnapshotBody {
+  /** The body to seal, weights derived from the mentions (sealing compacts it: format.ts toWire), made in slices. */
+  async toBody(slicer = new TimeSlicer()): Promise<SnapshotBody> {
     const weights = weightsOf(this.mentions.values());
-    return {
-      episodes: this.episodes,
-      entities: [...this.entities.values()].map((entity) => ({ ...entity, weight: weights.get(entity.id) ?? 0 })),
-      facts: [...this.facts.values()].map((fact) => ({ ...fact, weight: weights.get(fact.id) ?? 0 })),
-      mentions: [...this.mentions.values()],
-    };
+    if (slicer.due()) await slicer.pause();
+    const entities: SnapshotEntity[] = [];
+    for (const entity of this.entities.values()) {
+      entities.push({ ...entity, weight: weights.get(entity.id) ?? 0 });
+      if (slicer.due()) await slicer.pause();
+    }
+    const facts: SnapshotFact[] = [];
+    for (const fact of this.facts.values()) {
+      facts.push({ ...fact, weight: weights.get(fact.id) ?? 0 });
+      if (slicer.due()) await slicer.pause();
+    }
+    return { episodes: this.episodes, entities, facts, mentions: [...this.mentions.values()] };
   }
 }

@@ -59,7 +59,7 @@ async function graphAfter(...writes: [NewEntity[], NewFact[], NewMention[]][]): 
   return graph;
 }
 
-describe('SnapshotGraph merge rules (the collection graph’s: store/graph.ts upserts)', () => {
+describe('SnapshotGraph merge rules (core/graph-merge.ts, the collection graph’s too)', () => {
   it('keeps the first name, category, description and name vector of an entity, and accumulates its aliases', async () => {
     const graph = await graphAfter(
       [[entity('alice', { name: 'Alice Smith', aliases: ['Alice'], aliasKeys: ['alice smith', 'alice'] })], [], []],
@@ -78,7 +78,7 @@ describe('SnapshotGraph merge rules (the collection graph’s: store/graph.ts up
         [],
       ],
     );
-    const [stored] = graph.toBody().entities;
+    const [stored] = (await graph.toBody()).entities;
     assert.deepEqual(
       { ...stored, weight: undefined },
       {
@@ -141,7 +141,7 @@ describe('SnapshotGraph merge rules (the collection graph’s: store/graph.ts up
         [[], [fact('f1', { confidence: first })], []],
         [[], [fact('f1', { confidence: second, description: 'Later wording.' })], []],
       );
-      const [stored] = graph.toBody().facts;
+      const [stored] = (await graph.toBody()).facts;
       assert.equal(stored?.confidence, kept);
       assert.equal(stored?.description, 'Alice works at Acme.');
     });
@@ -157,7 +157,7 @@ describe('SnapshotGraph weights: the sum of provenance counts, wherever the grap
       // A retried write of the same rows (same episode, chunk and target) does not count them twice.
       [[], [], [mention('alice', { memoryId: 'ep-2', count: 4 }), mention('f1', { kind: 'fact', count: 2 })]],
     );
-    const body = graph.toBody();
+    const body = await graph.toBody();
     const weights = Object.fromEntries([...body.entities, ...body.facts].map((target) => [target.id, target.weight]));
     assert.deepEqual(weights, { alice: 9, acme: 1, f1: 2 });
     const partition = graph.partition();
@@ -167,9 +167,9 @@ describe('SnapshotGraph weights: the sum of provenance counts, wherever the grap
   it('gives an entity without provenance weight 0, which the format then refuses', async () => {
     const graph = await graphAfter([[entity('alice'), entity('lonely')], [], [mention('alice')]]);
     graph.addEpisode(episode('ep-1', ['Alice']));
-    const body = graph.toBody();
+    const body = await graph.toBody();
     assert.equal(body.entities.find((target) => target.id === 'lonely')?.weight, 0);
-    const issues = checkReferences(resolveTargets(toWire(body)).body, DIMENSIONS);
+    const issues = checkReferences(resolveTargets(await toWire(body)).body, DIMENSIONS);
     assert.deepEqual(
       issues.map((issue) => issue.path),
       ['body.entities.1'],
@@ -201,7 +201,7 @@ describe('SnapshotGraph fact validity', () => {
   for (const [name, validity, expected] of cases) {
     it(`carries ${name} into the body, the partition and back`, async () => {
       const graph = await graphAfter([[entity('alice'), entity('acme')], [fact('f1')], [mention('f1', { kind: 'fact', ...validity })]]);
-      const [row] = graph.toBody().mentions;
+      const [row] = (await graph.toBody()).mentions;
       assert.deepEqual(
         { valid_from: row?.valid_from, valid_to: row?.valid_to },
         { valid_from: undefined, valid_to: undefined, ...expected },
@@ -209,8 +209,8 @@ describe('SnapshotGraph fact validity', () => {
       assert.equal('valid_from' in row!, 'valid_from' in expected, 'absent stays absent');
       const [timeline] = graph.partition().timelineFactsOf('alice');
       assert.deepEqual(timeline?.rows, [{ memoryId: 'ep-1', validFrom: validity.validFrom ?? null, validTo: validity.validTo ?? null }]);
-      const reopened = new SnapshotGraph(graph.toBody(), DIMENSIONS);
-      assert.deepEqual(reopened.toBody().mentions, graph.toBody().mentions);
+      const reopened = new SnapshotGraph(await graph.toBody(), DIMENSIONS);
+      assert.deepEqual((await reopened.toBody()).mentions, (await graph.toBody()).mentions);
     });
   }
 });
@@ -232,12 +232,12 @@ describe('SnapshotGraph and the wire format', () => {
       ],
     ]);
     graph.addEpisode(episode('ep-1', ['Alice works at Acme. They build rockets.', 'She moved.']));
-    const body = graph.toBody();
-    const { body: resolved, issues } = resolveTargets(toWire(body));
+    const body = await graph.toBody();
+    const { body: resolved, issues } = resolveTargets(await toWire(body));
     assert.deepEqual(issues, []);
     assert.deepEqual(checkReferences(resolved, DIMENSIONS), []);
     const reopened = new SnapshotGraph(fromWire(resolved), DIMENSIONS);
-    assert.deepEqual(reopened.toBody(), body);
+    assert.deepEqual(await reopened.toBody(), body);
     // The name vector survives as a vector resolution can compare (int8: close, not exact).
     const [alice] = await reopened.findByKeys(scope, ['alice']);
     assert.ok(alice?.nameVector);

@@ -348,12 +348,18 @@ export class GraphRepository implements GraphStore {
 
   /**
    * The subjects of the facts these memories' rows back, per collection (only `onlyCollections`
-   * when given): whose timelines removing those rows may change.
+   * when given, only rows of chunks from `fromChunk` on when given): whose timelines removing
+   * those rows may change.
    */
-  async subjectsBackedBy(memoryIds: string[], onlyCollections?: string[]): Promise<{ scope: GraphScope; subjectIds: string[] }[]> {
+  async subjectsBackedBy(
+    memoryIds: string[],
+    onlyCollections?: string[],
+    fromChunk?: number,
+  ): Promise<{ scope: GraphScope; subjectIds: string[] }[]> {
     if (memoryIds.length === 0) return [];
     const filter: Filter<MentionDoc> = { memory_id: { $in: memoryIds }, target_kind: 'fact' };
     if (onlyCollections) filter.collection_id = { $in: onlyCollections };
+    if (fromChunk !== undefined) filter.chunk_index = { $gte: fromChunk };
     const rows = await this.mentions.find(filter, { projection: { target_id: 1 } }).toArray();
     if (rows.length === 0) return [];
     const facts = await this.facts
@@ -392,7 +398,7 @@ export class GraphRepository implements GraphStore {
       this.mentions
         .find(
           { target_id: { $in: facts.map((fact) => fact._id) }, collection_id: scope.collectionId },
-          { projection: { target_id: 1, memory_id: 1, valid_from: 1, valid_to: 1 } },
+          { projection: { target_id: 1, memory_id: 1, chunk_index: 1, valid_from: 1, valid_to: 1 } },
         )
         .toArray(),
       this.entities
@@ -405,7 +411,7 @@ export class GraphRepository implements GraphStore {
     const rowsOf = new Map<string, TimelineFact['rows']>();
     for (const row of rows) {
       const list = rowsOf.get(row.target_id) ?? [];
-      list.push({ memoryId: row.memory_id, validFrom: row.valid_from ?? null, validTo: row.valid_to ?? null });
+      list.push({ memoryId: row.memory_id, chunkIndex: row.chunk_index, validFrom: row.valid_from ?? null, validTo: row.valid_to ?? null });
       rowsOf.set(row.target_id, list);
     }
     const keysOf = new Map(entities.map((entity) => [entity._id, entity.alias_keys.join(' ')]));

@@ -67,13 +67,20 @@ function printErrors(label: string, sentence: LabelledSentence, extracted: Chunk
   for (const entity of named) {
     if (![...keysOf(entity)].some((key) => gold.has(key))) lines.push(`extra ${entity.category} "${entity.key}"`);
   }
-  const facts = extracted.facts.map((fact) => `${fact.subjectKey} | ${fact.predicate} | ${fact.objectKey}`);
-  const labelled = sentence.triples.map(([s, p, o]) => `${normalizeEntityName(s)} | ${p} | ${normalizeEntityName(o)}`);
-  if (lines.length === 0 && facts.join() === labelled.join()) return;
+  const answersTo = (entityKey: string, name: string): boolean => {
+    const entity = extracted.entities.find((candidate) => candidate.key === entityKey);
+    return entity === undefined ? entityKey === normalizeEntityName(name) : keysOf(entity).has(normalizeEntityName(name));
+  };
+  const verb = (predicate: string): string => predicate.split(' ')[0] ?? '';
+  const matches = ([subject, predicate, object]: LabelledSentence['triples'][number], fact: ChunkStructure['facts'][number]): boolean =>
+    answersTo(fact.subjectKey, subject) && answersTo(fact.objectKey, object) && verb(fact.predicate) === verb(predicate);
+  const missed = sentence.triples.filter((triple) => !extracted.facts.some((fact) => matches(triple, fact)));
+  const extra = extracted.facts.filter((fact) => !sentence.triples.some((triple) => matches(triple, fact)));
+  if (lines.length === 0 && missed.length === 0 && extra.length === 0) return;
   info(`[${label}] ${sentence.text}`);
   for (const line of lines) info(`     ${line}`);
-  for (const triple of labelled) if (!facts.includes(triple)) info(`     labelled ${triple}`);
-  for (const fact of facts) if (!labelled.includes(fact)) info(`     extracted ${fact}`);
+  for (const [s, p, o] of missed) info(`     missed triple ${normalizeEntityName(s)} | ${p} | ${normalizeEntityName(o)}`);
+  for (const fact of extra) info(`     extra triple ${fact.subjectKey} | ${fact.predicate} | ${fact.objectKey}`);
 }
 
 /** CPU (user + system) milliseconds per KB of UTF-8 text, over both sets, one text per sentence as ingestion gives one chunk. */

@@ -65,7 +65,12 @@ describe('Prometheus metrics', () => {
     assert.ok((sample(text, 'engram_ingestion_progress_total{user_stage="reading"}') ?? 0) >= 1);
     assert.ok((sample(text, 'engram_embedding_batch_size_count') ?? 0) >= 1);
     const stages = [...text.matchAll(/^engram_activity_duration_seconds_count\{activity="([^"]+)",outcome="completed"\} (\d+)/gm)];
-    assert.ok(stages.length >= 2, `ingestion stages are timed per activity:\n${stages.map((match) => match[0]).join('\n')}`);
+    // One single-pass activity ingests a memory (workflows/ingest-memory.ts); other activity types
+    // appear only when other suites ran first, so only the one this memory used is required.
+    assert.ok(
+      stages.some(([, activity, count]) => activity === 'ingestContent' && Number(count) >= 1),
+      `ingestion is timed per activity:\n${stages.map((match) => match[0]).join('\n')}`,
+    );
     assert.ok((sample(text, 'engram_embedding_batch_duration_seconds_count') ?? 0) >= 1);
     assert.equal((await fetch(url.replace('/metrics', '/other'))).status, 404);
   });

@@ -9,6 +9,9 @@ import type { ChangedMemory, IndexChangeFeed } from '../../../store/index-change
 import type { IndexSnapshotRepository } from '../../../store/index-snapshots.js';
 import type { Purge, PurgeIntents } from '../../../store/memory-purge.js';
 import type { UploadRepository } from '../../../store/uploads.js';
+import type { EventAckRepository } from '../../../store/event-acks.js';
+import type { TenantRepository } from '../../../store/tenants.js';
+import { entryMatches, type EventEntry, type EventFilter, type EventLog } from '../../../store/events.js';
 import type { Store } from '../../../store/index.js';
 import { copy, duplicateKeyError, Journal } from './journal.js';
 
@@ -244,6 +247,123 @@ export class FakePurgeIntents implements PurgeIntents {
       .sort((a, b) => a.requestedAt.getTime() - b.requestedAt.getTime())
       .slice(0, limit)
       .map(({ memoryId, tenantId, workflowId }) => ({ memoryId, tenantId, workflowId }));
+  }
+}
+
+/** One event on the durable log, as appended. */
+export interface FakeEvent {
+  seq: number;
+  type: string;
+  tenantId: string;
+  collectionIds: string[];
+  payload: Record<string, unknown>;
+}
+
+/**
+ * The durable event log: appends get seqs in order; reads follow store/events.ts (a subscriber's
+ * reads use the same `entryMatches` rule as its query); `trim(tenantId, throughSeq)` drops a
+ * tenant's events and raises its watermark first, as trimTenant does. `follow` is driven by hand:
+ * `notify()` wakes the followers.
+ */
+export class FakeEvents implements Pick<
+  EventLog,
+  'append' | 'readAll' | 'readFor' | 'readSeqs' | 'trimmedThrough' | 'oldestRetained' | 'follow'
+> {
+  readonly appended: FakeEvent[] = [];
+  readonly entries: EventEntry[] = [];
+  private readonly watermarks = new Map<string, number>();
+  private readonly followers = new Set<() => void>();
+  private seq = 0;
+  readonly log = { latestSeq: async (): Promise<number> => this.seq };
+
+  constructor(private readonly journal: Journal = new Journal()) {}
+
+  async append(type: string, tenantId: string, collectionId: string | string[], payload: Record<string, unknown>): Promise<number> {
+    this.journal.record('events.append', type, tenantId);
+    const collectionIds = Array.isArray(collectionId) ? [...collectionId] : [collectionId];
+    const seq = ++this.seq;
+    this.appended.push({ seq, type, tenantId, collectionIds, payload: copy(payload) });
+    this.entries.push({
+      id: randomUUID(),
+      seq,
+      type,
+      tenant_id: tenantId,
+      collection_id: collectionIds[0] ?? '',
+      ...(collectionIds.length > 1 ? { collection_ids: collectionIds } : {}),
+      payload: copy(payload),
+      ts: new Date(),
+    });
+    return seq;
+  }
+
+  async readAll(afterSeq: number, limit: number): Promise<EventEntry[]> {
+    return this.entries
+      .filter((entry) => entry.seq > afterSeq)
+      .slice(0, limit)
+      .map(copy);
+  }
+
+  async readSeqs(seqs: number[]): Promise<EventEntry[]> {
+    return this.entries.filter((entry) => seqs.includes(entry.seq)).map(copy);
+  }
+
+  async readFor(filter: EventFilter, afterSeq: number, limit: number): Promise<EventEntry[]> {
+    return this.entries
+      .filter((entry) => entry.seq > afterSeq && entryMatches(entry, filter))
+      .slice(0, limit)
+      .map(copy);
+  }
+
+  async trimmedThrough(tenantId: string): Promise<number> {
+    return this.watermarks.get(tenantId) ?? 0;
+  }
+
+  async oldestRetained(tenantId: string, afterSeq: number): Promise<number | null> {
+    return this.entries.find((entry) => entry.tenant_id === tenantId && entry.seq > afterSeq)?.seq ?? null;
+  }
+
+  /** Drops the tenant's events up to `throughSeq`, the watermark raised first. */
+  trim(tenantId: string, throughSeq: number): void {
+    this.watermarks.set(tenantId, Math.max(this.watermarks.get(tenantId) ?? 0, throughSeq));
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const entry = this.entries[i]!;
+      if (entry.tenant_id === tenantId && entry.seq <= throughSeq) this.entries.splice(i, 1);
+    }
+  }
+
+  follow(onAppend: () => void): () => Promise<void> {
+    this.followers.add(onAppend);
+    return async () => void this.followers.delete(onAppend);
+  }
+
+  /** Wakes every follower, as the change stream or the poll does after an append. */
+  notify(): void {
+    for (const follower of this.followers) follower();
+  }
+}
+
+/** Acknowledged seqs per subscriber identity (`keyId:subscriberId`). */
+export class FakeEventAcks implements Pick<EventAckRepository, 'lastAck' | 'record'> {
+  readonly acks = new Map<string, number>();
+
+  constructor(private readonly journal: Journal = new Journal()) {}
+
+  async lastAck(identity: string): Promise<number | null> {
+    return this.acks.get(identity) ?? null;
+  }
+
+  async record(identity: string, seq: number): Promise<void> {
+    this.journal.record('eventAcks.record', identity, seq);
+    this.acks.set(identity, seq);
+  }
+}
+
+/** API keys' revocation, as the stream checks it: `revoked` holds the revoked key ids. */
+export class FakeTenants implements Pick<TenantRepository, 'inactiveKeyIds'> {
+  readonly revoked = new Set<string>();
+
+  async inactiveKeyIds(keyIds: string[]): Promise<Set<string>> {
+    return new Set(keyIds.filter((id) => this.revoked.has(id)));
   }
 }
 

@@ -1,19 +1,4 @@
-/**
- * In-memory fakes of the store's repositories, for fast unit tests of the rules above them
- * (services/, the store's own cascades), in immich's style.
- *
- * Why here, in test/support/fakes/, and not beside the services: they are test support shared by
- * every layer's unit tests (services, activities, runtime, api), they never ship with the service,
- * and test/support is already where shared test helpers live. Each fake implements exactly the
- * methods some module's narrow store interface names (for example `MemoryServiceStore` in
- * services/memories.ts), and behaves as the MongoDB repository does where a rule depends on it:
- * tenant scoping, expiry (liveness), duplicate keys (code 11000), ordering, conditional writes.
- * A fake that accepted what MongoDB refuses would make the tests lie; where a fake does less than
- * the repository (a query it does not evaluate), it throws instead of answering wrongly.
- *
- * Every fake records its writes in a shared Journal, so a test can check what a use case did and
- * in which order (a delete's cascade, a rollback).
- */
+/** The shared record of what the fakes were asked to write, in order; and the driver's duplicate-key error. */
 
 /** One call a fake recorded: `at` is `repository.method`. */
 export interface JournalEntry {

@@ -5,6 +5,8 @@ import type { StartIngestion, Orchestrator } from '../../../services/orchestrato
 import { FakeCollections } from './collections.js';
 import {
   FakeChunks,
+  FakeEventAcks,
+  FakeEvents,
   FakeFactEvents,
   FakeFiles,
   FakeIdempotency,
@@ -12,10 +14,12 @@ import {
   FakeIndexSnapshots,
   FakeProcedures,
   FakePurgeIntents,
+  FakeTenants,
   FakeUploads,
 } from './derived.js';
 import { Journal } from './journal.js';
 import { FakeMemories } from './memories.js';
+import { FakeSnapshots } from './snapshots.js';
 
 /**
  * The repositories as one in-memory store, sharing one journal, with the real delete cascade
@@ -39,6 +43,10 @@ export function fakeStore() {
   return {
     journal,
     ...repositories,
+    snapshots: new FakeSnapshots(repositories.memories, journal),
+    events: new FakeEvents(journal),
+    eventAcks: new FakeEventAcks(journal),
+    tenants: new FakeTenants(),
     collections: new FakeCollections(journal),
     intents,
     purge: new MemoryPurge(intents, repositories),
