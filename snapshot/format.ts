@@ -24,6 +24,12 @@ import { weightsOf } from '../core/graph-model.js';
 import type { ChunkSource } from '../core/content-model.js';
 import { metadataObject } from '../core/limits.js';
 import { TimeSlicer } from '../core/time-slice.js';
+import { decodeFloat16, decodeInt8, encodeFloat16 } from './vectors.js';
+import { decodeMentions, encodeMentionRow, type WireMention, type WireMentionById } from './mentions.js';
+
+// The codecs live beside this module; what the snapshot code imports from here stays here.
+export { decodeFloat16, decodeInt8, encodeFloat16, encodeInt8 } from './vectors.js';
+export { decodeMentions, encodeMentions, mentionRowBound, mentionRowCount, type WireMention, type WireMentionById } from './mentions.js';
 
 export const SNAPSHOT_FORMAT = 'engram.graph-snapshot';
 // 1.1 added the optional validity of fact mentions (valid_from / valid_to). 2.0 names a mention's
@@ -115,32 +121,6 @@ export interface SnapshotMention {
    * Fact mentions only (since 1.1): when the episode says the fact held, ISO 8601 (core/fact-timeline.ts).
    * null `valid_from`: an unknown start (an ending); null `valid_to`: no end stated; absent: not recorded.
    */
-  valid_from?: string | null;
-  valid_to?: string | null;
-}
-
-/**
- * A mention as sent (one row of its episode's mentions string): its target an index into the
- * body's entities followed by its facts (so its kind is the target's), `chunk` omitted when 0,
- * `count` and `confidence` when 1, and its description a span of the chunk's text when it is one.
- */
-export interface WireMention extends WireMentionFields {
-  chunk?: number;
-  target: number;
-}
-
-/** A mention as 1.x sent it, and as the checks read every mention: its chunk always, its target by id. */
-export interface WireMentionById extends WireMentionFields {
-  chunk: number;
-  target_id: string;
-}
-
-/** What a sent mention carries besides its chunk and target, in either form. */
-interface WireMentionFields {
-  count?: number;
-  confidence?: number;
-  description?: string;
-  span?: [number, number];
   valid_from?: string | null;
   valid_to?: string | null;
 }
@@ -250,84 +230,6 @@ export function headerOf(document: Record<string, unknown>): Record<string, unkn
   const header: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(document)) if (key !== 'body' && key !== 'signature') header[key] = value;
   return header;
-}
-
-// ---- vectors --------------------------------------------------------------------------------
-
-/** int8 with a per-vector scale: name vectors only decide "same entity?" against a threshold. */
-export function encodeInt8(vector: Float32Array): string {
-  let maxAbs = 0;
-  for (const value of vector) maxAbs = Math.max(maxAbs, Math.abs(value));
-  const scale = maxAbs > 0 ? maxAbs / 127 : 1;
-  const bytes = Buffer.alloc(4 + vector.length);
-  bytes.writeFloatLE(scale, 0);
-  for (let i = 0; i < vector.length; i++) bytes.writeInt8(Math.round(vector[i]! / scale), 4 + i);
-  return bytes.toString('base64');
-}
-
-export function decodeInt8(encoded: string, dimensions: number): Float32Array | null {
-  const bytes = Buffer.from(encoded, 'base64');
-  if (bytes.length !== 4 + dimensions) return null;
-  const scale = bytes.readFloatLE(0);
-  if (!Number.isFinite(scale) || scale <= 0) return null;
-  const vector = new Float32Array(dimensions);
-  for (let i = 0; i < dimensions; i++) vector[i] = bytes.readInt8(4 + i) * scale;
-  return vector;
-}
-
-const float32 = new Float32Array(1);
-const bits32 = new Uint32Array(float32.buffer);
-
-/** IEEE 754 half precision, round to nearest even. */
-function toHalf(value: number): number {
-  float32[0] = value;
-  const x = bits32[0]!;
-  const sign = (x >>> 16) & 0x8000;
-  const exponent = ((x >>> 23) & 0xff) - 127 + 15;
-  const mantissa = x & 0x7fffff;
-  if (exponent >= 0x1f) return sign | 0x7c00 | (((x >>> 23) & 0xff) === 0xff && mantissa ? 0x200 : 0);
-  if (exponent <= 0) {
-    if (exponent < -10) return sign;
-    const full = mantissa | 0x800000;
-    const shift = 14 - exponent;
-    let half = full >>> shift;
-    const remainder = full & ((1 << shift) - 1);
-    const halfway = 1 << (shift - 1);
-    if (remainder > halfway || (remainder === halfway && half & 1)) half++;
-    return sign | half;
-  }
-  let half = sign | (exponent << 10) | (mantissa >>> 13);
-  const remainder = mantissa & 0x1fff;
-  if (remainder > 0x1000 || (remainder === 0x1000 && half & 1)) half++;
-  return half;
-}
-
-function fromHalf(half: number): number {
-  const sign = half & 0x8000 ? -1 : 1;
-  const exponent = (half >>> 10) & 0x1f;
-  const mantissa = half & 0x3ff;
-  if (exponent === 0) return sign * mantissa * 2 ** -24;
-  if (exponent === 0x1f) return mantissa ? Number.NaN : sign * Number.POSITIVE_INFINITY;
-  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
-}
-
-export function encodeFloat16(vector: Float32Array): string {
-  const bytes = Buffer.alloc(vector.length * 2);
-  for (let i = 0; i < vector.length; i++) bytes.writeUInt16LE(toHalf(vector[i]!), i * 2);
-  return bytes.toString('base64');
-}
-
-/** null when the length is wrong or any component is not finite. */
-export function decodeFloat16(encoded: string, dimensions: number): Float32Array | null {
-  const bytes = Buffer.from(encoded, 'base64');
-  if (bytes.length !== dimensions * 2) return null;
-  const vector = new Float32Array(dimensions);
-  for (let i = 0; i < dimensions; i++) {
-    const value = fromHalf(bytes.readUInt16LE(i * 2));
-    if (!Number.isFinite(value)) return null;
-    vector[i] = value;
-  }
-  return vector;
 }
 
 // ---- input validation -------------------------------------------------------------------------
@@ -568,114 +470,6 @@ export function resolveTargets(body: WireBody, strict = true): { body: WireBodyB
     };
   });
   return { body: { episodes, entities: body.entities, facts: body.facts }, issues };
-}
-
-// ---- packed mentions (2.0) ------------------------------------------------------------------------
-//
-// An episode's mentions are one string: rows separated by ";", fields by ",":
-//   <target>,<start>,<end>[,<field>]...      the description is chars [start, end) of the chunk's text
-//   <target>,=<description>[,<field>]...     any other description ("%", "," and ";" escaped as %25 %2C %3B)
-// and optional fields, each a tag and a value: c<chunk> (0 when left out), n<count> (1),
-// p<confidence> (1), f<valid_from> and t<valid_to> (ISO 8601, or "-" for null; absent: not recorded).
-// JSON parses and hashes one string per episode far faster than an object per row.
-
-const INTEGER = /^\d{1,10}$/;
-const DECIMAL = /^\d+(?:\.\d+)?(?:e-?\d+)?$/;
-const isoDateTime = z.iso.datetime({ offset: true });
-const escapeText = (value: string): string => value.replace(/[%,;]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
-const ESCAPES: Record<string, string> = { '%25': '%', '%2C': ',', '%3B': ';' };
-
-export function encodeMentions(rows: readonly WireMention[]): string {
-  return rows.map(encodeMentionRow).join(';');
-}
-
-/** One row of a mentions string (encodeMentions joins them with ";"). */
-function encodeMentionRow(row: WireMention): string {
-  const fields = [String(row.target), row.span ? `${row.span[0]},${row.span[1]}` : `=${escapeText(row.description ?? '')}`];
-  if (row.chunk !== undefined && row.chunk !== 0) fields.push(`c${row.chunk}`);
-  if (row.count !== undefined && row.count !== 1) fields.push(`n${row.count}`);
-  if (row.confidence !== undefined && row.confidence !== 1) fields.push(`p${row.confidence}`);
-  if (row.valid_from !== undefined) fields.push(`f${row.valid_from ?? '-'}`);
-  if (row.valid_to !== undefined) fields.push(`t${row.valid_to ?? '-'}`);
-  return fields.join(',');
-}
-
-/**
- * The rows of a mentions string, or the first row that does not decode and why. `strict`: an
- * unknown field is refused (this reader's minor or older); otherwise ignored (a newer minor's).
- */
-export function decodeMentions(text: string, strict: boolean): { rows: WireMention[] } | { row: number; issue: string } {
-  if (text === '') return { rows: [] };
-  const rows: WireMention[] = [];
-  const parts = text.split(';');
-  for (let r = 0; r < parts.length; r++) {
-    const fail = (issue: string) => ({ row: r, issue });
-    const fields = parts[r]!.split(',');
-    const [target, first] = fields;
-    if (target === undefined || !INTEGER.test(target)) return fail('must start with the target index');
-    const row: WireMention = { target: Number(target) };
-    let next: number;
-    if (first?.startsWith('=')) {
-      const escaped = first.slice(1);
-      const description = escaped.replace(/%(?:25|2C|3B)/g, (escape) => ESCAPES[escape]!);
-      if (escaped.replace(/%(?:25|2C|3B)/g, '').includes('%')) return fail('a description escapes only %, "," and ";" (%25 %2C %3B)');
-      if (description.length > 10_000) return fail('a description has at most 10000 characters');
-      row.description = description;
-      next = 2;
-    } else {
-      const end = fields[2];
-      if (first === undefined || end === undefined || !INTEGER.test(first) || !INTEGER.test(end)) {
-        return fail('must have a span (start,end) or a description (=text) after the target');
-      }
-      row.span = [Number(first), Number(end)];
-      next = 3;
-    }
-    const seen = new Set<string>();
-    for (const field of fields.slice(next)) {
-      const tag = field.charAt(0);
-      const value = field.slice(1);
-      if (seen.has(tag)) return fail(`field ${tag} appears twice`);
-      seen.add(tag);
-      switch (tag) {
-        case 'c':
-          if (!INTEGER.test(value)) return fail('c (chunk) must be an integer');
-          row.chunk = Number(value);
-          break;
-        case 'n':
-          if (!INTEGER.test(value) || Number(value) < 1) return fail('n (count) must be an integer of at least 1');
-          row.count = Number(value);
-          break;
-        case 'p':
-          if (!DECIMAL.test(value) || !(Number(value) <= 1)) return fail('p (confidence) must be a number from 0 to 1');
-          row.confidence = Number(value);
-          break;
-        case 'f':
-        case 't': {
-          if (value !== '-' && !isoDateTime.safeParse(value).success)
-            return fail(`${tag} must be an ISO 8601 date-time with a time zone, or -`);
-          row[tag === 'f' ? 'valid_from' : 'valid_to'] = value === '-' ? null : value;
-          break;
-        }
-        default:
-          if (strict) return fail(`unrecognized field ${JSON.stringify(field.slice(0, 20))}`);
-      }
-    }
-    rows.push(row);
-  }
-  return { rows };
-}
-
-/** Mention rows in an episode's mentions as sent, without decoding them: 1.x arrays, 2.x strings. */
-/** At most this many rows fit in a mentions string of this length (the shortest row is "0,=", then ";"). */
-export const mentionRowBound = (length: number): number => Math.ceil((length + 1) / 4);
-
-export function mentionRowCount(mentions: unknown): number {
-  if (Array.isArray(mentions)) return mentions.length;
-  if (typeof mentions !== 'string' || mentions === '') return 0;
-  // Counted, not split: this runs on every call, before the signature is checked.
-  let rows = 1;
-  for (let at = mentions.indexOf(';'); at !== -1; at = mentions.indexOf(';', at + 1)) rows += 1;
-  return rows;
 }
 
 /** The wire body as the service works on it (references already checked): flat rows, descriptions spelt out. */
