@@ -70,6 +70,37 @@ const EXPORTED = (tenantId: string, collectionId: string) => ({
   ],
 });
 
+/**
+ * What an imported memory is: complete, read-only in its ephemeral collection, and expiring with it
+ * (`expires_at`: reads hide the memory from then on, before the sweep removes it).
+ */
+export function importedMemoryFields(
+  memory: ImportedMemory,
+  scope: GraphScope,
+  model: string,
+  now: Date,
+  expiresAt: Date,
+): Omit<MemoryDoc, '_id'> {
+  return {
+    tenant_id: scope.tenantId,
+    collection_ids: [scope.collectionId],
+    kind: memory.kind,
+    name: memory.name,
+    metadata: memory.metadata,
+    content: { chunks: memory.chunks.map((chunk) => chunk.text) },
+    status: 'complete',
+    status_message: null,
+    chunk_count: memory.chunks.length,
+    indexed_chunk_count: memory.chunks.length,
+    embedding_model: model,
+    workflow_id: `snapshot-import-${memory.id}`,
+    created_at: memory.createdAt,
+    updated_at: now,
+    completed_at: now,
+    expires_at: expiresAt,
+  };
+}
+
 /** Memories per page of an export: their records and chunks are read together. */
 export const EXPORT_PAGE = 200;
 /** Memories (and their chunks) per insertMany of an import. */
@@ -276,26 +307,7 @@ export class SnapshotRepository {
     await this.repos.graph.insertNew(scope, graph.entities, graph.facts, graph.mentions);
     for (const batch of batches(memories, IMPORT_BATCH)) {
       await this.repos.memories.collection.insertMany(
-        batch.map((memory): MemoryDoc => ({
-          _id: memory.id,
-          tenant_id: scope.tenantId,
-          collection_ids: [scope.collectionId],
-          kind: memory.kind,
-          name: memory.name,
-          metadata: memory.metadata,
-          content: { chunks: memory.chunks.map((chunk) => chunk.text) },
-          status: 'complete',
-          status_message: null,
-          chunk_count: memory.chunks.length,
-          indexed_chunk_count: memory.chunks.length,
-          embedding_model: model,
-          workflow_id: `snapshot-import-${memory.id}`,
-          created_at: memory.createdAt,
-          updated_at: now,
-          completed_at: now,
-          // The collection's expiry: reads hide the memory from then on, before the sweep removes it.
-          expires_at: expiresAt,
-        })),
+        batch.map((memory): MemoryDoc => ({ _id: memory.id, ...importedMemoryFields(memory, scope, model, now, expiresAt) })),
         { ordered: false },
       );
     }

@@ -1,5 +1,11 @@
 import type { GraphScope, NewEntity, NewFact, NewMention } from '../../../core/graph-model.js';
-import type { ExportCounts, ExportedGraph, ImportedMemory, SnapshotRepository } from '../../../store/snapshots.js';
+import {
+  importedMemoryFields,
+  type ExportCounts,
+  type ExportedGraph,
+  type ImportedMemory,
+  type SnapshotRepository,
+} from '../../../store/snapshots.js';
 import { Journal } from './journal.js';
 import type { FakeMemories } from './memories.js';
 
@@ -60,25 +66,7 @@ export class FakeSnapshots implements Pick<
     for (const [index, memory] of memories.entries()) {
       // A failure part-way leaves what was written before it, as the repository's batches do.
       if (this.failWrite && index === Math.floor(memories.length / 2)) throw this.failWrite;
-      await this.memories.insert({
-        id: memory.id,
-        tenant_id: scope.tenantId,
-        collection_ids: [scope.collectionId],
-        kind: memory.kind,
-        name: memory.name,
-        metadata: memory.metadata,
-        content: { chunks: memory.chunks.map((chunk) => chunk.text) },
-        status: 'complete',
-        status_message: null,
-        chunk_count: memory.chunks.length,
-        indexed_chunk_count: memory.chunks.length,
-        embedding_model: model,
-        workflow_id: `snapshot-import-${memory.id}`,
-        created_at: memory.createdAt,
-        updated_at: now,
-        completed_at: now,
-        expires_at: expiresAt,
-      });
+      await this.memories.insert({ id: memory.id, ...importedMemoryFields(memory, scope, model, now, expiresAt) });
     }
     if (this.failWrite) throw this.failWrite;
   }
