@@ -33,7 +33,7 @@ export default tseslint.config(
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, and only types from activities.
     files: ['workflows/**/*.ts'],
     // Tests of the workflows run outside the sandbox, in node's test runner.
-    ignores: ['**/*.unit.test.ts'],
+    ignores: ['**/*.unit.test.ts', '**/*.model.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -75,7 +75,7 @@ export default tseslint.config(
     // The floors (README, Architecture): the bottom floors know nothing of persistence. Their unit
     // tests may build fixtures through the store.
     files: ['core/**/*.ts', 'extractors/**/*.ts', 'snapshot/**/*.ts', 'config/**/*.ts', 'models/**/*.ts'],
-    ignores: ['**/*.unit.test.ts'],
+    ignores: ['**/*.unit.test.ts', '**/*.model.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -93,7 +93,7 @@ export default tseslint.config(
   {
     // The API presents domain records; persistence shapes (`_id`, driver types) stay behind services.
     files: ['api/**/*.ts'],
-    ignores: ['**/*.unit.test.ts'],
+    ignores: ['**/*.unit.test.ts', '**/*.model.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -140,7 +140,7 @@ export default tseslint.config(
   {
     // The store is persistence only: the rules that decide what to write sit above it (core/procedures/ and the like).
     files: ['store/**/*.ts'],
-    ignores: ['**/*.unit.test.ts'],
+    ignores: ['**/*.unit.test.ts', '**/*.model.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

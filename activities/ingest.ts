@@ -21,7 +21,7 @@ import type { Store } from '../store/index.js';
 import type { Memory } from '../core/memory-model.js';
 import type { Sentence } from '../extractors/structure/parse.js';
 import { extractChunks, GraphBuilder } from './graph-builder.js';
-import { deriveMemoryWorkflows } from './workflow-derivation.js';
+import { deriveMemoryProcedures } from './procedure-derivation.js';
 import { progressTargetOf, reportProgress, reportTerminal, heartbeat } from './progress.js';
 
 export interface IngestActivityDeps {
@@ -274,7 +274,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
 
   async function deriveStage(memory: Memory, pass?: SinglePass): Promise<void> {
     const started = Date.now();
-    const traces = await deriveMemoryWorkflows(
+    const traces = await deriveMemoryProcedures(
       store,
       memory,
       memory.collection_ids,
@@ -285,7 +285,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       await purge(memory);
       throw ApplicationFailure.nonRetryable(`memory ${memory.id} was deleted`, MEMORY_DELETED);
     }
-    deps.logger.debug({ memoryId: memory.id, traces, ms: Date.now() - started }, 'workflow traces derived');
+    deps.logger.debug({ memoryId: memory.id, traces, ms: Date.now() - started }, 'procedure traces derived');
   }
 
   /**
@@ -297,7 +297,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     const collectionIds = input.collectionIds.filter((id) => memory.collection_ids.includes(id));
     if (collectionIds.length === 0) return;
     await buildGraph(memory, collectionIds, 0, null);
-    await deriveMemoryWorkflows(store, memory, collectionIds, () => heartbeat({ stage: 'workflows' }));
+    await deriveMemoryProcedures(store, memory, collectionIds, () => heartbeat({ stage: 'workflows' }));
     const after = await store.memories.findForIngestion(memory.id);
     // Deleted, or detached again meanwhile: take back what this run wrote.
     if (!after) return purge(memory);
@@ -382,7 +382,8 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       // A failed append takes back only its own messages; what was searchable before stays so.
       const { fromChunk, fromMessage } = input.append;
       await store.chunks.deleteFromIndex(memory.id, fromChunk);
-      await store.graph.removeChunkProvenance(memory.id, memory.collection_ids, fromChunk);
+      // Supersessions its messages announced are undone (fact_restored), as for a failed ingestion.
+      await store.factEvents.removeChunkRows(memory.id, memory.collection_ids, fromChunk);
       await store.procedures.removeMemories([memory.id], memory.collection_ids, fromChunk);
       await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: memory.collection_ids }]);
       await store.memories.abandonAppend(memory.id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);

@@ -10,7 +10,7 @@ import type { SearchService } from '../services/search.js';
 import type { TicketService } from '../services/tickets.js';
 import type { UploadService } from '../services/uploads.js';
 import type { WebhookService } from '../services/webhooks.js';
-import type { WorkflowService } from '../services/workflows.js';
+import type { ProcedureService } from '../services/procedures.js';
 import type { AuthFailures } from '../core/auth-failures.js';
 
 export interface ApiServices {
@@ -22,7 +22,7 @@ export interface ApiServices {
   health: HealthService;
   uploads: UploadService;
   tickets: TicketService;
-  workflows: WorkflowService;
+  procedures: ProcedureService;
   webhooks: WebhookService;
   /** The public keys that verify event signatures (a JWKS), retired ones included. */
   signingKeys: () => Promise<{ keys: readonly object[] }>;

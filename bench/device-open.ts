@@ -19,7 +19,7 @@ import { createLocalExtractor } from '../extractors/structure/local-extractor.js
 import type { Embedder } from '../models/embedder.js';
 import { matchGraph } from '../search/graph-index.js';
 import { graphSignal, visibleGraph } from '../services/graph-search.js';
-import { digestOf, encodeFloat16, headerOf, resolveTargets, type WireBody } from '../snapshot/format.js';
+import { digestOf, documentEpisode, headerOf, resolveTargets, type WireBody } from '../snapshot/format.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { EMPTY_BODY, openSnapshot, sealSnapshot } from '../snapshot/seal.js';
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
@@ -59,19 +59,7 @@ export async function deviceOpenScenario(
     );
     const vectors = await embedder.embedPassages(planned.map((chunk) => chunk.text));
     const id = crypto.randomUUID();
-    graph.addEpisode({
-      id,
-      kind: 'document',
-      name: null,
-      metadata: {},
-      created_at: createdAt.toISOString(),
-      chunks: planned.map((chunk, index) => ({
-        index,
-        text: chunk.text,
-        source: { ...chunk.source },
-        vector: encodeFloat16(vectors[index]!),
-      })),
-    });
+    graph.addEpisode(await documentEpisode(id, {}, createdAt, planned, vectors));
     const builder = new GraphBuilder({ graph, extractor, embedder, similarityThreshold: options.similarityThreshold, classifier });
     await builder.writeToCollection({ tenantId: TENANT, collectionId: graphId }, id, extractions);
   }

@@ -34,10 +34,10 @@
  *   extractors   5. file extraction alone: OCR, PDF text layer, transcription;
  *   vector-scan  8. the vector index's brute-force scan alone (bench/vector-scan.ts);
  *   soak         9. the embedded store's durability: documents written across SIGKILLs of the store, read back (bench/soak.ts).
- *   workflows   12. workflow reads: pattern precision/recall, instance linking, position and verb-class accuracy on
- *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/workflows/).
- *   extraction  the structure extractor on a labelled development set of 155 sentences: entity and triple
- *                precision, recall and F1, category accuracy (bench/extraction/).
+ *   workflows   12. procedures (the /v1/workflows reads): pattern precision/recall, instance linking, position and verb-class accuracy on
+ *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/procedures/).
+ *   extraction  the structure extractor on a labelled development set of 155 sentences and a check set of
+ *                46: entity and triple precision, recall and F1, category accuracy; CPU ms per KB (bench/extraction/).
  *
  * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
  * `BENCH_ONLY=retrieval,search` (the stack still boots, unless only stack-less scenarios are
@@ -85,7 +85,7 @@ import { makeTexts, seededRandom, type BenchText } from './texts.js';
 import { soakScenario } from './soak.js';
 import { vectorScanScenario } from './vector-scan.js';
 import { webhookScenario } from './webhooks.js';
-import { workflowScenario } from './workflows/scenario.js';
+import { procedureScenario } from './procedures/scenario.js';
 import { validityScenario } from './validity/scenario.js';
 
 const LATENCY_WARMUPS = 5;
@@ -121,43 +121,32 @@ const MEMORY_TIMEOUT_MS = 120_000;
  */
 const INGEST_STALL_MS = 180_000;
 
-const SCENARIOS = [
-  'latency',
-  'ingest',
-  'retrieval',
-  'search',
-  'index-budget',
-  'events',
-  'fairness',
-  'device',
-  'device-open',
-  'flatcost',
-  'embed',
-  'extractors',
-  'office',
-  'vector-scan',
-  'soak',
-  'workflows',
-  'webhooks',
-  'validity',
-  'locomo',
-  'extraction',
-] as const;
-type Scenario = (typeof SCENARIOS)[number];
-/** Scenarios that need the service running. */
-const STACK_SCENARIOS: readonly Scenario[] = [
-  'latency',
-  'ingest',
-  'retrieval',
-  'search',
-  'index-budget',
-  'events',
-  'fairness',
-  'device',
-  'webhooks',
-  'flatcost',
-  'locomo',
-];
+/** Every scenario, in the order they run, and whether it needs the service running (`stack`) or not. */
+const SCENARIO_NEEDS = {
+  latency: 'stack',
+  ingest: 'stack',
+  retrieval: 'stack',
+  search: 'stack',
+  'index-budget': 'stack',
+  events: 'stack',
+  fairness: 'stack',
+  device: 'stack',
+  'device-open': 'none',
+  flatcost: 'stack',
+  embed: 'none',
+  extractors: 'none',
+  office: 'none',
+  'vector-scan': 'none',
+  soak: 'none',
+  workflows: 'none',
+  webhooks: 'stack',
+  validity: 'none',
+  locomo: 'stack',
+  extraction: 'none',
+} as const satisfies Record<string, 'stack' | 'none'>;
+type Scenario = keyof typeof SCENARIO_NEEDS;
+const SCENARIOS = Object.keys(SCENARIO_NEEDS) as Scenario[];
+const STACK_SCENARIOS = SCENARIOS.filter((scenario) => SCENARIO_NEEDS[scenario] === 'stack');
 
 /** BENCH_ONLY=a,b: only those scenarios; unset or empty: all of them. */
 function selectedScenarios(value: string | undefined): Set<Scenario> {
@@ -183,6 +172,17 @@ const mongoBackend: MongoStandinBackend =
     : loadEmbeddedMongoConfig(process.env).EMBEDDED_MONGO_BACKEND;
 const benchStarted = performance.now();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-bench-'));
+
+/** What every service process the bench starts is given: its backing services and database, a quiet log, no rate limit. */
+const serviceEnv = (backing: BackingServices, db: string): Record<string, string> => ({
+  MONGODB_URI: backing.mongoUri,
+  MONGODB_DB: db,
+  TEMPORAL_ADDRESS: backing.temporalAddress,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'warn',
+  RATE_LIMIT_PER_SECOND: '100000',
+  RATE_LIMIT_BURST: '100000',
+});
 const logDir = path.join(projectRoot(), 'data', 'bench-logs');
 const logFile = path.join(logDir, 'service.log');
 mkdirSync(logDir, { recursive: true });
@@ -679,15 +679,9 @@ async function flatCostScenario(config: ReturnType<typeof loadConfig>, services:
     'api/main.js',
     {
       ROLE: 'all',
-      MONGODB_URI: services.mongoUri,
-      MONGODB_DB: flatDb,
-      TEMPORAL_ADDRESS: services.temporalAddress,
+      ...serviceEnv(services, flatDb),
       TEMPORAL_TASK_QUEUE: `${taskQueue}-flat`,
-      DATA_DIR: dataDir,
       PORT: String(port),
-      LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'warn',
-      RATE_LIMIT_PER_SECOND: '100000',
-      RATE_LIMIT_BURST: '100000',
     },
     path.join(logDir, 'flatcost-api.log'),
   );
@@ -768,15 +762,9 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
     'api/main.js',
     {
       ROLE: 'all',
-      MONGODB_URI: backing.mongoUri,
-      MONGODB_DB: dbName,
-      TEMPORAL_ADDRESS: backing.temporalAddress,
+      ...serviceEnv(backing, dbName),
       TEMPORAL_TASK_QUEUE: taskQueue,
-      DATA_DIR: dataDir,
       PORT: String(port),
-      LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'warn',
-      RATE_LIMIT_PER_SECOND: '100000',
-      RATE_LIMIT_BURST: '100000',
       // Importing a 1,000-memory snapshot writes ~10k documents; the stand-in commits each (~2 ms).
       REQUEST_TIMEOUT_MS: '300000',
       // The webhooks scenario's own process delivers, to its loopback receiver.
@@ -913,15 +901,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
   if (runs('webhooks')) {
     info('13) webhooks: events/s delivered to 1 and to 20 subscriptions, append → receipt latency');
     await webhookScenario({
-      serviceEnv: {
-        MONGODB_URI: backing.mongoUri,
-        MONGODB_DB: dbName,
-        TEMPORAL_ADDRESS: backing.temporalAddress,
-        DATA_DIR: dataDir,
-        LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'warn',
-        RATE_LIMIT_PER_SECOND: '100000',
-        RATE_LIMIT_BURST: '100000',
-      },
+      serviceEnv: serviceEnv(backing, dbName),
       logDir,
       store,
       tenantId,
@@ -937,15 +917,9 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
       'api/main.js',
       {
         ROLE: 'api',
-        MONGODB_URI: backing.mongoUri,
-        MONGODB_DB: dbName,
-        TEMPORAL_ADDRESS: backing.temporalAddress,
+        ...serviceEnv(backing, dbName),
         TEMPORAL_TASK_QUEUE: taskQueue,
-        DATA_DIR: dataDir,
         PORT: String(fairnessPort),
-        LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'warn',
-        RATE_LIMIT_PER_SECOND: '100000',
-        RATE_LIMIT_BURST: '100000',
         ...FAIRNESS_LIMITS,
       },
       path.join(logDir, 'fairness-api.log'),
@@ -1067,8 +1041,8 @@ async function main(): Promise<void> {
   if (runs('soak')) await soakScenario();
 
   if (runs('workflows')) {
-    info('10) workflow reads: derivation, chaining and mining quality on planted processes; store and mining speed');
-    await workflowScenario();
+    info('10) procedures: derivation, chaining and mining quality on planted processes; store and mining speed');
+    await procedureScenario();
   }
 
   if (runs('validity')) {
@@ -1078,7 +1052,7 @@ async function main(): Promise<void> {
 
   if (runs('extraction')) {
     info('12) structure extraction quality on the labelled development set (bench/extraction/dev-set.ts)');
-    await extractionScenario();
+    extractionScenario();
   }
 }
 

@@ -14,6 +14,11 @@ export function mean(samples: readonly number[]): number {
   return samples.reduce((sum, value) => sum + value, 0) / samples.length;
 }
 
+/** Each of `fields` averaged over the rows (a macro average: each row weighs the same); NaN when there are none. */
+export function fieldMeans<K extends string>(rows: readonly Record<K, number>[], fields: readonly K[]): Record<K, number> {
+  return Object.fromEntries(fields.map((field) => [field, mean(rows.map((row) => row[field]))])) as Record<K, number>;
+}
+
 /** One decimal for values under 1000, whole numbers above; always a plain decimal string. */
 export function formatValue(value: number): string {
   if (!Number.isFinite(value)) return 'NaN';

@@ -4,6 +4,7 @@
  * and unknown event types pass through untouched (they are forward-compatible extensions, and
  * every field of an event frame is covered by its signature).
  */
+import type { ConfidenceFigures, UnconfidentReason } from '../core/search-confidence.js';
 
 // ---- client → server ------------------------------------------------------------------------
 
@@ -63,16 +64,10 @@ export interface IngestionProgressPayload {
   [field: string]: unknown;
 }
 
-export interface MemoryUnconfidentPayload {
+export interface MemoryUnconfidentPayload extends ConfidenceFigures {
   query: string;
-  reason: 'no_results' | 'low_activation' | 'low_fact_confidence' | (string & {});
-  entity_count: number;
-  fact_count: number;
-  episode_count: number;
-  source_count: number;
-  avg_activation: number;
-  max_activation: number;
-  avg_fact_confidence: number;
+  /** One of UnconfidentReason; a newer server may send others. */
+  reason: UnconfidentReason | (string & {});
   [field: string]: unknown;
 }
 

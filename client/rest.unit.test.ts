@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { ERROR_CODES } from '../api/openapi/registry.js';
+import { ERROR_CODES } from '../api/openapi/responses.js';
 import { API_ERROR_CODES, ApiError, MemoryServiceClient, retryAfterMs } from './rest.js';
 
 type Reply = { status: number; headers?: Record<string, string>; body: unknown };

@@ -25,7 +25,7 @@ it('names every invalid variable', () => {
   );
 });
 
-it('reads the workflow read backend switch: mongodb by default, none to turn the reads off', () => {
+it('reads the procedure read backend switch: mongodb by default, none to turn the reads off', () => {
   assert.equal(loadConfig({}).GRAPH_READ_BACKEND, 'mongodb');
   assert.equal(loadConfig({ GRAPH_READ_BACKEND: 'none' }).GRAPH_READ_BACKEND, 'none');
   assert.throws(

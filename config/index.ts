@@ -215,7 +215,7 @@ const configSchema = z.object({
    */
   INDEX_FEED_MAX_ENTRIES: z.coerce.number().int().min(10).default(200_000),
   /**
-   * Where workflow reads (GET /v1/workflows, /v1/workflow-patterns) come from: `mongodb` (the
+   * Where procedure reads (GET /v1/workflows, /v1/workflow-patterns) come from: `mongodb` (the
    * traces, instances and patterns derived at ingestion), or `none` for a deployment without a
    * graph read backend, where they answer 503 graph_read_backend_unavailable.
    */

@@ -8,12 +8,18 @@
  * "move to", "be married to"). A class lists:
  *   - `asserts`: predicates stating the relation holds ("join" Globex);
  *   - `ends`: predicates stating it stopped for their object ("leave" Acme, "move from" Berlin);
+ *   - `endsWhenNegated`: predicates too vague to assert the class ("be with" Acme may be a person's
+ *     company) that end it when negated or said to no longer hold ("is no longer with Acme");
  *   - `objectWords`: when set, a fact counts only if its object's key holds one of these words
  *     ("be" + "cfo of globex" is a role, "be" + "vegetarian" is not);
  *   - `endingObjects`: objects whose assertion closes the class's current fact instead of
  *     replacing it: "have status" + "closed" ends the ticket's "open" status (reason `ended`, no
  *     supersession), and holds itself from then on;
- *   - `cues`: query words that ask about the class ("Where does Alice work?").
+ *   - `cues`: query words that ask about the class ("Where does Alice work?");
+ *   - `endsWith`: classes this one depends on: a fact of this class ends when the subject's fact of
+ *     such a class that held when it began stops holding ("joined Globex as CFO", then "joined
+ *     Initech": the CFO role ended with the Globex job). A fact that began while none held (or
+ *     from an unknown start) is tied to nothing.
  * A negated assertion ("not live in") ends its class too. Only facts of the same subject and the
  * same class are ever compared; nothing is retired by similarity.
  *
@@ -27,9 +33,11 @@ export interface PredicateClass {
   name: string;
   asserts: string[];
   ends: string[];
+  endsWhenNegated?: string[];
   objectWords?: string[];
   endingObjects?: string[];
   cues: string[];
+  endsWith?: string[];
 }
 
 export interface FactLexicon {
@@ -78,7 +86,21 @@ export const DEFAULT_FACT_LEXICON: FactLexicon = {
   classes: [
     {
       name: 'employer',
-      asserts: ['work at', 'work for', 'join', 'start at', 'be employed at', 'be employed by', 'rejoin', 'return to'],
+      asserts: [
+        'work at',
+        'work for',
+        'join',
+        'start at',
+        'start work at',
+        'start work for',
+        'be employed at',
+        'be employed by',
+        // "was hired by Initech" (the extractor keeps the person's side of these passives).
+        'be hired by',
+        'be recruited by',
+        'rejoin',
+        'return to',
+      ],
       ends: [
         'leave',
         'quit',
@@ -86,22 +108,31 @@ export const DEFAULT_FACT_LEXICON: FactLexicon = {
         'resign from',
         'retire from',
         'be fired from',
+        'be fired by',
         'be laid off from',
+        'be laid off by',
+        'be dismissed from',
+        'be dismissed by',
+        'let go by',
+        'let go from',
+        'part with',
         'stop work at',
         'stop work for',
       ],
+      // "is no longer with Acme", "is no longer at Initech"; "is with Bob" asserts nothing.
+      endsWhenNegated: ['be with', 'be at'],
       cues: ['work', 'works', 'working', 'job', 'employer', 'employed', 'company'],
     },
     {
       name: 'residence',
       asserts: ['live in', 'move to', 'relocate to', 'reside in', 'be based in', 'settle in'],
-      ends: ['move from', 'move out of', 'leave', 'stop live in'],
+      ends: ['move from', 'move out of', 'move away from', 'leave', 'stop live in'],
       cues: ['live', 'lives', 'living', 'reside', 'resides', 'home', 'city', 'based'],
     },
     {
       name: 'spouse',
       asserts: ['be married to', 'marry', 'wed'],
-      ends: ['divorce', 'be divorced from', 'separate from'],
+      ends: ['divorce', 'be divorced from', 'get divorced from', 'separate from', 'part with'],
       cues: ['married', 'spouse', 'wife', 'husband'],
     },
     {
@@ -146,6 +177,8 @@ export const DEFAULT_FACT_LEXICON: FactLexicon = {
       ends: ['step down as', 'resign as'],
       objectWords: ROLE_WORDS,
       cues: ['role', 'title', 'position'],
+      // A title is held at an employer: it ends when that employment does.
+      endsWith: ['employer'],
     },
   ],
 };
@@ -169,9 +202,11 @@ export const factLexiconSchema = z
             .regex(/^[a-z][a-z0-9_]{0,39}$/u, 'name must be lower case letters, digits and _ (at most 40), starting with a letter'),
           asserts: z.array(phrase).min(1, 'asserts must name at least one predicate').max(100),
           ends: z.array(phrase).max(100),
+          endsWhenNegated: z.array(phrase).max(100).optional(),
           objectWords: z.array(phrase).max(500).optional(),
           endingObjects: z.array(phrase).max(100).optional(),
           cues: z.array(phrase).max(100),
+          endsWith: z.array(z.string()).max(10).optional(),
         }),
       )
       .max(50),
@@ -189,6 +224,16 @@ export const factLexiconSchema = z
         if (other !== undefined && !entry.objectWords)
           ctx.addIssue({ code: 'custom', path: ['classes', index, 'asserts'], message: `"${predicate}" already asserts ${other}` });
         if (other === undefined) asserted.set(predicate, entry.name);
+      }
+    });
+    lexicon.classes.forEach((entry, index) => {
+      for (const tied of entry.endsWith ?? []) {
+        if (tied === entry.name || !names.has(tied))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['classes', index, 'endsWith'],
+            message: `"${tied}" must name another class of the lexicon`,
+          });
       }
     });
   });
@@ -213,24 +258,38 @@ const wordsOf = (key: string): string[] => key.split(/[\s\-/]+/u).filter((word) 
 export class PredicateClassifier {
   private readonly byAssert = new Map<string, PredicateClass[]>();
   private readonly byEnd = new Map<string, PredicateClass[]>();
+  private readonly byNegatedEnd = new Map<string, PredicateClass[]>();
   private readonly byCue = new Map<string, string[]>();
   private readonly endingObjectsOf = new Map<string, ReadonlySet<string>>();
+  private readonly tiesOf = new Map<string, readonly string[]>();
 
   constructor(readonly lexicon: FactLexicon) {
     for (const entry of lexicon.classes) {
+      if (entry.endsWith && entry.endsWith.length > 0) this.tiesOf.set(entry.name, entry.endsWith);
       if (entry.endingObjects && entry.endingObjects.length > 0) this.endingObjectsOf.set(entry.name, new Set(entry.endingObjects));
       for (const predicate of entry.asserts) push(this.byAssert, predicate, entry);
       for (const predicate of entry.ends) push(this.byEnd, predicate, entry);
+      for (const predicate of entry.endsWhenNegated ?? []) push(this.byNegatedEnd, predicate, entry);
       for (const cue of entry.cues) push(this.byCue, cue, entry.name);
     }
   }
 
-  /** The classes a predicate may end (its own ending forms, or a negated assertion). */
+  /** The classes a predicate may end (its own ending forms, or a negated assertion or `endsWhenNegated` form). */
   endsOf(predicate: string, objectKey: string): string[] {
     const negated = predicate.startsWith('not ');
     const base = negated ? predicate.slice(4) : predicate;
-    const entries = negated ? (this.byAssert.get(base) ?? []) : (this.byEnd.get(base) ?? []);
-    return entries.filter((entry) => objectFits(entry, objectKey)).map((entry) => entry.name);
+    const entries = negated ? [...(this.byAssert.get(base) ?? []), ...(this.byNegatedEnd.get(base) ?? [])] : (this.byEnd.get(base) ?? []);
+    return [...new Set(entries.filter((entry) => objectFits(entry, objectKey)).map((entry) => entry.name))];
+  }
+
+  /**
+   * The classes an un-negated `endsWhenNegated` predicate ends when its row says the fact no
+   * longer holds ("is no longer with Acme": "be with" with an ending row). Otherwise it is no
+   * class's: "is with Bob" asserts nothing.
+   */
+  endsWhenSaidOver(predicate: string, objectKey: string): string[] {
+    if (predicate.startsWith('not ')) return [];
+    return (this.byNegatedEnd.get(predicate) ?? []).filter((entry) => objectFits(entry, objectKey)).map((entry) => entry.name);
   }
 
   /** The class a predicate asserts for this object, or null. */
@@ -252,6 +311,11 @@ export class PredicateClassifier {
   endsClassByObject(className: string, objectKey: string): boolean {
     const endings = this.endingObjectsOf.get(className);
     return endings !== undefined && wordsOf(objectKey).some((word) => endings.has(word));
+  }
+
+  /** The classes whose fact, holding when a fact of `className` began, ends it when it stops (`endsWith`). */
+  endsWithOf(className: string): readonly string[] {
+    return this.tiesOf.get(className) ?? [];
   }
 
   /** Classes whose cue words the query contains ("Where does Alice work?" → employer). */

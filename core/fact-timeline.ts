@@ -26,6 +26,8 @@ import type { PredicateClassifier } from './fact-lexicon.js';
 
 export interface ValidityRow {
   memoryId: string;
+  /** The chunk of the memory that states it (a failed append takes back the rows of its chunks). */
+  chunkIndex?: number;
   validFrom: Date | null;
   validTo: Date | null;
 }
@@ -155,12 +157,20 @@ export function groupTimeline(
 
 const dateOf = (time: number): Date | null => (Number.isFinite(time) ? new Date(time) : null);
 
-/** The groups a fact takes part in: its asserted class, or every class it may end, or none. */
+/** A row saying the fact held until then and no longer ("left Acme", "is no longer with Acme"). */
+const isEndingRow = (row: ValidityRow): boolean => row.validFrom === null && row.validTo !== null;
+
+/**
+ * The groups a fact takes part in: its asserted class, or every class it may end, or none. A
+ * vague predicate (`endsWhenNegated`: "be with") takes part only through its ending rows.
+ */
 export function groupsOf(fact: TimelineFact, classifier: PredicateClassifier): { className: string | null; keys: string[] } {
   const asserted = classifier.assertsOf(fact.predicate, fact.objectKey);
   if (asserted !== null) return { className: asserted, keys: [`${fact.subjectId}\n${asserted}`] };
   const ended = classifier.endsOf(fact.predicate, fact.objectKey);
   if (ended.length > 0) return { className: ended[0]!, keys: ended.map((name) => `${fact.subjectId}\n${name}`) };
+  const saidOver = fact.rows.some(isEndingRow) ? classifier.endsWhenSaidOver(fact.predicate, fact.objectKey) : [];
+  if (saidOver.length > 0) return { className: saidOver[0]!, keys: saidOver.map((name) => `${fact.subjectId}\n${name}`) };
   return { className: null, keys: [`fact\n${fact.id}`] };
 }
 
@@ -176,10 +186,15 @@ export function factTimelines(facts: readonly TimelineFact[], classifier: Predic
     const { className, keys } = groupsOf(fact, classifier);
     classOf.set(fact.id, className);
     if (className !== null && classifier.endsClassByObject(className, fact.objectKey)) closingFacts.add(fact.id);
+    // A vague predicate in a class ("be with") counts only by its endings: "is with Acme" supersedes nothing.
+    const member =
+      className !== null && classifier.endsWhenSaidOver(fact.predicate, fact.objectKey).length > 0
+        ? { ...fact, rows: fact.rows.filter(isEndingRow) }
+        : fact;
     for (const key of keys) {
       const members = groups.get(key);
-      if (members) members.push(fact);
-      else groups.set(key, [fact]);
+      if (members) members.push(member);
+      else groups.set(key, [member]);
     }
   }
   const result = new Map<string, FactTimeline>();
@@ -189,7 +204,53 @@ export function factTimelines(facts: readonly TimelineFact[], classifier: Predic
       if (!result.has(id)) result.set(id, { className: classOf.get(id) ?? null, intervals });
     }
   }
+  endWithTiedFacts(facts, result, classifier);
   return result;
+}
+
+/**
+ * A class's `endsWith` (the role's employer): each interval of a fact of the class is cut where
+ * the subject's fact of the tied class that held when the interval began stops holding, unless
+ * something else closed it first or that fact still holds. The cut is an ending (`ended`), closed
+ * by what closed the tied fact ("joined Initech" ends the CFO role held at Globex). An interval
+ * from an unknown start, or one that began while no tied fact held, is tied to nothing. When
+ * several tied facts held at its start, the last of them to stop decides.
+ */
+function endWithTiedFacts(facts: readonly TimelineFact[], timelines: Map<string, FactTimeline>, classifier: PredicateClassifier): void {
+  const bySubject = new Map<string, TimelineFact[]>();
+  for (const fact of facts) {
+    const list = bySubject.get(fact.subjectId);
+    if (list) list.push(fact);
+    else bySubject.set(fact.subjectId, [fact]);
+  }
+  for (const subjectFacts of bySubject.values()) {
+    for (const fact of subjectFacts) {
+      const timeline = timelines.get(fact.id);
+      const ties = timeline?.className ? classifier.endsWithOf(timeline.className) : [];
+      if (!timeline || ties.length === 0) continue;
+      const anchors = subjectFacts.flatMap((other) => {
+        const tied = timelines.get(other.id);
+        return tied?.className && ties.includes(tied.className) ? tied.intervals.map((interval) => ({ factId: other.id, interval })) : [];
+      });
+      timeline.intervals = timeline.intervals.map((interval) => {
+        if (interval.from === null) return interval;
+        const start = interval.from.getTime();
+        const holding = anchors.filter(
+          ({ interval: anchor }) => (anchor.from?.getTime() ?? -Infinity) <= start && (anchor.to === null || start < anchor.to.getTime()),
+        );
+        if (holding.length === 0 || holding.some(({ interval: anchor }) => anchor.to === null)) return interval;
+        const last = holding.reduce((a, b) => (b.interval.to!.getTime() > a.interval.to!.getTime() ? b : a));
+        const end = last.interval.to!;
+        if (interval.to !== null && interval.to.getTime() <= end.getTime()) return interval;
+        const closer = last.interval.closedBy;
+        return {
+          from: interval.from,
+          to: end,
+          closedBy: { reason: 'ended', factId: closer?.factId ?? last.factId, memoryId: closer?.memoryId ?? '' },
+        };
+      });
+    }
+  }
 }
 
 /** A fact's standing at `at`: the interval that holds then, or the last one before, or the first after. */
@@ -265,20 +326,24 @@ export interface Restoration extends Supersession {
 }
 
 /**
- * What deleting `memoryIds` (all their rows) changes among `facts` (every fact of the subjects
- * their rows touch): the supersessions undone whose old fact holds again at that time (`restored`,
+ * What removing rows (all rows of the memories in `removed`, or the rows a predicate picks: a
+ * failed append's chunks) changes among `facts` (every fact of the subjects those rows touch): the supersessions undone whose old fact holds again at that time (`restored`,
  * `memoryId` naming the deleted memory that had stated the newer fact), and the supersessions the
  * delete brings about (`superseded`: an older fact now closed by a later one that the deleted
- * memory's fact had stood between), each in time order.
+ * memory's fact had stood between), each in time order; and the facts left without any row
+ * (`goneFacts`), whose events must stop describing them (core/fact-event-redaction.ts).
  */
 export function deletionChanges(
   facts: readonly TimelineFact[],
-  memoryIds: ReadonlySet<string>,
+  removed: ReadonlySet<string> | ((row: ValidityRow) => boolean),
   classifier: PredicateClassifier,
-): { restored: Restoration[]; superseded: Supersession[] } {
+): { restored: Restoration[]; superseded: Supersession[]; goneFacts: Set<string> } {
+  const isRemoved = typeof removed === 'function' ? removed : (row: ValidityRow) => removed.has(row.memoryId);
   const without = facts
-    .map((fact) => ({ ...fact, rows: fact.rows.filter((row) => !memoryIds.has(row.memoryId)) }))
+    .map((fact) => ({ ...fact, rows: fact.rows.filter((row) => !isRemoved(row)) }))
     .filter((fact) => fact.rows.length > 0);
+  const kept = new Set(without.map((fact) => fact.id));
+  const goneFacts = new Set(facts.filter((fact) => !kept.has(fact.id)).map((fact) => fact.id));
   const before = supersessionsOf(factTimelines(facts, classifier));
   const afterTimelines = factTimelines(without, classifier);
   const after = supersessionsOf(afterTimelines);
@@ -291,5 +356,5 @@ export function deletionChanges(
     if (status === 'current') restored.push({ ...supersession, validTo: interval?.to ?? null });
   }
   const superseded = [...after].filter(([key]) => !before.has(key)).map(([, supersession]) => supersession);
-  return { restored: restored.sort(bySupersessionTime), superseded: superseded.sort(bySupersessionTime) };
+  return { restored: restored.sort(bySupersessionTime), superseded: superseded.sort(bySupersessionTime), goneFacts };
 }

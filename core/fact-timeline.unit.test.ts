@@ -63,6 +63,33 @@ describe('the functional-predicate lexicon', () => {
     ['be', 'vegetarian', 'none'],
     ['become', 'friends', 'none'],
     ['use', 'postgresql', 'none'],
+    // Common phrasings of changing jobs, moving and ending, as the extractor normalises them.
+    ['relocate to', 'lisbon', 'assert residence'], // "relocated to Lisbon"
+    ['live in', 'porto', 'assert residence'], // "now lives in Porto"
+    ['be hired by', 'initech', 'assert employer'], // "was hired by Initech" (the person's side)
+    ['start work at', 'initech', 'assert employer'], // "started working at Initech"
+    ['quit', 'acme', 'end employer'], // "quit Acme"
+    ['resign from', 'acme', 'end employer'], // "resigned from Acme"
+    ['retire from', 'acme', 'end employer'], // "retired from Acme"
+    ['leave', 'acme', 'end employer'], // "has left Acme"
+    ['be laid off by', 'acme', 'end employer'], // "was laid off by Acme"
+    ['be fired by', 'acme', 'end employer'],
+    ['be dismissed from', 'acme', 'end employer'],
+    ['let go by', 'acme', 'end employer'], // "was let go by Acme"
+    ['divorce', 'bob smith', 'end spouse'], // "divorced Bob Smith"
+    ['be divorced from', 'bob smith', 'end spouse'], // "got divorced from Bob Smith"
+    ['move out of', 'berlin', 'end residence'], // "moved out of Berlin"
+    ['move away from', 'berlin', 'end residence'],
+    ['not be with', 'acme', 'end employer'], // "is not with Acme any more"
+    // Must not assert or end anything: too vague to read as a job or a move.
+    ['be with', 'acme', 'none'], // "is with Acme" (or with a person): only its ending counts
+    ['be at', 'hospital', 'none'], // "is at the hospital"
+    ['switch to', 'python', 'none'], // "switched to Python": the same words as "switched to Initech"
+    ['switch to', 'initech', 'none'],
+    ['take at', 'louvre', 'none'], // "took a photo at the Louvre" reads like "took a job at Initech"
+    ['transfer to', 'savings', 'none'],
+    ['change to', 'decaf', 'none'],
+    ['hire', 'alice chen', 'none'], // the employer's side of "was hired by": Initech is no one's employee
   ];
   for (const [predicate, objectKey, expected] of roles) {
     it(`"${predicate}" ${objectKey} → ${expected}`, () => {
@@ -70,6 +97,12 @@ describe('the functional-predicate lexicon', () => {
       assert.equal(role.kind === 'none' ? 'none' : `${role.kind} ${role.className}`, expected);
     });
   }
+
+  it('"part with" may end an employer or a spouse; "be with" ends an employer only when said to be over', () => {
+    assert.deepEqual(classifier.endsOf('part with', 'acme'), ['employer', 'spouse']);
+    assert.deepEqual(classifier.endsWhenSaidOver('be with', 'acme'), ['employer']);
+    assert.deepEqual(classifier.endsWhenSaidOver('live in', 'oslo'), []);
+  });
 
   it('"leave" may end an employer or a home: the timeline decides by the object', () => {
     assert.deepEqual(classifier.endsOf('leave', 'berlin'), ['employer', 'residence']);
@@ -358,6 +391,139 @@ describe('supersessions a memory brings about', () => {
   });
 });
 
+describe('vague phrasings end a fact only when said to be over ("is no longer with Acme")', () => {
+  const acme = fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-10')]);
+  const cases: [name: string, other: TimelineFact, acmeStatus: string][] = [
+    ['"is no longer with Acme" ends it', fact('with', 'alice', 'be with', 'o-acme', [row('m2', null, '2025-05-01')]), 'ended'],
+    ['"is not with Acme any more" ends it', fact('with', 'alice', 'not be with', 'o-acme', [row('m2', null, '2025-05-01')]), 'ended'],
+    ['"is no longer at Acme" ends it', fact('with', 'alice', 'be at', 'o-acme', [row('m2', null, '2025-05-01')]), 'ended'],
+    ['"is with Bob Smith" ends and supersedes nothing', fact('with', 'alice', 'be with', 'o-bob', [row('m2', '2025-05-01')]), 'current'],
+    ['"is at the hospital" supersedes nothing', fact('with', 'alice', 'be at', 'o-hospital', [row('m2', '2025-05-01')]), 'current'],
+    [
+      '"is no longer at the hospital" ends nothing else',
+      fact('with', 'alice', 'be at', 'o-hospital', [row('m2', null, '2025-05-01')]),
+      'current',
+    ],
+    ['"is with Acme" (a restatement) ends nothing', fact('with', 'alice', 'be with', 'o-acme', [row('m2', '2025-05-01')]), 'current'],
+    ['"switched to Python" supersedes nothing', fact('python', 'alice', 'switch to', 'o-python', [row('m2', '2025-05-01')]), 'current'],
+  ];
+  for (const [name, other, acmeStatus] of cases) {
+    it(name, () => {
+      assert.equal(statusAt([acme, other], 'acme', '2025-06-01'), acmeStatus);
+      assert.deepEqual(newSupersessions([acme, other], 'm2', classifier), []);
+    });
+  }
+
+  it('"was hired by Initech" (the person\'s side) supersedes the earlier employer', () => {
+    const hired = fact('hired', 'alice', 'be hired by', 'o-initech', [row('m2', '2025-05-01')]);
+    assert.equal(statusAt([acme, hired], 'acme', '2025-06-01'), 'superseded');
+  });
+});
+
+describe("roles end with the employment they were held at (the lexicon's endsWith)", () => {
+  // "Alice Chen joined Globex as CFO." (m1, June) and what follows; role objects name a role word.
+  const globex = fact('globex', 'alice', 'join', 'o-globex', [row('m1', '2025-06-01')]);
+  const cfo = fact('cfo', 'alice', 'join as', 'cfo', [row('m1', '2025-06-01')]);
+  const initech = fact('initech', 'alice', 'join', 'o-initech', [row('m2', '2025-09-01')]);
+  const cfoTimeline = (facts: TimelineFact[], lexicon = classifier) => factTimelines(facts, lexicon).get('cfo')!;
+
+  const ending: [name: string, facts: TimelineFact[], endedAt: string, closedBy: { factId: string; memoryId: string }][] = [
+    ['"joined Initech" ends the CFO role held at Globex', [globex, cfo, initech], '2025-09-01', { factId: 'initech', memoryId: 'm2' }],
+    [
+      '"left Globex" ends it, without a new employer',
+      [globex, cfo, fact('left', 'alice', 'leave', 'o-globex', [row('m3', null, '2025-08-01')])],
+      '2025-08-01',
+      { factId: 'left', memoryId: 'm3' },
+    ],
+    [
+      '"no longer works at Globex" (an ending row of the same fact) ends it',
+      [fact('globex', 'alice', 'join', 'o-globex', [row('m1', '2025-06-01'), row('m3', null, '2025-08-01')]), cfo],
+      '2025-08-01',
+      { factId: 'globex', memoryId: 'm3' },
+    ],
+    [
+      'a role begun later at Globex ("became CTO") ends with Globex too',
+      [globex, fact('cfo', 'alice', 'become', 'cto', [row('m4', '2025-07-01')]), initech],
+      '2025-09-01',
+      { factId: 'initech', memoryId: 'm2' },
+    ],
+    [
+      '"be" + "cfo of globex" (a role named with its employer) ends when the employer changes',
+      [globex, fact('cfo', 'alice', 'be', 'cfo of globex', [row('m4', '2025-07-01')]), initech],
+      '2025-09-01',
+      { factId: 'initech', memoryId: 'm2' },
+    ],
+  ];
+  for (const [name, facts, endedAt, closedBy] of ending) {
+    it(name, () => {
+      const [interval] = cfoTimeline(facts).intervals;
+      assert.deepEqual(interval?.to, day(endedAt));
+      assert.deepEqual(interval?.closedBy, { reason: 'ended', ...closedBy });
+      assert.equal(statusAt(facts, 'cfo', endedAt), 'ended');
+      assert.equal(statusAt(facts, 'cfo', '2025-07-15'), 'current');
+    });
+  }
+
+  const standing: [name: string, facts: TimelineFact[]][] = [
+    ['the same employer restated', [globex, cfo, fact('globex-again', 'alice', 'work at', 'o-globex', [row('m5', '2025-10-01')])]],
+    ['a role begun while no employer was known', [fact('cfo', 'alice', 'become', 'cfo', [row('m0', '2025-01-01')]), globex, initech]],
+    [
+      'a role from an unknown start (a row stored before validity existed)',
+      [globex, fact('cfo', 'alice', 'become', 'cfo', [row('m0', null)]), initech],
+    ],
+    [
+      'a role begun after the employer change, at the new employer',
+      [globex, initech, fact('cfo', 'alice', 'be promoted to', 'cfo', [row('m6', '2025-10-01')])],
+    ],
+    ['a move to another city', [globex, cfo, fact('lisbon', 'alice', 'move to', 'o-lisbon', [row('m7', '2025-09-01')])]],
+    ['another person changing employer', [globex, cfo, fact('bob-initech', 'bob', 'join', 'o-initech', [row('m8', '2025-09-01')])]],
+    ['something multi-valued ("likes Initech")', [globex, cfo, fact('likes', 'alice', 'like', 'o-initech', [row('m9', '2025-09-01')])]],
+  ];
+  for (const [name, facts] of standing) {
+    it(`does not end the role after ${name}`, () => {
+      assert.equal(statusAt(facts, 'cfo', '2025-12-01'), 'current');
+    });
+  }
+
+  it('a new role stated with the new employer supersedes the old one (not an ending)', () => {
+    const cto = fact('cto', 'alice', 'join as', 'cto', [row('m2', '2025-09-01')]);
+    const interval = cfoTimeline([globex, cfo, initech, cto]).intervals[0];
+    assert.deepEqual(interval?.closedBy, { reason: 'superseded', factId: 'cto', memoryId: 'm2' });
+    assert.deepEqual(
+      newSupersessions([globex, cfo, initech, cto], 'm2', classifier).map((change) => `${change.className} ${change.oldFactId}`),
+      ['role cfo', 'employer globex'],
+    );
+  });
+
+  it('a role ended by the employer change is not superseded by a later role', () => {
+    const cto = fact('cto', 'alice', 'become', 'cto', [row('m3', '2025-11-01')]);
+    assert.deepEqual(
+      newSupersessions([globex, cfo, initech, cto], 'm3', classifier).map((change) => change.oldFactId),
+      [],
+    );
+  });
+
+  it('is configurable: a lexicon whose role class has no endsWith keeps the role', () => {
+    const untied = new PredicateClassifier({
+      classes: DEFAULT_FACT_LEXICON.classes.map(({ endsWith: _ignored, ...entry }) => entry),
+    });
+    assert.equal(validityAt(cfoTimeline([globex, cfo, initech], untied), day('2025-12-01')).status, 'current');
+  });
+
+  const badTies: [name: string, endsWith: string[]][] = [
+    ['an unknown class', ['employment']],
+    ['its own class', ['role']],
+  ];
+  for (const [name, endsWith] of badTies) {
+    it(`refuses endsWith naming ${name}`, () => {
+      const lexicon = { classes: DEFAULT_FACT_LEXICON.classes.map((entry) => (entry.name === 'role' ? { ...entry, endsWith } : entry)) };
+      const parsed = factLexiconSchema.safeParse(lexicon);
+      assert.equal(parsed.success, false);
+      assert.ok(parsed.error!.issues.some((issue) => issue.path.join('.') === `classes.${lexicon.classes.length - 1}.endsWith`));
+    });
+  }
+});
+
 describe('what deleting memories changes', () => {
   const acme = fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2025-01-10')]);
   const globex = fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01')]);
@@ -374,6 +540,7 @@ describe('what deleting memories changes', () => {
     assert.deepEqual(deletionChanges([acme, globex], new Set(['m2']), classifier), {
       restored: [{ ...supersession('acme', 'globex', 'm2', '2025-06-01'), validTo: null }],
       superseded: [],
+      goneFacts: new Set(['globex']),
     });
   });
 
@@ -381,6 +548,22 @@ describe('what deleting memories changes', () => {
     assert.deepEqual(deletionChanges([acme, globex, initech], new Set(['m2']), classifier), {
       restored: [{ ...supersession('acme', 'globex', 'm2', '2025-06-01'), validTo: day('2025-09-01') }],
       superseded: [supersession('acme', 'initech', 'm3', '2025-09-01')],
+      goneFacts: new Set(['globex']),
+    });
+  });
+
+  it("removing a failed append's rows (its chunks from 1 on) undoes the supersession they brought, and only theirs", () => {
+    const chunked = (memoryId: string, chunkIndex: number, from: string): ValidityRow => ({ ...row(memoryId, from), chunkIndex });
+    const conversation = [
+      fact('acme', 'alice', 'work at', 'o-acme', [chunked('m1', 0, '2025-01-10')]),
+      fact('globex', 'alice', 'join', 'o-globex', [chunked('m1', 1, '2025-06-01')]),
+      fact('tea', 'alice', 'like', 'o-tea', [chunked('m1', 0, '2025-01-10'), chunked('m1', 1, '2025-06-01')]),
+    ];
+    const failedAppend = (candidate: ValidityRow) => candidate.memoryId === 'm1' && (candidate.chunkIndex ?? 0) >= 1;
+    assert.deepEqual(deletionChanges(conversation, failedAppend, classifier), {
+      restored: [{ ...supersession('acme', 'globex', 'm1', '2025-06-01'), validTo: null }],
+      superseded: [],
+      goneFacts: new Set(['globex']),
     });
   });
 
@@ -400,6 +583,10 @@ describe('what deleting memories changes', () => {
 
   it('undoing an ending is no restoration event (only supersessions are announced)', () => {
     const left = fact('left', 'alice', 'leave', 'o-acme', [row('m5', null, '2025-03-01')]);
-    assert.deepEqual(deletionChanges([acme, left], new Set(['m5']), classifier), { restored: [], superseded: [] });
+    assert.deepEqual(deletionChanges([acme, left], new Set(['m5']), classifier), {
+      restored: [],
+      superseded: [],
+      goneFacts: new Set(['left']),
+    });
   });
 });

@@ -15,8 +15,9 @@ export interface EntityCandidate {
 
 /**
  * Where a graph lives: a collection's graph in MongoDB (store/graph.ts) or a device snapshot held
- * in memory for one request (snapshot/snapshot-graph.ts). Resolution and merging are written once,
- * in activities/graph-builder.ts, against this interface, so both storages build the same graph from the same text.
+ * in memory for one request (snapshot/snapshot-graph.ts). Resolution is written once, in
+ * activities/graph-builder.ts, against this interface, and merging once, in core/graph-merge.ts,
+ * which both implementations apply, so both storages build the same graph from the same text.
  */
 export interface GraphStore {
   /** Entities that any of `keys` resolves to (exact alias match). */

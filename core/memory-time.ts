@@ -2,7 +2,7 @@
  * When the things a memory holds happened. A client importing old chats or documents says so with a
  * `timestamp` per message and an `occurred_at` per memory; without them, the memory's creation is
  * the best we know. This is the ONE rule for "the time of a chunk or turn": ingestion stores it on
- * each chunk, and workflow traces, the graph and search read it from there (or call these helpers).
+ * each chunk, and procedure traces, the graph and search read it from there (or call these helpers).
  */
 import type { ChunkSource, MessageInput } from './content-model.js';
 

@@ -156,7 +156,7 @@ it('coalesces passage requests that may wait into one call, and starts it once t
   );
 });
 
-it('starts a waiting call when its allowance runs out, or at once for a request that may not wait', async () => {
+it('starts a waiting call when its allowance runs out, and a request that may not wait at once', async () => {
   const calls: string[][] = [];
   const run = async (texts: string[]) => {
     calls.push(texts);
@@ -169,10 +169,13 @@ it('starts a waiting call when its allowance runs out, or at once for a request 
   assert.ok(waited >= 25, `it waited for others (${waited.toFixed(1)} ms)`);
   assert.deepEqual(calls, [['a', 'b']]);
 
-  const patient = embed(['c'], { coalesceMs: 60_000 });
-  const query = embed(['q'], { priority: 'query', coalesceMs: 60_000 });
-  await Promise.all([patient, query]);
-  assert.deepEqual(calls.slice(1), [['q'], ['c']], 'a query never waits and rides alone; the waiting passage follows at once');
+  // A query does not end a passage's wait: the passage still waits out its own allowance for others.
+  const patient = embed(['c'], { coalesceMs: 200 });
+  const query = embed(['q'], { priority: 'query', coalesceMs: 200 });
+  await query;
+  assert.deepEqual(calls.slice(1), [['q']], 'a query never waits and rides alone, ahead of the waiting passage');
+  await patient;
+  assert.deepEqual(calls.slice(1), [['q'], ['c']], 'the waiting passage follows once its allowance runs out');
 });
 
 it('holds a waiting request until its caller needs the vectors, gathering requests that arrive meanwhile', async () => {

@@ -69,4 +69,33 @@ describe('background repair tasks', () => {
     assert.ok(warnings.includes('it failed'));
     assert.ok(warnings.includes('did some'));
   });
+
+  // [what a run returns, whether it is logged as done]: a quiet tick repaired nothing and says nothing.
+  const counts: [number | void, boolean][] = [
+    [undefined, false],
+    [0, false],
+    [3, true],
+  ];
+  for (const [count, logged] of counts) {
+    it(`logs a run that returns ${String(count)} ${logged ? 'as done' : 'not at all'}`, async () => {
+      const warnings: unknown[] = [];
+      const tasks = new BackgroundTasks({ warn: (fields: unknown) => void warnings.push(fields) });
+      let runs = 0;
+      let ran!: () => void;
+      const first = new Promise<void>((resolve) => (ran = resolve));
+      tasks.every(
+        5,
+        () => {
+          runs += 1;
+          ran();
+          return Promise.resolve(count);
+        },
+        'did some',
+        'it failed',
+      );
+      await first;
+      await tasks.stop();
+      assert.deepEqual(warnings, logged ? Array.from({ length: runs }, () => ({ count })) : []);
+    });
+  }
 });

@@ -37,6 +37,7 @@ import { SearchIndex } from '../search/search-index.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { activityMetrics } from './activity-metrics.js';
 import { BackgroundTasks } from './background-tasks.js';
+import { apiRepairs, processPlan } from './roles.js';
 import { installTemporalLogging } from './temporal-logging.js';
 import { serveWorkerMetrics } from './worker-metrics.js';
 import { createAuthService } from '../services/auth.js';
@@ -54,7 +55,7 @@ import { createTicketService } from '../services/tickets.js';
 import { createUploadService } from '../services/uploads.js';
 import { startWebhookDelivery } from '../services/webhook-delivery.js';
 import { createWebhookService } from '../services/webhooks.js';
-import { createWorkflowService } from '../services/workflows.js';
+import { createProcedureService } from '../services/procedures.js';
 import { openStore, type Store } from '../store/index.js';
 
 export interface RunningService {
@@ -150,7 +151,8 @@ function outboundClient(config: Config, totalTimeoutMs: number, keepAlive = fals
 }
 
 export async function startService(config: Config, endpoints: ServiceEndpoints): Promise<RunningService> {
-  const logger = createLogger(config.ROLE === 'worker' ? 'worker' : 'api', config.LOG_LEVEL, config.LOG_FORMAT);
+  const plan = processPlan(config);
+  const logger = createLogger(plan.api ? 'api' : 'worker', config.LOG_LEVEL, config.LOG_FORMAT);
   installTemporalLogging(logger, config.LOG_LEVEL);
   const store = await openStore(config, endpoints.mongoUri);
   const crashAt = config.FAULT_INJECT_CRASH_AT;
@@ -170,23 +172,20 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     allowRemoteModels: config.ALLOW_REMOTE_MODELS,
     cacheDir: path.join(config.DATA_DIR, 'model-cache'),
     maxBatchSize: config.EMBEDDING_BATCH_SIZE,
-    // An API process runs the model on a thread of its own, so a model call (a device create's
-    // passages, a query) never blocks its event loop. A process that also runs the worker keeps it
-    // on the main thread: speech transcription (whisper, extractors/audio.ts) runs onnxruntime there,
-    // and onnxruntime-node used from two threads of one process crashes it (a native HandleScope
-    // fatal error, seen when the worker transcribed while its model thread embedded).
-    ownThread: config.ROLE === 'api',
+    // Only in an API-only process (runtime/roles.ts says why): a native HandleScope fatal error was
+    // seen when the worker transcribed while its model thread embedded.
+    ownThread: plan.embedderOnOwnThread,
   };
   const embedder = memoize<Embedder>(() => loadEmbedder(embedderOptions));
   const stoppers: (() => Promise<void>)[] = [];
   const extractor = createLocalExtractor();
   const classifier = new PredicateClassifier(config.FACT_LEXICON);
   // CPU-heavy work of a process that serves the API runs on these threads, never on its event loop (DEVELOPERS.md).
-  const cpu = config.ROLE === 'worker' ? null : new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS);
+  const cpu = plan.cpuPool ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS) : null;
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
-  if (config.ROLE !== 'api') {
+  if (plan.worker) {
     await embedder(); // Load the model before taking work, so the first memory is not slow.
     const fileExtractors = createFileExtractors({ modelsDir: config.MODELS_DIR, allowRemoteModels: config.ALLOW_REMOTE_MODELS });
     worker = await Worker.create({
@@ -225,8 +224,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     workerTasks.every(
       config.WORKFLOW_MINE_SWEEP_INTERVAL_MS,
       () => store.procedures.sweepDueMines(config.WORKFLOW_MINE_SWEEP_INTERVAL_MS),
-      'ran owed workflow pattern mines',
-      'workflow mine sweep failed',
+      'ran owed procedure pattern mines',
+      'procedure mine sweep failed',
     );
     stoppers.push(async () => {
       await workerTasks.stop();
@@ -236,8 +235,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     });
   }
 
-  // Webhooks are delivered by worker processes only, never on the API's request path.
-  if (config.ROLE !== 'api' && config.WEBHOOK_DELIVERY) {
+  if (plan.webhookDelivery) {
     const delivery = startWebhookDelivery({
       store,
       outbound: outboundClient(config, config.WEBHOOK_TIMEOUT_MS, true),
@@ -254,16 +252,16 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   }
 
   let url: string | null = null;
-  if (config.ROLE === 'worker' && config.WORKER_METRICS_PORT) {
-    stoppers.unshift(await serveWorkerMetrics(config, config.WORKER_METRICS_PORT, logger));
+  if (plan.workerMetricsPort !== null) {
+    stoppers.unshift(await serveWorkerMetrics(config, plan.workerMetricsPort, logger));
   }
-  if (config.ROLE !== 'worker') {
+  if (plan.api) {
     const model = await embedder();
     const orchestrator = createOrchestrator({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      eagerStart: worker !== null,
+      eagerStart: plan.eagerWorkflowStart,
       logger,
     });
     const searchIndex = new SearchIndex(store, model.modelId, model.dimensions, logger, {
@@ -289,7 +287,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       logger,
       maxCollectionsPerMemory: config.MAX_COLLECTIONS_PER_MEMORY,
     });
-    const workflows = createWorkflowService({ store, collections, backend: config.GRAPH_READ_BACKEND });
+    const procedures = createProcedureService({ store, collections, backend: config.GRAPH_READ_BACKEND });
     const webhooks = createWebhookService({
       store,
       collections,
@@ -356,7 +354,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
         health: createHealthService(store, orchestrator, searchIndex),
         uploads,
         tickets,
-        workflows,
+        procedures,
         webhooks,
         signingKeys: () => signing?.publicKeys() ?? Promise.resolve({ keys: [] }),
       },
@@ -413,42 +411,15 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     // Background repairs: a run never overlaps its own next tick, and stop() drains them before the
     // database client closes (runtime/background-tasks.ts).
     const repairs = new BackgroundTasks(logger);
-    const repair = repairs.every.bind(repairs);
-    repair(
-      config.RECONCILE_INTERVAL_MS,
-      () => memories.reconcileQueued(config.RECONCILE_INTERVAL_MS),
-      'started workflows for accepted memories that had none',
-      'reconcile failed',
-    );
-    repair(
-      config.RECONCILE_INTERVAL_MS,
-      () => memories.reconcileCollectionChanges(config.RECONCILE_INTERVAL_MS),
-      'carried through unfinished collection changes',
-      'reconcile of collection changes failed',
-    );
-    // Deletes a crashed process left unfinished are finished by whichever API process sees them.
-    repair(
-      config.DELETE_SWEEP_INTERVAL_MS,
-      () => memories.sweepDeletions(config.DELETE_SWEEP_INTERVAL_MS),
-      'finished interrupted deletes',
-      'delete sweep failed',
-    );
-    // Imported snapshots past their TTL: every record, chunk, graph row and index entry goes.
-    repair(
-      config.EPHEMERAL_SWEEP_INTERVAL_MS,
-      () => deviceMemory.sweepExpired(),
-      'removed expired ephemeral collections',
-      'ephemeral sweep failed',
-    );
-    // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
-    repair(300_000, () => uploads.sweep(3_600_000), 'removed abandoned uploads', 'upload sweep failed');
-    // Acks of subscriber ids not seen for WS_ACK_RETENTION_HOURS: the ids are client-chosen.
-    repair(
-      600_000,
-      () => store.eventAcks.expire(new Date(Date.now() - config.WS_ACK_RETENTION_HOURS * 3_600_000)),
-      'removed expired WebSocket acks',
-      'ack expiry failed',
-    );
+    const tasks = apiRepairs(config, {
+      reconcileQueued: (minAgeMs) => memories.reconcileQueued(minAgeMs),
+      reconcileCollectionChanges: (minAgeMs) => memories.reconcileCollectionChanges(minAgeMs),
+      sweepDeletions: (minAgeMs) => memories.sweepDeletions(minAgeMs),
+      sweepExpiredCollections: () => deviceMemory.sweepExpired(),
+      sweepUploads: (expiredForMs) => uploads.sweep(expiredForMs),
+      expireAcks: (olderThan) => store.eventAcks.expire(olderThan),
+    });
+    for (const task of tasks) repairs.every(task.everyMs, task.run, task.done, task.failed);
 
     stoppers.unshift(async () => {
       await repairs.stop();

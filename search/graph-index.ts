@@ -12,6 +12,7 @@ import { chunkId } from '../core/ids.js';
 import type { NewFact } from '../core/graph-model.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import { factTimelines, type FactTimeline, type TimelineFact } from '../core/fact-timeline.js';
+import { PartitionedIndex } from './partitioned-index.js';
 
 export interface GraphEntityInfo {
   id: string;
@@ -467,37 +468,17 @@ export function hitGraph(partitions: GraphPartition[], hits: readonly { chunkId:
   return { chunks: new Map(), episodes: new Map(), entities: shownEntities, relationships: shownRelationships, support };
 }
 
-export class GraphIndex {
-  private readonly partitions = new Map<string, GraphPartition>();
-
-  partition(collectionId: string): GraphPartition | undefined {
-    return this.partitions.get(collectionId);
-  }
-
-  loadedCollections(): string[] {
-    return [...this.partitions.keys()];
-  }
-
+export class GraphIndex extends PartitionedIndex<GraphPartition> {
   createPartition(collectionId: string): GraphPartition {
     const partition = new GraphPartition();
     this.partitions.set(collectionId, partition);
     return partition;
   }
 
-  dropPartition(collectionId: string): void {
-    this.partitions.delete(collectionId);
-  }
-
-  removeMemory(memoryId: string): void {
-    for (const partition of this.partitions.values()) partition.removeMemory(memoryId);
-  }
-
   /** Validity timelines of facts in these collections' partitions (see GraphPartition.timelines). */
   timelines(collectionIds: string[], factIds: readonly string[], classifier: PredicateClassifier): Map<string, FactTimeline> {
     const result = new Map<string, FactTimeline>();
-    for (const id of new Set(collectionIds)) {
-      const partition = this.partitions.get(id);
-      if (!partition) continue;
+    for (const partition of this.partitionsOf(collectionIds)) {
       const own = factIds.filter((factId) => !result.has(factId) && partition.hasFact(factId));
       for (const [factId, timeline] of partition.timelines(own, classifier)) result.set(factId, timeline);
     }
@@ -511,9 +492,5 @@ export class GraphIndex {
   /** What the hits mention (hitGraph), from the loaded partitions. */
   hits(collectionIds: string[], hits: readonly { chunkId: string; memoryId: string }[]): GraphMatch {
     return hitGraph(this.partitionsOf(collectionIds), hits);
-  }
-
-  private partitionsOf(collectionIds: string[]): GraphPartition[] {
-    return [...new Set(collectionIds)].map((id) => this.partitions.get(id)).filter((p): p is GraphPartition => !!p);
   }
 }

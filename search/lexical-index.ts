@@ -17,6 +17,7 @@
  */
 import { PieceTable } from './piece-table.js';
 import { detachedString, hashRun, pieceTerms, scanPlainAscii, tokenize, tokenizeParts } from './tokenize.js';
+import { PartitionedIndex } from './partitioned-index.js';
 
 export interface LexicalHit {
   chunkId: string;
@@ -788,13 +789,8 @@ function compareHits(a: LexicalHit, b: LexicalHit): number {
   return a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0;
 }
 
-export class LexicalIndex {
-  private readonly partitions = new Map<string, LexicalPartition>();
+export class LexicalIndex extends PartitionedIndex<LexicalPartition> {
   private readonly scratch = new ScoreScratch();
-
-  partition(collectionId: string): LexicalPartition | undefined {
-    return this.partitions.get(collectionId);
-  }
 
   createPartition(collectionId: string): LexicalPartition {
     const partition = new LexicalPartition();
@@ -805,18 +801,6 @@ export class LexicalIndex {
   /** Puts a partition built elsewhere (LexicalPartition.fromState) in place of the collection's. */
   setPartition(collectionId: string, partition: LexicalPartition): void {
     this.partitions.set(collectionId, partition);
-  }
-
-  dropPartition(collectionId: string): void {
-    this.partitions.delete(collectionId);
-  }
-
-  loadedCollections(): string[] {
-    return [...this.partitions.keys()];
-  }
-
-  removeMemory(memoryId: string): void {
-    for (const partition of this.partitions.values()) partition.removeMemory(memoryId);
   }
 
   /**
@@ -831,9 +815,7 @@ export class LexicalIndex {
     const best = new Map<string, LexicalHit>();
     const limit = Math.max(0, Math.floor(k));
     if (terms.length > 0) {
-      for (const collectionId of new Set(collectionIds)) {
-        const partition = this.partitions.get(collectionId);
-        if (!partition) continue;
+      for (const partition of this.partitionsOf(collectionIds)) {
         const result = partition.collectTop(terms, limit, this.scratch, matched);
         if (result.maxRarity > maxRarity) maxRarity = result.maxRarity;
         for (const hit of result.hits) {

@@ -7,21 +7,23 @@
  * Layout (little-endian, as the stored vectors): a header of Uint32 counts, then sections each
  * starting on an 8-byte boundary: chunk ids, memory ids and terms (UTF-8, NUL-separated), tokens
  * per chunk, postings per term, the postings' chunk slots and term frequencies, then per chunk
- * whether it asks, how many dates it speaks of and its speaker (an index into the speakers' names,
+ * its flags (bit 0: it asks; above: the answer kinds it can give, search/turn-answers.ts), how many dates it speaks of and its speaker (an index into the speakers' names,
  * -1 for none), then those dates and the names (UTF-8, NUL-separated).
  *
  * `SNAPSHOT_FORMAT` names the layout and fingerprints the tokenizer, the turn-date and the
- * turn-speaker rules on probe texts: a snapshot written by code that tokenises differently is never read, so a load from
+ * turn-speaker and answer-kind rules on probe texts: a snapshot written by code that tokenises differently is never read, so a load from
  * a snapshot ranks exactly as a load from the chunks would.
  */
 import { createHash } from 'node:crypto';
 import type { LexicalState } from './lexical-index.js';
 import { tokenize } from './tokenize.js';
 import type { TurnFact } from './turn-facts.js';
+import { turnAnswerKinds } from './turn-answers.js';
 import { turnDates } from './turn-dates.js';
-import { turnSpeaker } from './turn-speakers.js';
+import { turnSpeaker, withoutSpeaker } from './turn-speakers.js';
 
-const LAYOUT_VERSION = 2;
+/** 3: the per-chunk byte holds flags (asks, answer kinds), no longer only whether the turn asks. */
+const LAYOUT_VERSION = 3;
 const HEADER_WORDS = 10;
 const SEPARATOR = '\u0000';
 
@@ -41,6 +43,7 @@ function fingerprint(): string {
     tokenize(PROBE_TEXT),
     turnDates(PROBE_TEXT, PROBE_TIME).map((date) => date.getTime()),
     SPEAKER_PROBES.map((text) => turnSpeaker(text) ?? null),
+    SPEAKER_PROBES.map((text) => turnAnswerKinds(withoutSpeaker(text))),
   ]);
   return createHash('sha256').update(probe).digest('hex').slice(0, 16);
 }
@@ -48,9 +51,10 @@ function fingerprint(): string {
 /** Identifies what wrote a snapshot: only a snapshot of this exact format is read. */
 export const SNAPSHOT_FORMAT = `lexical-${LAYOUT_VERSION}-${fingerprint()}`;
 
-/** Per chunk slot of the lexical state: whether it asks, its dates (ms since the epoch) and its speaker. */
+/** Per chunk slot of the lexical state: its flags, its dates (ms since the epoch) and its speaker. */
 export interface TurnColumns {
-  question: Uint8Array;
+  /** Bit 0: the turn asks; the bits above: its answer kinds (search/turn-answers.ts). */
+  flags: Uint8Array;
   dateCount: Int32Array;
   dates: Float64Array;
   /** Index into `speakers`, -1 when the turn has none. */
@@ -65,7 +69,7 @@ export interface PartitionSnapshot {
 
 /** The turn facts of the lexical state's chunks, in its slot order (a chunk without facts has none). */
 export function turnColumns(chunkIds: readonly string[], factOf: (chunkId: string) => TurnFact | undefined): TurnColumns {
-  const question = new Uint8Array(chunkIds.length);
+  const flags = new Uint8Array(chunkIds.length);
   const dateCount = new Int32Array(chunkIds.length);
   const speaker = new Int32Array(chunkIds.length).fill(-1);
   const speakers: string[] = [];
@@ -77,7 +81,7 @@ export function turnColumns(chunkIds: readonly string[], factOf: (chunkId: strin
   let at = 0;
   for (const [slot, fact] of facts.entries()) {
     if (!fact) continue;
-    question[slot] = fact.question ? 1 : 0;
+    flags[slot] = (fact.question ? 1 : 0) | (fact.answers << 1);
     dateCount[slot] = fact.dates.length;
     dates.set(fact.dates, at);
     at += fact.dates.length;
@@ -86,17 +90,22 @@ export function turnColumns(chunkIds: readonly string[], factOf: (chunkId: strin
     if (index === undefined) speakerIndex.set(fact.speaker, (index = speakers.push(fact.speaker) - 1));
     speaker[slot] = index;
   }
-  return { question, dateCount, dates, speaker, speakers };
+  return { flags, dateCount, dates, speaker, speakers };
 }
 
 /** The turn facts a snapshot holds, chunk by chunk in slot order (the inverse of turnColumns). */
 export function* turnFactsOf(snapshot: PartitionSnapshot): Generator<{ chunkId: string; memoryId: string; fact: TurnFact }> {
   const { chunkIds, memoryIds } = snapshot.lexical;
-  const { question, dateCount, dates, speaker, speakers } = snapshot.turns;
+  const { flags, dateCount, dates, speaker, speakers } = snapshot.turns;
   let at = 0;
   for (let slot = 0; slot < chunkIds.length; slot++) {
     const count = dateCount[slot]!;
-    const fact = { question: question[slot] === 1, dates: dates.slice(at, at + count), speaker: speakers[speaker[slot]!] };
+    const fact = {
+      question: (flags[slot]! & 1) === 1,
+      answers: flags[slot]! >> 1,
+      dates: dates.slice(at, at + count),
+      speaker: speakers[speaker[slot]!],
+    };
     yield { chunkId: chunkIds[slot]!, memoryId: memoryIds[slot]!, fact };
     at += count;
   }
@@ -107,7 +116,7 @@ const padded = (bytes: number): number => (bytes + 7) & ~7;
 export function encodePartitionSnapshot(snapshot: PartitionSnapshot): Buffer {
   const { lexical, turns } = snapshot;
   const slots = lexical.chunkIds.length;
-  if (turns.question.length !== slots || turns.dateCount.length !== slots || turns.speaker.length !== slots)
+  if (turns.flags.length !== slots || turns.dateCount.length !== slots || turns.speaker.length !== slots)
     throw new Error('index snapshot: turn facts do not match the chunks');
   const strings = [lexical.chunkIds, lexical.memoryIds, lexical.terms, turns.speakers].map((list) =>
     Buffer.from(list.join(SEPARATOR), 'utf8'),
@@ -117,7 +126,7 @@ export function encodePartitionSnapshot(snapshot: PartitionSnapshot): Buffer {
     lexical.termLength,
     lexical.postingSlots,
     lexical.postingFrequencies,
-    turns.question,
+    turns.flags,
     turns.dateCount,
     turns.speaker,
     turns.dates,
@@ -180,7 +189,7 @@ export function decodePartitionSnapshot(bytes: Uint8Array): PartitionSnapshot {
   const postingSlots = ints(postings!);
   const frequencyBytes = take(postings! * 2);
   const postingFrequencies = new Uint16Array(frequencyBytes.buffer, frequencyBytes.byteOffset, postings!);
-  const question = take(slots!);
+  const flags = take(slots!);
   const dateCount = ints(slots!);
   const speaker = ints(slots!);
   const dateBytes = take(dates! * 8);
@@ -189,6 +198,6 @@ export function decodePartitionSnapshot(bytes: Uint8Array): PartitionSnapshot {
   for (const index of speaker) if (index < -1 || index >= speakers.length) throw new Error('index snapshot: speaker out of range');
   return {
     lexical: { chunkIds, memoryIds, docLength, terms: termList, termLength, postingSlots, postingFrequencies },
-    turns: { question, dateCount, dates: dateValues, speaker, speakers },
+    turns: { flags, dateCount, dates: dateValues, speaker, speakers },
   };
 }

@@ -92,14 +92,18 @@ describe('partition snapshot', () => {
     for (const { chunkId, memoryId, fact } of turnFactsOf(decoded)) restored.put('c', chunkId, memoryId, fact);
     let questions = 0;
     let spoken = 0;
+    let answering = 0;
     for (const chunkId of state.chunkIds) {
       assert.equal(restored.isQuestion(['c'], chunkId), turns.isQuestion(['c'], chunkId), chunkId);
       assert.deepEqual(restored.datesOf(['c'], chunkId), turns.datesOf(['c'], chunkId), chunkId);
       assert.equal(restored.speakerOf(['c'], chunkId), turns.speakerOf(['c'], chunkId), chunkId);
+      assert.equal(restored.answersOf(['c'], chunkId), turns.answersOf(['c'], chunkId), chunkId);
       if (turns.isQuestion(['c'], chunkId)) questions++;
+      if (turns.answersOf(['c'], chunkId) !== 0) answering++;
       if (turns.speakerOf(['c'], chunkId) !== undefined) spoken++;
     }
     assert.ok(questions > 0, 'the corpus has questions');
+    assert.ok(answering > 0, 'the corpus has turns that mention a time or a quantity');
     assert.ok(spoken > 0 && spoken < state.chunkIds.length, 'the corpus has turns with and without a speaker');
     assert.deepEqual([...restored.speakers(['c'])].sort(), ['caroline', 'dr. ann lee']);
     assert.deepEqual(restored.bytes('c'), turns.bytes('c'));
@@ -118,6 +122,6 @@ describe('partition snapshot', () => {
   });
 
   it('names the tokenizer it was written with', () => {
-    assert.match(SNAPSHOT_FORMAT, /^lexical-2-[0-9a-f]{16}$/);
+    assert.match(SNAPSHOT_FORMAT, /^lexical-3-[0-9a-f]{16}$/);
   });
 });

@@ -374,6 +374,7 @@ export class SearchIndex {
     return {
       cosineOf: (chunkIds) => (query ? this.index.similarities(query, collectionIds, chunkIds) : new Map()),
       isQuestion: (chunkId) => this.turns.isQuestion(collectionIds, chunkId),
+      answersOf: (chunkId) => this.turns.answersOf(collectionIds, chunkId),
       datesOf: (chunkId) => this.turns.datesOf(collectionIds, chunkId),
       speakerOf: (chunkId) => this.turns.speakerOf(collectionIds, chunkId),
       chunks: () => this.index.entries(collectionIds),

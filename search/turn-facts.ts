@@ -1,15 +1,19 @@
 /**
  * Per collection partition, what the turn ranking (search/turn-ranking.ts) needs to know of each
- * chunk besides its vector and terms: whether it asks, the dates it speaks of, and who speaks it.
+ * chunk besides its vector and terms: whether it asks, the kinds of answer it can give, the dates it
+ * speaks of, and who speaks it.
  * Kept beside the vector and lexical partitions, by the same upserts and removals, and counted in
  * the partition budget (`bytes`).
  */
+import { turnAnswerKinds } from './turn-answers.js';
 import { turnDates } from './turn-dates.js';
 import { detachedString } from './tokenize.js';
-import { turnSpeaker } from './turn-speakers.js';
+import { turnSpeaker, withoutSpeaker } from './turn-speakers.js';
 
 export interface TurnFact {
   question: boolean;
+  /** The kinds of answer its text can give (search/turn-answers.ts ANSWER_* bits). */
+  answers: number;
   /** Milliseconds since the epoch: compact, and compared as numbers. */
   dates: Float64Array;
   /** Lower-cased speaker name (search/turn-speakers.ts); the string is shared with the partition's count key. */
@@ -65,7 +69,7 @@ export class TurnFacts {
       entry.turns += 1;
       speaker = entry.name;
     }
-    partition.facts.set(chunkId, { question: fact.question, dates: fact.dates, speaker });
+    partition.facts.set(chunkId, { question: fact.question, answers: fact.answers, dates: fact.dates, speaker });
     partition.dateBytes += fact.dates.byteLength;
     let chunks = partition.chunksOfMemory.get(memoryId);
     if (!chunks) partition.chunksOfMemory.set(memoryId, (chunks = new Set()));
@@ -82,6 +86,8 @@ export class TurnFacts {
     const dates = time ? turnDates(text, time) : NO_DATES;
     this.put(collectionId, chunkId, memoryId, {
       question: text.trimEnd().endsWith('?'),
+      // Without the speaker's name: a speaker called June would otherwise mention a time in every turn.
+      answers: turnAnswerKinds(withoutSpeaker(text)),
       dates: Float64Array.from(dates, (date) => date.getTime()),
       speaker: turnSpeaker(text),
     });
@@ -127,6 +133,10 @@ export class TurnFacts {
   datesOf(collectionIds: readonly string[], chunkId: string): readonly Date[] {
     const fact = this.find(collectionIds, chunkId);
     return fact ? Array.from(fact.dates, (ms) => new Date(ms)) : NO_DATES;
+  }
+
+  answersOf(collectionIds: readonly string[], chunkId: string): number {
+    return this.find(collectionIds, chunkId)?.answers ?? 0;
   }
 
   speakerOf(collectionIds: readonly string[], chunkId: string): string | undefined {

@@ -15,6 +15,13 @@
  *   - **Dates.** A query naming a day, a month or a year (search/turn-dates.ts) lifts the turns
  *     whose dates (their own time, and relative dates in them resolved against it) fall in that
  *     period by `dateMatch`, and brings them in as candidates even when no other signal found them.
+ *   - **The kind of answer.** A query asking "when" lifts the turns that mention a time, and one
+ *     asking "how many / long / often / much" those that mention a quantity, by `answerKind`
+ *     (search/turn-answers.ts).
+ *   - **Episodes.** A turn gains `episode` × the best score among the candidate turns of its memory
+ *     (its session), its own included: what a question asks about is usually talked over in one
+ *     session, so among turns that match about as well, those of the session that matches best
+ *     come first. (Spreading the top turns over sessions instead lowered every figure.)
  *
  * The neighbours of every candidate join the candidates (their cosine read from the index) so that
  * the answer to a matching question can rank. Chunk ids are `<memory id>:<index>`.
@@ -29,6 +36,8 @@ export interface TurnRankingWeights {
   questionPenalty: number;
   dateMatch: number;
   speakerMismatch: number;
+  answerKind: number;
+  episode: number;
 }
 
 export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = {
@@ -37,6 +46,8 @@ export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = {
   questionPenalty: 0.1,
   dateMatch: 0.6,
   speakerMismatch: 0.5,
+  answerKind: 0.3,
+  episode: 0.5,
 };
 
 /** What the ranking reads from the index about chunks beyond the pools. */
@@ -47,6 +58,8 @@ export interface TurnSource {
   isQuestion(chunkId: string): boolean;
   /** The dates the chunk speaks of (search/turn-dates.ts turnDates). */
   datesOf(chunkId: string): readonly Date[];
+  /** The kinds of answer the chunk can give (search/turn-answers.ts turnAnswerKinds). */
+  answersOf(chunkId: string): number;
   /** Who speaks the chunk (search/turn-speakers.ts turnSpeaker), if its text says. */
   speakerOf(chunkId: string): string | undefined;
   /** Every chunk of the searched partitions, with its memory. */
@@ -117,10 +130,15 @@ export function expandTurnCandidates(
 export function rerankTurns(
   fused: readonly FusedCandidate[],
   dated: DateMatches,
-  source: Pick<TurnSource, 'isQuestion' | 'speakerOf'>,
-  options: { speakers?: QuerySpeakers | null; weights?: TurnRankingWeights } = {},
+  source: Pick<TurnSource, 'isQuestion' | 'speakerOf' | 'answersOf'>,
+  options: {
+    speakers?: QuerySpeakers | null;
+    /** The kind of answer the query asks for (search/turn-answers.ts queryAnswerKind; 0: none). */
+    answerKind?: number;
+    weights?: TurnRankingWeights;
+  } = {},
 ): FusedCandidate[] {
-  const { speakers, weights = DEFAULT_TURN_WEIGHTS } = options;
+  const { speakers, answerKind = 0, weights = DEFAULT_TURN_WEIGHTS } = options;
   const scores = new Map(fused.map((entry) => [entry.chunkId, entry.score]));
   const reranked = fused.map((entry) => {
     const own = entry.score;
@@ -135,13 +153,20 @@ export function rerankTurns(
       score += Math.max(fromPrevious, fromNext);
     }
     score += weights.dateMatch * (dated.get(entry.chunkId) ?? 0);
+    if (answerKind !== 0 && (source.answersOf(entry.chunkId) & answerKind) !== 0) score += weights.answerKind;
     if (source.isQuestion(entry.chunkId)) score -= weights.questionPenalty;
     if (speakers?.partial) {
       const speaker = source.speakerOf(entry.chunkId);
       if (speaker !== undefined && !speakers.named.has(speaker)) score -= weights.speakerMismatch;
     }
-    return { ...entry, score: Math.round(score * 10_000) / 10_000 };
+    return { ...entry, score };
   });
+  if (weights.episode > 0) {
+    const bestOfMemory = new Map<string, number>();
+    for (const entry of reranked) bestOfMemory.set(entry.memoryId, Math.max(bestOfMemory.get(entry.memoryId) ?? 0, entry.score));
+    for (const entry of reranked) entry.score += weights.episode * bestOfMemory.get(entry.memoryId)!;
+  }
+  for (const entry of reranked) entry.score = Math.round(entry.score * 10_000) / 10_000;
   reranked.sort((a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
   return reranked;
 }

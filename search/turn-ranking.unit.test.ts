@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Candidate, FusedCandidate } from './fusion.js';
 import { periodMatch, queryPeriod, turnDates } from './turn-dates.js';
-import { expandTurnCandidates, rerankTurns, type TurnSource } from './turn-ranking.js';
-import { querySpeakers, turnSpeaker } from './turn-speakers.js';
+import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, rerankTurns, type TurnSource } from './turn-ranking.js';
+import { querySpeakers, turnSpeaker, withoutSpeaker } from './turn-speakers.js';
+import { ANSWER_QUANTITY, ANSWER_TIME, queryAnswerKind, turnAnswerKinds } from './turn-answers.js';
 
 const day = (iso: string) => new Date(`${iso}T12:00:00Z`);
 
@@ -42,10 +43,11 @@ describe('turn ranking', () => {
     isQuestion: (id) => texts[id]?.endsWith('?') ?? false,
     datesOf: (id) => dates[id] ?? [],
     speakerOf: (id) => turnSpeaker(texts[id] ?? ''),
+    answersOf: (id) => turnAnswerKinds(withoutSpeaker(texts[id] ?? '')),
     chunks: () => Object.keys(texts).map((id) => [id, 'm'] as [string, string]),
   });
   const fused = (scores: Record<string, number>): FusedCandidate[] =>
-    Object.entries(scores).map(([chunkId, score]) => ({ chunkId, memoryId: 'm', score, breakdown: {} }));
+    Object.entries(scores).map(([chunkId, score]) => ({ chunkId, memoryId: chunkId.split(':')[0]!, score, breakdown: {} }));
 
   it('brings in the neighbours of candidates with their cosine, and the turns of the named period', () => {
     const candidates = new Map<string, Candidate>([['m:0', { chunkId: 'm:0', memoryId: 'm', bm25: 3 }]]);
@@ -66,8 +68,42 @@ describe('turn ranking', () => {
       ranked.map((entry) => entry.chunkId),
       ['m:1', 'm:0', 'm:2'],
     );
-    assert.equal(ranked[0]!.score, 0.92, '0.6 + 0.8 × (1 − 0.6)');
-    assert.equal(ranked[1]!.score, 0.9, 'the question: 1 − 0.1');
+    // Every turn of the session also gains half the session's best score (0.92).
+    assert.equal(ranked[0]!.score, 1.38, '0.6 + 0.8 × (1 − 0.6), + 0.5 × 0.92');
+    assert.equal(ranked[1]!.score, 1.36, 'the question: 1 − 0.1, + 0.5 × 0.92');
+  });
+
+  it('lifts the turns of the session that matches best', () => {
+    // Two sessions, one turn each matching about as well; the first session has a second good match.
+    const scores = { 'a:0': 0.5, 'a:5': 0.9, 'b:0': 0.55 };
+    const ranked = rerankTurns(fused(scores), new Map(), source({}));
+    assert.deepEqual(
+      ranked.map((entry) => entry.chunkId),
+      ['a:5', 'a:0', 'b:0'],
+    );
+    assert.equal(ranked[1]!.score, 0.95, '0.5 + 0.5 × 0.9');
+    assert.equal(ranked[2]!.score, 0.825, '0.55 + 0.5 × 0.55');
+    const without = rerankTurns(fused(scores), new Map(), source({}), { weights: { ...DEFAULT_TURN_WEIGHTS, episode: 0 } });
+    assert.deepEqual(
+      without.map((entry) => entry.chunkId),
+      ['a:5', 'b:0', 'a:0'],
+    );
+  });
+
+  it('lifts the turns that can give the kind of answer the query asks for', () => {
+    texts['t:0'] = 'Evan: The cabin was lovely and quiet.';
+    texts['t:1'] = 'Evan: We drove up to the cabin last Friday.';
+    texts['t:2'] = 'Evan: We stayed at the cabin for three nights.';
+    try {
+      const scores = { 't:0': 0.9, 't:1': 0.8, 't:2': 0.8 };
+      const order = (query: string) =>
+        rerankTurns(fused(scores), new Map(), source({}), { answerKind: queryAnswerKind(query) }).map((entry) => entry.chunkId);
+      assert.deepEqual(order('When did Evan go to the cabin?'), ['t:1', 't:0', 't:2']);
+      assert.deepEqual(order('How many nights did Evan stay at the cabin?'), ['t:2', 't:0', 't:1']);
+      assert.deepEqual(order('What was the cabin like?'), ['t:0', 't:1', 't:2'], 'no kind asked: no rule');
+    } finally {
+      for (const id of ['t:0', 't:1', 't:2']) delete texts[id];
+    }
   });
 
   it('ranks the turns of a speaker the query does not name lower, and only when it names some of them', () => {
@@ -78,5 +114,39 @@ describe('turn ranking', () => {
     assert.deepEqual(about('What did Evan like about the cabin?'), ['m:1', 'm:2', 'm:0']);
     assert.deepEqual(about('What did Sam and Evan talk about?'), ['m:2', 'm:1', 'm:0'], 'both named: no rule');
     assert.deepEqual(about('What was the cabin like?'), ['m:2', 'm:1', 'm:0'], 'none named: no rule');
+  });
+});
+
+describe('answer kinds', () => {
+  it('reads the kind of answer a query asks for', () => {
+    const cases: [string, number][] = [
+      ['When did Melanie paint a sunrise?', ANSWER_TIME],
+      ['In what year did John start surfing?', ANSWER_TIME],
+      ['What year did John start surfing?', ANSWER_TIME],
+      ['Around when was the party?', ANSWER_TIME],
+      ['How long ago was the trip?', ANSWER_TIME],
+      ['How long has Caroline had her friends?', ANSWER_QUANTITY],
+      ['How many children does Melanie have?', ANSWER_QUANTITY],
+      ['How often does John surf?', ANSWER_QUANTITY],
+      ['How did Melanie feel after the accident?', 0],
+      ['What is Caroline’s identity?', 0],
+    ];
+    for (const [query, kind] of cases) assert.equal(queryAnswerKind(query), kind, query);
+  });
+
+  it('reads the kinds of answer a turn can give', () => {
+    const cases: [string, number][] = [
+      ['I went to a support group yesterday.', ANSWER_TIME],
+      ['We moved here in 2019.', ANSWER_TIME | ANSWER_QUANTITY],
+      ['See you on Friday!', ANSWER_TIME],
+      ['The show is in October.', ANSWER_TIME],
+      ['It was on 3 May.', ANSWER_TIME | ANSWER_QUANTITY],
+      ['You may like it.', 0],
+      ['I have known them for four years.', ANSWER_QUANTITY],
+      ['I run twice a week.', ANSWER_QUANTITY],
+      ['Two weeks ago we went camping.', ANSWER_TIME | ANSWER_QUANTITY],
+      ['That sounds lovely!', 0],
+    ];
+    for (const [text, kinds] of cases) assert.equal(turnAnswerKinds(text), kinds, text);
   });
 });

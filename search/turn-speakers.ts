@@ -19,6 +19,12 @@ export function turnSpeaker(text: string): string | undefined {
   return SPEAKER_PREFIX.exec(text)?.[1]?.toLowerCase();
 }
 
+/** The turn's text after its speaker prefix (the whole text when it has none). */
+export function withoutSpeaker(text: string): string {
+  const prefix = SPEAKER_PREFIX.exec(text);
+  return prefix ? text.slice(prefix[0].length) : text;
+}
+
 /** What a query says about the speakers: the ones it names, and its text without their names. */
 export interface QuerySpeakers {
   named: ReadonlySet<string>;

@@ -7,6 +7,8 @@
  * WebAssembly is unavailable (--jitless) or its memory cannot be reserved, are scanned by an
  * unrolled JS loop over the same layout instead.
  */
+import { PartitionedIndex } from './partitioned-index.js';
+
 export interface VectorHit {
   chunkId: string;
   memoryId: string;
@@ -561,13 +563,9 @@ export class Partition {
 
 const INITIAL_PARTITION_ROWS = 64;
 
-export class VectorIndex {
-  private readonly partitions = new Map<string, Partition>();
-
-  constructor(readonly dimensions: number) {}
-
-  partition(collectionId: string): Partition | undefined {
-    return this.partitions.get(collectionId);
+export class VectorIndex extends PartitionedIndex<Partition> {
+  constructor(readonly dimensions: number) {
+    super();
   }
 
   createPartition(collectionId: string): Partition {
@@ -579,38 +577,23 @@ export class VectorIndex {
     return partition;
   }
 
-  dropPartition(collectionId: string): void {
-    this.partitions.delete(collectionId);
-  }
-
-  loadedCollections(): string[] {
-    return [...this.partitions.keys()];
-  }
-
-  removeMemory(memoryId: string): void {
-    for (const partition of this.partitions.values()) partition.removeMemory(memoryId);
-  }
-
   /** Cosine of the query to the given chunks of the named partitions (absent: not indexed there). */
   similarities(query: Float32Array, collectionIds: string[], chunkIds: Iterable<string>): Map<string, number> {
     const found = new Map<string, number>();
     const ids = [...chunkIds];
-    for (const collectionId of new Set(collectionIds)) this.partitions.get(collectionId)?.similarities(query, ids, found);
+    for (const partition of this.partitionsOf(collectionIds)) partition.similarities(query, ids, found);
     return found;
   }
 
   /** Every chunk of the named partitions (a chunk in several of them once per partition). */
   *entries(collectionIds: string[]): Generator<[string, string]> {
-    for (const collectionId of new Set(collectionIds)) {
-      const partition = this.partitions.get(collectionId);
-      if (partition) yield* partition.entries();
-    }
+    for (const partition of this.partitionsOf(collectionIds)) yield* partition.entries();
   }
 
   search(query: Float32Array, collectionIds: string[], k: number): VectorHit[] {
     const top: VectorHit[] = [];
     const seen = new Set<string>();
-    for (const collectionId of new Set(collectionIds)) this.partitions.get(collectionId)?.collectTop(query, k, top, seen);
+    for (const partition of this.partitionsOf(collectionIds)) partition.collectTop(query, k, top, seen);
     return top;
   }
 }

@@ -1,8 +1,7 @@
 import { AppError, conflict, notFound } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Collection } from '../core/memory-model.js';
-import { CollectionNameTakenError } from '../store/collections.js';
-import type { Store } from '../store/index.js';
+import { CollectionNameTakenError, type CollectionRepository } from '../store/collections.js';
 
 export interface CreateCollectionInput {
   name: string;
@@ -15,7 +14,12 @@ export interface CollectionLimits {
   maxCollectionsPerTenant?: number;
 }
 
-export function createCollectionService(store: Store, limits: CollectionLimits = {}) {
+/** What the collection rules ask of storage: the repository's reads and its create (unit tests hand an in-memory one). */
+export interface CollectionServiceStore {
+  collections: Pick<CollectionRepository, 'create' | 'findById' | 'findByName' | 'list' | 'existing' | 'countForTenant'>;
+}
+
+export function createCollectionService(store: CollectionServiceStore, limits: CollectionLimits = {}) {
   async function readable(tenantId: string, ids: string[], field: string) {
     const unique = [...new Set(ids)];
     const found = await store.collections.existing(tenantId, unique);

@@ -31,18 +31,19 @@ import {
   countsOf,
   decodeFloat16,
   decodeInt8,
+  documentEpisode,
   encodeFloat16,
   type SnapshotBody,
   type SnapshotCaps,
-  type SnapshotChunk,
 } from '../snapshot/format.js';
 import type { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
 import type { ChunkSource } from '../store/chunks.js';
 import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
-import type { Store } from '../store/index.js';
-import { ExportBudgetExceeded, type ImportedMemory } from '../store/snapshots.js';
+import type { CollectionRepository } from '../store/collections.js';
+import type { IndexChangeFeed } from '../store/index-changes.js';
+import { ExportBudgetExceeded, type ImportedMemory, type SnapshotRepository } from '../store/snapshots.js';
 import type { PurgeOptions } from '../store/memory-purge.js';
 import type { CollectionService } from './collections.js';
 import { graphSignal, visibleGraph, type GraphEntityResult, type GraphRelationshipResult } from './graph-search.js';
@@ -102,9 +103,16 @@ export interface DeviceMemoryOptions {
  */
 const DEVICE_PASSAGES_PER_MODEL_CALL = 1;
 
+/** What device memory asks of storage (unit tests hand in-memory ones: test/support/fakes). */
+export interface DeviceMemoryStore {
+  snapshots: Pick<SnapshotRepository, 'countCollection' | 'readCollection' | 'writeImport' | 'memoryIdsOf' | 'removeLeftoversOf'>;
+  collections: Pick<CollectionRepository, 'expired' | 'remove'>;
+  indexChanges: Pick<IndexChangeFeed, 'publishCollectionDropped'>;
+}
+
 export function createDeviceMemoryService(deps: {
-  store: Store;
-  collections: CollectionService;
+  store: DeviceMemoryStore;
+  collections: Pick<CollectionService, 'assertReadable' | 'createEphemeral'>;
   embedder: () => Promise<Embedder>;
   /** Inline extractor, for a search's query only (one short text). */
   extractor: StructureExtractor;
@@ -115,7 +123,7 @@ export function createDeviceMemoryService(deps: {
   keys: KeysetSource;
   /** Snapshots already opened, prepared, per tenant, under the search index's budget. */
   snapshotCache: PreparedSnapshotCache;
-  outbound: OutboundClient;
+  outbound: Pick<OutboundClient, 'get' | 'put' | 'precheck'>;
   /** The one delete cascade, for an import that fails part-way and for expiry. */
   deleteMemories: (tenantId: string, ids: string[], options?: PurgeOptions) => Promise<unknown>;
   options: DeviceMemoryOptions;
@@ -404,19 +412,7 @@ export function createDeviceMemoryService(deps: {
         // slices with the loop given a turn between them (core/time-slice.ts): ~2 s of CPU for a
         // 2M-character text, which in one stretch stalled every tenant's requests.
         const slicer = new TimeSlicer();
-        const chunks: SnapshotChunk[] = [];
-        for (const [index, chunk] of planned.entries()) {
-          chunks.push({ index, text: chunk.text, source: { ...chunk.source }, vector: encodeFloat16(vectors[index]!) });
-          if (slicer.due()) await slicer.pause();
-        }
-        graph.addEpisode({
-          id: episodeId,
-          kind: 'document',
-          name: null,
-          metadata: input.metadata,
-          created_at: createdAt.toISOString(),
-          chunks,
-        });
+        graph.addEpisode(await documentEpisode(episodeId, input.metadata, createdAt, planned, vectors, slicer));
         const builder = new GraphBuilder({
           graph,
           extractor,

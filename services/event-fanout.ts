@@ -71,6 +71,18 @@ export class EventRing {
     return this.frames.slice(start);
   }
 
+  /**
+   * Replaces a held frame by a newer version of its entry (a redacted payload): the old text and
+   * any signature in flight are dropped with the old frame. False when the ring does not hold it.
+   */
+  refresh(entry: EventEntry, bytes: number): boolean {
+    const held = this.get(entry.seq);
+    if (!held) return false;
+    this.frames[entry.seq - this.base - 1] = { entry, text: null, bytes };
+    this.bytes += bytes - held.bytes;
+    return true;
+  }
+
   get(seq: number): SharedFrame | undefined {
     if (!this.ready || seq <= this.base || seq > this.head) return undefined;
     return this.frames[seq - this.base - 1];

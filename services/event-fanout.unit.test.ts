@@ -66,6 +66,17 @@ describe('EventRing', () => {
     ring.push(frame(7));
     assert.equal(ring.size, 1, 'a repeated seq is ignored');
   });
+
+  it('replaces a held frame by its redacted entry, dropping the text signed from the old one', () => {
+    const ring = new EventRing(100, 1_000_000);
+    ring.reset(0);
+    for (let seq = 1; seq <= 3; seq++) ring.push({ ...frame(seq), text: `signed ${seq}` });
+    const redacted = entry(2, 't1', 'c1', { type: 'fact_superseded', payload: { redacted: true } });
+    assert.equal(ring.refresh(redacted, 25), true);
+    assert.deepEqual(ring.get(2), { entry: redacted, text: null, bytes: 25 });
+    assert.equal(ring.get(1)?.text, 'signed 1', 'the other frames keep their text');
+    assert.equal(ring.refresh(entry(7), 10), false, 'a frame it does not hold is left to the log');
+  });
 });
 
 describe('entryMatches', () => {

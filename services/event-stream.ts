@@ -27,8 +27,10 @@ import {
 import type { EventFrameWithoutSignature, SignatureObject } from '../core/event-signature.js';
 import type { Logger } from '../core/logger.js';
 import { isUuid } from '../core/ids.js';
-import { entryMatches, type EventEntry, type EventFilter } from '../store/events.js';
-import type { Store } from '../store/index.js';
+import type { CollectionRepository } from '../store/collections.js';
+import type { EventAckRepository } from '../store/event-acks.js';
+import { entryMatches, EVENTS_REDACTED, type EventEntry, type EventFilter, type EventLog } from '../store/events.js';
+import type { TenantRepository } from '../store/tenants.js';
 import { EventRing, SessionCounter, type SessionLimits, type SessionLimitScope, type SharedFrame } from './event-fanout.js';
 
 export interface Transport {
@@ -99,6 +101,14 @@ const ACK_FLUSH_MS = 200;
 const PAUSED_RECHECK_MS = 50;
 const SIGNED_CACHE = 4096;
 
+const frameBytes = (entry: EventEntry): number => 512 + JSON.stringify(entry.payload).length;
+
+/** The seqs an `events_redacted` entry names (its payload was written by store/events.ts). */
+const redactedSeqs = (entry: EventEntry): number[] => {
+  const seqs = entry.payload.seqs;
+  return Array.isArray(seqs) ? seqs.filter((seq): seq is number => Number.isSafeInteger(seq)) : [];
+};
+
 export const frameOf = (entry: EventEntry): EventFrameWithoutSignature => ({
   action: 'event',
   seq: entry.seq,
@@ -119,13 +129,35 @@ export interface EventSession {
   ended(): Promise<void>;
 }
 
-export function createEventStream(deps: { store: Store; logger: Logger; signer: FrameSigner | null; options: EventStreamOptions }) {
+/** What the stream asks of storage (unit tests hand in-memory ones: test/support/fakes). */
+export interface EventStreamStore {
+  collections: Pick<CollectionRepository, 'existingIds'>;
+  eventAcks: Pick<EventAckRepository, 'lastAck' | 'record'>;
+  events: Pick<EventLog, 'readAll' | 'readFor' | 'readSeqs' | 'trimmedThrough' | 'oldestRetained' | 'follow'> & {
+    log: Pick<EventLog['log'], 'latestSeq'>;
+  };
+  tenants: Pick<TenantRepository, 'inactiveKeyIds'>;
+}
+
+export function createEventStream(deps: {
+  store: EventStreamStore;
+  logger: Logger;
+  signer: FrameSigner | null;
+  options: EventStreamOptions;
+}) {
   const { store, logger, options } = deps;
   const sessions = new Set<Session>();
   const counter = new SessionCounter(options.sessionLimits);
   const ring = new EventRing(options.ringFrames ?? 5000, options.ringBytes ?? 16 * 1024 * 1024);
-  /** Frames signed for catch-up reads (older than the ring), shared by every session replaying them. */
-  const signedCache = new Map<number, string>();
+  /**
+   * Frames signed for catch-up reads (older than the ring), shared by every session replaying them;
+   * each with the payload it was made from, so a redacted entry is never answered with its old text.
+   */
+  const signedCache = new Map<number, { text: string; payload: string }>();
+  const cachedText = (entry: EventEntry): string | null => {
+    const cached = signedCache.get(entry.seq);
+    return cached !== undefined && cached.payload === JSON.stringify(entry.payload) ? cached.text : null;
+  };
   let stopFollowing: (() => Promise<void>) | null = null;
   let revocationTimer: NodeJS.Timeout | null = null;
   let revocationRun: Promise<void> | null = null;
@@ -148,10 +180,10 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
   async function shared(entry: EventEntry): Promise<string> {
     const held = ring.get(entry.seq);
     if (held) return textOf(held);
-    const cached = signedCache.get(entry.seq);
-    if (cached !== undefined) return cached;
+    const cached = cachedText(entry);
+    if (cached !== null) return cached;
     const text = await serialise(entry);
-    signedCache.set(entry.seq, text);
+    signedCache.set(entry.seq, { text, payload: JSON.stringify(entry.payload) });
     if (signedCache.size > SIGNED_CACHE) signedCache.delete(signedCache.keys().next().value as number);
     return text;
   }
@@ -186,17 +218,23 @@ export function createEventStream(deps: { store: Store; logger: Logger; signer: 
   async function tail(): Promise<void> {
     if (!ring.ready) ring.reset(await store.events.log.latestSeq());
     const touched = new Set<string>();
+    const redacted: number[] = [];
     for (;;) {
       const entries = await store.events.readAll(ring.head, TAIL_BATCH);
       eventLogReads.inc({ reader: 'follower' });
       for (const entry of entries) {
         // A hole (trimmed before this process read it) restarts the ring after it: sessions
         // behind it read the log, where the tenant's watermark tells them about the loss.
-        const text = signedCache.get(entry.seq) ?? null;
-        ring.push({ entry, text, bytes: 512 + JSON.stringify(entry.payload).length } satisfies SharedFrame);
+        ring.push({ entry, text: cachedText(entry), bytes: frameBytes(entry) } satisfies SharedFrame);
         touched.add(entry.tenant_id);
+        if (entry.type === EVENTS_REDACTED) redacted.push(...redactedSeqs(entry));
       }
       if (entries.length < TAIL_BATCH) break;
+    }
+    // Entries rewritten in the log (a delete's redaction, docs/events.md): the copies held here go.
+    if (redacted.length > 0) {
+      for (const seq of redacted) signedCache.delete(seq);
+      for (const entry of await store.events.readSeqs(redacted)) ring.refresh(entry, frameBytes(entry));
     }
     for (const session of sessions) if (session.wantsWake(touched)) session.wake();
   }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { Logger } from '../core/logger.js';
 import type { Store } from '../store/index.js';
+import { fakeStore as inMemoryStore } from '../test/support/fakes/index.js';
 import { CLOSE_CODES, createEventStream, type EventStreamOptions } from './event-stream.js';
 
 /** Counts the queries a session makes; answers like an empty log of a tenant with one collection. */
@@ -143,6 +145,152 @@ describe('live event stream: abuse of one session stays bounded', () => {
     await settle();
     const acks = sent.map((text) => JSON.parse(text) as Record<string, unknown>).filter((frame) => frame.action === 'heartbeat_ack');
     assert.ok(acks.length <= 16, `${acks.length} queued frames were handled`);
+    await stream.stop();
+  });
+});
+
+describe('live event stream: what a session sees', () => {
+  /** A stream over the fake store: the tenant has collections `mine` and `other`, tenant-b has `theirs`. */
+  function live(options: EventStreamOptions = OPTIONS) {
+    const store = inMemoryStore();
+    const [mine, other, theirs] = [randomUUID(), randomUUID(), randomUUID()];
+    store.collections.seed('tenant', mine);
+    store.collections.seed('tenant', other);
+    store.collections.seed('tenant-b', theirs);
+    const stream = createEventStream({ store, logger: silent, signer: null, options });
+    const connect = (keyId = 'key', tenantId = 'tenant') => {
+      const socket = { sent: [] as string[], closed: null as { code: number; reason: string } | null };
+      const admission = stream.open(tenantId, keyId, null, {
+        send: (text) => void socket.sent.push(text),
+        bufferedAmount: () => 0,
+        close: (code, reason) => (socket.closed ??= { code, reason }),
+      });
+      assert.ok(admission.ok);
+      const send = async (frame: Record<string, unknown>) => {
+        const text = JSON.stringify(frame);
+        await admission.session.receive(text, text.length);
+        await settle();
+      };
+      return { session: admission.session, socket, send };
+    };
+    return { store, stream, mine, other, theirs, connect };
+  }
+  const events = (socket: { sent: string[] }) => frames(socket).filter((frame) => frame.action === 'event');
+
+  it("another tenant's collection and a malformed id get the same answer: collection_not_found", async () => {
+    const { stream, theirs, connect } = live();
+    const { socket, send } = connect();
+    await send({ action: 'subscribe', collections: [theirs] });
+    await send({ action: 'subscribe', collections: ['not-a-uuid'] });
+    const [first, second] = frames(socket);
+    assert.equal(first?.action, 'subscribe_error');
+    assert.equal(first?.reason, 'collection_not_found');
+    assert.equal(second?.reason, 'collection_not_found');
+    await stream.stop();
+  });
+
+  it("a replay from last_ack_seq sends, in seq order, only the tenant's events of the subscribed collections and types", async () => {
+    const { store, stream, mine, other, theirs, connect } = live();
+    await store.events.append('memory_completed', 'tenant', mine, {}); // 1
+    await store.events.append('memory_completed', 'tenant-b', theirs, {}); // 2
+    await store.events.append('memory_completed', 'tenant', other, {}); // 3
+    await store.events.append('memory_failed', 'tenant', mine, {}); // 4
+    await store.events.append('memory_unconfident', 'tenant', [other, mine], {}); // 5: about both
+    const all = connect();
+    await all.send({ action: 'subscribe', collections: [mine], last_ack_seq: 0 });
+    assert.deepEqual(
+      events(all.socket).map((frame) => frame.seq),
+      [1, 4, 5],
+    );
+    const typed = connect('key-2');
+    await typed.send({ action: 'subscribe', collections: [mine], event_types: ['memory_failed'], last_ack_seq: 0 });
+    assert.deepEqual(
+      events(typed.socket).map((frame) => frame.seq),
+      [4],
+    );
+    const resumed = connect('key-3');
+    await resumed.send({ action: 'subscribe', collections: [], last_ack_seq: 3 });
+    assert.deepEqual(
+      events(resumed.socket).map((frame) => frame.seq),
+      [4, 5],
+    );
+    await stream.stop();
+  });
+
+  it('a replay from before the retention watermark says replay_gap and continues from the oldest retained event', async () => {
+    const { store, stream, mine, connect } = live();
+    for (let i = 0; i < 4; i++) await store.events.append('memory_completed', 'tenant', mine, {});
+    store.events.trim('tenant', 2);
+    const { socket, send } = connect();
+    await send({ action: 'subscribe', collections: [mine], last_ack_seq: 0 });
+    const sent = frames(socket);
+    const gap = sent.find((frame) => frame.reason === 'replay_gap');
+    assert.equal(gap?.requested_after, 0);
+    assert.equal(gap?.oldest_seq, 3);
+    assert.deepEqual(
+      events(socket).map((frame) => frame.seq),
+      [3, 4],
+    );
+    await stream.stop();
+  });
+
+  it('without last_ack_seq a new subscriber starts at the head, then receives what is appended', async () => {
+    const { store, stream, mine, connect } = live();
+    await store.events.append('memory_completed', 'tenant', mine, {});
+    const { socket, send } = connect();
+    await send({ action: 'subscribe', collections: [mine] });
+    assert.deepEqual(events(socket), []);
+    await store.events.append('memory_failed', 'tenant', mine, {});
+    store.events.notify();
+    await settle();
+    assert.deepEqual(
+      events(socket).map((frame) => [frame.seq, frame.type]),
+      [[2, 'memory_failed']],
+    );
+    await stream.stop();
+  });
+
+  it('acks before subscribing are refused; acks are coalesced into one write of the highest seq', async () => {
+    const { store, stream, mine, connect } = live();
+    const { session, socket, send } = connect();
+    await send({ action: 'ack', seq: 1 });
+    assert.equal(frames(socket)[0]?.reason, 'not_subscribed');
+    await send({ action: 'subscribe', collections: [mine] });
+    for (const seq of [3, 7, 5]) await send({ action: 'ack', seq });
+    await session.ended();
+    assert.deepEqual(store.journal.argsOf('eventAcks.record'), [['key:default', 7]]);
+    // The next session of that subscriber resumes after what it acknowledged.
+    assert.equal(await store.eventAcks.lastAck('key:default'), 7);
+    await stream.stop();
+  });
+
+  const limits: [scope: string, limits: EventStreamOptions['sessionLimits'], second: [keyId: string, tenantId: string]][] = [
+    ['key', { perKey: 1, perTenant: 10, perProcess: 10 }, ['key', 'tenant']],
+    ['tenant', { perKey: 10, perTenant: 1, perProcess: 10 }, ['key-2', 'tenant']],
+    ['process', { perKey: 10, perTenant: 10, perProcess: 1 }, ['key-b', 'tenant-b']],
+  ];
+  for (const [scope, sessionLimits, [keyId, tenantId]] of limits) {
+    it(`a session beyond the ${scope} limit is refused, naming the scope; one ending makes room`, async () => {
+      const { stream, connect } = live({ ...OPTIONS, sessionLimits });
+      const first = connect();
+      const refused = stream.open(tenantId, keyId, null, { send: () => undefined, bufferedAmount: () => 0, close: () => undefined });
+      assert.deepEqual(refused, { ok: false, scope, limit: 1 });
+      await first.session.ended();
+      assert.ok(stream.open(tenantId, keyId, null, { send: () => undefined, bufferedAmount: () => 0, close: () => undefined }).ok);
+      await stream.stop();
+    });
+  }
+
+  it('a session whose key is revoked is told why and closed with 4401', async () => {
+    const { store, stream, connect } = live({ ...OPTIONS, revocationCheckMs: 10 });
+    const revoked = connect('revoked-key');
+    const kept = connect('kept-key');
+    store.tenants.revoked.add('revoked-key');
+    await settle();
+    await settle();
+    assert.equal(revoked.socket.closed?.code, CLOSE_CODES.keyRevoked);
+    assert.equal(frames(revoked.socket).at(-1)?.reason, 'key_revoked');
+    assert.equal(kept.socket.closed, null);
     await stream.stop();
   });
 });

@@ -135,7 +135,7 @@ const round = (value: number): number => Math.round(value * 10_000) / 10_000;
 export type GraphMatcher = (keys: string[]) => GraphMatch;
 
 export const collectionGraph =
-  (searchIndex: SearchIndex, collectionIds: string[]): GraphMatcher =>
+  (searchIndex: Pick<SearchIndex, 'graphMatch'>, collectionIds: string[]): GraphMatcher =>
   (keys) =>
     searchIndex.graphMatch(collectionIds, keys);
 

@@ -14,6 +14,13 @@ import type { MemoryFilter } from '../core/memory-filter.js';
 import type { Logger } from '../core/logger.js';
 import { isDuplicateKeyError } from '../store/db.js';
 import type { Store } from '../store/index.js';
+import type { ChunkRepository } from '../store/chunks.js';
+import type { FileRepository } from '../store/files.js';
+import type { IdempotencyRepository } from '../store/idempotency.js';
+import type { IndexChangeFeed } from '../store/index-changes.js';
+import type { FactEvents } from '../store/fact-events.js';
+import type { MemoryRepository } from '../store/memories.js';
+import type { MemoryPurge } from '../store/memory-purge.js';
 import type { ChunkText, MemoryContent, MemoryFile, MemoryKind, MessageInput } from '../core/content-model.js';
 import type { Memory, MemorySummary } from '../core/memory-model.js';
 import type { MemoryChange } from '../store/memories.js';
@@ -73,13 +80,41 @@ export interface AppendMessagesInput {
   messages: MessageInput[];
 }
 
+/** What the memory use cases ask of storage, method by method (unit tests hand in-memory ones: test/support/fakes). */
+export interface MemoryServiceStore {
+  memories: Pick<
+    MemoryRepository,
+    | 'insert'
+    | 'find'
+    | 'exists'
+    | 'update'
+    | 'changeCollections'
+    | 'clearCollectionSync'
+    | 'claimAppend'
+    | 'abandonAppend'
+    | 'recordAccess'
+    | 'list'
+    | 'membershipsOf'
+    | 'deleteMany'
+    | 'findStaleQueued'
+    | 'findStaleCollectionSyncs'
+  >;
+  chunks: Pick<ChunkRepository, 'forMemory' | 'setCollections'>;
+  files: Pick<FileRepository, 'put' | 'deleteIds' | 'openDownload'>;
+  idempotency: Pick<IdempotencyRepository, 'claim' | 'release'>;
+  factEvents: Pick<FactEvents, 'removeMemories'>;
+  procedures: Pick<Store['procedures'], 'removeMemories'>;
+  indexChanges: Pick<IndexChangeFeed, 'publishUpserts'>;
+  purge: Pick<MemoryPurge, 'begin' | 'finish' | 'resume' | 'pending'>;
+}
+
 export interface MemoryServiceDeps {
-  store: Store;
+  store: MemoryServiceStore;
   orchestrator: Orchestrator;
-  collections: CollectionService;
-  uploads: UploadService;
+  collections: Pick<CollectionService, 'assertReadable' | 'assertWritable'>;
+  uploads: Pick<UploadService, 'take' | 'untake' | 'attached'>;
   /** Present in processes that serve search: lets a delete drop vectors without waiting. */
-  searchIndex: SearchIndex | null;
+  searchIndex: Pick<SearchIndex, 'forget'> | null;
   logger: Logger;
   /** MAX_COLLECTIONS_PER_MEMORY: each membership copies the memory's chunks into another index partition. */
   maxCollectionsPerMemory?: number;

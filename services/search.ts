@@ -32,13 +32,17 @@ import {
   type ScoreBreakdown,
   type SignalName,
 } from '../search/fusion.js';
-import { expandTurnCandidates, rerankTurns, type DateMatches } from '../search/turn-ranking.js';
+import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, rerankTurns, type DateMatches } from '../search/turn-ranking.js';
 import { querySpeakers, type QuerySpeakers } from '../search/turn-speakers.js';
+import { queryAnswerKind } from '../search/turn-answers.js';
 import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
 import type { ChunkSource } from '../store/chunks.js';
-import type { Store } from '../store/index.js';
+import type { ChunkRepository } from '../store/chunks.js';
+import type { EventLog } from '../store/events.js';
+import type { MemoryRepository } from '../store/memories.js';
 import type { MemorySummary } from '../core/memory-model.js';
 import { storedChunkTime } from '../core/memory-time.js';
+import type { ConfidenceFigures, UnconfidentReason } from '../core/search-confidence.js';
 import type { Principal } from './auth.js';
 import type { CollectionService } from './collections.js';
 import {
@@ -78,18 +82,11 @@ export interface SearchHit {
   raw: { cosine: number | null; bm25: number | null };
 }
 
-export type UnconfidentReason = 'no_results' | 'low_activation' | 'low_fact_confidence';
+export type { UnconfidentReason };
 
-export interface SearchConfidence {
+export interface SearchConfidence extends ConfidenceFigures {
   unconfident: boolean;
   reason: UnconfidentReason | null;
-  entity_count: number;
-  fact_count: number;
-  episode_count: number;
-  source_count: number;
-  avg_activation: number;
-  max_activation: number;
-  avg_fact_confidence: number;
 }
 
 export interface SearchOutcome {
@@ -144,10 +141,23 @@ const budgetRefusal = (error: IndexBudgetError): AppError =>
         1,
       );
 
+/** What a search asks of storage: the visibility check, the hits' texts, access times and the unconfident event. */
+export interface SearchServiceStore {
+  memories: Pick<MemoryRepository, 'searchable' | 'recordAccess'>;
+  chunks: Pick<ChunkRepository, 'hitTexts'>;
+  events: Pick<EventLog, 'append'>;
+}
+
+/** What a search reads of this process's in-memory indexes (unit tests hand a fake one). */
+export type SearchIndexReads = Pick<
+  SearchIndex,
+  'prepare' | 'release' | 'vectorSearch' | 'lexicalSearch' | 'turnSource' | 'speakers' | 'graphTimelines' | 'graphMatch' | 'hitGraph'
+>;
+
 export function createSearchService(deps: {
-  store: Store;
-  collections: CollectionService;
-  searchIndex: SearchIndex;
+  store: SearchServiceStore;
+  collections: Pick<CollectionService, 'assertReadable'>;
+  searchIndex: SearchIndexReads;
   embedder: () => Promise<Embedder>;
   extractor: StructureExtractor;
   /** The functional-predicate lexicon the validity step reads facts with. */
@@ -257,6 +267,7 @@ export function createSearchService(deps: {
       let dated: DateMatches = new Map();
       const questions = new Set<string>();
       const speakersOf = new Map<string, string>();
+      const answersOf = new Map<string, number>();
       try {
         signalsResult = await signalsDone;
         const { vectorHits, lexical, rawGraph } = signalsResult;
@@ -284,6 +295,8 @@ export function createSearchService(deps: {
             if (source.isQuestion(chunkId)) questions.add(chunkId);
             const speaker = source.speakerOf(chunkId);
             if (speaker !== undefined) speakersOf.set(chunkId, speaker);
+            const answers = source.answersOf(chunkId);
+            if (answers !== 0) answersOf.set(chunkId, answers);
           }
         }
         // Episode proximity lifts the candidates; it retrieves nothing by itself.
@@ -299,10 +312,12 @@ export function createSearchService(deps: {
       const turnsRead = {
         isQuestion: (chunkId: string) => questions.has(chunkId),
         speakerOf: (chunkId: string) => speakersOf.get(chunkId),
+        answersOf: (chunkId: string) => answersOf.get(chunkId) ?? 0,
       };
+      const answerKind = queryAnswerKind(input.query);
       const rank = (entries: Candidate[], context: FusionContext) => {
         const fused = fuse(entries, context, DEFAULT_FUSION_WEIGHTS);
-        return turnRanking ? rerankTurns(fused, dated, turnsRead, { speakers }) : fused;
+        return turnRanking ? rerankTurns(fused, dated, turnsRead, { speakers, answerKind }) : fused;
       };
 
       const fusionContext: FusionContext = {
@@ -314,13 +329,15 @@ export function createSearchService(deps: {
       };
       const wanted = input.limit * 2 + 5;
       // Memory records are read only for candidates that can still reach the top: activation adds
-      // at most its weight, so anything further below the `wanted`-th score cannot. (Reading a few
+      // at most its weight to a chunk's score, and the turn ranking's episode rule as much again
+      // times its weight, so anything further below the `wanted`-th score cannot. (Reading a few
       // hundred memory records per search was most of its time at 100k chunks.) Filters need the
       // whole pool, since they may remove any of the leaders.
       let leaders = [...candidates.values()];
       if (isEmptyFilter(input.filters) && leaders.length > wanted) {
         const preliminary = rank(leaders, fusionContext);
-        const headroom = signals.has('activation') && signals.size > 1 ? DEFAULT_FUSION_WEIGHTS.activation + 0.001 : 0.001;
+        const activationGain = DEFAULT_FUSION_WEIGHTS.activation * (turnRanking ? 1 + DEFAULT_TURN_WEIGHTS.episode : 1);
+        const headroom = signals.has('activation') && signals.size > 1 ? activationGain + 0.001 : 0.001;
         const bar = preliminary[wanted - 1]!.score - headroom;
         leaders = preliminary.filter((entry) => entry.score >= bar).map(({ score: _score, breakdown: _breakdown, ...entry }) => entry);
       }

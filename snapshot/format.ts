@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/hash.js';
 import { weightsOf } from '../core/graph-model.js';
+import type { ChunkSource } from '../core/content-model.js';
 import { metadataObject } from '../core/limits.js';
 import { TimeSlicer } from '../core/time-slice.js';
 
@@ -53,6 +54,27 @@ export interface SnapshotEpisode {
   metadata: Record<string, unknown>;
   created_at: string;
   chunks: SnapshotChunk[];
+}
+
+/**
+ * A document a device create adds: its chunks in order, each with its vector (float16). Encoding
+ * runs in slices with the event loop given a turn between them (core/time-slice.ts): a
+ * 2M-character text has ~1,700 chunks, which in one stretch stalled every tenant's requests.
+ */
+export async function documentEpisode(
+  id: string,
+  metadata: Record<string, unknown>,
+  createdAt: Date,
+  planned: readonly { text: string; source: ChunkSource }[],
+  vectors: readonly Float32Array[],
+  slicer = new TimeSlicer(),
+): Promise<SnapshotEpisode> {
+  const chunks: SnapshotChunk[] = [];
+  for (const [index, chunk] of planned.entries()) {
+    chunks.push({ index, text: chunk.text, source: { ...chunk.source }, vector: encodeFloat16(vectors[index]!) });
+    if (slicer.due()) await slicer.pause();
+  }
+  return { id, kind: 'document', name: null, metadata, created_at: createdAt.toISOString(), chunks };
 }
 
 export interface SnapshotEntity {
@@ -102,21 +124,19 @@ export interface SnapshotMention {
  * body's entities followed by its facts (so its kind is the target's), `chunk` omitted when 0,
  * `count` and `confidence` when 1, and its description a span of the chunk's text when it is one.
  */
-export interface WireMention {
+export interface WireMention extends WireMentionFields {
   chunk?: number;
   target: number;
-  count?: number;
-  confidence?: number;
-  description?: string;
-  span?: [number, number];
-  valid_from?: string | null;
-  valid_to?: string | null;
 }
 
 /** A mention as 1.x sent it, and as the checks read every mention: its chunk always, its target by id. */
-export interface WireMentionById {
+export interface WireMentionById extends WireMentionFields {
   chunk: number;
   target_id: string;
+}
+
+/** What a sent mention carries besides its chunk and target, in either form. */
+interface WireMentionFields {
   count?: number;
   confidence?: number;
   description?: string;

@@ -5,6 +5,7 @@
  * GraphPartition that search ranks over (search/graph-index.ts): one code path, two storages.
  */
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
+import { entityMerge, factMerge, mergeInto } from '../core/graph-merge.js';
 import { TimeSlicer } from '../core/time-slice.js';
 import {
   GraphPartition,
@@ -95,7 +96,7 @@ export class SnapshotGraph implements GraphStore {
     return Promise.resolve([...ids].map((id) => this.candidate(this.entities.get(id)!)));
   }
 
-  /** The same merge rules as the collection store: first name, category and description stay; aliases accumulate; facts keep their best confidence. */
+  /** The collection store's merge rules (core/graph-merge.ts): first name, category and description stay; aliases accumulate; facts keep their best confidence. */
   async write(_scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
     // A 2M-character episode writes tens of thousands of rows: the event loop gets a turn between slices.
     const slicer = new TimeSlicer();
@@ -115,39 +116,11 @@ export class SnapshotGraph implements GraphStore {
     }
     for (const entity of entities) {
       if (slicer.due()) await slicer.pause();
-      const known = this.entities.get(entity.id);
-      const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])];
-      this.putEntity(
-        known
-          ? { ...known, aliases: union(known.aliases, entity.aliases), alias_keys: union(known.alias_keys, entity.aliasKeys) }
-          : {
-              id: entity.id,
-              key: entity.key,
-              name: entity.name,
-              category: entity.category,
-              aliases: [...new Set(entity.aliases)],
-              alias_keys: [...new Set(entity.aliasKeys)],
-              description: entity.description,
-              name_vector: entity.nameVector ? encodeInt8(entity.nameVector) : null,
-            },
-      );
+      this.putEntity({ ...mergeInto(this.entities.get(entity.id), entityMerge(entity, encodeInt8)), id: entity.id });
     }
     for (const fact of facts) {
       if (slicer.due()) await slicer.pause();
-      const known = this.facts.get(fact.id);
-      this.facts.set(
-        fact.id,
-        known
-          ? { ...known, confidence: Math.max(known.confidence, fact.confidence) }
-          : {
-              id: fact.id,
-              subject_id: fact.subjectId,
-              predicate: fact.predicate,
-              object_id: fact.objectId,
-              description: fact.description,
-              confidence: fact.confidence,
-            },
-      );
+      this.facts.set(fact.id, { ...mergeInto(this.facts.get(fact.id), factMerge(fact)), id: fact.id });
     }
   }
 

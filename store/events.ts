@@ -9,6 +9,7 @@
  * collection drops the oldest entries of every tenant alike.
  */
 import type { Collection, Db } from 'mongodb';
+import { factEventRefs, isFactEventType, redactFactPayload, type RemovedFromGraph } from '../core/fact-event-redaction.js';
 import { newId } from '../core/ids.js';
 import type { ServerCapabilities } from './db.js';
 import { followLog, SequencedLog, type LogEntry } from './sequenced-log.js';
@@ -38,8 +39,16 @@ export interface EventEntry {
   ts: Date;
 }
 
-/** An event as the log stores it: the same with `_id`. */
-interface EventDoc extends LogEntry, Omit<EventEntry, 'id' | 'seq'> {}
+/**
+ * An event as the log stores it: the same with `_id`, and for fact events `refs`, the fact and
+ * memory ids it names (core/fact-event-redaction.ts), so that removing them finds it by index.
+ */
+interface EventDoc extends LogEntry, Omit<EventEntry, 'id' | 'seq'> {
+  refs?: string[];
+}
+
+/** The type of the event that lists the seqs a removal redacted (docs/events.md). */
+export const EVENTS_REDACTED = 'events_redacted';
 
 const entryOf = ({ _id, seq, type, tenant_id, collection_id, collection_ids, payload, ts }: EventDoc): EventEntry => ({
   id: _id,
@@ -99,6 +108,7 @@ export class EventLog {
       process.emitWarning('memory_events is a capped collection: per-tenant event retention needs it converted (docs/events.md)');
     }
     await log.collection.createIndex({ tenant_id: 1, seq: 1 });
+    await log.collection.createIndex({ tenant_id: 1, refs: 1 }, { sparse: true });
     return new EventLog(log, capabilities, db, maxPerTenant);
   }
 
@@ -109,6 +119,7 @@ export class EventLog {
 
   async append(type: string, tenantId: string, collectionId: string | string[], payload: Record<string, unknown>): Promise<number> {
     const ids = Array.isArray(collectionId) ? collectionId : [collectionId];
+    const refs = isFactEventType(type) ? factEventRefs(payload) : [];
     const seq = await this.log.append({
       _id: newId(),
       type,
@@ -117,6 +128,7 @@ export class EventLog {
       ...(ids.length > 1 ? { collection_ids: ids } : {}),
       payload,
       ts: new Date(),
+      ...(refs.length > 0 ? { refs } : {}),
     });
     this.noteAppend(tenantId);
     return seq;
@@ -139,6 +151,41 @@ export class EventLog {
   /** One progress event per collection the memory belongs to, so each subscriber sees it. */
   async appendProgress(tenantId: string, collectionIds: string[], payload: IngestionProgressPayload): Promise<void> {
     await Promise.all(collectionIds.map((collectionId) => this.append('ingestion_progress', tenantId, collectionId, { ...payload })));
+  }
+
+  /**
+   * Rewrites, in place, the fact events of a tenant that describe what removing rows took out of
+   * each collection's graph (`removed`, by collection id): their payload keeps only what describes
+   * facts still there (core/fact-event-redaction.ts). Then one `events_redacted` per collection
+   * lists the rewritten seqs, which tells every API process to drop its copies (the fan-out ring,
+   * signed frames) and subscribers that the earlier frames are void. Idempotent: events already
+   * redacted are left alone and announced no more. Returns the seqs rewritten.
+   */
+  async redactFactEvents(tenantId: string, removed: ReadonlyMap<string, RemovedFromGraph>): Promise<number[]> {
+    const refs = [...removed.values()].flatMap((entry) => [...entry.facts, ...entry.memories]);
+    if (refs.length === 0) return [];
+    const found = await this.log.collection
+      .find({ tenant_id: tenantId, refs: { $in: [...new Set(refs)] }, collection_id: { $in: [...removed.keys()] } })
+      .toArray();
+    const bySeq = new Map<string, number[]>();
+    for (const doc of found) {
+      const scope = removed.get(doc.collection_id);
+      if (!scope || !isFactEventType(doc.type)) continue;
+      const payload = redactFactPayload(doc.type, doc.payload, scope);
+      if (payload === null) continue;
+      await this.log.collection.updateOne({ _id: doc._id }, { $set: { payload, refs: factEventRefs(payload) } });
+      bySeq.set(doc.collection_id, [...(bySeq.get(doc.collection_id) ?? []), doc.seq]);
+    }
+    for (const [collectionId, seqs] of bySeq) {
+      await this.append(EVENTS_REDACTED, tenantId, collectionId, { seqs: seqs.sort((a, b) => a - b) });
+    }
+    return [...bySeq.values()].flat();
+  }
+
+  /** Entries by seq (what a process holding copies re-reads after a redaction). */
+  async readSeqs(seqs: number[]): Promise<EventEntry[]> {
+    if (seqs.length === 0) return [];
+    return (await this.log.collection.find({ seq: { $in: seqs } }, { sort: { seq: 1 } }).toArray()).map(entryOf);
   }
 
   /** A subscriber's next events: its tenant, optionally narrowed to collections and types. */

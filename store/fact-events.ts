@@ -6,7 +6,8 @@
  * memory (core/fact-timeline.ts); nothing about validity is stored beyond the rows.
  */
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
-import { deletionChanges, newSupersessions, type Supersession, type TimelineFact } from '../core/fact-timeline.js';
+import type { RemovedFromGraph } from '../core/fact-event-redaction.js';
+import { deletionChanges, newSupersessions, type Supersession, type TimelineFact, type ValidityRow } from '../core/fact-timeline.js';
 import type { GraphScope } from '../core/graph-model.js';
 import type { EventLog } from './events.js';
 import type { GraphRepository } from './graph.js';
@@ -32,28 +33,72 @@ export class FactEvents {
    * Removes the memories' graph rows (in `onlyCollections` when given), announcing first what that
    * changes: a `fact_restored` per supersession undone whose old fact holds again, and a
    * `fact_superseded` per supersession the removal brings about. Announcing before removing makes
-   * a crash in between repeat the events on the retry rather than lose them.
+   * a crash in between repeat the events on the retry rather than lose them. The fact events that
+   * describe what the removal takes out of the graph are redacted (core/fact-event-redaction.ts).
    */
   async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<void> {
     const removed = new Set(memoryIds);
-    for (const { scope, subjectIds } of await this.graph.subjectsBackedBy(memoryIds, onlyCollections)) {
+    await this.removeRows(
+      memoryIds,
+      onlyCollections,
+      undefined,
+      (row) => removed.has(row.memoryId),
+      () => this.graph.removeMemories(memoryIds, onlyCollections),
+    );
+  }
+
+  /**
+   * The same for the rows of one memory's chunks from `fromChunk` on, in the named collections:
+   * what a failed append wrote. A supersession it had announced is undone by a `fact_restored`.
+   */
+  async removeChunkRows(memoryId: string, collectionIds: string[], fromChunk: number): Promise<void> {
+    await this.removeRows(
+      [memoryId],
+      collectionIds,
+      fromChunk,
+      (row) => row.memoryId === memoryId && (row.chunkIndex ?? 0) >= fromChunk,
+      () => this.graph.removeChunkProvenance(memoryId, collectionIds, fromChunk),
+    );
+  }
+
+  private async removeRows(
+    memoryIds: string[],
+    onlyCollections: string[] | undefined,
+    fromChunk: number | undefined,
+    isRemoved: (row: ValidityRow) => boolean,
+    remove: () => Promise<void>,
+  ): Promise<void> {
+    // Whole memories leave the collections they are removed from; a failed append's memory stays.
+    const wholeMemories = fromChunk === undefined ? new Set(memoryIds) : new Set<string>();
+    const redactions = new Map<string, Map<string, RemovedFromGraph>>();
+    for (const { scope, subjectIds } of await this.graph.subjectsBackedBy(memoryIds, onlyCollections, fromChunk)) {
       const { facts, names } = await this.graph.subjectTimelines(scope, subjectIds);
-      const { restored, superseded } = deletionChanges(facts, removed, this.classifier);
+      const { restored, superseded, goneFacts } = deletionChanges(facts, isRemoved, this.classifier);
       const byId = new Map(facts.map((fact) => [fact.id, fact]));
       for (const change of restored) {
         const old = byId.get(change.oldFactId)!;
-        // Only what survives the delete is named: the restored fact's subject and object are
-        // stated by other memories; of the newer fact only its id is given (its memory is gone).
+        // Only what survives the removal is named: the restored fact's subject and object are
+        // stated by other rows; the newer fact and its time only while a row still states it.
+        const newer = goneFacts.has(change.newFactId) ? {} : { new_fact_id: change.newFactId, superseded_at: change.at.toISOString() };
         await this.events.append('fact_restored', scope.tenantId, scope.collectionId, {
           ...oldFactFields(change, old, names),
-          new_fact_id: change.newFactId,
-          superseded_at: change.at.toISOString(),
+          ...newer,
           valid_to: change.validTo?.toISOString() ?? null,
         });
       }
       await this.appendSuperseded(scope, superseded, facts, names);
+      const perTenant = redactions.get(scope.tenantId) ?? new Map<string, RemovedFromGraph>();
+      perTenant.set(scope.collectionId, { facts: goneFacts, memories: wholeMemories });
+      redactions.set(scope.tenantId, perTenant);
     }
-    await this.graph.removeMemories(memoryIds, onlyCollections);
+    // Before the rows go (a crash after it finds them again on the retry), and once more after:
+    // an event another memory's ingestion appended meanwhile may name a fact that is going.
+    const redact = async () => {
+      for (const [tenantId, removed] of redactions) await this.events.redactFactEvents(tenantId, removed);
+    };
+    await redact();
+    await remove();
+    await redact();
   }
 
   private async appendSuperseded(

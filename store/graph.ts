@@ -24,6 +24,7 @@ export { tokensOf, type GraphScope, type NewEntity, type NewFact, type NewMentio
 import { type Binary, type AnyBulkWriteOperation, type Collection, type Db, type Filter } from 'mongodb';
 import { sha256Hex } from '../core/hash.js';
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
+import { entityMerge, factMerge, mergeInto } from '../core/graph-merge.js';
 import type { TimelineFact } from '../core/fact-timeline.js';
 import { binaryToVector, vectorToBinary } from './chunks.js';
 
@@ -93,25 +94,7 @@ const withoutId = <T extends { _id?: string }>({ _id: _ignored, ...rest }: T): O
 const mentionIdFor = (scope: GraphScope, mention: NewMention): string =>
   sha256Hex(`${scope.collectionId}\n${mention.memoryId}\n${mention.chunkIndex}\n${mention.kind}\n${mention.targetId}`).slice(0, 32);
 
-/** What an entity's document is created with (an upsert sets these only on insert). */
-const entityFields = (scope: GraphScope, entity: NewEntity) => ({
-  tenant_id: scope.tenantId,
-  collection_id: scope.collectionId,
-  key: entity.key,
-  name: entity.name,
-  category: entity.category,
-  description: entity.description,
-  name_vector: entity.nameVector ? vectorToBinary(entity.nameVector) : null,
-});
-
-const factFields = (scope: GraphScope, fact: NewFact) => ({
-  tenant_id: scope.tenantId,
-  collection_id: scope.collectionId,
-  subject_id: fact.subjectId,
-  object_id: fact.objectId,
-  predicate: fact.predicate,
-  description: fact.description,
-});
+const scopeFields = (scope: GraphScope) => ({ tenant_id: scope.tenantId, collection_id: scope.collectionId });
 
 const mentionDoc = (scope: GraphScope, mention: NewMention): MentionDoc => ({
   _id: mentionIdFor(scope, mention),
@@ -200,9 +183,8 @@ export class GraphRepository implements GraphStore {
       await this.entities.insertMany(
         entities.map((entity) => ({
           _id: entity.id,
-          ...entityFields(scope, entity),
-          aliases: [...new Set(entity.aliases)],
-          alias_keys: [...new Set(entity.aliasKeys)],
+          ...scopeFields(scope),
+          ...mergeInto(undefined, entityMerge(entity, vectorToBinary)),
           tokens: tokensOf(entity.aliasKeys),
           created_at: now,
           updated_at: now,
@@ -214,8 +196,8 @@ export class GraphRepository implements GraphStore {
       await this.facts.insertMany(
         facts.map((fact) => ({
           _id: fact.id,
-          ...factFields(scope, fact),
-          confidence: fact.confidence,
+          ...scopeFields(scope),
+          ...mergeInto(undefined, factMerge(fact)),
           created_at: now,
           updated_at: now,
         })),
@@ -224,40 +206,43 @@ export class GraphRepository implements GraphStore {
     }
   }
 
+  /** core/graph-merge.ts's rules as one atomic upsert per row: kept on insert, accumulated with $addToSet, highest with $max. */
   private async upsertEntities(scope: GraphScope, entities: NewEntity[], now: Date): Promise<void> {
     if (entities.length > 0) {
-      const operations: AnyBulkWriteOperation<EntityDoc>[] = entities.map((entity) => ({
-        updateOne: {
-          filter: { _id: entity.id },
-          update: {
-            $setOnInsert: { ...entityFields(scope, entity), created_at: now },
-            $addToSet: {
-              aliases: { $each: entity.aliases },
-              alias_keys: { $each: entity.aliasKeys },
-              tokens: { $each: tokensOf(entity.aliasKeys) },
+      const operations: AnyBulkWriteOperation<EntityDoc>[] = entities.map((entity) => {
+        const { kept, accumulated } = entityMerge(entity, vectorToBinary);
+        return {
+          updateOne: {
+            filter: { _id: entity.id },
+            update: {
+              $setOnInsert: { ...scopeFields(scope), ...kept, created_at: now },
+              $addToSet: {
+                aliases: { $each: accumulated.aliases },
+                alias_keys: { $each: accumulated.alias_keys },
+                tokens: { $each: tokensOf(entity.aliasKeys) },
+              },
+              $set: { updated_at: now },
             },
-            $set: { updated_at: now },
+            upsert: true,
           },
-          upsert: true,
-        },
-      }));
+        };
+      });
       await this.entities.bulkWrite(operations, { ordered: false });
     }
   }
 
   private async upsertFacts(scope: GraphScope, facts: NewFact[], now: Date): Promise<void> {
     if (facts.length > 0) {
-      const operations: AnyBulkWriteOperation<FactDoc>[] = facts.map((fact) => ({
-        updateOne: {
-          filter: { _id: fact.id },
-          update: {
-            $setOnInsert: { ...factFields(scope, fact), created_at: now },
-            $max: { confidence: fact.confidence },
-            $set: { updated_at: now },
+      const operations: AnyBulkWriteOperation<FactDoc>[] = facts.map((fact) => {
+        const { kept, highest } = factMerge(fact);
+        return {
+          updateOne: {
+            filter: { _id: fact.id },
+            update: { $setOnInsert: { ...scopeFields(scope), ...kept, created_at: now }, $max: highest, $set: { updated_at: now } },
+            upsert: true,
           },
-          upsert: true,
-        },
-      }));
+        };
+      });
       await this.facts.bulkWrite(operations, { ordered: false });
     }
   }
@@ -363,12 +348,18 @@ export class GraphRepository implements GraphStore {
 
   /**
    * The subjects of the facts these memories' rows back, per collection (only `onlyCollections`
-   * when given): whose timelines removing those rows may change.
+   * when given, only rows of chunks from `fromChunk` on when given): whose timelines removing
+   * those rows may change.
    */
-  async subjectsBackedBy(memoryIds: string[], onlyCollections?: string[]): Promise<{ scope: GraphScope; subjectIds: string[] }[]> {
+  async subjectsBackedBy(
+    memoryIds: string[],
+    onlyCollections?: string[],
+    fromChunk?: number,
+  ): Promise<{ scope: GraphScope; subjectIds: string[] }[]> {
     if (memoryIds.length === 0) return [];
     const filter: Filter<MentionDoc> = { memory_id: { $in: memoryIds }, target_kind: 'fact' };
     if (onlyCollections) filter.collection_id = { $in: onlyCollections };
+    if (fromChunk !== undefined) filter.chunk_index = { $gte: fromChunk };
     const rows = await this.mentions.find(filter, { projection: { target_id: 1 } }).toArray();
     if (rows.length === 0) return [];
     const facts = await this.facts
@@ -407,7 +398,7 @@ export class GraphRepository implements GraphStore {
       this.mentions
         .find(
           { target_id: { $in: facts.map((fact) => fact._id) }, collection_id: scope.collectionId },
-          { projection: { target_id: 1, memory_id: 1, valid_from: 1, valid_to: 1 } },
+          { projection: { target_id: 1, memory_id: 1, chunk_index: 1, valid_from: 1, valid_to: 1 } },
         )
         .toArray(),
       this.entities
@@ -420,7 +411,7 @@ export class GraphRepository implements GraphStore {
     const rowsOf = new Map<string, TimelineFact['rows']>();
     for (const row of rows) {
       const list = rowsOf.get(row.target_id) ?? [];
-      list.push({ memoryId: row.memory_id, validFrom: row.valid_from ?? null, validTo: row.valid_to ?? null });
+      list.push({ memoryId: row.memory_id, chunkIndex: row.chunk_index, validFrom: row.valid_from ?? null, validTo: row.valid_to ?? null });
       rowsOf.set(row.target_id, list);
     }
     const keysOf = new Map(entities.map((entity) => [entity._id, entity.alias_keys.join(' ')]));

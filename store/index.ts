@@ -13,13 +13,13 @@ import { IdempotencyRepository } from './idempotency.js';
 import { IndexChangeFeed } from './index-changes.js';
 import { IndexSnapshotRepository } from './index-snapshots.js';
 import { MemoryRepository } from './memories.js';
-import { MemoryPurge } from './memory-purge.js';
+import { MemoryPurge, PurgeIntentRows } from './memory-purge.js';
 import { SnapshotRepository } from './snapshots.js';
 import { TenantRepository } from './tenants.js';
 import { TicketRepository } from './tickets.js';
 import { UploadRepository } from './uploads.js';
 import { WebhookRepository } from './webhooks.js';
-import { WorkflowRepository } from './workflows.js';
+import { ProcedureRepository } from './procedures.js';
 import { ProcedureDerivation } from '../core/procedures/derivation.js';
 
 export interface Store {
@@ -35,9 +35,9 @@ export interface Store {
    * and so does announcing the ones a memory's facts bring about (store/fact-events.ts).
    */
   factEvents: FactEvents;
-  /** Procedure traces, workflow instances and patterns (store/workflows.ts): typed reads and writes. */
-  workflows: WorkflowRepository;
-  /** The derivation rules applied over `workflows`: replacing and removing traces, mining (core/procedures/derivation.ts). */
+  /** Procedure traces, observed instances and mined patterns (store/procedures.ts): typed reads and writes. */
+  procedureRecords: ProcedureRepository;
+  /** The derivation rules applied over `procedureRecords`: replacing and removing traces, mining (core/procedures/derivation.ts). */
   procedures: ProcedureDerivation;
   uploads: UploadRepository;
   tickets: TicketRepository;
@@ -68,8 +68,8 @@ export async function openStore(
   const { db, capabilities } = database;
   const events = await EventLog.open(db, capabilities, config.EVENT_LOG_MAX_EVENTS_PER_TENANT);
   const graph = new GraphRepository(db);
-  const workflows = new WorkflowRepository(db);
-  const procedures = new ProcedureDerivation(workflows);
+  const procedureRecords = new ProcedureRepository(db);
+  const procedures = new ProcedureDerivation(procedureRecords);
   const repositories = {
     memories: new MemoryRepository(db),
     chunks: new ChunkRepository(db),
@@ -89,9 +89,9 @@ export async function openStore(
     tickets: new TicketRepository(db),
     eventAcks: new EventAckRepository(db),
     events,
-    workflows,
+    procedureRecords,
     procedures,
-    purge: new MemoryPurge(db, { ...repositories, procedures }),
+    purge: new MemoryPurge(new PurgeIntentRows(db), { ...repositories, procedures }),
     snapshots: new SnapshotRepository(repositories),
     webhooks: new WebhookRepository(db),
     ping: () => ping(db),
@@ -106,7 +106,7 @@ export async function openStore(
     store.indexSnapshots.ensureIndexes(),
     store.files.ensureIndexes(),
     store.graph.ensureIndexes(),
-    store.workflows.ensureIndexes(),
+    store.procedureRecords.ensureIndexes(),
     store.eventAcks.ensureIndexes(),
     store.uploads.ensureIndexes(),
     store.tickets.ensureIndexes(),

@@ -8,7 +8,7 @@
  *   2. `record`   the memory record is deleted: from here on nothing reads the memory (get, list
  *                 and search all start from the record);
  *   3. the derived data, in order: chunks (vectors, text), graph provenance (re-describing or
- *      removing what it backed), procedure traces (re-chaining the workflow instances and
+ *      removing what it backed), procedure traces (re-chaining the procedure instances and
  *      re-mining the patterns they fed), stored files, upload records, idempotency keys, and a `remove`
  *      notice on the index-change feed for every API process's in-memory indexes;
  *   4. the intent row goes last.
@@ -44,17 +44,28 @@ export interface Purge {
   workflowId: string;
 }
 
+/** What the cascade calls on each repository, and nothing more (a unit test hands in-memory ones). */
 export interface PurgeRepositories {
-  memories: MemoryRepository;
-  chunks: ChunkRepository;
-  factEvents: FactEvents;
+  memories: Pick<MemoryRepository, 'ownedBy' | 'deleteMany'>;
+  chunks: Pick<ChunkRepository, 'deleteForMemories'>;
+  factEvents: Pick<FactEvents, 'removeMemories'>;
   /** Removing traces re-chains and re-mines: the procedure rules (core/procedures/derivation.ts). */
   procedures: Pick<ProcedureDerivation, 'removeMemories'>;
-  files: FileRepository;
-  uploads: UploadRepository;
-  idempotency: IdempotencyRepository;
-  indexChanges: IndexChangeFeed;
-  indexSnapshots: IndexSnapshotRepository;
+  files: Pick<FileRepository, 'deleteForMemories'>;
+  uploads: Pick<UploadRepository, 'forgetMemories'>;
+  idempotency: Pick<IdempotencyRepository, 'forgetMemories'>;
+  indexChanges: Pick<IndexChangeFeed, 'publishRemoves'>;
+  indexSnapshots: Pick<IndexSnapshotRepository, 'removeForTenant'>;
+}
+
+/** The durable intents of step 1: one row per memory being deleted, kept until step 4. */
+export interface PurgeIntents {
+  ensureIndexes(): Promise<void>;
+  /** Records the intents; an intent already recorded keeps its first request time. */
+  record(purges: Purge[], requestedAt: Date): Promise<void>;
+  remove(memoryIds: string[]): Promise<void>;
+  /** Intents requested before `olderThan`, oldest first. */
+  olderThan(olderThan: Date, limit: number): Promise<Purge[]>;
 }
 
 export interface PurgeOptions {
@@ -68,20 +79,52 @@ export interface PurgeOptions {
 
 const toPurge = (doc: PurgeDoc): Purge => ({ memoryId: doc._id, tenantId: doc.tenant_id, workflowId: doc.workflow_id });
 
+/** The intents as rows of `memory_purges`. */
+export class PurgeIntentRows implements PurgeIntents {
+  private readonly rows: Collection<PurgeDoc>;
+
+  constructor(db: Db) {
+    this.rows = db.collection<PurgeDoc>('memory_purges');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.rows.createIndex({ requested_at: 1 });
+  }
+
+  async record(purges: Purge[], requestedAt: Date): Promise<void> {
+    await this.rows.bulkWrite(
+      purges.map((purge) => ({
+        updateOne: {
+          filter: { _id: purge.memoryId },
+          update: { $setOnInsert: { tenant_id: purge.tenantId, workflow_id: purge.workflowId, requested_at: requestedAt } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+  }
+
+  async remove(memoryIds: string[]): Promise<void> {
+    await this.rows.deleteMany({ _id: { $in: memoryIds } });
+  }
+
+  async olderThan(olderThan: Date, limit: number): Promise<Purge[]> {
+    const docs = await this.rows.find({ requested_at: { $lt: olderThan } }, { sort: { requested_at: 1 }, limit }).toArray();
+    return docs.map(toPurge);
+  }
+}
+
 export class MemoryPurge {
-  private readonly intents: Collection<PurgeDoc>;
   /** Called after each step; the fault-injection tests crash the process there. */
   onStep: (step: PurgeStep) => void = () => undefined;
 
   constructor(
-    db: Db,
+    private readonly intents: PurgeIntents,
     private readonly repos: PurgeRepositories,
-  ) {
-    this.intents = db.collection<PurgeDoc>('memory_purges');
-  }
+  ) {}
 
   async ensureIndexes(): Promise<void> {
-    await this.intents.createIndex({ requested_at: 1 });
+    await this.intents.ensureIndexes();
   }
 
   /**
@@ -91,31 +134,22 @@ export class MemoryPurge {
   async begin(tenantId: string, ids: string[]): Promise<Purge[]> {
     const found = await this.repos.memories.ownedBy(tenantId, ids);
     if (found.length === 0) return [];
-    const now = new Date();
-    await this.intents.bulkWrite(
-      found.map((memory) => ({
-        updateOne: {
-          filter: { _id: memory.id },
-          update: { $setOnInsert: { tenant_id: tenantId, workflow_id: memory.workflow_id, requested_at: now } },
-          upsert: true,
-        },
-      })),
-      { ordered: false },
-    );
+    const purges = found.map((memory) => ({ memoryId: memory.id, tenantId, workflowId: memory.workflow_id }));
+    await this.intents.record(purges, new Date());
     this.onStep('intent');
     await this.repos.memories.deleteMany(
       tenantId,
       found.map((memory) => memory.id),
     );
     this.onStep('record');
-    return found.map((memory) => ({ memoryId: memory.id, tenantId, workflowId: memory.workflow_id }));
+    return purges;
   }
 
   /** Steps 3 and 4, once the records are gone. */
   async finish(purges: Purge[], options: PurgeOptions = {}): Promise<void> {
     if (purges.length === 0) return;
     await this.removeDerived(purges, options);
-    await this.intents.deleteMany({ _id: { $in: purges.map((purge) => purge.memoryId) } });
+    await this.intents.remove(purges.map((purge) => purge.memoryId));
     this.onStep('done');
   }
 
@@ -163,7 +197,6 @@ export class MemoryPurge {
 
   /** Deletes left unfinished (a crash after `begin`) and requested before `olderThan`. */
   async pending(olderThan: Date, limit: number): Promise<Purge[]> {
-    const docs = await this.intents.find({ requested_at: { $lt: olderThan } }, { sort: { requested_at: 1 }, limit }).toArray();
-    return docs.map(toPurge);
+    return this.intents.olderThan(olderThan, limit);
   }
 }

@@ -48,6 +48,33 @@ export interface SequencedLogOptions {
 
 const TRIM_EVERY_APPENDS = 500;
 
+/** The seqs a batch of `count` commits with when the newest committed seq is `base`: base+1 … base+count, in order. */
+export const seqsAfter = (base: number, count: number): number[] => Array.from({ length: count }, (_, index) => base + index + 1);
+
+/** Whether this log trims itself: not when the server caps it, nor when its owner trims (retention `owner`). */
+export const trimsItself = (capped: boolean, retention: SequencedLogOptions['retention']): boolean => !capped && retention !== 'owner';
+
+/** Entries at or below the returned seq fall outside the newest `maxEntries`; null when none do. */
+export function retentionCutoff(latest: number, maxEntries: number): number | null {
+  const cutoff = latest - maxEntries;
+  return cutoff > 0 ? cutoff : null;
+}
+
+/**
+ * After an ordered insert of `ids` clashed with another process: the items whose entry is stored
+ * (`storedSeq`, by id) are committed with that seq, the others are retried, in their order.
+ */
+export function settleClash<I>(items: I[], ids: string[], storedSeq: Map<string, number>): { committed: [I, number][]; retry: I[] } {
+  const committed: [I, number][] = [];
+  const retry: I[] = [];
+  items.forEach((item, index) => {
+    const seq = storedSeq.get(ids[index]!);
+    if (seq === undefined) retry.push(item);
+    else committed.push([item, seq]);
+  });
+  return { committed, retry };
+}
+
 export class SequencedLog<T extends LogEntry> {
   private readonly pending: PendingAppend<T>[] = [];
   private draining = false;
@@ -154,8 +181,8 @@ export class SequencedLog<T extends LogEntry> {
   private async commit(batch: PendingAppend<T>[]): Promise<void> {
     let remaining = batch;
     for (let attempt = 0; remaining.length > 0; attempt++) {
-      const base = await this.latestSeq();
-      const docs = remaining.map((item, index) => ({ ...item.entry, seq: base + index + 1 }) as T);
+      const seqs = seqsAfter(await this.latestSeq(), remaining.length);
+      const docs = remaining.map((item, index) => ({ ...item.entry, seq: seqs[index]! }) as T);
       try {
         await this.collection.insertMany(docs as OptionalUnlessRequiredId<T>[], { ordered: true });
         docs.forEach((doc, index) => remaining[index]?.resolve(doc.seq));
@@ -166,19 +193,15 @@ export class SequencedLog<T extends LogEntry> {
         const ids = docs.map((doc) => doc._id);
         const stored = await this.collection.find({ _id: { $in: ids } } as Filter<T>, { projection: { _id: 1, seq: 1 } }).toArray();
         const storedSeq = new Map<string, number>(stored.map((doc) => [String(doc._id), doc.seq]));
-        const next: PendingAppend<T>[] = [];
-        remaining.forEach((item, index) => {
-          const seq = storedSeq.get(docs[index]!._id);
-          if (seq === undefined) next.push(item);
-          else item.resolve(seq);
-        });
-        remaining = next;
+        const settled = settleClash(remaining, ids, storedSeq);
+        for (const [item, seq] of settled.committed) item.resolve(seq);
+        remaining = settled.retry;
         // Brief jitter so two processes do not collide in lockstep.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
       }
     }
     this.appendsSinceTrim += batch.length;
-    if (!this.capped && this.options.retention !== 'owner' && this.appendsSinceTrim >= TRIM_EVERY_APPENDS) {
+    if (trimsItself(this.capped, this.options.retention) && this.appendsSinceTrim >= TRIM_EVERY_APPENDS) {
       this.appendsSinceTrim = 0;
       await this.trim();
     }
@@ -186,10 +209,9 @@ export class SequencedLog<T extends LogEntry> {
 
   /** Portable retention for servers without capped collections: drop entries by seq. */
   async trim(): Promise<number> {
-    if (this.capped || this.options.retention === 'owner') return 0;
-    const latest = await this.latestSeq();
-    const cutoff = latest - this.options.maxEntries;
-    if (cutoff <= 0) return 0;
+    if (!trimsItself(this.capped, this.options.retention)) return 0;
+    const cutoff = retentionCutoff(await this.latestSeq(), this.options.maxEntries);
+    if (cutoff === null) return 0;
     const result = await this.collection.deleteMany({ seq: { $lte: cutoff } } as Filter<T>);
     return result.deletedCount;
   }

@@ -71,7 +71,53 @@ const EXPORTED = (tenantId: string, collectionId: string) => ({
 });
 
 /** Memories per page of an export: their records and chunks are read together. */
-const EXPORT_PAGE = 200;
+export const EXPORT_PAGE = 200;
+/** Memories (and their chunks) per insertMany of an import. */
+export const IMPORT_BATCH = 500;
+
+/** `items` in consecutive slices of at most `size`, in order: the pages of an import's writes. */
+export function batches<T>(items: T[], size: number): T[][] {
+  const slices: T[][] = [];
+  for (let offset = 0; offset < items.length; offset += size) slices.push(items.slice(offset, offset + size));
+  return slices;
+}
+
+/**
+ * What an export counts against SNAPSHOT_MAX_BYTES for each row it reads: the bytes the row will
+ * take in the sealed snapshot, about (a float16 vector is 2 bytes per dimension, base64 adds a third).
+ */
+export const exportCost = {
+  vector: (vector: Float32Array | null): number => (vector ? Math.ceil((vector.length * 2) / 3) * 4 : 4),
+  chunk: (text: string, vector: Float32Array | null): number => text.length + exportCost.vector(vector) + 64,
+  memory: (metadata: Record<string, unknown>, name: string | null): number => JSON.stringify(metadata).length + (name?.length ?? 0) + 128,
+  mention: (targetId: string): number => 48 + targetId.length,
+  entity: (name: string, description: string): number => 256 + name.length + description.length,
+  fact: (description: string): number => 192 + description.length,
+};
+
+/** The byte budget of one export: spending past it throws ExportBudgetExceeded, so the read stops there. */
+export function exportBudget(budgetBytes: number): (amount: number) => void {
+  let bytes = 0;
+  return (amount) => {
+    bytes += amount;
+    if (bytes > budgetBytes) throw new ExportBudgetExceeded(budgetBytes);
+  };
+}
+
+/**
+ * What of the graph an export holds: only what its searchable chunks back. A chunk or mention at or
+ * past its memory's indexed count is not searchable yet; an entity needs a mention; a fact needs a
+ * mention and both its entities; a mention needs its target kept.
+ */
+export const exportedGraph = {
+  indexed: (indexedCount: ReadonlyMap<string, number>, memoryId: string, chunkIndex: number): boolean =>
+    chunkIndex < (indexedCount.get(memoryId) ?? 0),
+  entity: (backed: ReadonlySet<string>, id: string): boolean => backed.has(id),
+  fact: (backed: ReadonlySet<string>, entityIds: ReadonlySet<string>, fact: { id: string; subjectId: string; objectId: string }): boolean =>
+    backed.has(fact.id) && entityIds.has(fact.subjectId) && entityIds.has(fact.objectId),
+  mention: (entityIds: ReadonlySet<string>, factIds: ReadonlySet<string>, mention: Pick<NewMention, 'kind' | 'targetId'>): boolean =>
+    (mention.kind === 'entity' ? entityIds : factIds).has(mention.targetId),
+};
 
 export class SnapshotRepository {
   constructor(
@@ -100,13 +146,7 @@ export class SnapshotRepository {
    */
   async readCollection(tenantId: string, collectionId: string, model: string, budgetBytes: number): Promise<ExportedGraph> {
     const { memories, chunks, graph } = this.repos;
-    let bytes = 0;
-    const spend = (amount: number): void => {
-      bytes += amount;
-      if (bytes > budgetBytes) throw new ExportBudgetExceeded(budgetBytes);
-    };
-    // Bytes as they will be sent: a float16 vector is 2 bytes per dimension, base64 adds a third.
-    const vectorBytes = (vector: Float32Array | null): number => (vector ? Math.ceil((vector.length * 2) / 3) * 4 : 4);
+    const spend = exportBudget(budgetBytes);
     const exported: ExportedMemory[] = [];
     const indexedCount = new Map<string, number>();
     const records = memories.collection.find(EXPORTED(tenantId, collectionId), {
@@ -126,15 +166,15 @@ export class SnapshotRepository {
         { projection: { memory_id: 1, index: 1, text: 1, source: 1, embedding: 1, embedding_model: 1 } },
       );
       for await (const doc of docs as AsyncIterable<ChunkDoc>) {
-        if (doc.index >= (indexedCount.get(doc.memory_id) ?? 0)) continue;
+        if (!exportedGraph.indexed(indexedCount, doc.memory_id, doc.index)) continue;
         let list = chunksOf.get(doc.memory_id);
         if (!list) chunksOf.set(doc.memory_id, (list = []));
         const vector = doc.embedding && doc.embedding_model === model ? binaryToVector(doc.embedding) : null;
-        spend(doc.text.length + vectorBytes(vector) + 64);
+        spend(exportCost.chunk(doc.text, vector));
         list.push({ index: doc.index, text: doc.text, source: doc.source, vector });
       }
       for (const memory of visible) {
-        spend(JSON.stringify(memory.metadata).length + (memory.name?.length ?? 0) + 128);
+        spend(exportCost.memory(memory.metadata, memory.name));
         exported.push({
           id: memory._id,
           kind: memory.kind,
@@ -153,8 +193,8 @@ export class SnapshotRepository {
 
     const mentions: NewMention[] = [];
     for await (const row of graph.mentions.find({ tenant_id: tenantId, collection_id: collectionId })) {
-      if (row.chunk_index >= (indexedCount.get(row.memory_id) ?? 0)) continue;
-      spend(48 + row.target_id.length);
+      if (!exportedGraph.indexed(indexedCount, row.memory_id, row.chunk_index)) continue;
+      spend(exportCost.mention(row.target_id));
       mentions.push({
         memoryId: row.memory_id,
         chunkIndex: row.chunk_index,
@@ -171,8 +211,8 @@ export class SnapshotRepository {
     const backed = new Set(mentions.map((mention) => mention.targetId));
     const entities: NewEntity[] = [];
     for await (const doc of graph.entities.find({ tenant_id: tenantId, collection_id: collectionId })) {
-      if (!backed.has(doc._id)) continue;
-      spend(256 + doc.name.length + doc.description.length);
+      if (!exportedGraph.entity(backed, doc._id)) continue;
+      spend(exportCost.entity(doc.name, doc.description));
       entities.push({
         id: doc._id,
         key: doc.key,
@@ -187,8 +227,8 @@ export class SnapshotRepository {
     const entityIds = new Set(entities.map((entity) => entity.id));
     const facts: NewFact[] = [];
     for await (const doc of graph.facts.find({ tenant_id: tenantId, collection_id: collectionId })) {
-      if (!backed.has(doc._id) || !entityIds.has(doc.subject_id) || !entityIds.has(doc.object_id)) continue;
-      spend(192 + doc.description.length);
+      if (!exportedGraph.fact(backed, entityIds, { id: doc._id, subjectId: doc.subject_id, objectId: doc.object_id })) continue;
+      spend(exportCost.fact(doc.description));
       facts.push({
         id: doc._id,
         subjectId: doc.subject_id,
@@ -199,7 +239,7 @@ export class SnapshotRepository {
       });
     }
     const factIds = new Set(facts.map((fact) => fact.id));
-    const kept = mentions.filter((mention) => (mention.kind === 'entity' ? entityIds : factIds).has(mention.targetId));
+    const kept = mentions.filter((mention) => exportedGraph.mention(entityIds, factIds, mention));
     return { memories: exported, entities, facts, mentions: kept };
   }
 
@@ -217,8 +257,8 @@ export class SnapshotRepository {
     graph: { entities: NewEntity[]; facts: NewFact[]; mentions: NewMention[] },
   ): Promise<void> {
     const now = new Date();
-    for (let offset = 0; offset < memories.length; offset += 500) {
-      const chunkDocs: ChunkDoc[] = memories.slice(offset, offset + 500).flatMap((memory) =>
+    for (const batch of batches(memories, IMPORT_BATCH)) {
+      const chunkDocs: ChunkDoc[] = batch.flatMap((memory) =>
         memory.chunks.map((chunk) => ({
           _id: chunkId(memory.id, chunk.index),
           memory_id: memory.id,
@@ -234,9 +274,9 @@ export class SnapshotRepository {
       if (chunkDocs.length > 0) await this.repos.chunks.collection.insertMany(chunkDocs, { ordered: false });
     }
     await this.repos.graph.insertNew(scope, graph.entities, graph.facts, graph.mentions);
-    for (let offset = 0; offset < memories.length; offset += 500) {
+    for (const batch of batches(memories, IMPORT_BATCH)) {
       await this.repos.memories.collection.insertMany(
-        memories.slice(offset, offset + 500).map((memory): MemoryDoc => ({
+        batch.map((memory): MemoryDoc => ({
           _id: memory.id,
           tenant_id: scope.tenantId,
           collection_ids: [scope.collectionId],

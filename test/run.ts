@@ -112,7 +112,9 @@ const files = [
     'bench',
   ].flatMap((dir) => {
     try {
-      return findTests(path.join(dist, dir), '.unit.test.js');
+      // Unit tests, then the tests beside a module that load a real model (OCR, speech): slower, so
+      // they stay out of `npm run test:unit` and run here and in `npm run test:models`.
+      return [...findTests(path.join(dist, dir), '.unit.test.js'), ...findTests(path.join(dist, dir), '.model.test.js')];
     } catch {
       return [];
     }

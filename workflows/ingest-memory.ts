@@ -9,30 +9,23 @@ import { ActivityFailure, ApplicationFailure, patched, proxyActivities } from '@
 import type { Activities, GraphProjectionInput, IngestInput } from '../activities/index.js';
 import { BAD_CONTENT, INGESTION_FAILED, MEMORY_DELETED } from '../core/failure-types.js';
 
-const pipeline = proxyActivities<Activities>({
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 12,
-    nonRetryableErrorTypes: [BAD_CONTENT, MEMORY_DELETED],
-  },
-});
+/** The stages' activities: heartbeating, retried with backoff, except for content that cannot be read or a deleted memory. */
+const stageActivities = (startToCloseTimeout: string) =>
+  proxyActivities<Activities>({
+    startToCloseTimeout,
+    heartbeatTimeout: '15 seconds',
+    retry: {
+      initialInterval: '500 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      maximumAttempts: 12,
+      nonRetryableErrorTypes: [BAD_CONTENT, MEMORY_DELETED],
+    },
+  });
 
+const pipeline = stageActivities('30 minutes');
 /** The single-pass activity: every stage in one, each still heartbeating (the whole of a 2M-character memory). */
-const singlePass = proxyActivities<Activities>({
-  startToCloseTimeout: '90 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 12,
-    nonRetryableErrorTypes: [BAD_CONTENT, MEMORY_DELETED],
-  },
-});
+const singlePass = stageActivities('90 minutes');
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',

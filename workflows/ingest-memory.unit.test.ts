@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, TerminatedFailure, type ActivityCancellationDetails } from '@temporalio/common';
 import protos from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, Worker, DefaultLogger } from '@temporalio/worker';
@@ -16,6 +17,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { Activities, GraphProjectionInput, IngestInput } from '../activities/index.js';
 import { projectRoot } from '../config/index.js';
 import { BAD_CONTENT, INGESTION_FAILED, MEMORY_DELETED } from '../core/failure-types.js';
+import type { Logger } from '../core/logger.js';
+import { createOrchestrator } from '../services/orchestrator.js';
 import type { ingestMemory, projectMemoryGraph } from './index.js';
 
 const root = projectRoot();
@@ -133,6 +136,91 @@ describe('ingestion workflows on the dev server', () => {
       ['ingestContent'],
     );
   });
+
+  // A type listed in the workflow's nonRetryableErrorTypes ends the run at once, however the activity raised it.
+  const outcomes: [string, string[], (result: Promise<unknown>) => Promise<void>][] = [
+    [
+      BAD_CONTENT,
+      ['ingestContent', 'markFailed'],
+      (result) =>
+        assert.rejects(
+          result,
+          (error) => error instanceof WorkflowFailedError && (error.cause as ApplicationFailure).type === INGESTION_FAILED,
+        ),
+    ],
+    [MEMORY_DELETED, ['ingestContent'], async (result) => assert.equal(((await result) as { status: string }).status, 'deleted')],
+  ];
+  for (const [type, stages, ends] of outcomes) {
+    it(`does not retry a ${type} failure even when the activity raised it as retryable`, async () => {
+      const { calls, result } = await run<typeof ingestMemory>('ingestMemory', input, {
+        ingestContent: () => {
+          throw ApplicationFailure.retryable('raised as retryable', type);
+        },
+      });
+      await ends(result);
+      assert.deepEqual(
+        calls.map((call) => call.stage),
+        stages,
+      );
+    });
+  }
+
+  // The timeout only guards the suite against a hang if the stop never reaches the activity.
+  it(
+    'stops a running ingestion when its memory is deleted: the activity learns it at its next heartbeat, and no failure is recorded',
+    { timeout: 30_000 },
+    async () => {
+      const calls: Call[] = [];
+      const taskQueue = `test-${randomUUID()}`;
+      const workflowId = `wf-${randomUUID()}`;
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      let seen!: (details: ActivityCancellationDetails | undefined) => void;
+      const cancellation = new Promise<ActivityCancellationDetails | undefined>((resolve) => (seen = resolve));
+      const worker = await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue,
+        workflowBundle: { codePath: bundlePath },
+        // Heartbeats reach the server at once, so the cancellation comes back within the test's time.
+        maxHeartbeatThrottleInterval: '100 milliseconds',
+        activities: fakeActivities(calls, {
+          ingestContent: async () => {
+            const context = Context.current();
+            const beat = setInterval(() => context.heartbeat({ stage: 'embed' }), 50);
+            started();
+            try {
+              await context.cancelled;
+            } finally {
+              clearInterval(beat);
+              seen(context.cancellationDetails);
+            }
+          },
+        }),
+      });
+      const working = worker.run();
+      try {
+        const handle = await env.client.workflow.start<typeof ingestMemory>('ingestMemory', { taskQueue, workflowId, args: [input] });
+        await running;
+        const warnings: unknown[] = [];
+        const logger = { warn: (fields: unknown) => void warnings.push(fields) } as unknown as Logger;
+        const orchestrator = createOrchestrator({ connection: env.connection, namespace: 'default', taskQueue, eagerStart: false, logger });
+        await orchestrator.stopIngestion(workflowId, 'memory deleted');
+        assert.equal((await cancellation)?.notFound, true, 'cancelled because the run is gone, not by a worker shutdown');
+        await assert.rejects(handle.result(), (error) => error instanceof WorkflowFailedError && error.cause instanceof TerminatedFailure);
+        // A delete retried by the sweep, or of a memory whose run never started, stops nothing, quietly.
+        await orchestrator.stopIngestion(workflowId, 'memory deleted');
+        await orchestrator.stopIngestion(`wf-${randomUUID()}`, 'memory deleted');
+        assert.deepEqual(warnings, []);
+      } finally {
+        worker.shutdown();
+        await working;
+      }
+      assert.deepEqual(
+        calls.map((call) => call.stage),
+        ['ingestContent'],
+      );
+    },
+  );
 
   it('replays a history recorded before the single pass (one activity per stage) without nondeterminism', async () => {
     // Recorded (binary protobuf) from the workflow as it was before the `single-pass-ingest` patch: four

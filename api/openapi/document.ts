@@ -4,7 +4,8 @@
  * request schemas are converted with `io: 'input'` (what a client sends), responses as output.
  */
 import { z } from 'zod';
-import { describeRoutes, ERROR_CODES, ErrorBody, type Limits, type RouteDoc } from './registry.js';
+import { describeRoutes, type Limits, type RouteDoc } from './registry.js';
+import { ERROR_CODES, ErrorBody } from './responses.js';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -70,7 +70,7 @@ const WebhookDisabled = z
     description:
       'Payload of webhook_disabled; the frame collection_id is the first collection of the subscription filter, or the nil UUID for a subscription without one',
   });
-const FactSuperseded = z
+const FactSupersededFull = z
   .looseObject({
     memory_id: z.string().meta({ description: 'The memory stating the newer fact (the provenance the superseded fact keeps)' }),
     predicate_class: z.string().meta({ description: 'The functional class both facts belong to (employer, residence, …)' }),
@@ -86,24 +86,56 @@ const FactSuperseded = z
     new_object: z.string(),
     superseded_at: timestamp.meta({ description: 'Validity time at which the old fact stopped holding (the new one began)' }),
   })
-  .meta({ description: 'Payload of fact_superseded' });
-const FactRestored = z
+  .meta({ description: 'A fact_superseded payload as appended' });
+const FactRestoredFull = z
   .looseObject({
     memory_id: z.string().meta({ description: 'The removed memory whose statement of the newer fact had superseded the old one' }),
     predicate_class: z.string().meta({ description: 'The functional class of the restored fact (employer, residence, …)' }),
     subject_id: z.string(),
     subject: z.string().meta({ description: 'Name of the subject entity' }),
     predicate: z.string().meta({ description: 'Predicate of the restored fact' }),
-    old_fact_id: z.string().meta({ description: 'The restored fact: old_fact_id of the fact_superseded event this undoes' }),
+    old_fact_id: z.string().meta({
+      description: 'The restored fact: with memory_id, it names the fact_superseded event this undoes (old_fact_id, memory_id)',
+    }),
     old_object_id: z.string(),
     old_object: z.string(),
-    new_fact_id: z.string().meta({ description: 'The fact whose supersession is undone (only its id: its memory is gone)' }),
-    superseded_at: timestamp.meta({ description: 'superseded_at of the fact_superseded event this undoes' }),
+    new_fact_id: z.string().optional().meta({
+      description: 'The fact whose supersession is undone, only while another memory still states it (absent when it left the graph)',
+    }),
+    superseded_at: timestamp
+      .optional()
+      .meta({ description: 'superseded_at of the fact_superseded event this undoes; present with new_fact_id' }),
     valid_to: timestamp.nullable().meta({
       description: 'Where the restored fact holds until now: null when it is current again, else when a later fact supersedes it',
     }),
   })
+  .meta({ description: 'A fact_restored payload as appended' });
+/** A fact event after rows it described left the graph (core/fact-event-redaction.ts): only what still holds is named. */
+const redactedFactPayload = (type: string, full: z.ZodObject) =>
+  full
+    .partial()
+    .extend({
+      memory_id: z.string(),
+      predicate_class: z.string(),
+      redacted: z.literal(true).meta({
+        description: `The ${type} event was rewritten: fields naming facts that left the graph (a delete, a collection leave, a failed run) are gone`,
+      }),
+    })
+    .meta({ description: `A redacted ${type} payload (docs/events.md, "Redacted fact events")` });
+const FactSuperseded = z
+  .union([FactSupersededFull, redactedFactPayload('fact_superseded', FactSupersededFull)])
+  .meta({ description: 'Payload of fact_superseded' });
+const FactRestored = z
+  .union([FactRestoredFull, redactedFactPayload('fact_restored', FactRestoredFull)])
   .meta({ description: 'Payload of fact_restored' });
+const EventsRedacted = z
+  .looseObject({
+    seqs: z
+      .array(count)
+      .min(1)
+      .meta({ description: 'Events of this collection rewritten in the log (in seq order): drop what you kept of them' }),
+  })
+  .meta({ description: 'Payload of events_redacted' });
 
 const EventFrame = z.looseObject({
   action: z.literal('event'),
@@ -145,6 +177,7 @@ const PAYLOADS: Record<string, string> = {
   webhook_disabled: 'WebhookDisabledPayload',
   fact_superseded: 'FactSupersededPayload',
   fact_restored: 'FactRestoredPayload',
+  events_redacted: 'EventsRedactedPayload',
 };
 
 const json = (schema: z.ZodType): JsonSchema => {
@@ -170,6 +203,7 @@ export function buildEventsSchema(version: string): JsonSchema {
     WebhookDisabledPayload: json(WebhookDisabled),
     FactSupersededPayload: json(FactSuperseded),
     FactRestoredPayload: json(FactRestored),
+    EventsRedactedPayload: json(EventsRedacted),
     ...Object.fromEntries(Object.entries({ ...serverControlFrames, ...clientFrames }).map(([name, schema]) => [name, json(schema)])),
     ServerFrame: { oneOf: ['EventFrame', ...Object.keys(serverControlFrames)].map((name) => ({ $ref: DEF(name) })) },
     ClientFrame: { oneOf: Object.keys(clientFrames).map((name) => ({ $ref: DEF(name) })) },

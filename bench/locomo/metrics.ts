@@ -3,6 +3,7 @@
  * full text appears in the response; recall_any@k (some evidence turn in the top k), recall_all@10
  * (every evidence turn in the top 10) and the reciprocal rank of the first evidence turn. Pure.
  */
+import { fieldMeans } from '../stats.js';
 
 export interface LocomoScore {
   recallAny5: number;
@@ -38,13 +39,5 @@ export interface LocomoAggregate extends LocomoScore {
 
 /** Means over questions (each weighs the same); NaN when there are none. */
 export function aggregateLocomo(scores: readonly LocomoScore[]): LocomoAggregate {
-  const n = scores.length;
-  const mean = (pick: (score: LocomoScore) => number) => (n === 0 ? Number.NaN : scores.reduce((sum, score) => sum + pick(score), 0) / n);
-  return {
-    questions: n,
-    recallAny5: mean((score) => score.recallAny5),
-    recallAny10: mean((score) => score.recallAny10),
-    recallAll10: mean((score) => score.recallAll10),
-    reciprocalRank: mean((score) => score.reciprocalRank),
-  };
+  return { questions: scores.length, ...fieldMeans(scores, ['recallAny5', 'recallAny10', 'recallAll10', 'reciprocalRank']) };
 }

@@ -9,6 +9,7 @@ import { expandTurnCandidates, rerankTurns, type TurnSource } from '../../search
 import type { VectorIndex } from '../../search/vector-index.js';
 import type { TurnFacts } from '../../search/turn-facts.js';
 import { querySpeakers } from '../../search/turn-speakers.js';
+import { queryAnswerKind } from '../../search/turn-answers.js';
 
 export interface OfflineCorpus {
   vectors: VectorIndex;
@@ -88,6 +89,7 @@ export function rankOffline(
   const source: TurnSource = {
     cosineOf: (chunkIds) => corpus.vectors.similarities(queryVector, [collectionId], chunkIds),
     isQuestion: (chunkId) => corpus.facts.isQuestion([collectionId], chunkId),
+    answersOf: (chunkId) => corpus.facts.answersOf([collectionId], chunkId),
     datesOf: (chunkId) => corpus.facts.datesOf([collectionId], chunkId),
     speakerOf: (chunkId) => corpus.facts.speakerOf([collectionId], chunkId),
     chunks: () => corpus.vectors.entries([collectionId]),
@@ -104,7 +106,7 @@ export function rankOffline(
     },
     DEFAULT_FUSION_WEIGHTS,
   );
-  return rerankTurns(fused, dated, source, { speakers })
+  return rerankTurns(fused, dated, source, { speakers, answerKind: queryAnswerKind(query) })
     .slice(0, limit)
     .map((entry) => entry.chunkId);
 }

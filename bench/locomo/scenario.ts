@@ -16,7 +16,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../config/index.js';
 import type { ApiClient, SearchSignal } from '../client.js';
-import { info, metric, percentile, sleep } from '../stats.js';
+import { info, metric, percentile } from '../stats.js';
+import { runPool, waitUntilComplete } from '../ingest-pool.js';
 import { CATEGORY_NAMES, defaultLocomoFile, loadLocomo, type LocomoConversation, type LocomoQuestion } from './dataset.js';
 import { aggregateLocomo, evidenceRanks, scoreLocomo, type LocomoAggregate, type LocomoScore } from './metrics.js';
 
@@ -53,37 +54,16 @@ async function ingest(api: ApiClient, conversations: LocomoConversation[]): Prom
   const turns = jobs.reduce((sum, job) => sum + job.session.turns.length, 0);
   info(`   ingesting ${jobs.length} sessions (${turns} turns) of ${conversations.length} conversations, ${INGEST_CONCURRENCY} at a time`);
   const started = performance.now();
-  let next = 0;
-  let done = 0;
-  let lastReport = started;
-  await Promise.all(
-    Array.from({ length: INGEST_CONCURRENCY }, async () => {
-      while (next < jobs.length) {
-        const { conversation, session } = jobs[next++]!;
-        const created = await api.createConversation(
-          collections.get(conversation.sampleId)!,
-          session.turns.map((turn) => ({ role: turn.role, content: turn.content, timestamp: session.occurredAt })),
-          `${conversation.sampleId} session ${session.index}`,
-          { bench: 'locomo', sample: conversation.sampleId, session: session.index },
-          session.occurredAt,
-        );
-        for (;;) {
-          const record = await api.getMemory(created.id);
-          if (record.status === 'complete') break;
-          if (record.status === 'failed')
-            throw new Error(`${conversation.sampleId} session ${session.index} failed: ${record.status_message}`);
-          if (performance.now() - started > INGEST_TIMEOUT_MS)
-            throw new Error(`LoCoMo ingestion still running after ${INGEST_TIMEOUT_MS / 1000} s`);
-          await sleep(POLL_MS);
-        }
-        done += 1;
-        if (performance.now() - lastReport > 15_000) {
-          lastReport = performance.now();
-          info(`   ${done}/${jobs.length} sessions complete after ${((lastReport - started) / 1000).toFixed(0)} s`);
-        }
-      }
-    }),
-  );
+  await runPool(jobs, INGEST_CONCURRENCY, 'sessions', async ({ conversation, session }) => {
+    const created = await api.createConversation(
+      collections.get(conversation.sampleId)!,
+      session.turns.map((turn) => ({ role: turn.role, content: turn.content, timestamp: session.occurredAt })),
+      `${conversation.sampleId} session ${session.index}`,
+      { bench: 'locomo', sample: conversation.sampleId, session: session.index },
+      session.occurredAt,
+    );
+    await waitUntilComplete(api, created.id, `${conversation.sampleId} session ${session.index}`, started + INGEST_TIMEOUT_MS, POLL_MS);
+  });
   const seconds = (performance.now() - started) / 1000;
   info(`   ingested in ${seconds.toFixed(1)} s`);
   metric('locomo_ingest_seconds', seconds, 's');

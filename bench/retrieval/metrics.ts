@@ -3,6 +3,7 @@
  * one message of one memory (`${memory_id}:${message_index}`). A long message can yield several
  * chunks, so hits are mapped to turns and deduplicated, keeping each turn's first (best) rank.
  */
+import { fieldMeans } from '../stats.js';
 
 export interface TurnHit {
   memory_id: string;
@@ -96,12 +97,6 @@ export interface Aggregate {
 
 /** Means over questions (macro average: each question weighs the same). NaN figures when empty. */
 export function aggregate(scores: readonly QuestionScore[]): Aggregate {
-  const n = scores.length;
-  const mean = (pickValue: (s: QuestionScore) => number) => (n === 0 ? Number.NaN : scores.reduce((sum, s) => sum + pickValue(s), 0) / n);
-  return {
-    questions: n,
-    recallAt5: mean((s) => s.recallAt5),
-    recallAt10: mean((s) => s.recallAt10),
-    mrr: mean((s) => s.reciprocalRank),
-  };
+  const { recallAt5, recallAt10, reciprocalRank } = fieldMeans(scores, ['recallAt5', 'recallAt10', 'reciprocalRank']);
+  return { questions: scores.length, recallAt5, recallAt10, mrr: reciprocalRank };
 }

@@ -26,7 +26,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../config/index.js';
 import type { ApiClient, SearchResults, SearchSignal } from '../client.js';
-import { info, metric, percentile, sleep } from '../stats.js';
+import { info, metric, percentile } from '../stats.js';
+import { runPool, waitUntilComplete } from '../ingest-pool.js';
 import { corpusStats, DEFAULT_SEED, generateCorpus, QUESTION_KINDS, type Question, type Split } from './corpus.js';
 import {
   aggregate,
@@ -86,40 +87,16 @@ async function ingestCorpus(
   afterEach: (index: number) => Promise<void> = () => Promise.resolve(),
 ): Promise<string[]> {
   const memoryIds: string[] = new Array<string>(conversations.length);
-  const started = performance.now();
-  let next = 0;
-  let done = 0;
-  let lastReport = started;
-  await Promise.all(
-    Array.from({ length: INGEST_CONCURRENCY }, async () => {
-      while (next < conversations.length) {
-        const conversation = conversations[next++]!;
-        const created = await api.createConversation(collectionId, conversation.messages, `retrieval-conversation-${conversation.index}`, {
-          bench: 'retrieval',
-          conversation: conversation.index,
-        });
-        for (;;) {
-          const record = await api.getMemory(created.id);
-          if (record.status === 'complete') break;
-          if (record.status === 'failed')
-            throw new Error(`conversation ${conversation.index} (memory ${created.id}) failed: ${record.status_message ?? '(no message)'}`);
-          if (performance.now() - started > INGEST_TIMEOUT_MS)
-            throw new Error(
-              `retrieval corpus: conversation ${conversation.index} still ${record.status} after ${INGEST_TIMEOUT_MS / 1000} s`,
-            );
-          await sleep(POLL_MS);
-        }
-        memoryIds[conversation.index] = created.id;
-        await afterEach(conversation.index);
-        done += 1;
-        const now = performance.now();
-        if (now - lastReport > 10_000) {
-          info(`   ${done}/${conversations.length} conversations complete after ${((now - started) / 1000).toFixed(1)} s`);
-          lastReport = now;
-        }
-      }
-    }),
-  );
+  const deadline = performance.now() + INGEST_TIMEOUT_MS;
+  await runPool(conversations, INGEST_CONCURRENCY, 'conversations', async (conversation) => {
+    const created = await api.createConversation(collectionId, conversation.messages, `retrieval-conversation-${conversation.index}`, {
+      bench: 'retrieval',
+      conversation: conversation.index,
+    });
+    await waitUntilComplete(api, created.id, `retrieval conversation ${conversation.index}`, deadline, POLL_MS);
+    memoryIds[conversation.index] = created.id;
+    await afterEach(conversation.index);
+  });
   return memoryIds;
 }
 

@@ -13,6 +13,10 @@
  *                                               "Where does P live?", "What is P's role?") whose top
  *                                               relationship is P's current X: without and with the
  *                                               search validity step, on the same graph
+ *   validity_roles_ended_with_employer_share    people whose last role was held at an employer they
+ *                                               left since: the role is not answered as current
+ *                                               (a role ends with its employment; such a role is
+ *                                               also not "superseded" by the next one)
  *   validity_ingest_cpu_ms_per_memory_off / _on structure-stage CPU per memory (extraction,
  *                                               resolution, graph writes; with validity: the rows'
  *                                               validity and the supersession replay), one process
@@ -149,8 +153,10 @@ interface BenchMemory {
 
 interface Person {
   name: string;
-  /** The objects of each class in time order: the last is current. */
+  /** The objects of each class in time order: the last is current (a role: unless `roleEnded`). */
   history: Record<ClassName, string[]>;
+  /** The last role ended with the employer it was held at (the lexicon's endsWith). */
+  roleEnded: boolean;
 }
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -164,7 +170,9 @@ function generate(seed: number): { people: Person[]; memories: BenchMemory[]; pl
   for (let index = 0; people.length < PEOPLE; index += 1) {
     const name = `${FIRST[index % FIRST.length]} ${LAST[(index * 7 + Math.floor(index / LAST.length)) % LAST.length]}`;
     if (people.some((person) => person.name === name)) continue;
-    const person: Person = { name, history: { employer: [], residence: [], role: [] } };
+    const person: Person = { name, history: { employer: [], residence: [], role: [] }, roleEnded: false };
+    /** Index in the employer history of the employer the current role is held at (null: none known then). */
+    let roleHeldAt: number | null = null;
     let day = Date.UTC(2015, 0, 1) + Math.floor(random() * 365) * 86_400_000;
     const changes: ClassName[] = [];
     for (const [className, count] of [
@@ -184,8 +192,13 @@ function generate(seed: number): { people: Person[]; memories: BenchMemory[]; pl
       let value = pick(random, POOLS[className]);
       while (value === history[history.length - 1]) value = pick(random, POOLS[className]);
       const previous = history[history.length - 1];
-      if (previous !== undefined) planted.add(key(name, className, previous, value));
+      // A role that ended with its employer is not superseded by the next one.
+      if (previous !== undefined && !(className === 'role' && person.roleEnded)) planted.add(key(name, className, previous, value));
       history.push(value);
+      if (className === 'role') {
+        person.roleEnded = false;
+        roleHeldAt = person.history.employer.length > 0 ? person.history.employer.length - 1 : null;
+      } else if (className === 'employer' && roleHeldAt === history.length - 2 && !person.roleEnded) person.roleEnded = true;
       emit(fill(pick(random, TEMPLATES[className]), name, value));
       // Distractors between changes: none of them may supersede anything.
       const roll = random();
@@ -330,10 +343,29 @@ export async function validityScenario(): Promise<void> {
   const now = new Date();
   let asked = 0;
   const right = { off: 0, on: 0 };
+  const endedRoles = { asked: 0, notCurrent: 0 };
   for (const person of people) {
     for (const className of Object.keys(QUESTIONS) as ClassName[]) {
       const current = person.history[className].at(-1);
       if (current === undefined) continue;
+      if (className === 'role' && person.roleEnded) {
+        // No current role: the last one ended with its employer. It must not be answered as current.
+        const query = QUESTIONS.role.replace('{p}', person.name);
+        const signal = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), extractor, query), () => true);
+        const timelines = partition.timelines(
+          signal.relationships.map((relationship) => relationship.id),
+          classifier,
+        );
+        const shown = applyValidity(signal, timelines, query, classifier, { asOf: null, includeHistory: false }, now).relationships;
+        endedRoles.asked += 1;
+        if (
+          !shown.some(
+            (relationship) => normalizeEntityName(entities.get(relationship.object_id)?.name ?? '') === normalizeEntityName(current),
+          )
+        )
+          endedRoles.notCurrent += 1;
+        continue;
+      }
       const query = QUESTIONS[className].replace('{p}', person.name);
       const signal = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), extractor, query), () => true);
       const timelines = partition.timelines(
@@ -350,6 +382,8 @@ export async function validityScenario(): Promise<void> {
       if (isCurrent(ranked[0])) right.on += 1;
     }
   }
+  metric('validity_roles_ended_with_employer', endedRoles.asked, 'count');
+  metric('validity_roles_ended_with_employer_share', endedRoles.asked === 0 ? 0 : endedRoles.notCurrent / endedRoles.asked, 'ratio');
   metric('validity_current_questions', asked, 'count');
   metric('validity_current_top_share_off', right.off / asked, 'ratio');
   metric('validity_current_top_share_on', right.on / asked, 'ratio');

@@ -2,7 +2,7 @@
  * Procedure derivation over a collection's records (docs/workflows.md): a memory's traces are
  * replaced, the instances around them re-chained, and the patterns refreshed. The rules are pure
  * (extractors/procedures/ and ./rules.ts); this applies them through ProcedureRecords
- * (store/workflows.ts over MongoDB).
+ * (store/procedures.ts over MongoDB).
  *
  * Traces are the source of truth; instances and patterns are derived from them. Without
  * transactions every step is idempotent and ordered so that re-running it converges: a memory's
@@ -17,7 +17,7 @@
  * is amortised over many memories as a collection grows.
  */
 import type { GraphScope } from '../graph-model.js';
-import type { WorkflowPattern } from '../workflow-model.js';
+import type { ProcedurePattern } from '../procedure-model.js';
 import { chainTraces, MAX_CASE_MEMORIES, SUBJECT_CHAIN_WINDOW_MS, type ChainTrace } from '../../extractors/procedures/chaining.js';
 import { classesAfter, classesBefore } from '../../extractors/procedures/lexicon.js';
 import { describePattern, minePatterns, MIN_SUPPORT, signatureKey } from '../../extractors/procedures/mining.js';
@@ -326,7 +326,7 @@ export class ProcedureDerivation {
           await this.records.dissolvePattern(scope, patternId);
           break;
         }
-        const set: Partial<Pick<WorkflowPattern, 'instance_count' | 'description' | 'canonical_instance_id'>> = {
+        const set: Partial<Pick<ProcedurePattern, 'instance_count' | 'description' | 'canonical_instance_id'>> = {
           instance_count: count,
           description: describePattern(pattern.signature, count).description,
         };
@@ -427,7 +427,7 @@ export class ProcedureDerivation {
     await this.renewLease(scope, lease);
     const patternIds: string[] = [];
     const linked = new Map<string, PatternLink>();
-    const rows: WorkflowPattern[] = [];
+    const rows: ProcedurePattern[] = [];
     for (const pattern of mined) {
       const id = patternIdFor(scope, pattern.signature);
       patternIds.push(id);

@@ -1,15 +1,15 @@
 /**
  * What procedure derivation (core/procedures/derivation.ts) needs from storage: typed reads and
  * writes of traces, instances and patterns, and the per-collection mining record with its lease.
- * store/workflows.ts implements it over MongoDB; the unit tests over arrays.
+ * store/procedures.ts implements it over MongoDB; the unit tests over arrays.
  */
 import type { GraphScope } from '../graph-model.js';
-import type { WorkflowInstance, WorkflowPattern, WorkflowTrace } from '../workflow-model.js';
+import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../procedure-model.js';
 import type { ChainMember, InstanceFields, PatternLink } from './rules.js';
 
 /** The trace fields the chaining rule reads. */
 export type ChainRow = Pick<
-  WorkflowTrace,
+  ProcedureTrace,
   'id' | 'memory_id' | 'memory_time' | 'seq' | 'case_keys' | 'instance_id' | 'subject' | 'verb_class'
 >;
 
@@ -30,39 +30,39 @@ export interface SubjectQuery {
 export interface ProcedureRecords {
   // ---- traces
   /** A memory's traces in one collection: ids and instances. */
-  memoryTraceInstances(scope: GraphScope, memoryId: string): Promise<Pick<WorkflowTrace, 'id' | 'instance_id'>[]>;
+  memoryTraceInstances(scope: GraphScope, memoryId: string): Promise<Pick<ProcedureTrace, 'id' | 'instance_id'>[]>;
   /** Deletes `goneIds`, then writes `traces` whole (replacing any with the same id). */
-  replaceTraces(goneIds: string[], traces: WorkflowTrace[]): Promise<void>;
+  replaceTraces(goneIds: string[], traces: ProcedureTrace[]): Promise<void>;
   /** Traces of memories, in every collection or the named ones, optionally only of chunks from `fromChunk` on. */
   tracesOfMemories(
     memoryIds: string[],
     onlyCollections?: string[],
     fromChunk?: number,
-  ): Promise<Pick<WorkflowTrace, 'id' | 'tenant_id' | 'collection_id' | 'instance_id'>[]>;
+  ): Promise<Pick<ProcedureTrace, 'id' | 'tenant_id' | 'collection_id' | 'instance_id'>[]>;
   deleteTraces(ids: string[]): Promise<void>;
   /** Memory ids of at most `limit` traces naming a case key. */
   memoriesNamingCaseKey(scope: GraphScope, key: string, limit: number): Promise<string[]>;
   /** Traces of any of the memories, instances or case keys. */
   chainRows(scope: GraphScope, seeds: { memoryIds: string[]; instanceIds: string[]; caseKeys: string[] }): Promise<ChainRow[]>;
-  subjectTraces(scope: GraphScope, query: SubjectQuery): Promise<Pick<WorkflowTrace, 'memory_id' | 'instance_id'>[]>;
+  subjectTraces(scope: GraphScope, query: SubjectQuery): Promise<Pick<ProcedureTrace, 'memory_id' | 'instance_id'>[]>;
   moveTraces(moves: { traceId: string; instanceId: string }[]): Promise<void>;
   chainMembers(scope: GraphScope, traceIds: string[]): Promise<ChainMember[]>;
 
   // ---- instances
   /** Instances that list any of the memories, in every collection or the named ones. */
-  instancesFedBy(memoryIds: string[], onlyCollections?: string[]): Promise<Pick<WorkflowInstance, 'id' | 'tenant_id' | 'collection_id'>[]>;
+  instancesFedBy(memoryIds: string[], onlyCollections?: string[]): Promise<Pick<ProcedureInstance, 'id' | 'tenant_id' | 'collection_id'>[]>;
   /** Writes instances, keeping the pattern links of existing ones (a new one starts unlinked). */
   upsertInstances(instances: InstanceFields[]): Promise<void>;
   /** Deletes instances; returns the patterns they were linked to (read before the delete). */
   deleteInstances(scope: GraphScope, ids: string[]): Promise<string[]>;
-  instancesByIds(scope: GraphScope, ids: string[]): Promise<Pick<WorkflowInstance, 'id' | 'signature' | 'pattern_id'>[]>;
+  instancesByIds(scope: GraphScope, ids: string[]): Promise<Pick<ProcedureInstance, 'id' | 'signature' | 'pattern_id'>[]>;
   instancesToMine(
     scope: GraphScope,
-  ): Promise<Pick<WorkflowInstance, 'id' | 'signature' | 'last_activity_at' | 'evidence' | 'pattern_id'>[]>;
+  ): Promise<Pick<ProcedureInstance, 'id' | 'signature' | 'last_activity_at' | 'evidence' | 'pattern_id'>[]>;
   setPatternLinks(links: PatternLink[]): Promise<void>;
 
   // ---- patterns (between full mines)
-  patternsOf(scope: GraphScope): Promise<Pick<WorkflowPattern, 'id' | 'signature' | 'canonical_instance_id'>[]>;
+  patternsOf(scope: GraphScope): Promise<Pick<ProcedurePattern, 'id' | 'signature' | 'canonical_instance_id'>[]>;
   countPatternMembers(scope: GraphScope, patternId: string): Promise<number>;
   /** Deletes the pattern and unlinks its members. */
   dissolvePattern(scope: GraphScope, patternId: string): Promise<void>;
@@ -71,12 +71,12 @@ export interface ProcedureRecords {
   closestPatternMember(scope: GraphScope, patternId: string): Promise<string | null>;
   updatePattern(
     patternId: string,
-    set: Partial<Pick<WorkflowPattern, 'instance_count' | 'description' | 'canonical_instance_id'>>,
+    set: Partial<Pick<ProcedurePattern, 'instance_count' | 'description' | 'canonical_instance_id'>>,
   ): Promise<void>;
 
   // ---- a full mine's writes, fenced by its lease epoch
   /** Writes the patterns over rows of an older or equal epoch; false when a newer mine's row is in the way. */
-  writeMinedPatterns(patterns: WorkflowPattern[], epoch: number): Promise<boolean>;
+  writeMinedPatterns(patterns: ProcedurePattern[], epoch: number): Promise<boolean>;
   /** Links instances over links of an older or equal epoch. */
   linkMinedInstances(links: PatternLink[], epoch: number): Promise<void>;
   /** Unlinks instances whose link is of an older or equal epoch. */

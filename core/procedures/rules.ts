@@ -1,13 +1,13 @@
 /**
  * The pure rules of procedure derivation that sit between the text rules (extractors/procedures/:
- * derive, chaining, mining) and the records (store/workflows.ts): ids, a trace record from a
+ * derive, chaining, mining) and the records (store/procedures.ts): ids, a trace record from a
  * draft, which chains moved and need rewriting, an instance from its chain's traces, the nearest
  * pattern of each instance, and when a full re-mine is due. core/procedures/derivation.ts applies
  * them; each is a function of its inputs, so the unit tests need no database.
  */
 import { deterministicUuid } from '../ids.js';
 import type { GraphScope } from '../graph-model.js';
-import type { WorkflowInstance, WorkflowPattern, WorkflowTrace } from '../workflow-model.js';
+import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../procedure-model.js';
 import type { ChainedInstance } from '../../extractors/procedures/chaining.js';
 import type { TraceDraft } from '../../extractors/procedures/derive.js';
 import { SignatureIndex, signatureKey, signatureOf } from '../../extractors/procedures/mining.js';
@@ -35,7 +35,7 @@ export function traceRecord(
   memoryTime: Date,
   draft: NewTrace,
   instanceId: string | null,
-): WorkflowTrace {
+): ProcedureTrace {
   const id = traceIdFor(scope, memoryId, draft.seq);
   return {
     id,
@@ -74,7 +74,7 @@ export const isCommonCaseKey = (memoryIdsOfTraces: readonly string[], limit: num
  * chain of the change's own rows is rewritten, so a retried change repairs what a crash left).
  */
 export function chainMoves(
-  rows: readonly Pick<WorkflowTrace, 'id' | 'instance_id'>[],
+  rows: readonly Pick<ProcedureTrace, 'id' | 'instance_id'>[],
   chains: readonly ChainedInstance[],
   settled: ReadonlySet<string>,
 ): { moves: { traceId: string; instanceId: string }[]; dirty: Set<string> } {
@@ -95,7 +95,7 @@ export function chainMoves(
 
 /** The trace fields an instance is computed from. */
 export type ChainMember = Pick<
-  WorkflowTrace,
+  ProcedureTrace,
   | 'id'
   | 'memory_id'
   | 'order_key'
@@ -108,7 +108,7 @@ export type ChainMember = Pick<
 >;
 
 /** An instance without its pattern link (the link is decided by assignment or a mine). */
-export type InstanceFields = Omit<WorkflowInstance, 'pattern_id' | 'pattern_distance' | 'position'>;
+export type InstanceFields = Omit<ProcedureInstance, 'pattern_id' | 'pattern_distance' | 'position'>;
 
 /** An instance from its chain's traces (any order), or null for a chain with none left. */
 export function instanceOf(scope: GraphScope, chainId: string, members: readonly ChainMember[], now: Date): InstanceFields | null {
@@ -145,8 +145,8 @@ export interface PatternLink {
  * (patterns that lost a member which no longer exists).
  */
 export function assignToNearest(
-  patterns: readonly Pick<WorkflowPattern, 'id' | 'signature'>[],
-  instances: readonly Pick<WorkflowInstance, 'id' | 'signature' | 'pattern_id'>[],
+  patterns: readonly Pick<ProcedurePattern, 'id' | 'signature'>[],
+  instances: readonly Pick<ProcedureInstance, 'id' | 'signature' | 'pattern_id'>[],
   vanishedPatternIds: readonly string[],
 ): { links: PatternLink[]; touched: Set<string> } {
   const touched = new Set<string>(vanishedPatternIds);

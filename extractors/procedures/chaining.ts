@@ -1,5 +1,5 @@
 /**
- * The chaining rule: which procedure traces form one observed execution (a workflow instance).
+ * The chaining rule: which procedure traces form one observed execution (a procedure instance).
  *
  *   1. Narrative continuation. Inside one memory, traces are read in order (chunk, then sentence);
  *      each continues the chain before it: a conversation or a document tells one procedure.

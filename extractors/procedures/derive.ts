@@ -18,7 +18,7 @@
  *   - after state: "<subject> <state word>" ("expense report submitted").
  * Questions, negated verbs ("didn't approve") and advice ("should approve") yield nothing.
  */
-import type { OccurredAtSource } from '../../core/workflow-model.js';
+import type { OccurredAtSource } from '../../core/procedure-model.js';
 import { normalizeEntityName } from '../structure/normalize.js';
 import { parseSentences, prepareText, type Sentence, type Token } from '../structure/parse.js';
 import { classifyVerb, STATE_WORD, type VerbClass } from './lexicon.js';

@@ -1,11 +1,13 @@
 /**
  * Subject–predicate–object facts from one sentence. compromise gives no dependency parse, so this is a
  * small left-to-right reader over its chunks: noun phrase(s) before a verb group are the subject, the first
- * noun phrase after it (directly or behind a preposition) is the object, later prepositional phrases that
- * name an entity give secondary facts ("Bob works at Acme Corp in Paris" -> work at / work in).
+ * noun phrase after it (directly or behind a preposition) is the object; a later date says when it held
+ * ("joined Acme in 2019" -> join / join in), and a later end of a path is one too ("moved from Munich to
+ * Vienna"); other later phrases are adjuncts of the event and give no fact (secondaryArgument).
  */
 import type { Token } from './parse.js';
 import type { EntityCategory } from './types.js';
+import { KEEP_PASSIVE_SIDE_VERBS } from './word-lists.js';
 
 /** A resolved noun-phrase end of a fact, and how it was resolved (which drives the confidence). */
 export interface Ref {
@@ -137,6 +139,24 @@ export function factConfidence(subject: Ref, object: Ref, extraPenalty: number):
 const NON_AGENT_CATEGORIES: ReadonlySet<EntityCategory> = new Set(['date', 'money', 'quantity', 'url', 'email']);
 const MAX_PREPOSITION_WORDS = 2;
 
+// Prepositions of a path: "moved from Munich to Vienna" states both ends.
+const PATH_PREPOSITIONS: ReadonlySet<string> = new Set(['to', 'into', 'from', 'out of']);
+
+/**
+ * Whether a prepositional phrase after the verb's first object still states a fact of the subject:
+ *   - a date, always: it says when the fact held (validity.ts reads it beside its sibling fact);
+ *   - after a prepositional object only ("moved from Munich to Vienna"), another end of a path.
+ * Anything else after an object is an adjunct of the event, not a relation of the subject: "married
+ * Grace in Accra", "opened a warehouse outside Lyon in 2023", "works for the Red Cross in Geneva",
+ * "sold Fjordsoft to Cisco". "of" modifies the noun before it.
+ */
+function secondaryArgument(prepositions: readonly string[], object: Ref, directObject: Ref | null): boolean {
+  const preposition = prepositions.join(' ');
+  if (object.category === 'concept' || preposition === 'of' || prepositions[0] === 'of') return false;
+  if (object.category === 'date') return true;
+  return directObject === null && PATH_PREPOSITIONS.has(preposition);
+}
+
 /** Reads the clause units of one sentence and reports each fact through `emit`. */
 export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty: number, emit: (fact: RawFact) => void): void {
   let subjects: Ref[] = [];
@@ -146,6 +166,8 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
   let candidates: (Ref | null)[] = [];
   let predicate: Predicate | null = null;
   let objectSeen = false;
+  // The clause's named direct object ("opened [a warehouse] in Lyon"), which makes later phrases adjuncts.
+  let directObject: Ref | null = null;
   let prepositions: string[] = [];
   let afterPrepositionBeforeVerb = false;
   let lastNounPhrase: Ref | null = null;
@@ -173,11 +195,19 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
       if (predicate.passive && prepositions.join(' ') === 'by' && !NON_AGENT_CATEGORIES.has(object.category)) {
         // "DeepMind was acquired by Google" -> Google acquire DeepMind
         for (const subject of subjects) report(object, predicate.activeText, subject, PENALTY.passiveFlip);
-      } else if (!objectSeen || (object.category !== 'concept' && prepositions[0] !== 'of')) {
-        // After the object, only prepositional phrases naming an entity count, and never "of" (it modifies the noun).
+        // "Alice was hired by Initech" -> also Alice "be hired by" Initech, for the employer class.
+        if (KEEP_PASSIVE_SIDE_VERBS.has(predicate.text.split(' ')[1] ?? '')) {
+          for (const subject of subjects) report(subject, `${predicate.text} by`, object, PENALTY.passiveFlip);
+        }
+      } else if (!objectSeen || secondaryArgument(prepositions, object, directObject)) {
         const text = `${predicate.text} ${prepositions.join(' ')}`;
         for (const subject of subjects) report(subject, text, object, objectSeen ? PENALTY.secondaryObject : 0);
-      } else if (prepositions.join(' ') === 'as' && (object.category === 'concept' || object.category === 'product')) {
+      } else if (
+        prepositions.join(' ') === 'as' &&
+        (object.category === 'concept' || object.category === 'product') &&
+        directObject?.category !== 'person'
+      ) {
+        // "hired Jamal Carter as director": the capacity is the person's, not the subject's, so it is left out.
         // "joined Globex as CFO": the capacity it is held in (a role when the lexicon knows the word;
         // the tagger calls some titles products, "Engineering Manager", and some people too).
         for (const subject of subjects) report(subject, `${predicate.text} as`, object, PENALTY.capacity);
@@ -208,7 +238,10 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
           if (startsClause) predicate = null;
         } else {
           if (unit.ref !== null) attachObject(unit.ref);
-          if (unit.ref?.category !== 'date' || prepositions.length > 0) objectSeen = true;
+          if (unit.ref !== null && unit.ref.category !== 'date' && prepositions.length === 0 && !objectSeen) directObject = unit.ref;
+          // A companion ("works with me at Acme") leaves the verb's argument still to come.
+          const companion = prepositions[0] === 'with' && directObject === null;
+          if ((unit.ref?.category !== 'date' || prepositions.length > 0) && !companion) objectSeen = true;
           prepositions = [];
         }
         lastNounPhrase = unit.ref;
@@ -247,6 +280,7 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         statusStated = false;
         predicate = unit.predicate;
         objectSeen = false;
+        directObject = null;
         prepositions = [];
         candidates = [];
         afterPrepositionBeforeVerb = false;

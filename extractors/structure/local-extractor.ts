@@ -26,6 +26,7 @@ import {
 } from './mentions.js';
 import { clipText, normalizeEntityName } from './normalize.js';
 import { prepareText, parseSentences, pastTenseLemma, type Sentence, type Token } from './parse.js';
+import { prepositionOf, verbOf } from './validity.js';
 import type {
   ChunkStructure,
   EntityCategory,
@@ -35,7 +36,7 @@ import type {
   ParsedChunkStructure,
   StructureExtractor,
 } from './types.js';
-import { COORDINATORS, ENGLISH_FUNCTION_WORDS, RELATIVE_PRONOUNS, STATUS_OF_WORD } from './word-lists.js';
+import { COORDINATORS, ENGLISH_FUNCTION_WORDS, MISTAGGED_PREPOSITIONS, RELATIVE_PRONOUNS, STATUS_OF_WORD } from './word-lists.js';
 
 export { normalizeEntityName } from './normalize.js';
 
@@ -235,7 +236,9 @@ class ChunkExtraction {
         for (const inner of spans) if (inner.start >= phrase.start && inner.start < phrase.end) refOfSpan(inner);
         const ref = this.refOfPhrase(phrase, text, refOfSpan);
         units.push({ kind: 'np', ref });
-        if (phrase.kind === 'phrase' && phrase.ownedByFirstPerson && ref !== null) possessions.push({ owned: ref, role: phrase.role });
+        // "my sister", "my brother Mike": the speaker's people are facts about the speaker; "my bike" is not worth one.
+        if (phrase.kind === 'phrase' && phrase.ownedByFirstPerson && phrase.personal && ref !== null)
+          possessions.push({ owned: ref, role: phrase.role });
         end = phrase.end;
       } else if (span !== undefined) {
         units.push({ kind: 'np', ref: refOfSpan(span) });
@@ -265,7 +268,7 @@ class ChunkExtraction {
         units.push({ kind: 'conj' });
       } else if (RELATIVE_PRONOUNS.has(token.word)) {
         units.push({ kind: 'relative' });
-      } else if (has(token, 'Preposition') || token.word === 'to') {
+      } else if (has(token, 'Preposition') || token.word === 'to' || MISTAGGED_PREPOSITIONS.has(token.word)) {
         units.push({ kind: 'prep', word: token.word });
       } else if (token.chunk === 'Adjective' || has(token, 'Adjective')) {
         units.push({ kind: 'complement' });
@@ -322,6 +325,7 @@ class ChunkExtraction {
       const key = this.people.resolve(phrase.pronoun);
       return key === null ? null : { key, category: 'person', via: 'pronoun' };
     }
+    if (phrase.part !== null) this.entities.note(phrase.part.name, phrase.part.category, sentence);
     const entity = phrase.entity;
     if (entity === null) return null;
     if (entity.span !== null) return refOfSpan(entity.span);
@@ -374,8 +378,36 @@ class ChunkExtraction {
       if (existing === undefined) facts.set(id, { ...fact, subjectKey, objectKey });
       else existing.confidence = Math.max(existing.confidence, fact.confidence);
     }
-    return { entities, facts: [...facts.values()] };
+    return { entities, facts: foldDates([...facts.values()], this.entities.records) };
   }
+}
+
+/**
+ * Date phrases become the dates of the facts beside them: "Priya joined Infosys in 2019" reads as
+ * the fact "join" Infosys in 2019, not also as a relation "join in" between Priya and a year. A date
+ * fact folds into the facts of the same sentence, subject and verb with a non-date object; one with
+ * no such sibling ("the lease expires on 31 May") stays a fact.
+ */
+function foldDates(facts: ExtractedFact[], records: ReadonlyMap<string, EntityRecord>): ExtractedFact[] {
+  const isDate = (key: string): boolean => records.get(key)?.category === 'date';
+  const siblingKey = (fact: ExtractedFact): string => `${fact.description}\u0000${fact.subjectKey}\u0000${verbOf(fact.predicate)}`;
+  const siblings = new Map<string, ExtractedFact[]>();
+  for (const fact of facts) {
+    if (isDate(fact.objectKey)) continue;
+    const key = siblingKey(fact);
+    siblings.set(key, [...(siblings.get(key) ?? []), fact]);
+  }
+  return facts.filter((fact) => {
+    const preposition = isDate(fact.objectKey) ? prepositionOf(fact.predicate) : null;
+    const targets = preposition === null ? undefined : siblings.get(siblingKey(fact));
+    if (preposition === null || targets === undefined) return true;
+    for (const target of targets) {
+      target.dates ??= [];
+      if (!target.dates.some((when) => when.dateKey === fact.objectKey && when.preposition === preposition))
+        target.dates.push({ preposition, dateKey: fact.objectKey });
+    }
+    return false;
+  });
 }
 
 /**

@@ -4,18 +4,28 @@
  * selections use, applied in one pass), then noun phrases from compromise's chunker, which become
  * products, concepts, or point at a named span.
  */
-import type { Token } from './parse.js';
+import { isLexiconPlace, isLexiconWord, type Token } from './parse.js';
 import type { EntityCategory } from './types.js';
 import {
   CLAUSE_OPENERS,
   CONDITIONALS,
+  COORDINATORS,
   DEICTIC_DATES,
   FEMALE_PRONOUNS,
   FIRST_PERSON,
   FIRST_PERSON_POSSESSIVE,
   GENERIC_NOUNS,
+  KIN_NOUNS,
   MALE_PRONOUNS,
+  MEASURE_NOUNS,
+  MISTAGGED_PREPOSITIONS,
   NOUN_PHRASE_PREFIX_WORDS,
+  ORGANIZATION_CUES,
+  ORGANIZATION_HEADS,
+  ORGANIZATION_KINDS,
+  PLACE_HEADS,
+  PLACE_KINDS,
+  PRODUCT_KINDS,
   PLURAL_PRONOUNS,
   RELATIVE_DATE_MODIFIERS,
 } from './word-lists.js';
@@ -47,6 +57,10 @@ export type NounPhrase =
       ownedByFirstPerson: boolean;
       /** "my brother Mike": the role words in front of the person the phrase names ("brother"). */
       role: string | null;
+      /** The phrase names a person or a person's role ("my sister", "our landlord"), not a thing ("my bike"). */
+      personal: boolean;
+      /** A name inside the phrase that is an entity of its own: "Zephyr" in "the Zephyr bike". */
+      part: { name: string; category: EntityCategory } | null;
     };
 
 const has = (token: Token | undefined, tag: string): boolean => token?.tags.has(tag) === true;
@@ -229,6 +243,21 @@ export function findNamedSpans(tokens: readonly Token[]): NamedSpan[] {
       i += 1;
       continue;
     }
+    if (found.category === 'place' || found.category === 'organization') {
+      // "the city of Porto", "the town Arlesford", "the government of Kenya": compromise tags the common
+      // words in front too; the name is the capitalised part, a place when that is all it tags.
+      let first = i;
+      while (first < found.end && !hasUpperInitial(tokens[first]!.text) && !/^\d/u.test(tokens[first]!.text)) first += 1;
+      if (first === found.end && found.category === 'place') {
+        i = found.end;
+        continue;
+      }
+      if (first > i && first < found.end) {
+        i = first;
+        const placeWord = (token: Token): boolean => has(token, 'Place') || isLexiconPlace(token.word);
+        if (tokens.slice(first, found.end).every(placeWord)) found = { end: found.end, category: 'place' };
+      }
+    }
     let nameStart = i;
     // "Dr. Jane Doe" is named "Jane Doe"; the honorific form is kept as an alias.
     if (found.category === 'person') while (nameStart < found.end - 1 && has(tokens[nameStart], 'Honorific')) nameStart += 1;
@@ -274,14 +303,26 @@ function pronounKind(word: string): PronounKind {
  * that is not just the sentence's first letter. `capitalisedElsewhere` holds words seen capitalised mid-sentence
  * in the same text, which vouches for a sentence-initial "Kubernetes".
  */
-function looksProper(token: Token, index: number, capitalisedElsewhere: ReadonlySet<string>): boolean {
+function looksProper(token: Token, index: number, capitalisedElsewhere: ReadonlySet<string>, next?: Token): boolean {
   if (isRoleAcronym(token)) return false; // "CEO" is a role, not a name
   if (has(token, 'Acronym')) return true;
   if (hasInnerUpper(token.text)) return true;
   // compromise also tags some lower-case words #ProperNoun ("office" after "Google's"): a capital is required.
   if (!hasUpperInitial(token.text)) return false;
   if (has(token, 'ProperNoun')) return true;
-  return index > 0 || capitalisedElsewhere.has(token.word);
+  return index > 0 || capitalisedElsewhere.has(token.word) || isBareSingularSubject(token, next);
+}
+
+/**
+ * A sentence-initial capitalised singular noun with no determiner, directly before its verb, is a name:
+ * English puts an article before a common count noun ("The shell cracked"), so "Shell sold its oil
+ * fields" names a company. Mass nouns ("Water flooded the road") and plurals take no article and are
+ * left alone, as are words compromise knows (function words, verbs, adjectives, first names).
+ */
+function isBareSingularSubject(token: Token, next: Token | undefined): boolean {
+  if (!has(token, 'Singular') || has(token, 'Uncountable') || has(token, 'Pronoun') || isLexiconWord(token.word)) return false;
+  if (GENERIC_NOUNS.has(token.word) || CLAUSE_OPENERS.has(token.word) || /[,;:]/u.test(token.post)) return false;
+  return isFiniteVerb(next) && !has(next, 'Copula') && !has(next, 'Auxiliary');
 }
 
 /**
@@ -324,7 +365,7 @@ function segmentNounPhrases(tokens: readonly Token[], spanAt: readonly (NamedSpa
       continue;
     }
     const coordinator = has(token, 'Conjunction') || has(token, 'QuestionWord') || isConditional(token);
-    const preposition = has(token, 'Preposition') && token.word !== 'of';
+    const preposition = (has(token, 'Preposition') || MISTAGGED_PREPOSITIONS.has(token.word)) && token.word !== 'of';
     if (!isNounChunk(token) || coordinator || preposition || token.text === '' || isMistaggedCoordinatedVerb(tokens, i)) {
       close(i);
       i += 1;
@@ -359,6 +400,91 @@ const isRoleNoun = (token: Token): boolean =>
   // Lower case is the test, not #ProperNoun: compromise tags kinship words like "brother" #Person (hence #ProperNoun).
   isRoleAcronym(token) || (has(token, 'Noun') && !has(token, 'Pronoun') && /^\p{Ll}/u.test(token.text));
 
+/** A common noun for a person (compromise's #Actor: "sister", "landlord", "doctor"; a few kin words it misses). */
+const isPersonNoun = (token: Token | undefined): boolean =>
+  token !== undefined && (has(token, 'Actor') || (has(token, 'Noun') && KIN_NOUNS.has(token.lemma)));
+
+const TITLE_CASE_WORD = /^\p{Lu}\p{Ll}+$/u;
+const isFiniteVerb = (token: Token | undefined): boolean =>
+  token !== undefined && token.chunk === 'Verb' && has(token, 'Verb') && !has(token, 'Gerund') && !has(token, 'Participle');
+
+/**
+ * The category of a capitalised name compromise did not recognise, tokens [start, end), from its own
+ * words and its place in the sentence; product when nothing speaks for anything else:
+ *   - an organisation or place head as its last word: "Harbor Foods", "Queen Street";
+ *   - two or three plain title-case words compromise's lexicon knows none of: a person ("Kofi Mensah");
+ *   - right after "at", "joined", "left" (works at Vexa), or the subject of a verb (Vexa hired Bob): an
+ *     organisation: things are used, bought and named, organisations act and employ.
+ */
+function properNameCategory(tokens: readonly Token[], start: number, end: number): EntityCategory {
+  const last = tokens[end - 1];
+  if (last !== undefined && ORGANIZATION_HEADS.has(last.word)) return 'organization';
+  if (last !== undefined && PLACE_HEADS.has(last.word) && end - start > 1) return 'place';
+  const words = tokens.slice(start, end);
+  const before = tokens[start - 1];
+  // "Alex and Priya": a name coordinated with a person is one.
+  if (before !== undefined && COORDINATORS.has(before.word) && has(tokens[start - 2], 'Person')) return 'person';
+  // People take no article: "the Night Owls", "a Kindle Paperwhite" are not people.
+  const articled = has(before, 'Determiner');
+  const unknownWords = words.every((token) => TITLE_CASE_WORD.test(token.text) && !isLexiconWord(token.word));
+  // The cue first: "joined Aperture Science" is an organisation, whatever its words.
+  if (before !== undefined && ORGANIZATION_CUES.has(before.word)) return 'organization';
+  if (!articled && words.length >= 2 && words.length <= 3 && unknownWords) return 'person';
+  // The subject of a verb: nothing but an article before it in its clause ("The museum in Florence received" is not).
+  const opensClause = before === undefined || articled || /[,;:]/u.test(before.post) || has(before, 'Conjunction');
+  const acts = isFiniteVerb(tokens[end]) && !has(tokens[end], 'Copula');
+  if (opensClause && acts && words.every((token) => !/\d/u.test(token.text))) return 'organization';
+  return 'product';
+}
+
+const isLowerNoun = (token: Token): boolean =>
+  has(token, 'Noun') && !has(token, 'Pronoun') && !has(token, 'Determiner') && !has(token, 'Possessive') && /^\p{Ll}/u.test(token.text);
+
+/** The category a kind noun gives the name beside it ("startup" -> organization, "city" -> place, "cousin" -> person). */
+function kindCategory(kind: Token): EntityCategory | null {
+  if (ORGANIZATION_KINDS.has(kind.lemma) || ORGANIZATION_KINDS.has(kind.word)) return 'organization';
+  if (PLACE_KINDS.has(kind.lemma) || PLACE_KINDS.has(kind.word)) return 'place';
+  if (PRODUCT_KINDS.has(kind.lemma) || PRODUCT_KINDS.has(kind.word)) return 'product';
+  if (isPersonNoun(kind)) return 'person';
+  return null;
+}
+
+const roleOf = (words: readonly Token[]): string | null => (words.length === 0 ? null : words.map((token) => token.lemma).join(' '));
+
+/**
+ * Where a phrase of tokens [start, end) divides into lower-case common nouns and a capitalised name,
+ * none of it a named span and no "of" inside:
+ *   - apposition, nouns then the name: "bakery chain Crumbly" (nameStart at "Crumbly");
+ *   - modifier, the name then nouns: "Pulse X2 headphones" (nameEnd after "X2").
+ */
+function splitAtName(
+  tokens: readonly Token[],
+  start: number,
+  end: number,
+  spanAt: readonly (NamedSpan | undefined)[],
+  capitalisedElsewhere: ReadonlySet<string>,
+): { kind: 'apposition'; nameStart: number } | { kind: 'modifier'; nameEnd: number } | null {
+  if (end - start < 2) return null;
+  // Nationalities ("the Dutch football federation"), dates ("the Q3 report") and hyphenated words are no names here.
+  for (let i = start; i < end; i += 1) {
+    const token = tokens[i]!;
+    if (spanAt[i] !== undefined || token.word === 'of' || ['Demonym', 'Date', 'Hyphenated'].some((tag) => has(token, tag))) return null;
+  }
+  const proper = (i: number): boolean =>
+    looksProper(tokens[i]!, i, capitalisedElsewhere, tokens[i + 1]) || (i > start && has(tokens[i], 'Value') && !isLowerNoun(tokens[i]!));
+  let nameStart = end;
+  while (nameStart > start && proper(nameStart - 1)) nameStart -= 1;
+  if (nameStart < end && nameStart > start && !has(tokens[nameStart], 'Value')) {
+    const nouns = tokens.slice(start, nameStart);
+    if (nouns.every(isLowerNoun)) return { kind: 'apposition', nameStart };
+    return null;
+  }
+  let nameEnd = start;
+  while (nameEnd < end && proper(nameEnd)) nameEnd += 1;
+  if (nameEnd > start && nameEnd < end && tokens.slice(nameEnd, end).every(isLowerNoun)) return { kind: 'modifier', nameEnd };
+  return null;
+}
+
 /** What a noun-phrase unit refers to: a named span, a product, a concept, or nothing salient. */
 function resolvePhrase(
   tokens: readonly Token[],
@@ -380,6 +506,9 @@ function resolvePhrase(
       (has(token, 'Pronoun') && has(token, 'Possessive')) ||
       FIRST_PERSON_POSSESSIVE.has(token.word) ||
       NOUN_PHRASE_PREFIX_WORDS.has(token.word) ||
+      // "its largest store", "a faster route": a degree is an opinion of the thing, not its name.
+      has(token, 'Superlative') ||
+      has(token, 'Comparative') ||
       has(token, 'Value');
     if (!strippable) break;
     if (FIRST_PERSON_POSSESSIVE.has(token.word)) ownedByFirstPerson = true;
@@ -391,6 +520,7 @@ function resolvePhrase(
     ['Preposition', 'Determiner', 'Adverb'].some((tag) => has(token, tag)) || (has(token, 'Adjective') && !has(token, 'Noun'));
   while (coreEnd > coreStart + 1 && cannotEndPhrase(tokens[coreEnd - 1])) coreEnd -= 1;
 
+  let part: { name: string; category: EntityCategory } | null = null;
   const phrase = (
     entity: { name: string; category: EntityCategory; span: NamedSpan | null } | null,
     role: string | null = null,
@@ -401,6 +531,8 @@ function resolvePhrase(
     entity,
     ownedByFirstPerson,
     role,
+    personal: role !== null || entity?.category === 'person' || isPersonNoun(tokens[coreEnd - 1]),
+    part,
   });
 
   // The phrase is a named span, possibly behind descriptive words ("the famous Alice Smith").
@@ -418,6 +550,23 @@ function resolvePhrase(
     }
   }
 
+  // Names and common nouns side by side, with no named span among them.
+  const split = splitAtName(tokens, coreStart, coreEnd, spanAt, capitalisedElsewhere);
+  if (split?.kind === 'apposition') {
+    // "the bakery chain Crumbly", "startup Lumio", "my cousin Ravi": the common noun says what the name is.
+    const kind = tokens[split.nameStart - 1]!;
+    const category = kindCategory(kind) ?? properNameCategory(tokens, split.nameStart, coreEnd);
+    const name = displayText(tokens, split.nameStart, coreEnd);
+    const role = category === 'person' ? roleOf(tokens.slice(coreStart, split.nameStart)) : null;
+    if (!UNNAME_LIKE_CHARACTERS.test(name)) return phrase({ name, category, span: null }, role);
+  } else if (split?.kind === 'modifier') {
+    // "the Zephyr bike", "the Pulse X2 headphones": a name of its own, and the thing of its kind stays the concept.
+    const head = tokens[coreEnd - 1]!;
+    const name = displayText(tokens, coreStart, split.nameEnd);
+    const category = kindCategory(head) ?? (ORGANIZATION_HEADS.has(head.word) ? 'organization' : 'product');
+    if (!UNNAME_LIKE_CHARACTERS.test(name)) part = { name, category };
+  }
+
   const ofIndex = tokens.slice(coreStart, coreEnd).findIndex((token) => token.word === 'of');
   const headIndex = ofIndex > 0 ? coreStart + ofIndex - 1 : coreEnd - 1;
   const head = tokens[headIndex];
@@ -431,7 +580,7 @@ function resolvePhrase(
   for (let i = coreStart; i < coreEnd; i += 1) {
     const token = tokens[i];
     if (token === undefined) continue;
-    if (looksProper(token, i, capitalisedElsewhere)) properWords += 1;
+    if (looksProper(token, i, capitalisedElsewhere, tokens[i + 1])) properWords += 1;
     else if (!(has(token, 'Value') && i > coreStart)) allProper = false;
   }
   // A capitalised first word of the sentence counts when the rest of the phrase is proper ("Tesla Model S").
@@ -443,11 +592,34 @@ function resolvePhrase(
     if (allProper) properWords += 1;
   }
   // "the Berlin office of Acme Corp": the named part is an entity of its own, so the concept is what precedes "of".
-  const namedAfterOf = ofIndex > 0 && spanAt[coreStart + ofIndex + 1] !== undefined;
+  let namedAfterOf = ofIndex > 0 && spanAt[coreStart + ofIndex + 1] !== undefined;
+  if (!allProper && ofIndex > 0 && !namedAfterOf) {
+    let nameStart = coreStart + ofIndex + 1;
+    while (nameStart < coreEnd && has(tokens[nameStart], 'Determiner')) nameStart += 1;
+    const named =
+      nameStart < coreEnd &&
+      tokens
+        .slice(nameStart, coreEnd)
+        .every((token, offset) => looksProper(token, nameStart + offset, capitalisedElsewhere) || has(token, 'Value'));
+    if (MEASURE_NOUNS.has(head.lemma) || MEASURE_NOUNS.has(head.word)) {
+      // "40 tons of plastic": the measure says how much, the thing is what follows "of".
+      const measured = resolvePhrase(tokens, nameStart, end, spanAt, capitalisedElsewhere);
+      return measured.kind === 'phrase' ? { ...measured, start, ownedByFirstPerson } : measured;
+    }
+    // A role keeps its organisation ("the CTO of Globex": roles of different employers are different
+    // roles), and a capitalised name with "of" inside is one name ("VP of Sales", "Bank of England").
+    const lowerBeforeOf = tokens.slice(coreStart, coreStart + ofIndex).every((token) => /^\p{Ll}/u.test(token.text));
+    if (named && lowerBeforeOf && !isPersonNoun(head) && !isRoleAcronym(head)) {
+      // "the board of Caldera Mining": a name compromise did not recognise, an entity of its own.
+      const name = displayText(tokens, nameStart, coreEnd);
+      if (!UNNAME_LIKE_CHARACTERS.test(name)) part = { name, category: properNameCategory(tokens, nameStart, coreEnd) };
+      namedAfterOf = true;
+    }
+  }
   if (namedAfterOf) coreEnd = coreStart + ofIndex;
   const name = displayText(tokens, coreStart, coreEnd);
   if (UNNAME_LIKE_CHARACTERS.test(name)) return phrase(null);
-  if (allProper && properWords > 0) return phrase({ name, category: 'product', span: null });
+  if (allProper && properWords > 0) return phrase({ name, category: properNameCategory(tokens, coreStart, coreEnd), span: null });
 
   // Concept: a salient common-noun phrase ("Berlin office", "billing service").
   const headWord = head.word.replace(/['’]s$/u, '');

@@ -79,12 +79,25 @@ function mendNounModifierGerunds(tokens: Token[]): void {
 
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName']);
 let nameLexicon: Record<string, unknown> | null = null;
+/** compromise's own lexicon: word -> tag (a runtime field it leaves out of its published types). */
+function lexiconTag(word: string): unknown {
+  nameLexicon ??= (nlp.world() as unknown as { model: { one: { lexicon: Record<string, unknown> } } }).model.one.lexicon;
+  return nameLexicon[word];
+}
 /** Whether compromise's own lexicon lists the word as a first name ("bob", "sue", "mark"). */
 function isLexiconFirstName(word: string): boolean {
-  // The lexicon is a runtime field compromise leaves out of its published types.
-  nameLexicon ??= (nlp.world() as unknown as { model: { one: { lexicon: Record<string, unknown> } } }).model.one.lexicon;
-  const tag = nameLexicon[word];
+  const tag = lexiconTag(word);
   return typeof tag === 'string' && NAME_TAGS.has(tag);
+}
+const PLACE_LEXICON_TAGS = new Set(['Country', 'City', 'Region', 'Place', 'Continent']);
+/** Whether compromise's lexicon lists the word as a place ("kenya", "lyon"), whatever it tagged in context. */
+export function isLexiconPlace(word: string): boolean {
+  const tag = lexiconTag(word);
+  return typeof tag === 'string' && PLACE_LEXICON_TAGS.has(tag);
+}
+/** Whether compromise's lexicon knows the word at all (as a function word, a verb, a name, a place…). */
+export function isLexiconWord(word: string): boolean {
+  return lexiconTag(word) !== undefined;
 }
 
 const NAME_TOKEN_TAGS: ReadonlySet<string> = new Set(['Noun', 'Singular', 'Person', 'FirstName', 'ProperNoun']);

@@ -33,6 +33,18 @@ export interface ExtractedFact {
   confidence: number;
   /** The source sentence, trimmed, ≤ 300 chars. */
   description: string;
+  /**
+   * When the sentence says the fact held, folded in from the date phrases beside it: "joined Acme in
+   * 2019" is the fact "join" Acme with `[{ preposition: 'in', dateKey: '2019' }]`, not a second fact
+   * "join in" 2019. Each `dateKey` is a date entity of the same result. Absent when none is given.
+   */
+  dates?: FactDate[];
+}
+
+export interface FactDate {
+  /** The preposition before the date ("in", "since", "until", "as of"). */
+  preposition: string;
+  dateKey: string;
 }
 
 export interface ChunkStructure {

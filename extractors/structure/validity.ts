@@ -4,9 +4,10 @@
  * lexicon and the chunk's time (the memory's `occurred_at`, a message's `timestamp`, else when the
  * memory was created).
  *
- *   - Explicit dates come as sibling facts of the same subject and verb with a date object, which
- *     the extractor already produces: "lives in Berlin since March 2024" gives "live since" → march
- *     2024 beside "live in" → Berlin. since/from/in/on/as of/starting give the start;
+ *   - Explicit dates come with the facts (ExtractedFact.dates, folded in by the extractor): "lives in
+ *     Berlin since March 2024" gives "live in" → Berlin dated "since" march 2024; they count for every
+ *     fact of the same subject and verb, and so does a lone fact with a date object ("expires on
+ *     31 May"). since/from/in/on/as of/starting give the start;
  *     until/till/through/to give the end. A month or day without a year is the latest one at or
  *     before the chunk's time; a bare year is its 1 January (UTC).
  *   - Endings: a predicate the lexicon lists as ending its class ("leave", "move from"), a negated
@@ -103,7 +104,7 @@ export function verbOf(predicate: string): string {
 }
 
 /** The preposition a predicate ends with ("live since" → "since"), or null. */
-function prepositionOf(predicate: string): string | null {
+export function prepositionOf(predicate: string): string | null {
   const words = predicate.split(' ');
   if (words.length < 2) return null;
   const lastTwo = words.slice(-2).join(' ');
@@ -135,19 +136,23 @@ export function saysNoLonger(description: string, predicate: string): boolean {
 export function factRowValidity(structure: ChunkStructure, chunkTime: Date, classifier: PredicateClassifier): RowValidity[] {
   const dates = new Map<string, string>();
   for (const entity of structure.entities) if (entity.category === 'date') dates.set(entity.key, entity.name);
-  // Explicit dates per subject and verb, from the sibling facts whose object is a date.
+  // Explicit dates per subject and verb: the dates folded into a fact ("joined Acme in 2019"), and a
+  // fact whose object is a date itself when it stood alone ("the contract expires on 31 May").
   const explicit = new Map<string, { start: Date | null; end: Date | null }>();
-  for (const fact of structure.facts) {
-    const name = dates.get(fact.objectKey);
-    const preposition = prepositionOf(fact.predicate);
-    if (name === undefined || preposition === null) continue;
+  const noteDate = (fact: ExtractedFact, preposition: string | null, dateKey: string): void => {
+    const name = dates.get(dateKey);
+    if (name === undefined || preposition === null) return;
     const date = parseExplicitDate(name, chunkTime);
-    if (date === null) continue;
+    if (date === null) return;
     const key = `${fact.subjectKey}\n${verbOf(fact.predicate)}`;
     const known = explicit.get(key) ?? { start: null, end: null };
     if (END_PREPOSITIONS.has(preposition)) known.end ??= date;
     else if (START_PREPOSITIONS.has(preposition)) known.start ??= date;
     explicit.set(key, known);
+  };
+  for (const fact of structure.facts) {
+    for (const when of fact.dates ?? []) noteDate(fact, when.preposition, when.dateKey);
+    noteDate(fact, prepositionOf(fact.predicate), fact.objectKey);
   }
   return structure.facts.map((fact) =>
     rowValidity(fact, explicit.get(`${fact.subjectKey}\n${verbOf(fact.predicate)}`), chunkTime, classifier),

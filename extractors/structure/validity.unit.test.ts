@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../../core/fact-lexicon.js';
+import { factTimelines, validityAt, type TimelineFact } from '../../core/fact-timeline.js';
 import { extractChunkStructure } from './local-extractor.js';
 import { factRowValidity, parseExplicitDate, saysNoLonger, verbOf } from './validity.js';
 
@@ -98,5 +99,78 @@ describe('the validity a sentence gives its facts (chunk time 2025-05-15)', () =
   ];
   for (const [sentence, triple, from, to] of table) {
     it(`"${sentence}" → ${triple}: [${from}, ${to})`, () => assert.deepEqual(validityOf(sentence, triple), [from, to]));
+  }
+});
+
+describe('phrasings of changing jobs, moving and ending, read from sentences to what holds after', () => {
+  // What the first sentence states, then the second a month later: whether the first's fact of the
+  // class still holds, read by the local extractor, the rows' validity and the timeline.
+  const first = new Date('2025-01-10T00:00:00Z');
+  const second = new Date('2025-02-10T00:00:00Z');
+  const timelineFacts = (sentences: [string, Date][]): TimelineFact[] => {
+    const byId = new Map<string, TimelineFact>();
+    sentences.forEach(([sentence, time], index) => {
+      const structure = extractChunkStructure(sentence);
+      const rows = factRowValidity(structure, time, classifier);
+      structure.facts.forEach((extracted, position) => {
+        const id = `${extracted.subjectKey} | ${extracted.predicate} | ${extracted.objectKey}`;
+        const known = byId.get(id) ?? {
+          id,
+          subjectId: extracted.subjectKey,
+          objectId: extracted.objectKey,
+          predicate: extracted.predicate,
+          objectKey: extracted.objectKey,
+          rows: [],
+        };
+        known.rows.push({ memoryId: `m${index}`, ...rows[position]! });
+        byId.set(id, known);
+      });
+    });
+    return [...byId.values()];
+  };
+  const statusOf = (facts: TimelineFact[], className: string, objectKey: string): string => {
+    const timelines = factTimelines(facts, classifier);
+    const held = facts.find((fact) => fact.objectKey === objectKey && timelines.get(fact.id)?.className === className);
+    assert.ok(held, `no ${className} fact naming ${objectKey}: ${JSON.stringify(facts.map((fact) => fact.id))}`);
+    return validityAt(timelines.get(held.id)!, new Date('2025-03-01T00:00:00Z')).status;
+  };
+
+  const cases: [before: string, after: string, className: string, objectKey: string, expected: string][] = [
+    ['Alice Chen lives in Berlin.', 'Alice Chen relocated to Lisbon.', 'residence', 'berlin', 'superseded'],
+    ['Alice Chen lives in Berlin.', 'Alice Chen now lives in Porto.', 'residence', 'berlin', 'superseded'],
+    ['Alice Chen works at Acme.', 'Alice Chen was hired by Initech.', 'employer', 'acme', 'superseded'],
+    ['Alice Chen works at Acme.', 'Alice Chen started working at Initech.', 'employer', 'acme', 'superseded'],
+    ['Alice Chen works at Acme.', 'Alice Chen quit Acme.', 'employer', 'acme', 'ended'],
+    ['Alice Chen works at Acme.', 'Alice Chen resigned from Acme.', 'employer', 'acme', 'ended'],
+    ['Alice Chen works at Acme.', 'Alice Chen retired from Acme.', 'employer', 'acme', 'ended'],
+    ['Alice Chen works at Acme.', 'Alice Chen has left Acme.', 'employer', 'acme', 'ended'],
+    ['Alice Chen works at Acme.', 'Alice Chen is no longer with Acme.', 'employer', 'acme', 'ended'],
+    ['Alice Chen works at Acme.', 'Alice Chen is no longer at Acme.', 'employer', 'acme', 'ended'],
+    ['Alice Chen works at Acme.', 'Alice Chen was laid off by Acme.', 'employer', 'acme', 'ended'],
+    ['Alice Chen is married to Bob Smith.', 'Alice Chen divorced Bob Smith.', 'spouse', 'bob smith', 'ended'],
+    ['Alice Chen lives in Berlin.', 'Alice Chen moved out of Berlin.', 'residence', 'berlin', 'ended'],
+    // Must not supersede or end.
+    ['Alice Chen works at Acme.', 'Alice Chen switched to Python.', 'employer', 'acme', 'current'],
+    ['Alice Chen works at Acme.', 'Alice Chen is with Bob Smith.', 'employer', 'acme', 'current'],
+    ['Alice Chen works at Acme.', 'Alice Chen is at the hospital.', 'employer', 'acme', 'current'],
+    ['Alice Chen works at Acme.', 'Alice Chen took a photo at the Louvre.', 'employer', 'acme', 'current'],
+    ['Alice Chen works at Acme.', 'Bob Smith was hired by Initech.', 'employer', 'acme', 'current'],
+    ['Alice Chen works at Acme.', 'Alice Chen is with Acme.', 'employer', 'acme', 'current'],
+    ['Alice Chen lives in Berlin.', 'Alice Chen visited Paris.', 'residence', 'berlin', 'current'],
+  ];
+  for (const [before, after, className, objectKey, expected] of cases) {
+    it(`"${before}" then "${after}": ${objectKey} ${expected}`, () => {
+      assert.equal(
+        statusOf(
+          timelineFacts([
+            [before, first],
+            [after, second],
+          ]),
+          className,
+          objectKey,
+        ),
+        expected,
+      );
+    });
   }
 });

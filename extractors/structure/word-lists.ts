@@ -13,6 +13,48 @@ export const FIRST_PERSON_POSSESSIVE = set('my our');
 export const MALE_PRONOUNS = set('he him himself');
 export const FEMALE_PRONOUNS = set('she her herself');
 export const PLURAL_PRONOUNS = set('they them themselves');
+/** Kinship and companion nouns compromise does not tag #Actor (it does "sister", "wife", "boss"). */
+export const KIN_NOUNS = set(
+  'cousin cousins nephew niece aunt uncle grandpa grandma granddad grandad nan fiance fiancee partner roommate flatmate',
+);
+/**
+ * Last words that make a capitalised name an organisation ("Harbor Foods", "Uppsala University",
+ * "Northgate Holdings Ltd"): the generic English heads of company, institution and team names.
+ */
+export const ORGANIZATION_HEADS = set(`
+  inc corp corporation co ltd llc plc gmbh ag sa nv bv lp llp company companies group holdings partners ventures capital
+  bank bancorp trust fund funds insurance assurance exchange securities investments finance financial
+  foods food beverages brewery bakery farms restaurants hotels airlines airways air rail railways motors automotive
+  energy power utilities oil gas petroleum mining minerals metals steel chemicals pharmaceuticals pharma biotech therapeutics
+  health healthcare hospital clinic labs laboratories robotics systems technologies technology tech software solutions
+  analytics data digital networks network telecom communications media news press publishing records pictures studios studio
+  entertainment games logistics freight shipping transport construction engineering industries enterprises manufacturing
+  retail stores consulting services agency associates
+  university college institute academy school foundation association society council committee commission ministry
+  department bureau authority agency union federation league club fc united rescue church museum library orchestra
+`);
+/** Last words that make a capitalised name a place ("Queen Street", "Fifth Avenue", "Lake Geneva" is first-word). */
+export const PLACE_HEADS = set(`
+  street st avenue ave road rd boulevard lane drive square plaza park bridge river lake mountain mountains hills valley
+  bay island islands beach coast county province state district quarter harbour harbor port airport station
+`);
+/** Common nouns naming a kind of organisation, before or after its name ("the startup Lumio", "the Acme company"). */
+export const ORGANIZATION_KINDS = set(`
+  company firm startup start-up business chain brand retailer maker manufacturer supplier vendor carrier airline bank
+  lender insurer charity nonprofit agency band team club restaurant cafe bar shop store bakery hotel label publisher
+  university college school hospital clinic newspaper magazine broadcaster network group
+`);
+/** Common nouns naming a kind of place ("the city of Porto", "the town Arles"). */
+export const PLACE_KINDS = set('city town village country state province region island capital suburb neighbourhood neighborhood district');
+
+/** Common nouns naming a kind of product or work ("the series Lantern Bay", "the app Tidewise"). */
+export const PRODUCT_KINDS = set(
+  'series show film movie book novel album song podcast game app application phone model car drone device tool platform',
+);
+
+/** A word right before a capitalised name that says it is an organisation ("works at Vexa", "joined Lumio"). */
+export const ORGANIZATION_CUES = set('at join joined joins joining rejoined leave left leaves leaving quit quits');
+
 /** Relative pronouns that point back at the noun phrase just before them ("Alice, who lives in Paris, …"). */
 export const RELATIVE_PRONOUNS = set('who which that');
 
@@ -21,6 +63,16 @@ export const CONDITIONALS = set('if unless whether suppose supposing assuming');
 
 /** Words that open a clause; compromise sometimes tags a capitalised one as part of a name ("Unless Bob"). */
 export const CLAUSE_OPENERS = set('if unless whether when while after before because since although though once until and or but so then');
+
+/** Prepositions compromise tags as adjectives before a name ("a farm near Tucson", "a warehouse outside Lyon"). */
+export const MISTAGGED_PREPOSITIONS = set('near outside inside beyond across off around opposite');
+
+/** Nouns that measure an amount of what follows "of" ("40 tons of plastic", "two bags of rice"). */
+export const MEASURE_NOUNS = set(`
+  ton tons tonne tonnes kilo kilos kilogram kilograms kg gram grams pound pounds ounce ounces litre litres liter liters
+  gallon gallons bag bags box boxes cup cups bottle bottles glass glasses piece pieces slice slices pair pairs pack packs
+  crate crates barrel barrels dozen dozens hundreds thousands millions billions lot lots bunch
+`);
 
 /** Coordinating conjunctions: split noun phrases and join clauses. */
 export const COORDINATORS = set('and or but nor yet plus');
@@ -87,3 +139,10 @@ export const STATUS_OF_WORD: ReadonlyMap<string, string> = new Map([
   ['suspended', 'suspended'],
   ['paused', 'paused'],
 ]);
+
+/**
+ * Verbs whose passive with an agent ("was hired by Initech", "was laid off by Acme") also keeps the
+ * person's side ("be hired by" Initech): the fact lexicon's employer class is read from the person,
+ * and the active form alone ("Initech hire Alice") has the employer as its subject.
+ */
+export const KEEP_PASSIVE_SIDE_VERBS = set('hire hired employ employed fire fired recruit recruited dismiss dismissed lay laid');

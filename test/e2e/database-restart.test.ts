@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { MongoClient } from 'mongodb';
 import { freePort, startMongoStandin, type EmbeddedMongo } from '../../dev/embedded.js';
 import { spawnService, stopChild, waitForReady } from '../../dev/stack.js';
-import { adminWith, Api, sleep, stack } from '../support/client.js';
+import { adminWith, Api, eventually, sleep, stack } from '../support/client.js';
 
 const MEMORIES = 16;
 
@@ -84,18 +84,23 @@ describe('the database restarting during ingestion', () => {
     await sleep(3000);
     mongo = await startMongoStandin({ dataDir, port: mongoPort, backend: 'journal' });
 
-    const deadline = Date.now() + 120_000;
-    let statuses: string[] = [];
-    while (Date.now() < deadline) {
-      statuses = await Promise.all(
-        ids.map(async (id) => {
-          const response = await client.get(`/v1/memories/${id}`);
-          return response.status === 200 ? (response.body.results.status as string) : `http ${response.status}`;
-        }),
-      );
-      if (statuses.every((status) => status === 'complete' || status === 'failed')) break;
-      await sleep(500);
-    }
+    const statuses = await eventually(
+      async () => {
+        const current = await Promise.all(
+          ids.map(async (id) => {
+            const response = await client.get(`/v1/memories/${id}`);
+            return response.status === 200 ? (response.body.results.status as string) : `http ${response.status}`;
+          }),
+        );
+        assert.ok(
+          current.every((status) => status === 'complete' || status === 'failed'),
+          `every memory leaves the pipeline: ${current.join(', ')}`,
+        );
+        return current;
+      },
+      120_000,
+      500,
+    );
     assert.deepEqual(
       statuses,
       ids.map(() => 'complete'),

@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { Api, createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
+import { Api, createMemory, eventually, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 import { startDnsServer, type DnsServer } from '../support/dns-server.js';
 import { startHttpsOrigin, TEST_CA_FILE, type HttpsOrigin } from '../support/https-origin.js';
@@ -445,23 +445,23 @@ describe('signed-URL snapshots', () => {
       };
       const remaining = async (): Promise<number> => (await leftovers()).length;
       assert.ok((await remaining()) > 0);
-      const deadline = Date.now() + 20_000;
-      while (Date.now() < deadline && (await remaining()) > 0) await sleep(250);
-      assert.deepEqual(await leftovers(), [], 'nothing derived from the ephemeral collection is left');
+      await eventually(
+        async () => assert.deepEqual(await leftovers(), [], 'nothing derived from the ephemeral collection is left'),
+        20_000,
+        250,
+      );
 
       // Each process follows the feed every 500 ms: both drop the partitions, entries and all.
       for (const [index, process] of processes.entries()) {
-        let now = await indexOf(process.api);
-        const until = Date.now() + 10_000;
-        while (
-          Date.now() < until &&
-          JSON.stringify(now) !== JSON.stringify({ ...now, collections: baseline[index]!.collections, entries: baseline[index]!.entries })
-        ) {
-          await sleep(200);
-          now = await indexOf(process.api);
-        }
-        assert.equal(now.collections, baseline[index]!.collections, `${process.name} dropped the partitions`);
-        assert.deepEqual(now.entries, baseline[index]!.entries, `${process.name} holds no entry of the expired collection`);
+        await eventually(
+          async () => {
+            const now = await indexOf(process.api);
+            assert.equal(now.collections, baseline[index]!.collections, `${process.name} dropped the partitions`);
+            assert.deepEqual(now.entries, baseline[index]!.entries, `${process.name} holds no entry of the expired collection`);
+          },
+          10_000,
+          200,
+        );
         const gone = await process.api.post('/v1/memories/search', { query: 'Berlin office', collection_ids: [ephemeral] });
         assert.equal(gone.status, 404, process.name);
         assert.equal((await process.api.get(`/v1/memories/${memoryIds[0]}`)).status, 404, process.name);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
+import { createMemory, eventually, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 
 after(closeDatabase);
@@ -38,13 +38,22 @@ async function countEverything(): Promise<Record<string, number>> {
 /** Counts once the database is quiet (two equal readings): other suites' background work has settled. */
 async function quietCounts(): Promise<Record<string, number>> {
   let previous = await countEverything();
-  for (let attempt = 0; attempt < 20; attempt++) {
-    await sleep(500);
-    const current = await countEverything();
-    if (JSON.stringify(current) === JSON.stringify(previous)) return current;
-    previous = current;
+  try {
+    return await eventually(
+      async () => {
+        await sleep(500);
+        const current = await countEverything();
+        const settled = JSON.stringify(current) === JSON.stringify(previous);
+        previous = current;
+        if (!settled) throw new Error('the database is still changing');
+        return current;
+      },
+      10_000,
+      0,
+    );
+  } catch {
+    return previous;
   }
-  return previous;
 }
 
 describe('device memory (inline snapshots)', () => {
@@ -93,11 +102,15 @@ describe('device memory (inline snapshots)', () => {
     // The index feed reaches this process's index asynchronously: wait for the copy to be searchable.
     for (const query of QUERIES) {
       const source = await tenant.api.search([tenant.collectionId], query);
-      let copy = await tenant.api.search([ephemeral], query);
-      for (let attempt = 0; attempt < 50 && copy.body.results.hits.length < source.body.results.hits.length; attempt++) {
-        await sleep(100);
-        copy = await tenant.api.search([ephemeral], query);
-      }
+      const copy = await eventually(
+        async () => {
+          const found = await tenant.api.search([ephemeral], query);
+          assert.ok(found.body.results.hits.length >= source.body.results.hits.length, `the copy finds as much: ${query}`);
+          return found;
+        },
+        10_000,
+        100,
+      );
       const texts = (result: { body: { results: { hits: { text: string }[] } } }) => result.body.results.hits.map((hit) => hit.text);
       assert.deepEqual(texts(copy), texts(source), query);
       assert.deepEqual(names(copy.body.results.entities), names(source.body.results.entities), query);

@@ -8,9 +8,15 @@
  * replacement (and without a fact_superseded event).
  */
 import assert from 'node:assert/strict';
+import { createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createMemory, eventually, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
-import { closeDatabase } from '../support/db.js';
+import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../../core/fact-lexicon.js';
+import { connectDatabase, type Database } from '../../store/db.js';
+import { EventLog } from '../../store/events.js';
+import { FactEvents } from '../../store/fact-events.js';
+import { GraphRepository } from '../../store/graph.js';
+import { createMemory, eventually, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
+import { closeDatabase, database } from '../support/db.js';
 import { RawSocket, type Frame } from '../support/ws.js';
 
 after(closeDatabase);
@@ -208,8 +214,7 @@ describe('facts that change over time', () => {
       old_fact_id: acmeBefore.id,
       old_object_id: acmeBefore.object_id,
       old_object: 'Acme',
-      new_fact_id: acmeBefore.closed_by.fact_id,
-      superseded_at: '2025-06-01T09:00:00.000Z',
+      // The Globex fact left the graph with its memory: neither its id (a hash of its names) nor its date is given.
       valid_to: null,
     });
     await eventually(async () => {
@@ -335,5 +340,220 @@ describe('endings and closures end the current fact without a replacement', () =
       events.map((frame) => (frame.payload as Record<string, string>).subject),
       ['Eva Park'],
     );
+  });
+});
+
+describe('a deleted memory leaves no name in the event log, the fan-out, a replay or an export', () => {
+  // Made-up names found nowhere else in the suite, so a scan of the whole database can look for them.
+  let tenant: TenantFixture;
+  let live: RawSocket;
+  const ids: Record<'quenfrax' | 'vorlinde' | 'brastow', string> = { quenfrax: '', vorlinde: '', brastow: '' };
+  const FACT_EVENTS = ['fact_superseded', 'fact_restored', 'events_redacted'];
+
+  /** Documents of any collection of the database whose JSON holds `word` (any case). */
+  const documentsNaming = async (word: string): Promise<string[]> => {
+    const db = await database();
+    const found: string[] = [];
+    for (const { name } of await db.listCollections().toArray()) {
+      for await (const doc of db.collection(name).find({})) {
+        const text = JSON.stringify(doc);
+        if (text.toLowerCase().includes(word)) found.push(`${name}: ${text.slice(0, 400)}`);
+      }
+    }
+    return found;
+  };
+  /** Every fact event of the collection, replayed from the start of the log over a new connection. */
+  const replay = async (): Promise<Frame[]> => {
+    const socket = await RawSocket.open(tenant.api);
+    try {
+      socket.send({ action: 'subscribe', collections: [tenant.collectionId], event_types: FACT_EVENTS, last_ack_seq: 0 });
+      const newest = Math.max(...live.events().map((frame) => frame.seq as number));
+      await socket.next((frame) => frame.action === 'event' && (frame.seq as number) >= newest);
+      return socket.events();
+    } finally {
+      socket.close();
+    }
+  };
+  const payloadOf = (frame: Frame) => frame.payload as Record<string, unknown>;
+
+  before(async () => {
+    tenant = await newTenant('fact-redaction');
+    live = await RawSocket.open(tenant.api);
+    live.send({ action: 'subscribe', collections: [tenant.collectionId], event_types: FACT_EVENTS });
+    await live.next((frame) => frame.action === 'subscribed');
+    const stories: [keyof typeof ids, string, string][] = [
+      ['quenfrax', 'Mirela Tosk works at Quenfrax.', '2025-01-10T09:00:00Z'],
+      ['vorlinde', 'Mirela Tosk joined Vorlinde as CFO.', '2025-06-01T09:00:00Z'],
+      ['brastow', 'Mirela Tosk works at Brastow.', '2025-09-01T09:00:00Z'],
+    ];
+    for (const [name, text, occurredAt] of stories) {
+      ids[name] = await createMemory(tenant, { raw_text: text, occurred_at: occurredAt });
+      await waitForStatus(tenant.api, ids[name], ['complete']);
+    }
+    // Quenfrax by Vorlinde (Vorlinde's event), then Vorlinde by Brastow (Brastow's event, naming Vorlinde).
+    await eventually(async () => assert.equal(live.events().filter((frame) => frame.type === 'fact_superseded').length, 2));
+  });
+  after(() => live?.close());
+
+  it('deleting the memory in the middle redacts both events that name its fact, and says which', async () => {
+    const [quenfraxByVorlinde, vorlindeByBrastow] = live.events().filter((frame) => frame.type === 'fact_superseded');
+    assert.equal(payloadOf(quenfraxByVorlinde!).new_object, 'Vorlinde');
+    assert.equal(payloadOf(vorlindeByBrastow!).old_object, 'Vorlinde');
+    assert.ok((await documentsNaming('vorlinde')).length > 0, 'the scan finds the name while its memory exists');
+
+    assert.equal((await tenant.api.delete(`/v1/memories/${ids.vorlinde}`)).status, 200);
+    const notice = await live.next((frame) => frame.type === 'events_redacted');
+    assert.deepEqual(payloadOf(notice).seqs, [quenfraxByVorlinde!.seq, vorlindeByBrastow!.seq]);
+
+    // The durable log (what a webhook replay reads too) and every other collection of the database.
+    assert.deepEqual(await documentsNaming('vorlinde'), []);
+    assert.ok((await documentsNaming('quenfrax')).length > 0, 'what other memories state stays');
+
+    // Replayed over the WebSocket (the old events come from the API process's fan-out ring, where
+    // the live session left them signed): rewritten, and still signed over what is sent.
+    const frames = await eventually(async () => {
+      const replayed = await replay();
+      assert.ok(!JSON.stringify(replayed).toLowerCase().includes('vorlinde'), JSON.stringify(replayed));
+      return replayed;
+    });
+    const bySeq = new Map(frames.map((frame) => [frame.seq, frame]));
+    assert.deepEqual(payloadOf(bySeq.get(quenfraxByVorlinde!.seq)!), {
+      memory_id: ids.vorlinde,
+      predicate_class: 'employer',
+      subject_id: payloadOf(quenfraxByVorlinde!).subject_id,
+      subject: 'Mirela Tosk',
+      predicate: 'work at',
+      old_fact_id: payloadOf(quenfraxByVorlinde!).old_fact_id,
+      old_object_id: payloadOf(quenfraxByVorlinde!).old_object_id,
+      old_object: 'Quenfrax',
+      redacted: true,
+    });
+    // An event of a surviving memory (Brastow's) that named the deleted memory's object.
+    const brastowEvent = payloadOf(bySeq.get(vorlindeByBrastow!.seq)!);
+    assert.equal(brastowEvent.redacted, true);
+    assert.equal(brastowEvent.memory_id, ids.brastow);
+    assert.equal(brastowEvent.new_object, 'Brastow');
+    for (const field of ['predicate', 'old_fact_id', 'old_object_id', 'old_object']) assert.ok(!(field in brastowEvent), field);
+
+    // What the delete changed is announced with surviving names only: Quenfrax holds again until
+    // Brastow, which now supersedes it.
+    const restored = frames.find((frame) => frame.type === 'fact_restored');
+    assert.equal(payloadOf(restored!).old_object, 'Quenfrax');
+    assert.equal(payloadOf(restored!).valid_to, '2025-09-01T09:00:00.000Z');
+    assert.equal(payloadOf(restored!).new_fact_id, undefined);
+    const now = frames.filter((frame) => frame.type === 'fact_superseded' && payloadOf(frame).redacted !== true);
+    assert.deepEqual(
+      now.map((frame) => [payloadOf(frame).old_object, payloadOf(frame).new_object]),
+      [['Quenfrax', 'Brastow']],
+    );
+
+    // A verifier written from docs/event-signing.md accepts the rewritten frames as sent.
+    const keys = (await tenant.api.get('/v1/memory-events/signing-keys')).body.keys as {
+      kid: string;
+      kty: string;
+      crv: string;
+      x: string;
+    }[];
+    const canonical = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+      if (value !== null && typeof value === 'object') {
+        const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
+      }
+      return JSON.stringify(value);
+    };
+    for (const frame of [bySeq.get(quenfraxByVorlinde!.seq)!, bySeq.get(vorlindeByBrastow!.seq)!]) {
+      const { signature, ...signed } = frame as Frame & { signature: { key_id: string; value: string } };
+      const jwk = keys.find((key) => key.kid === signature.key_id)!;
+      const publicKey = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
+      assert.ok(cryptoVerify(null, Buffer.from(canonical(signed), 'utf8'), publicKey, Buffer.from(signature.value, 'base64url')));
+      assert.notEqual(signature.value, (live.events().find((held) => held.seq === frame.seq)!.signature as { value: string }).value);
+    }
+
+    // A device snapshot exported now holds nothing of it either.
+    const exported = await tenant.api.post('/v1/device-memory/snapshot/export', { collection_id: tenant.collectionId });
+    assert.equal(exported.status, 200, JSON.stringify(exported.body));
+    const snapshot = JSON.stringify(exported.body.results).toLowerCase();
+    assert.ok(!snapshot.includes('vorlinde'));
+    assert.ok(snapshot.includes('quenfrax') && snapshot.includes('brastow'), 'the rest of the graph is exported');
+  });
+
+  it('deleting the first memory then redacts the events of the others that named its employer', async () => {
+    const from = live.frames.length;
+    assert.equal((await tenant.api.delete(`/v1/memories/${ids.quenfrax}`)).status, 200);
+    await live.next((frame) => frame.type === 'events_redacted', 15_000, from);
+    assert.deepEqual(await documentsNaming('quenfrax'), []);
+    assert.deepEqual(await documentsNaming('vorlinde'), []);
+    assert.ok((await documentsNaming('brastow')).length > 0);
+    await eventually(async () => {
+      const replayed = JSON.stringify(await replay()).toLowerCase();
+      assert.ok(!replayed.includes('quenfrax') && !replayed.includes('vorlinde'), replayed);
+    });
+  });
+});
+
+describe('a failed append takes back the supersessions it announced', () => {
+  let tenant: TenantFixture;
+  let live: RawSocket;
+  let store: Database;
+  let memoryId: string;
+
+  before(async () => {
+    tenant = await newTenant('fact-failed-append');
+    live = await RawSocket.open(tenant.api);
+    live.send({
+      action: 'subscribe',
+      collections: [tenant.collectionId],
+      event_types: ['fact_superseded', 'fact_restored', 'events_redacted'],
+    });
+    await live.next((frame) => frame.action === 'subscribed');
+    store = await connectDatabase(stack().serviceEnv.MONGODB_URI!, stack().serviceEnv.MONGODB_DB!);
+    memoryId = await createMemory(tenant, {
+      messages: [{ role: 'user', content: 'Nadia Brenk works at Corvane.', timestamp: '2025-01-10T09:00:00Z' }],
+    });
+    await waitForStatus(tenant.api, memoryId, ['complete']);
+    const appended = await tenant.api.post(`/v1/memories/${memoryId}/messages`, {
+      collection_id: tenant.collectionId,
+      messages: [{ role: 'user', content: 'Nadia Brenk joined Pellwick.', timestamp: '2025-06-01T09:00:00Z' }],
+    });
+    assert.equal(appended.status, 202, JSON.stringify(appended.body));
+    await waitForStatus(tenant.api, memoryId, ['complete']);
+  });
+  after(async () => {
+    live?.close();
+    await store?.close();
+  });
+
+  it('the removal a failed append runs (its chunks from the first appended one) appends fact_restored and redacts what it had announced', async () => {
+    const announced = await live.next((frame) => frame.type === 'fact_superseded');
+    assert.equal((announced.payload as Record<string, unknown>).new_object, 'Pellwick');
+    // What markFailed (activities/ingest.ts) runs for a failed append from chunk 1: the same store
+    // call, on the stack's database, so the API process's fan-out sees what it appends.
+    const factEvents = new FactEvents(
+      new GraphRepository(store.db),
+      await EventLog.open(store.db, store.capabilities, 20_000),
+      new PredicateClassifier(DEFAULT_FACT_LEXICON),
+    );
+    await factEvents.removeChunkRows(memoryId, [tenant.collectionId], 1);
+
+    const restored = await live.next((frame) => frame.type === 'fact_restored');
+    assert.ok((restored.seq as number) > (announced.seq as number));
+    assert.deepEqual(restored.payload, {
+      ...Object.fromEntries(
+        ['memory_id', 'predicate_class', 'subject_id', 'subject', 'predicate', 'old_fact_id', 'old_object_id', 'old_object'].map(
+          (field) => [field, (announced.payload as Record<string, unknown>)[field]],
+        ),
+      ),
+      valid_to: null,
+    });
+    assert.equal((restored.payload as Record<string, unknown>).old_object, 'Corvane');
+    const notice = await live.next((frame) => frame.type === 'events_redacted');
+    assert.deepEqual((notice.payload as Record<string, unknown>).seqs, [announced.seq]);
+    const stored = await (await database()).collection('memory_events').findOne({ seq: announced.seq });
+    assert.equal((stored?.payload as Record<string, unknown>).redacted, true);
+    assert.ok(!JSON.stringify(stored).includes('Pellwick'), JSON.stringify(stored));
+    // The rows of the memory's first message stay: Corvane is its employer again in the graph.
+    const rows = await (await database()).collection('graph_mentions').find({ memory_id: memoryId, target_kind: 'fact' }).toArray();
+    assert.ok(rows.length > 0 && rows.every((row) => row.chunk_index === 0), JSON.stringify(rows));
   });
 });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createMemory, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
+import { createMemory, eventually, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 
 after(closeDatabase);
@@ -119,13 +119,15 @@ describe('fusion signals', () => {
     for (let i = 0; i < 6; i++) assert.equal((await tenant.api.get(`/v1/memories/${ids.used}`)).status, 200);
     const query = 'where is the spare shed key';
     // Reads record their access asynchronously: wait until the ranking shows it.
-    let fused: Hit[] = [];
-    for (let attempt = 0; attempt < 20; attempt++) {
-      fused = await ranked(collectionId, query);
-      if (rankOf(fused, ids.used!) === 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.equal(rankOf(fused, ids.used!), 1);
+    const fused = await eventually(
+      async () => {
+        const hits = await ranked(collectionId, query);
+        assert.equal(rankOf(hits, ids.used!), 1);
+        return hits;
+      },
+      5_000,
+      100,
+    );
     const used = fused.find((hit) => hit.memory_id === ids.used)!;
     const unused = fused.find((hit) => hit.memory_id === ids.unused)!;
     assert.ok(used.score_breakdown.activation! > unused.score_breakdown.activation!);

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { stopChild } from '../../dev/stack.js';
+import type { IndexHealth } from '../../services/health.js';
 import { Api, createMemory, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
 import { startApiProcess, type ApiProcess } from '../support/processes.js';
 
@@ -15,15 +16,6 @@ import { startApiProcess, type ApiProcess } from '../support/processes.js';
 const BUDGET = 150 * 1024;
 const MAX_COLLECTIONS = 4;
 const MAX_MEMBERSHIPS = 2;
-
-interface IndexHealth {
-  bytes: number;
-  max_bytes: number | null;
-  collections: number;
-  evictions: number;
-  loads: number;
-  entries: { vector: number; lexical: number; graph: number };
-}
 
 describe('in-process index budget and per-tenant limits', () => {
   let started: ApiProcess;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { stopChild } from '../../dev/stack.js';
-import { Api, createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
+import { Api, createMemory, eventually, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
 import { startApiProcess } from '../support/processes.js';
 
 interface SearchView {
@@ -108,13 +108,15 @@ describe('search interleaved with ingestion, across two API processes', () => {
     });
     // The graph of the collection B joined is built by a workflow: wait for it in both processes.
     for (const [index, api] of apis.entries()) {
-      const deadline = Date.now() + 30_000;
-      let seen = await view(api, other, 'Carol White');
-      while (!seen.entities.includes('carol white') && Date.now() < deadline) {
-        await sleep(200);
-        seen = await view(api, other, 'Carol White');
-      }
-      assert.ok(seen.entities.includes('carol white'), `API process ${index + 1}: projected into the collection B joined`);
+      const seen = await eventually(
+        async () => {
+          const current = await view(api, other, 'Carol White');
+          assert.ok(current.entities.includes('carol white'), `API process ${index + 1}: projected into the collection B joined`);
+          return current;
+        },
+        30_000,
+        200,
+      );
       assert.ok((seen.graphOf.get(b) ?? 0) > 0, `API process ${index + 1}: graph score of B there`);
     }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../config/index.js';
-import { createMemory, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
+import { createMemory, eventually, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
 import { assertFailedEvent, closeDatabase, database, terminalEventOf } from '../support/db.js';
 
 const run = promisify(execFile);
@@ -53,21 +53,26 @@ describe('memories: create, read, list', () => {
     const temporal = path.join(projectRoot(), '.tools', 'bin', 'temporal');
     const query = `MemoryId='${id}' AND CollectionId='${tenant.collectionId}' AND TenantId='${tenant.tenantId}'`;
     // Visibility is eventually consistent: poll briefly.
-    let found: { execution?: { workflowId?: string }; status?: string }[] = [];
-    for (let attempt = 0; attempt < 50 && found.length === 0; attempt++) {
-      const { stdout } = await run(existsSync(temporal) ? temporal : 'temporal', [
-        'workflow',
-        'list',
-        '--address',
-        env.TEMPORAL_ADDRESS!,
-        '--query',
-        query,
-        '--output',
-        'json',
-      ]);
-      found = stdout.trim() ? (JSON.parse(stdout) as typeof found) : [];
-      if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    type Listed = { execution?: { workflowId?: string }; status?: string }[];
+    const found = await eventually(
+      async () => {
+        const { stdout } = await run(existsSync(temporal) ? temporal : 'temporal', [
+          'workflow',
+          'list',
+          '--address',
+          env.TEMPORAL_ADDRESS!,
+          '--query',
+          query,
+          '--output',
+          'json',
+        ]);
+        const listed = stdout.trim() ? (JSON.parse(stdout) as Listed) : [];
+        assert.ok(listed.length > 0, 'the workflow is visible by its search attributes');
+        return listed;
+      },
+      10_000,
+      200,
+    );
     assert.equal(found.length, 1);
     assert.equal(found[0]!.execution?.workflowId, `memory-${id}`);
   });

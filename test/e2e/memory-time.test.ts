@@ -2,7 +2,7 @@
  * The time of what a memory holds: `timestamp` per message and `occurred_at` per memory are
  * validated, stored, returned, and used as each turn's time (its message's timestamp, else the
  * memory's occurred_at, else its creation: core/memory-time.ts) in retrieval results and in the
- * dates of workflow traces.
+ * dates of procedure traces.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -90,7 +90,7 @@ describe('memory time: message timestamps and occurred_at', () => {
     assert.equal(record.chunk_sources[0].occurred_at, record.created_at);
   });
 
-  it('dates workflow traces by their turn: relative dates resolve against the message timestamp', async () => {
+  it('dates procedure traces by their turn: relative dates resolve against the message timestamp', async () => {
     const collection = await tenant.api.post('/v1/collections', { name: `time-traces-${Date.now()}` });
     assert.equal(collection.status, 201);
     const collectionId = collection.body.results.id;

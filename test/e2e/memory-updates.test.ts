@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createMemory, newTenant, sleep, waitForStatus, type TenantFixture } from '../support/client.js';
+import { createMemory, eventually, newTenant, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database, terminalEventOf } from '../support/db.js';
 
 after(closeDatabase);
@@ -67,9 +67,12 @@ describe('PATCH /v1/memories/{id}', () => {
     const db = await database();
     const lindqvistIn = (collectionId: string) =>
       db.collection('graph_entities').countDocuments({ collection_id: collectionId, alias_keys: 'greta lindqvist' });
-    const deadline = Date.now() + 30_000;
-    while ((await lindqvistIn(second)) === 0 && Date.now() < deadline) await sleep(100);
-    assert.equal(await lindqvistIn(second), 1, 'the graph is projected into the added collection');
+    await eventually(
+      async () => assert.ok((await lindqvistIn(second)) > 0, 'the graph is projected into the added collection'),
+      30_000,
+      100,
+    );
+    assert.equal(await lindqvistIn(second), 1, 'the graph is projected into the added collection once');
 
     const moved = await tenant.api.patch(`/v1/memories/${id}`, { collection_ids: [second] });
     assert.deepEqual(moved.body.results.collection_ids, [second]);

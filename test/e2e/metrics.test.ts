@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createMemory, newTenant, sleep, stack, waitForStatus, type TenantFixture } from '../support/client.js';
+import { createMemory, eventually, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase } from '../support/db.js';
 import { RawSocket } from '../support/ws.js';
 
@@ -65,7 +65,12 @@ describe('Prometheus metrics', () => {
     assert.ok((sample(text, 'engram_ingestion_progress_total{user_stage="reading"}') ?? 0) >= 1);
     assert.ok((sample(text, 'engram_embedding_batch_size_count') ?? 0) >= 1);
     const stages = [...text.matchAll(/^engram_activity_duration_seconds_count\{activity="([^"]+)",outcome="completed"\} (\d+)/gm)];
-    assert.ok(stages.length >= 2, `ingestion stages are timed per activity:\n${stages.map((match) => match[0]).join('\n')}`);
+    // One single-pass activity ingests a memory (workflows/ingest-memory.ts); other activity types
+    // appear only when other suites ran first, so only the one this memory used is required.
+    assert.ok(
+      stages.some(([, activity, count]) => activity === 'ingestContent' && Number(count) >= 1),
+      `ingestion is timed per activity:\n${stages.map((match) => match[0]).join('\n')}`,
+    );
     assert.ok((sample(text, 'engram_embedding_batch_duration_seconds_count') ?? 0) >= 1);
     assert.equal((await fetch(url.replace('/metrics', '/other'))).status, 404);
   });
@@ -80,16 +85,20 @@ describe('Prometheus metrics', () => {
     assert.equal(response.status, 202);
     assert.equal(response.headers.get('x-request-id'), requestId);
     const file = path.join(stack().logDir, 'api.log');
-    let line: { requestId?: string; workflowId?: string } | undefined;
-    for (let attempt = 0; attempt < 50 && !line; attempt++) {
-      line = readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((entry) => entry.includes(requestId))
-        .map((entry) => JSON.parse(entry) as { requestId?: string; workflowId?: string })
-        .find((entry) => entry.workflowId);
-      if (!line) await sleep(100);
-    }
-    assert.equal(line?.workflowId, response.body.results.workflow_id);
+    const line = await eventually(
+      async () => {
+        const logged = readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((entry) => entry.includes(requestId))
+          .map((entry) => JSON.parse(entry) as { requestId?: string; workflowId?: string })
+          .find((entry) => entry.workflowId);
+        assert.ok(logged, 'the access log line carries the workflow id');
+        return logged;
+      },
+      5_000,
+      100,
+    );
+    assert.equal(line.workflowId, response.body.results.workflow_id);
   });
 
   it('answers a loopback scrape whatever Authorization header it carries (no METRICS_TOKEN set)', async () => {

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { ApiDeps, AppState } from '../../context.js';
 import { handle } from '../../middleware/validate.js';
+import { listEnvelope } from '../envelope.js';
 import { presentCollection } from './presenter.js';
 import { collectionIdParams, collectionNameParams, createCollectionBody, listCollectionsQuery } from './schema.js';
 
@@ -22,8 +23,8 @@ export function collectionsRouter({ services }: ApiDeps): Router<AppState> {
     '/',
     handle({ query: listCollectionsQuery }, async (ctx, input) => {
       const query = input.query;
-      const { items, total } = await services.collections.list(ctx.state.principal.tenantId, query.offset, query.limit);
-      ctx.body = { results: items.map(presentCollection), total_entries: total };
+      const page = await services.collections.list(ctx.state.principal.tenantId, query.offset, query.limit);
+      ctx.body = listEnvelope(page, presentCollection);
     }),
   );
 

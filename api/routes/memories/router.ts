@@ -3,6 +3,7 @@ import { AppError, validationError } from '../../../core/errors.js';
 import type { CreateMemoryInput } from '../../../services/memories.js';
 import type { ApiDeps, AppState } from '../../context.js';
 import { handle } from '../../middleware/validate.js';
+import { listEnvelope } from '../envelope.js';
 import { assertSnapshotBodySize, respondWithSnapshot } from '../device-memory/presenter.js';
 import { decodeContentParts } from './content-parts.js';
 import { presentAccepted, presentMemory, presentMemoryWithChunks } from './presenter.js';
@@ -88,13 +89,13 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
     '/',
     handle({ query: listMemoriesQuery }, async (ctx, input) => {
       const query = input.query;
-      const { items, total } = await services.memories.list(ctx.state.principal.tenantId, {
+      const page = await services.memories.list(ctx.state.principal.tenantId, {
         collectionIds: query.collection_ids,
         filter: { metadata: query.metadata_filters },
         offset: query.offset,
         limit: query.limit,
       });
-      ctx.body = { results: items.map(presentMemory), total_entries: total };
+      ctx.body = listEnvelope(page, presentMemory);
     }),
   );
 

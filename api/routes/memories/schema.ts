@@ -195,32 +195,25 @@ export function parseMetadataFilters(parsed: unknown, ctx: z.RefinementCtx, fiel
 export const metadataFilters = z
   .string()
   .optional()
-  .transform((raw, ctx) => {
-    if (raw === undefined || raw.trim() === '') return [];
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `metadata_filters is not valid JSON: ${(error as Error).message}` });
-      return z.NEVER;
-    }
-    return parseMetadataFilters(parsed, ctx);
-  });
+  .transform((raw, ctx) => (raw === undefined || raw.trim() === '' ? [] : metadataFiltersFromJson(raw, ctx)));
 
 /** `metadata_filters` in a JSON body: the object itself (a JSON string is accepted too). */
 export const metadataFiltersBody = z.unknown().transform((raw, ctx) => {
   if (raw === undefined || raw === null) return [];
-  let parsed = raw;
-  if (typeof raw === 'string') {
-    try {
-      parsed = JSON.parse(raw);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `metadata_filters is not valid JSON: ${(error as Error).message}` });
-      return z.NEVER;
-    }
+  return typeof raw === 'string' ? metadataFiltersFromJson(raw, ctx) : parseMetadataFilters(raw, ctx);
+});
+
+/** Filters sent as JSON text; text that is not JSON is an issue naming the field. */
+function metadataFiltersFromJson(raw: string, ctx: z.RefinementCtx): MetadataCondition[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `metadata_filters is not valid JSON: ${(error as Error).message}` });
+    return z.NEVER;
   }
   return parseMetadataFilters(parsed, ctx);
-});
+}
 
 export const listMemoriesQuery = z.object({
   collection_ids: listParam(uuid).pipe(z.array(uuid).max(100, 'at most 100 collection_ids')),

@@ -2,6 +2,7 @@
 import Router from '@koa/router';
 import type { ApiDeps, AppState } from '../../context.js';
 import { handle } from '../../middleware/validate.js';
+import { listEnvelope } from '../envelope.js';
 import { presentAttempt, presentWebhook } from './presenter.js';
 import {
   createWebhookBody,
@@ -28,8 +29,8 @@ export function webhooksRouter({ services }: ApiDeps): Router<AppState> {
   router.get(
     '/',
     handle({ query: listWebhooksQuery }, async (ctx, input) => {
-      const { items, total } = await services.webhooks.list(ctx.state.principal.tenantId, input.query.offset, input.query.limit);
-      ctx.body = { results: items.map(presentWebhook), total_entries: total };
+      const page = await services.webhooks.list(ctx.state.principal.tenantId, input.query.offset, input.query.limit);
+      ctx.body = listEnvelope(page, presentWebhook);
     }),
   );
 

@@ -1,8 +1,8 @@
 /** Wire shapes of the workflow reads (spec: Workflow instance summary/detail, Workflow pattern). */
-import type { InstanceDetail, PatternDetail, StateView } from '../../../services/workflows.js';
-import type { WorkflowInstance, WorkflowPattern, WorkflowTrace } from '../../../core/workflow-model.js';
+import type { InstanceDetail, PatternDetail, StateView } from '../../../services/procedures.js';
+import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../../../core/procedure-model.js';
 
-export const presentInstanceSummary = (instance: WorkflowInstance) => ({
+export const presentInstanceSummary = (instance: ProcedureInstance) => ({
   id: instance.id,
   collection_id: instance.collection_id,
   pattern_id: instance.pattern_id,
@@ -18,7 +18,7 @@ const presentState = (state: StateView) => ({
   members: { entities: state.entities, facts: state.facts },
 });
 
-const presentTrace = (trace: WorkflowTrace) => ({
+const presentTrace = (trace: ProcedureTrace) => ({
   id: trace.id,
   verb_class: trace.verb_class,
   description: trace.description,
@@ -47,7 +47,7 @@ export const presentInstanceDetail = (detail: InstanceDetail) => ({
   })),
 });
 
-export const presentPatternSummary = (pattern: WorkflowPattern) => ({
+export const presentPatternSummary = (pattern: ProcedurePattern) => ({
   id: pattern.id,
   collection_id: pattern.collection_id,
   name: pattern.name,

@@ -3,16 +3,17 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { ApiDeps, AppState } from '../../context.js';
 import { handle } from '../../middleware/validate.js';
+import { listEnvelope } from '../envelope.js';
 import { presentInstanceDetail, presentInstanceSummary, presentPatternDetail, presentPatternSummary } from './presenter.js';
 import { instanceParams, instanceQuery, listInstancesQuery, listPatternsQuery, patternParams, patternQuery } from './schema.js';
 
 export function workflowsRouter({ services }: ApiDeps): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1' });
-  const { workflows } = services;
+  const { procedures } = services;
 
-  // Without a graph read backend every workflow read is 503, whatever its parameters.
+  // Without a graph read backend every procedure read is 503, whatever its parameters.
   const available: Middleware<AppState> = async (_ctx, next) => {
-    workflows.assertAvailable();
+    procedures.assertAvailable();
     await next();
   };
 
@@ -20,14 +21,14 @@ export function workflowsRouter({ services }: ApiDeps): Router<AppState> {
     '/workflows',
     available,
     handle({ query: listInstancesQuery }, async (ctx, { query }) => {
-      const page = await workflows.listInstances(ctx.state.principal.tenantId, {
+      const page = await procedures.listInstances(ctx.state.principal.tenantId, {
         collectionId: query.collection_id,
         patternId: query.pattern_id ?? null,
         includeUnpatterned: query.include_unpatterned,
         offset: query.offset,
         limit: query.limit,
       });
-      ctx.body = { results: page.items.map(presentInstanceSummary), total_entries: page.total };
+      ctx.body = listEnvelope(page, presentInstanceSummary);
     }),
   );
 
@@ -35,7 +36,7 @@ export function workflowsRouter({ services }: ApiDeps): Router<AppState> {
     '/workflows/:instance_id',
     available,
     handle({ params: instanceParams, query: instanceQuery }, async (ctx, { params, query }) => {
-      const detail = await workflows.getInstance(ctx.state.principal.tenantId, params.instance_id, {
+      const detail = await procedures.getInstance(ctx.state.principal.tenantId, params.instance_id, {
         collectionId: query.collection_id,
         historyLimit: query.history_limit,
         similarLimit: query.similar_limit,
@@ -48,12 +49,11 @@ export function workflowsRouter({ services }: ApiDeps): Router<AppState> {
     '/workflow-patterns',
     available,
     handle({ query: listPatternsQuery }, async (ctx, { query }) => {
-      const page = await workflows.listPatterns(ctx.state.principal.tenantId, {
-        collectionId: query.collection_id,
-        offset: query.offset,
-        limit: query.limit,
-      });
-      ctx.body = { results: page.items.map(presentPatternSummary), total_entries: page.total };
+      const { collection_id: collectionId, offset, limit } = query;
+      ctx.body = listEnvelope(
+        await procedures.listPatterns(ctx.state.principal.tenantId, { collectionId, offset, limit }),
+        presentPatternSummary,
+      );
     }),
   );
 
@@ -61,7 +61,7 @@ export function workflowsRouter({ services }: ApiDeps): Router<AppState> {
     '/workflow-patterns/:pattern_id',
     available,
     handle({ params: patternParams, query: patternQuery }, async (ctx, { params, query }) => {
-      const detail = await workflows.getPattern(ctx.state.principal.tenantId, params.pattern_id, {
+      const detail = await procedures.getPattern(ctx.state.principal.tenantId, params.pattern_id, {
         collectionId: query.collection_id,
         instanceOffset: query.instance_offset,
         instanceLimit: query.instance_limit,

@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { connectDatabase, type Database } from '../../store/db.js';
 import { ProcedureDerivation } from '../../core/procedures/derivation.js';
 import type { NewTrace } from '../../core/procedures/rules.js';
-import { WorkflowRepository } from '../../store/workflows.js';
+import { ProcedureRepository } from '../../store/procedures.js';
 import { stack } from '../support/client.js';
 
 const DAY = 86_400_000;
@@ -35,15 +35,15 @@ function traces(steps: string[], caseKey: string, at: Date): NewTrace[] {
   }));
 }
 
-describe('workflow pattern mining under a lease', () => {
+describe('procedure pattern mining under a lease', () => {
   let database: Database | null = null;
   after(async () => database?.close());
 
   it('a mine that stalled past its lease cannot delete the patterns of the mine that took over', async () => {
     const env = stack().serviceEnv;
     database = await connectDatabase(env.MONGODB_URI!, `mining_fence_${Date.now().toString(36)}`);
-    const stalledRecords = new WorkflowRepository(database.db);
-    const currentRecords = new WorkflowRepository(database.db);
+    const stalledRecords = new ProcedureRepository(database.db);
+    const currentRecords = new ProcedureRepository(database.db);
     const stalled = new ProcedureDerivation(stalledRecords);
     const current = new ProcedureDerivation(currentRecords);
     await stalledRecords.ensureIndexes();

@@ -1,13 +1,13 @@
 /**
- * Workflow reads' domain shapes (docs/workflows.md): a procedure trace, an observed instance (an
- * execution chain of traces) and a mined pattern, each scoped to one collection. Persistence types
- * (with `_id`) stay in store/workflows.ts.
+ * Procedures' domain shapes (read at /v1/workflows, docs/workflows.md): a procedure trace, an
+ * observed instance (an execution chain of traces) and a mined pattern, each scoped to one
+ * collection. Persistence types (with `_id`) stay in store/procedures.ts.
  */
 
 /** Where a trace's occurred_at came from: a date in its text, or the memory's own time. */
 export type OccurredAtSource = 'explicit' | 'memory_time';
 
-export interface WorkflowTrace {
+export interface ProcedureTrace {
   id: string;
   tenant_id: string;
   collection_id: string;
@@ -36,7 +36,7 @@ export interface WorkflowTrace {
   instance_id: string | null;
 }
 
-export interface WorkflowInstance {
+export interface ProcedureInstance {
   id: string;
   tenant_id: string;
   collection_id: string;
@@ -54,7 +54,7 @@ export interface WorkflowInstance {
   updated_at: Date;
 }
 
-export interface WorkflowPattern {
+export interface ProcedurePattern {
   id: string;
   tenant_id: string;
   collection_id: string;

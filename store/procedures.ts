@@ -1,6 +1,8 @@
 /**
- * Procedure storage for workflow reads: traces, observed instances and mined patterns, one set per
- * collection (scoped by tenant and collection exactly like the graph). docs/workflows.md.
+ * Procedure storage: traces, observed instances and mined patterns, one set per collection (scoped
+ * by tenant and collection exactly like the graph), read at /v1/workflows and /v1/workflow-patterns
+ * (docs/workflows.md). The collections keep their `workflow_*` names: renaming them would strand
+ * the rows of existing deployments.
  *
  *   workflow_traces     one row per trace of a memory in a collection (its text: description,
  *                       subject, states), with the instance it currently belongs to;
@@ -17,15 +19,15 @@ import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import type { GraphScope } from '../core/graph-model.js';
 import type { ChainRow, ProcedureRecords, SubjectQuery } from '../core/procedures/records.js';
 import type { ChainMember, InstanceFields, PatternLink } from '../core/procedures/rules.js';
-import type { WorkflowInstance, WorkflowPattern, WorkflowTrace } from '../core/workflow-model.js';
+import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../core/procedure-model.js';
 import { isDuplicateKeyError } from './db.js';
 import { fromStored, toStored, type Stored } from './stored.js';
 
-export type WorkflowTraceDoc = Stored<WorkflowTrace>;
+export type ProcedureTraceDoc = Stored<ProcedureTrace>;
 /** `link_epoch`: the epoch of the full mine that last wrote the pattern link (fencing, see core/procedures/derivation.ts). */
-export type WorkflowInstanceDoc = Stored<WorkflowInstance> & { link_epoch?: number };
+export type ProcedureInstanceDoc = Stored<ProcedureInstance> & { link_epoch?: number };
 /** `mine_epoch`: the epoch of the full mine that wrote the pattern (fencing, see core/procedures/derivation.ts). */
-export type WorkflowPatternDoc = Stored<WorkflowPattern> & { mine_epoch?: number };
+export type ProcedurePatternDoc = Stored<ProcedurePattern> & { mine_epoch?: number };
 
 interface MiningStateDoc {
   _id: string;
@@ -71,20 +73,20 @@ const linkFields = (link: PatternLink) => ({ pattern_id: link.patternId, pattern
 const unlinked = { pattern_id: null, pattern_distance: null, position: null };
 
 export interface InstancePage {
-  items: WorkflowInstance[];
+  items: ProcedureInstance[];
   total: number;
 }
 
-export class WorkflowRepository implements ProcedureRecords {
-  readonly traces: Collection<WorkflowTraceDoc>;
-  readonly instances: Collection<WorkflowInstanceDoc>;
-  readonly patterns: Collection<WorkflowPatternDoc>;
+export class ProcedureRepository implements ProcedureRecords {
+  readonly traces: Collection<ProcedureTraceDoc>;
+  readonly instances: Collection<ProcedureInstanceDoc>;
+  readonly patterns: Collection<ProcedurePatternDoc>;
   private readonly mining: Collection<MiningStateDoc>;
 
   constructor(db: Db) {
-    this.traces = db.collection<WorkflowTraceDoc>('workflow_traces');
-    this.instances = db.collection<WorkflowInstanceDoc>('workflow_instances');
-    this.patterns = db.collection<WorkflowPatternDoc>('workflow_patterns');
+    this.traces = db.collection<ProcedureTraceDoc>('workflow_traces');
+    this.instances = db.collection<ProcedureInstanceDoc>('workflow_instances');
+    this.patterns = db.collection<ProcedurePatternDoc>('workflow_patterns');
     this.mining = db.collection<MiningStateDoc>('workflow_mining');
   }
 
@@ -115,12 +117,12 @@ export class WorkflowRepository implements ProcedureRecords {
 
   // ---- traces (ProcedureRecords) ------------------------------------------------------------
 
-  async memoryTraceInstances(scope: GraphScope, memoryId: string): Promise<Pick<WorkflowTrace, 'id' | 'instance_id'>[]> {
+  async memoryTraceInstances(scope: GraphScope, memoryId: string): Promise<Pick<ProcedureTrace, 'id' | 'instance_id'>[]> {
     const rows = await this.traces.find({ ...this.base(scope), memory_id: memoryId }, { projection: { _id: 1, instance_id: 1 } }).toArray();
     return rows.map((row) => ({ id: row._id, instance_id: row.instance_id }));
   }
 
-  async replaceTraces(goneIds: string[], traces: WorkflowTrace[]): Promise<void> {
+  async replaceTraces(goneIds: string[], traces: ProcedureTrace[]): Promise<void> {
     if (goneIds.length > 0) await this.traces.deleteMany({ _id: { $in: goneIds } });
     if (traces.length > 0) {
       await this.traces.bulkWrite(
@@ -134,8 +136,8 @@ export class WorkflowRepository implements ProcedureRecords {
     memoryIds: string[],
     onlyCollections?: string[],
     fromChunk?: number,
-  ): Promise<Pick<WorkflowTrace, 'id' | 'tenant_id' | 'collection_id' | 'instance_id'>[]> {
-    const filter: Filter<WorkflowTraceDoc> = { memory_id: { $in: memoryIds } };
+  ): Promise<Pick<ProcedureTrace, 'id' | 'tenant_id' | 'collection_id' | 'instance_id'>[]> {
+    const filter: Filter<ProcedureTraceDoc> = { memory_id: { $in: memoryIds } };
     if (onlyCollections) filter.collection_id = { $in: onlyCollections };
     if (fromChunk !== undefined) filter.chunk_index = { $gte: fromChunk };
     const rows = await this.traces.find(filter, { projection: { _id: 1, tenant_id: 1, collection_id: 1, instance_id: 1 } }).toArray();
@@ -152,7 +154,7 @@ export class WorkflowRepository implements ProcedureRecords {
   }
 
   async chainRows(scope: GraphScope, seeds: { memoryIds: string[]; instanceIds: string[]; caseKeys: string[] }): Promise<ChainRow[]> {
-    const branches: Filter<WorkflowTraceDoc>[] = [];
+    const branches: Filter<ProcedureTraceDoc>[] = [];
     if (seeds.memoryIds.length > 0) branches.push({ memory_id: { $in: seeds.memoryIds } });
     if (seeds.instanceIds.length > 0) branches.push({ instance_id: { $in: seeds.instanceIds } });
     if (seeds.caseKeys.length > 0) branches.push({ case_keys: { $in: seeds.caseKeys } });
@@ -169,8 +171,8 @@ export class WorkflowRepository implements ProcedureRecords {
     return [...merged.values()];
   }
 
-  async subjectTraces(scope: GraphScope, query: SubjectQuery): Promise<Pick<WorkflowTrace, 'memory_id' | 'instance_id'>[]> {
-    const filter: Filter<WorkflowTraceDoc> = {
+  async subjectTraces(scope: GraphScope, query: SubjectQuery): Promise<Pick<ProcedureTrace, 'memory_id' | 'instance_id'>[]> {
+    const filter: Filter<ProcedureTraceDoc> = {
       ...this.base(scope),
       subject: query.subject,
       memory_id: { $ne: query.notMemoryId },
@@ -217,8 +219,8 @@ export class WorkflowRepository implements ProcedureRecords {
   async instancesFedBy(
     memoryIds: string[],
     onlyCollections?: string[],
-  ): Promise<Pick<WorkflowInstance, 'id' | 'tenant_id' | 'collection_id'>[]> {
-    const filter: Filter<WorkflowInstanceDoc> = { memory_ids: { $in: memoryIds } };
+  ): Promise<Pick<ProcedureInstance, 'id' | 'tenant_id' | 'collection_id'>[]> {
+    const filter: Filter<ProcedureInstanceDoc> = { memory_ids: { $in: memoryIds } };
     if (onlyCollections) filter.collection_id = { $in: onlyCollections };
     const rows = await this.instances.find(filter, { projection: { _id: 1, tenant_id: 1, collection_id: 1 } }).toArray();
     return rows.map((row) => ({ id: row._id, tenant_id: row.tenant_id, collection_id: row.collection_id }));
@@ -242,7 +244,7 @@ export class WorkflowRepository implements ProcedureRecords {
     return links.flatMap((link) => (link.pattern_id ? [link.pattern_id] : []));
   }
 
-  async instancesByIds(scope: GraphScope, ids: string[]): Promise<Pick<WorkflowInstance, 'id' | 'signature' | 'pattern_id'>[]> {
+  async instancesByIds(scope: GraphScope, ids: string[]): Promise<Pick<ProcedureInstance, 'id' | 'signature' | 'pattern_id'>[]> {
     const rows = await this.instances
       .find({ ...this.base(scope), _id: { $in: ids } }, { projection: { _id: 1, signature: 1, pattern_id: 1 } })
       .toArray();
@@ -251,7 +253,7 @@ export class WorkflowRepository implements ProcedureRecords {
 
   async instancesToMine(
     scope: GraphScope,
-  ): Promise<Pick<WorkflowInstance, 'id' | 'signature' | 'last_activity_at' | 'evidence' | 'pattern_id'>[]> {
+  ): Promise<Pick<ProcedureInstance, 'id' | 'signature' | 'last_activity_at' | 'evidence' | 'pattern_id'>[]> {
     const rows = await this.instances
       .find(this.base(scope), { projection: { _id: 1, signature: 1, last_activity_at: 1, evidence: 1, pattern_id: 1 } })
       .toArray();
@@ -273,7 +275,7 @@ export class WorkflowRepository implements ProcedureRecords {
 
   // ---- patterns between full mines (ProcedureRecords) ---------------------------------------
 
-  async patternsOf(scope: GraphScope): Promise<Pick<WorkflowPattern, 'id' | 'signature' | 'canonical_instance_id'>[]> {
+  async patternsOf(scope: GraphScope): Promise<Pick<ProcedurePattern, 'id' | 'signature' | 'canonical_instance_id'>[]> {
     const rows = await this.patterns.find(this.base(scope), { projection: { _id: 1, signature: 1, canonical_instance_id: 1 } }).toArray();
     return rows.map((row) => ({ id: row._id, signature: row.signature, canonical_instance_id: row.canonical_instance_id }));
   }
@@ -304,16 +306,16 @@ export class WorkflowRepository implements ProcedureRecords {
 
   async updatePattern(
     patternId: string,
-    set: Partial<Pick<WorkflowPattern, 'instance_count' | 'description' | 'canonical_instance_id'>>,
+    set: Partial<Pick<ProcedurePattern, 'instance_count' | 'description' | 'canonical_instance_id'>>,
   ): Promise<void> {
     await this.patterns.updateOne({ _id: patternId }, { $set: set });
   }
 
   // ---- a full mine's fenced writes (ProcedureRecords) ---------------------------------------
 
-  async writeMinedPatterns(patterns: WorkflowPattern[], epoch: number): Promise<boolean> {
+  async writeMinedPatterns(patterns: ProcedurePattern[], epoch: number): Promise<boolean> {
     // A newer mine's row does not match the filter: the upsert then collides on _id.
-    const writes: AnyBulkWriteOperation<WorkflowPatternDoc>[] = patterns.map((pattern) => ({
+    const writes: AnyBulkWriteOperation<ProcedurePatternDoc>[] = patterns.map((pattern) => ({
       replaceOne: {
         filter: { _id: pattern.id, ...notNewerThan('mine_epoch', epoch) },
         replacement: { ...toStored(pattern), mine_epoch: epoch },
@@ -447,29 +449,29 @@ export class WorkflowRepository implements ProcedureRecords {
     scope: GraphScope,
     query: { patternId: string | null; includeUnpatterned: boolean; offset: number; limit: number },
   ): Promise<InstancePage> {
-    const filter: Filter<WorkflowInstanceDoc> = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
+    const filter: Filter<ProcedureInstanceDoc> = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     if (query.patternId) filter.pattern_id = query.patternId;
     else if (!query.includeUnpatterned) filter.pattern_id = { $ne: null };
     const [items, total] = await Promise.all([
       this.instances.find(filter, { sort: { last_activity_at: -1, _id: 1 }, skip: query.offset, limit: query.limit }).toArray(),
       this.instances.countDocuments(filter),
     ]);
-    return { items: items.map(fromStored<WorkflowInstance>), total };
+    return { items: items.map(fromStored<ProcedureInstance>), total };
   }
 
   /** An instance by its id, or the instance holding the trace with that id. */
-  async findInstance(scope: GraphScope, id: string): Promise<WorkflowInstance | null> {
+  async findInstance(scope: GraphScope, id: string): Promise<ProcedureInstance | null> {
     const base = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     let found = await this.instances.findOne({ ...base, _id: id });
     if (!found) {
       const trace = await this.traces.findOne({ ...base, _id: id }, { projection: { instance_id: 1 } });
       if (trace?.instance_id) found = await this.instances.findOne({ ...base, _id: trace.instance_id });
     }
-    return found ? fromStored<WorkflowInstance>(found) : null;
+    return found ? fromStored<ProcedureInstance>(found) : null;
   }
 
   /** The newest `limit` traces of an instance, oldest first, and whether older ones were left out. */
-  async history(scope: GraphScope, instanceId: string, limit: number): Promise<{ traces: WorkflowTrace[]; truncated: boolean }> {
+  async history(scope: GraphScope, instanceId: string, limit: number): Promise<{ traces: ProcedureTrace[]; truncated: boolean }> {
     const newestFirst = await this.traces
       .find(
         { tenant_id: scope.tenantId, collection_id: scope.collectionId, instance_id: instanceId },
@@ -480,18 +482,18 @@ export class WorkflowRepository implements ProcedureRecords {
       traces: newestFirst
         .slice(0, limit)
         .reverse()
-        .map(fromStored<WorkflowTrace>),
+        .map(fromStored<ProcedureTrace>),
       truncated: newestFirst.length > limit,
     };
   }
 
-  async traceById(scope: GraphScope, id: string): Promise<WorkflowTrace | null> {
+  async traceById(scope: GraphScope, id: string): Promise<ProcedureTrace | null> {
     const found = await this.traces.findOne({ tenant_id: scope.tenantId, collection_id: scope.collectionId, _id: id });
-    return found ? fromStored<WorkflowTrace>(found) : null;
+    return found ? fromStored<ProcedureTrace>(found) : null;
   }
 
   /** Siblings in the same pattern, closest to it first, then most recent. */
-  async similarInstances(scope: GraphScope, instance: WorkflowInstance, limit: number): Promise<WorkflowInstance[]> {
+  async similarInstances(scope: GraphScope, instance: ProcedureInstance, limit: number): Promise<ProcedureInstance[]> {
     if (!instance.pattern_id || limit === 0) return [];
     const siblings = await this.instances
       .find(
@@ -499,21 +501,21 @@ export class WorkflowRepository implements ProcedureRecords {
         { sort: { pattern_distance: 1, last_activity_at: -1, _id: 1 }, limit },
       )
       .toArray();
-    return siblings.map(fromStored<WorkflowInstance>);
+    return siblings.map(fromStored<ProcedureInstance>);
   }
 
-  async listPatterns(scope: GraphScope, offset: number, limit: number): Promise<{ items: WorkflowPattern[]; total: number }> {
+  async listPatterns(scope: GraphScope, offset: number, limit: number): Promise<{ items: ProcedurePattern[]; total: number }> {
     const filter = { tenant_id: scope.tenantId, collection_id: scope.collectionId };
     const [items, total] = await Promise.all([
       this.patterns.find(filter, { sort: { confidence: -1, _id: 1 }, skip: offset, limit }).toArray(),
       this.patterns.countDocuments(filter),
     ]);
-    return { items: items.map(fromStored<WorkflowPattern>), total };
+    return { items: items.map(fromStored<ProcedurePattern>), total };
   }
 
-  async findPattern(scope: GraphScope, id: string): Promise<WorkflowPattern | null> {
+  async findPattern(scope: GraphScope, id: string): Promise<ProcedurePattern | null> {
     const found = await this.patterns.findOne({ tenant_id: scope.tenantId, collection_id: scope.collectionId, _id: id });
-    return found ? fromStored<WorkflowPattern>(found) : null;
+    return found ? fromStored<ProcedurePattern>(found) : null;
   }
 
   /** A page of a pattern's instance ids (closest first) and how many there are. */

@@ -1,5 +1,5 @@
 /**
- * Procedural conversations with known answers, for the workflow bench: six recurring processes
+ * Procedural conversations with known answers, for the procedure bench: six recurring processes
  * (expense approval, support ticket, order fulfilment, deployment, onboarding, refund) told with
  * paraphrased verbs, optional and reordered steps, cases that stop early, cases split over two
  * conversations (joined by their number, or by their subject when they have none: chaining rule 4),

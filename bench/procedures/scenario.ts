@@ -1,5 +1,6 @@
 /**
- * The workflow bench (BENCH_ONLY=workflows): quality and speed of procedure-trace derivation,
+ * The procedure bench (BENCH_ONLY=workflows: the scenario and its metrics are named after the
+ * /v1/workflows reads): quality and speed of procedure-trace derivation,
  * chaining and pattern mining on generated procedural conversations with known answers
  * (generator.ts).
  *
@@ -21,7 +22,7 @@
  *   workflow_store_full_remines             full re-mines during that ingestion (bounded re-mining)
  * The stand-in scans for secondary-index queries (measured: a memory_id lookup costs 12 ms at 1k
  * rows and 28 ms at 10k), so the per-memory store figures grow with the collection there; on
- * MongoDB every query of store/workflows.ts is served by an index (docs/workflows.md).
+ * MongoDB every query of store/procedures.ts is served by an index (docs/workflows.md).
  * BENCH_WORKFLOWS_SKIP_STORE=1 leaves out the store part (it boots a MongoDB stand-in of its own).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,7 +36,7 @@ import { VERB_CLASSES } from '../../extractors/procedures/lexicon.js';
 import { minePatterns, signatureOf, type MiningInstance } from '../../extractors/procedures/mining.js';
 import { extractChunkStructure } from '../../extractors/structure/local-extractor.js';
 import { connectDatabase } from '../../store/db.js';
-import { WorkflowRepository } from '../../store/workflows.js';
+import { ProcedureRepository } from '../../store/procedures.js';
 import { ProcedureDerivation } from '../../core/procedures/derivation.js';
 import { info, mean, metric, percentile } from '../stats.js';
 import { generateCollections, PROCESSES, type BenchCollection, type BenchConversation } from './generator.js';
@@ -247,7 +248,7 @@ async function storeScenario(): Promise<void> {
   const mongo = await startMongoStandin({ dataDir, port: await freePort(), backend, heapMb: settings.EMBEDDED_MONGO_HEAP_MB });
   const database = await connectDatabase(mongo.uri, `bench_workflows_${Date.now().toString(36)}`);
   try {
-    const repository = new WorkflowRepository(database.db);
+    const repository = new ProcedureRepository(database.db);
     const procedures = new ProcedureDerivation(repository);
     await repository.ensureIndexes();
     const scope = { tenantId: 'bench-tenant', collectionId: 'bench-collection' };
@@ -300,7 +301,7 @@ async function storeScenario(): Promise<void> {
   }
 }
 
-export async function workflowScenario(): Promise<void> {
+export async function procedureScenario(): Promise<void> {
   const collections = generateCollections({
     collections: 3,
     processesPerCollection: 4,

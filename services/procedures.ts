@@ -1,12 +1,13 @@
 /**
- * Workflow reads: observed instances and mined patterns of one collection (docs/workflows.md).
+ * Procedure reads (GET /v1/workflows, /v1/workflow-patterns): observed instances and mined patterns
+ * of one collection (docs/workflows.md).
  * Read-only; every read is scoped to a collection the caller's tenant owns (404 otherwise, the same
  * as a missing one). A deployment configured without a graph read backend answers 503.
  */
 import { AppError, notFound } from '../core/errors.js';
 import type { Store } from '../store/index.js';
 import type { GraphScope } from '../store/graph.js';
-import type { WorkflowInstance, WorkflowPattern, WorkflowTrace } from '../core/workflow-model.js';
+import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../core/procedure-model.js';
 import type { CollectionService } from './collections.js';
 
 export interface StateView {
@@ -19,19 +20,19 @@ export interface StateView {
 
 export interface HistoryEntry {
   state: StateView;
-  trace: WorkflowTrace | null;
+  trace: ProcedureTrace | null;
 }
 
 export interface InstanceDetail {
-  instance: WorkflowInstance;
+  instance: ProcedureInstance;
   currentState: StateView;
   history: HistoryEntry[];
   historyTruncated: boolean;
-  similar: WorkflowInstance[];
+  similar: ProcedureInstance[];
 }
 
 export interface PatternDetail {
-  pattern: WorkflowPattern;
+  pattern: ProcedurePattern;
   instanceIds: string[];
   instanceIdsTotal: number;
 }
@@ -43,7 +44,7 @@ export const graphReadBackendUnavailable = (): AppError =>
     'Workflow reads are not available: this deployment has no graph read backend (GRAPH_READ_BACKEND=none)',
   );
 
-export function createWorkflowService(deps: { store: Store; collections: CollectionService; backend: 'mongodb' | 'none' }) {
+export function createProcedureService(deps: { store: Store; collections: CollectionService; backend: 'mongodb' | 'none' }) {
   const { store, collections } = deps;
 
   async function scopeOf(tenantId: string, collectionId: string): Promise<GraphScope> {
@@ -53,7 +54,7 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
   }
 
   /** States with their members: entities and facts still in the collection's graph (a deleted one simply drops out). */
-  async function statesOf(scope: GraphScope, traces: WorkflowTrace[]): Promise<StateView[]> {
+  async function statesOf(scope: GraphScope, traces: ProcedureTrace[]): Promise<StateView[]> {
     const facts = (await store.graph.factsByIds([...new Set(traces.flatMap((trace) => trace.fact_ids))])).filter(
       (fact) => fact.tenant_id === scope.tenantId && fact.collection_id === scope.collectionId,
     );
@@ -94,7 +95,7 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
       query: { collectionId: string; patternId: string | null; includeUnpatterned: boolean; offset: number; limit: number },
     ) {
       const scope = await scopeOf(tenantId, query.collectionId);
-      return store.workflows.listInstances(scope, query);
+      return store.procedureRecords.listInstances(scope, query);
     },
 
     async getInstance(
@@ -103,12 +104,12 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
       query: { collectionId: string; historyLimit: number; similarLimit: number },
     ): Promise<InstanceDetail> {
       const scope = await scopeOf(tenantId, query.collectionId);
-      const instance = await store.workflows.findInstance(scope, instanceOrTraceId);
+      const instance = await store.procedureRecords.findInstance(scope, instanceOrTraceId);
       if (!instance) throw notFound('workflow_instance', instanceOrTraceId);
       const [history, current, similar] = await Promise.all([
-        store.workflows.history(scope, instance.id, query.historyLimit),
-        store.workflows.traceById(scope, instance.current_trace_id),
-        store.workflows.similarInstances(scope, instance, query.similarLimit),
+        store.procedureRecords.history(scope, instance.id, query.historyLimit),
+        store.procedureRecords.traceById(scope, instance.current_trace_id),
+        store.procedureRecords.similarInstances(scope, instance, query.similarLimit),
       ]);
       const states = await statesOf(scope, current ? [...history.traces, current] : history.traces);
       const currentState: StateView = current
@@ -125,7 +126,7 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
 
     async listPatterns(tenantId: string, query: { collectionId: string; offset: number; limit: number }) {
       const scope = await scopeOf(tenantId, query.collectionId);
-      return store.workflows.listPatterns(scope, query.offset, query.limit);
+      return store.procedureRecords.listPatterns(scope, query.offset, query.limit);
     },
 
     async getPattern(
@@ -134,9 +135,9 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
       query: { collectionId: string; instanceOffset: number; instanceLimit: number },
     ): Promise<PatternDetail> {
       const scope = await scopeOf(tenantId, query.collectionId);
-      const pattern = await store.workflows.findPattern(scope, patternId);
+      const pattern = await store.procedureRecords.findPattern(scope, patternId);
       if (!pattern) throw notFound('workflow_pattern', patternId);
-      const page = await store.workflows.patternInstanceIds(scope, patternId, query.instanceOffset, query.instanceLimit);
+      const page = await store.procedureRecords.patternInstanceIds(scope, patternId, query.instanceOffset, query.instanceLimit);
       return { pattern, instanceIds: page.ids, instanceIdsTotal: page.total };
     },
 
@@ -147,4 +148,4 @@ export function createWorkflowService(deps: { store: Store; collections: Collect
   };
 }
 
-export type WorkflowService = ReturnType<typeof createWorkflowService>;
+export type ProcedureService = ReturnType<typeof createProcedureService>;

@@ -12,7 +12,7 @@ import type { NewTrace } from '../core/procedures/rules.js';
 import type { Sentence } from '../extractors/structure/parse.js';
 
 /** Derives and stores the memory's traces in each collection; returns how many per collection (the most). */
-export async function deriveMemoryWorkflows(
+export async function deriveMemoryProcedures(
   store: Store,
   memory: Pick<Memory, 'id' | 'tenant_id' | 'created_at' | 'occurred_at'>,
   collectionIds: string[],

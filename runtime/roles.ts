@@ -1,0 +1,103 @@
+/**
+ * What a process runs for its ROLE (api, worker, or all of it), decided in one place: the
+ * composition root (service.ts) follows this plan, and the unit test beside it holds the reasons.
+ * Periodic repairs of an API process are listed here too, with the age each one acts on.
+ */
+import type { Config } from '../config/index.js';
+
+export interface ProcessPlan {
+  /** Serves the HTTP API and the WebSocket. */
+  api: boolean;
+  /** Runs the Temporal worker: the ingestion workflows and activities. */
+  worker: boolean;
+  /**
+   * The embedding model on a thread of its own, so a model call never blocks the API's event loop.
+   * Not with a worker in the process: speech transcription (extractors/audio.ts) runs onnxruntime on
+   * the main thread, and onnxruntime-node used from two threads of one process crashes it.
+   */
+  embedderOnOwnThread: boolean;
+  /** A worker-thread pool for CPU-heavy work of a process that serves the API; ingestion's extraction uses it too then. */
+  cpuPool: boolean;
+  /** Workflow starts get their first task back in the start response: only with a worker on the same connection. */
+  eagerWorkflowStart: boolean;
+  /** Webhooks are delivered by worker processes, never on an API's request path. */
+  webhookDelivery: boolean;
+  /** A worker-only process serves its metrics on this port (an API process has GET /metrics). */
+  workerMetricsPort: number | null;
+}
+
+export function processPlan(config: Pick<Config, 'ROLE' | 'WEBHOOK_DELIVERY' | 'WORKER_METRICS_PORT'>): ProcessPlan {
+  const api = config.ROLE !== 'worker';
+  const worker = config.ROLE !== 'api';
+  return {
+    api,
+    worker,
+    embedderOnOwnThread: api && !worker,
+    cpuPool: api,
+    eagerWorkflowStart: api && worker,
+    webhookDelivery: worker && config.WEBHOOK_DELIVERY,
+    workerMetricsPort: !api && config.WORKER_METRICS_PORT ? config.WORKER_METRICS_PORT : null,
+  };
+}
+
+/** A periodic repair: `run` returns how many things it repaired (logged as `done` when above 0). */
+export interface RepairTask {
+  everyMs: number;
+  run: () => Promise<number | void>;
+  done: string;
+  failed: string;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** The background repairs every API process runs (runtime/background-tasks.ts schedules them). */
+export function apiRepairs(
+  config: Pick<Config, 'RECONCILE_INTERVAL_MS' | 'DELETE_SWEEP_INTERVAL_MS' | 'EPHEMERAL_SWEEP_INTERVAL_MS' | 'WS_ACK_RETENTION_HOURS'>,
+  deps: {
+    reconcileQueued(minAgeMs: number): Promise<number>;
+    reconcileCollectionChanges(minAgeMs: number): Promise<number>;
+    sweepDeletions(minAgeMs: number): Promise<number>;
+    sweepExpiredCollections(): Promise<number>;
+    sweepUploads(expiredForMs: number): Promise<number>;
+    expireAcks(olderThan: Date): Promise<number>;
+  },
+  now: () => number = Date.now,
+): RepairTask[] {
+  return [
+    {
+      everyMs: config.RECONCILE_INTERVAL_MS,
+      run: () => deps.reconcileQueued(config.RECONCILE_INTERVAL_MS),
+      done: 'started workflows for accepted memories that had none',
+      failed: 'reconcile failed',
+    },
+    {
+      everyMs: config.RECONCILE_INTERVAL_MS,
+      run: () => deps.reconcileCollectionChanges(config.RECONCILE_INTERVAL_MS),
+      done: 'carried through unfinished collection changes',
+      failed: 'reconcile of collection changes failed',
+    },
+    // Deletes a crashed process left unfinished are finished by whichever API process sees them.
+    {
+      everyMs: config.DELETE_SWEEP_INTERVAL_MS,
+      run: () => deps.sweepDeletions(config.DELETE_SWEEP_INTERVAL_MS),
+      done: 'finished interrupted deletes',
+      failed: 'delete sweep failed',
+    },
+    // Imported snapshots past their TTL: every record, chunk, graph row and index entry goes.
+    {
+      everyMs: config.EPHEMERAL_SWEEP_INTERVAL_MS,
+      run: () => deps.sweepExpiredCollections(),
+      done: 'removed expired ephemeral collections',
+      failed: 'ephemeral sweep failed',
+    },
+    // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
+    { everyMs: 300_000, run: () => deps.sweepUploads(HOUR_MS), done: 'removed abandoned uploads', failed: 'upload sweep failed' },
+    // Acks of subscriber ids not seen for WS_ACK_RETENTION_HOURS: the ids are client-chosen.
+    {
+      everyMs: 600_000,
+      run: () => deps.expireAcks(new Date(now() - config.WS_ACK_RETENTION_HOURS * HOUR_MS)),
+      done: 'removed expired WebSocket acks',
+      failed: 'ack expiry failed',
+    },
+  ];
+}

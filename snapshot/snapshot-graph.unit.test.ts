@@ -1,0 +1,249 @@
+/**
+ * A device snapshot's in-memory graph: the merge rules it shares with the collection graph, the
+ * weights derived from its provenance rows (the same sums the format checks and search ranks by),
+ * fact validity carried through, and a lossless round trip through the sealed wire form.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { GraphScope, NewEntity, NewFact, NewMention } from '../core/graph-model.js';
+import { checkReferences, fromWire, resolveTargets, toWire, type SnapshotBody, type SnapshotEpisode } from './format.js';
+import { SnapshotGraph } from './snapshot-graph.js';
+
+const DIMENSIONS = 4;
+const scope: GraphScope = { tenantId: 'tenant', collectionId: 'device' };
+const empty = (): SnapshotBody => ({ episodes: [], entities: [], facts: [], mentions: [] });
+
+const entity = (id: string, fields: Partial<NewEntity> = {}): NewEntity => ({
+  id,
+  key: id,
+  name: id,
+  category: 'person',
+  aliases: [],
+  aliasKeys: [id],
+  description: `about ${id}`,
+  nameVector: null,
+  ...fields,
+});
+const fact = (id: string, fields: Partial<NewFact> = {}): NewFact => ({
+  id,
+  subjectId: 'alice',
+  objectId: 'acme',
+  predicate: 'work at',
+  description: 'Alice works at Acme.',
+  confidence: 0.5,
+  ...fields,
+});
+const mention = (targetId: string, fields: Partial<NewMention> = {}): NewMention => ({
+  memoryId: 'ep-1',
+  chunkIndex: 0,
+  kind: 'entity',
+  targetId,
+  count: 1,
+  confidence: 1,
+  description: '',
+  ...fields,
+});
+const episode = (id: string, texts: string[]): SnapshotEpisode => ({
+  id,
+  kind: 'document',
+  name: null,
+  metadata: {},
+  created_at: '2026-01-01T00:00:00.000Z',
+  chunks: texts.map((text, index) => ({ index, text, source: { type: 'text' }, vector: null })),
+});
+
+/** A graph after these writes, each one `write` call. */
+async function graphAfter(...writes: [NewEntity[], NewFact[], NewMention[]][]): Promise<SnapshotGraph> {
+  const graph = new SnapshotGraph(empty(), DIMENSIONS);
+  for (const [entities, facts, mentions] of writes) await graph.write(scope, entities, facts, mentions);
+  return graph;
+}
+
+describe('SnapshotGraph merge rules (core/graph-merge.ts, the collection graph’s too)', () => {
+  it('keeps the first name, category, description and name vector of an entity, and accumulates its aliases', async () => {
+    const graph = await graphAfter(
+      [[entity('alice', { name: 'Alice Smith', aliases: ['Alice'], aliasKeys: ['alice smith', 'alice'] })], [], []],
+      [
+        [
+          entity('alice', {
+            name: 'A. Smith',
+            category: 'organization',
+            description: 'later text',
+            aliases: ['A. Smith', 'Alice'],
+            aliasKeys: ['a smith', 'alice'],
+            nameVector: new Float32Array([1, 0, 0, 0]),
+          }),
+        ],
+        [],
+        [],
+      ],
+    );
+    const [stored] = (await graph.toBody()).entities;
+    assert.deepEqual(
+      { ...stored, weight: undefined },
+      {
+        id: 'alice',
+        key: 'alice',
+        name: 'Alice Smith',
+        category: 'person',
+        aliases: ['Alice', 'A. Smith'],
+        alias_keys: ['alice smith', 'alice', 'a smith'],
+        description: 'about alice',
+        name_vector: null,
+        weight: undefined,
+      },
+    );
+    assert.equal(graph.entityCount, 1);
+  });
+
+  it('resolves an alias learnt in a later write to the same entity', async () => {
+    const graph = await graphAfter(
+      [[entity('alice', { aliasKeys: ['alice smith'] })], [], []],
+      [[entity('alice', { aliasKeys: ['ally'] })], [], []],
+    );
+    assert.deepEqual(
+      (await graph.findByKeys(scope, ['ally'])).map((candidate) => candidate.id),
+      ['alice'],
+    );
+    assert.deepEqual(
+      (await graph.findCandidates(scope, ['smith'], 10)).map((candidate) => candidate.id),
+      ['alice'],
+    );
+  });
+
+  it('leaves an alias key with the entity that claimed it first', async () => {
+    const graph = await graphAfter([[entity('alice', { aliasKeys: ['al'] }), entity('albert', { aliasKeys: ['al'] })], [], []]);
+    assert.deepEqual(
+      (await graph.findByKeys(scope, ['al'])).map((candidate) => candidate.id),
+      ['alice'],
+    );
+  });
+
+  it('stops collecting fuzzy candidates at the limit', async () => {
+    const graph = await graphAfter([
+      'abcde'.split('').map((letter) => entity(`${letter}-smith`, { aliasKeys: [`${letter}${letter} smith`] })),
+      [],
+      [],
+    ]);
+    assert.equal((await graph.findCandidates(scope, ['smith'], 3)).length, 3);
+    assert.equal((await graph.findCandidates(scope, ['jones'], 3)).length, 0);
+  });
+
+  // [first confidence, second confidence, kept]
+  const confidences: [number, number, number][] = [
+    [0.4, 0.9, 0.9],
+    [0.9, 0.4, 0.9],
+    [0.6, 0.6, 0.6],
+  ];
+  for (const [first, second, kept] of confidences) {
+    it(`keeps a fact's best confidence and its first description (${first} then ${second})`, async () => {
+      const graph = await graphAfter(
+        [[], [fact('f1', { confidence: first })], []],
+        [[], [fact('f1', { confidence: second, description: 'Later wording.' })], []],
+      );
+      const [stored] = (await graph.toBody()).facts;
+      assert.equal(stored?.confidence, kept);
+      assert.equal(stored?.description, 'Alice works at Acme.');
+    });
+  }
+});
+
+describe('SnapshotGraph weights: the sum of provenance counts, wherever the graph is read', () => {
+  it("a target's weight sums its rows across chunks and episodes; a row written again replaces itself", async () => {
+    const graph = await graphAfter(
+      [[entity('alice'), entity('acme')], [fact('f1')], []],
+      [[], [], [mention('alice', { count: 2 }), mention('alice', { chunkIndex: 1, count: 3 }), mention('acme')]],
+      [[], [], [mention('alice', { memoryId: 'ep-2', count: 4 }), mention('f1', { kind: 'fact', count: 2 })]],
+      // A retried write of the same rows (same episode, chunk and target) does not count them twice.
+      [[], [], [mention('alice', { memoryId: 'ep-2', count: 4 }), mention('f1', { kind: 'fact', count: 2 })]],
+    );
+    const body = await graph.toBody();
+    const weights = Object.fromEntries([...body.entities, ...body.facts].map((target) => [target.id, target.weight]));
+    assert.deepEqual(weights, { alice: 9, acme: 1, f1: 2 });
+    const partition = graph.partition();
+    for (const [id, weight] of Object.entries(weights)) assert.equal(partition.weightOf(id), weight, `search's weight of ${id}`);
+  });
+
+  it('gives an entity without provenance weight 0, which the format then refuses', async () => {
+    const graph = await graphAfter([[entity('alice'), entity('lonely')], [], [mention('alice')]]);
+    graph.addEpisode(episode('ep-1', ['Alice']));
+    const body = await graph.toBody();
+    assert.equal(body.entities.find((target) => target.id === 'lonely')?.weight, 0);
+    const issues = checkReferences(resolveTargets(await toWire(body)).body, DIMENSIONS);
+    assert.deepEqual(
+      issues.map((issue) => issue.path),
+      ['body.entities.1'],
+    );
+  });
+});
+
+describe('SnapshotGraph fact validity', () => {
+  const at = (iso: string) => new Date(iso);
+  // [case, the mention's validity as written, as the body holds it]
+  const cases: [string, Pick<NewMention, 'validFrom' | 'validTo'>, Record<string, string | null>][] = [
+    ['not recorded', {}, {}],
+    [
+      'a start and no stated end',
+      { validFrom: at('2025-03-01T00:00:00Z'), validTo: null },
+      { valid_from: '2025-03-01T00:00:00.000Z', valid_to: null },
+    ],
+    [
+      'an ending with an unknown start',
+      { validFrom: null, validTo: at('2025-06-01T00:00:00Z') },
+      { valid_from: null, valid_to: '2025-06-01T00:00:00.000Z' },
+    ],
+    [
+      'both ends',
+      { validFrom: at('2025-03-01T00:00:00Z'), validTo: at('2025-06-01T00:00:00Z') },
+      { valid_from: '2025-03-01T00:00:00.000Z', valid_to: '2025-06-01T00:00:00.000Z' },
+    ],
+  ];
+  for (const [name, validity, expected] of cases) {
+    it(`carries ${name} into the body, the partition and back`, async () => {
+      const graph = await graphAfter([[entity('alice'), entity('acme')], [fact('f1')], [mention('f1', { kind: 'fact', ...validity })]]);
+      const [row] = (await graph.toBody()).mentions;
+      assert.deepEqual(
+        { valid_from: row?.valid_from, valid_to: row?.valid_to },
+        { valid_from: undefined, valid_to: undefined, ...expected },
+      );
+      assert.equal('valid_from' in row!, 'valid_from' in expected, 'absent stays absent');
+      const [timeline] = graph.partition().timelineFactsOf('alice');
+      assert.deepEqual(timeline?.rows, [{ memoryId: 'ep-1', validFrom: validity.validFrom ?? null, validTo: validity.validTo ?? null }]);
+      const reopened = new SnapshotGraph(await graph.toBody(), DIMENSIONS);
+      assert.deepEqual((await reopened.toBody()).mentions, (await graph.toBody()).mentions);
+    });
+  }
+});
+
+describe('SnapshotGraph and the wire format', () => {
+  it('round-trips through the sealed wire form unchanged, and the format finds nothing to refuse', async () => {
+    const graph = await graphAfter([
+      [
+        entity('alice', { name: 'Alice', aliasKeys: ['alice'], nameVector: new Float32Array([0.5, -0.25, 1, 0]) }),
+        entity('acme', { name: 'Acme', category: 'organization', aliasKeys: ['acme'] }),
+      ],
+      [fact('f1', { confidence: 0.75 })],
+      [
+        // A description that is a span of the chunk's text, one that is not, a later chunk, counts and confidence.
+        mention('alice', { description: 'Alice works at Acme.', count: 2 }),
+        mention('acme', { description: 'a company, per the note; 100% sure', confidence: 0.5 }),
+        mention('alice', { chunkIndex: 1, description: 'She moved.' }),
+        mention('f1', { kind: 'fact', description: 'Alice works at Acme.', validFrom: new Date('2025-03-01T00:00:00Z'), validTo: null }),
+      ],
+    ]);
+    graph.addEpisode(episode('ep-1', ['Alice works at Acme. They build rockets.', 'She moved.']));
+    const body = await graph.toBody();
+    const { body: resolved, issues } = resolveTargets(await toWire(body));
+    assert.deepEqual(issues, []);
+    assert.deepEqual(checkReferences(resolved, DIMENSIONS), []);
+    const reopened = new SnapshotGraph(fromWire(resolved), DIMENSIONS);
+    assert.deepEqual(await reopened.toBody(), body);
+    // The name vector survives as a vector resolution can compare (int8: close, not exact).
+    const [alice] = await reopened.findByKeys(scope, ['alice']);
+    assert.ok(alice?.nameVector);
+    assert.deepEqual(
+      [...alice.nameVector].map((value) => Math.round(value * 100) / 100),
+      [0.5, -0.25, 1, 0],
+    );
+  });
+});
