@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { AppError } from '../core/errors.js';
 import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../core/fact-lexicon.js';
 import { OutboundRefusal } from '../core/outbound/policy.js';
 import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.js';
@@ -13,7 +12,7 @@ import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { sealSnapshot } from '../snapshot/seal.js';
 import type { PurgeOptions } from '../store/memory-purge.js';
 import { ExportBudgetExceeded } from '../store/snapshots.js';
-import { fakeStore, memoryRecord, silentLogger } from '../test/support/fakes/index.js';
+import { fakeStore, memoryRecord, rejectsWith, silentLogger } from '../test/support/fakes/index.js';
 import { createCollectionService } from './collections.js';
 import { createDeviceMemoryService, type DeviceMemoryOptions } from './device-memory.js';
 
@@ -112,19 +111,6 @@ function setup(overrides: Partial<DeviceMemoryOptions> = {}) {
     logger: silentLogger(),
   });
   return { store, service, outbound, deletes };
-}
-
-async function rejectsWith(promise: Promise<unknown>, status: number, code: string, field?: string): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    assert.equal(error.status, status);
-    if (field !== undefined) assert.equal(error.details?.[0]?.field, field, JSON.stringify(error.details));
-    return error;
-  }
-  assert.fail(`expected ${status} ${code}, but it succeeded`);
 }
 
 describe('device memory: export', () => {

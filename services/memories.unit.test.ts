@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../core/errors.js';
 import { METADATA_MAX_BYTES } from '../core/limits.js';
 import type { Memory } from '../core/memory-model.js';
 import { NO_FILTER } from '../core/memory-filter.js';
-import { fakeStore, FakeOrchestrator, memoryRecord, silentLogger } from '../test/support/fakes/index.js';
+import { fakeStore, FakeOrchestrator, memoryRecord, rejectsWith, silentLogger } from '../test/support/fakes/index.js';
 import { createCollectionService } from './collections.js';
 import { createMemoryService, type CreateMemoryInput } from './memories.js';
 
@@ -40,20 +39,6 @@ function setup(options: { maxCollectionsPerMemory?: number } = {}) {
     return memory;
   };
   return { store, orchestrator, service, seed, forgotten };
-}
-
-/** Rejects with an AppError of this status and code, naming `field` when given. */
-async function rejectsWith(promise: Promise<unknown>, status: number, code: string, field?: string): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    assert.equal(error.status, status);
-    if (field !== undefined) assert.equal(error.details?.[0]?.field, field, `details: ${JSON.stringify(error.details)}`);
-    return error;
-  }
-  assert.fail(`expected ${status} ${code}, but it succeeded`);
 }
 
 const textInput = (collectionId: string, text = 'hello'): CreateMemoryInput => ({

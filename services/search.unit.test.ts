@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../core/errors.js';
 import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../core/fact-lexicon.js';
 import { NO_FILTER, type MemoryFilter } from '../core/memory-filter.js';
 import type { Memory } from '../core/memory-model.js';
@@ -8,7 +7,7 @@ import type { Embedder } from '../models/embedder.js';
 import type { SignalName } from '../search/fusion.js';
 import { IndexBudgetError } from '../search/search-index.js';
 import type { VectorHit } from '../search/vector-index.js';
-import { fakeStore, memoryRecord, silentLogger } from '../test/support/fakes/index.js';
+import { fakeStore, memoryRecord, rejectsWith, silentLogger } from '../test/support/fakes/index.js';
 import { createCollectionService } from './collections.js';
 import { createSearchService, type SearchIndexReads, type SearchInput, type SearchTuning } from './search.js';
 
@@ -134,19 +133,6 @@ const input = (overrides: Partial<SearchInput> = {}): SearchInput => ({
   validity: { asOf: null, includeHistory: false },
   ...overrides,
 });
-
-async function rejectsWith(promise: Promise<unknown>, status: number, code: string, field?: string): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    assert.equal(error.status, status);
-    if (field !== undefined) assert.equal(error.details?.[0]?.field, field, JSON.stringify(error.details));
-    return error;
-  }
-  assert.fail(`expected ${status} ${code}, but it succeeded`);
-}
 
 const hitIds = (outcome: { hits: { memory: { id: string }; chunkIndex: number }[] }) =>
   outcome.hits.map((hit) => `${hit.memory.id}:${hit.chunkIndex}`);

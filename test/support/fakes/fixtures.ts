@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import { AppError } from '../../../core/errors.js';
 import type { Memory } from '../../../core/memory-model.js';
 
 let counter = 0;
@@ -24,4 +26,18 @@ export function memoryRecord(overrides: Partial<Memory> & Pick<Memory, 'tenant_i
     completed_at: created,
     ...overrides,
   };
+}
+
+/** Rejects with an AppError of this status and stable code, naming `field` when given: how a service refuses. */
+export async function rejectsWith(promise: Promise<unknown>, status: number, code: string, field?: string): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    assert.equal(error.status, status);
+    if (field !== undefined) assert.equal(error.details?.[0]?.field, field, `details: ${JSON.stringify(error.details)}`);
+    return error;
+  }
+  assert.fail(`expected ${status} ${code}, but it succeeded`);
 }

@@ -35,5 +35,5 @@ export {
   type FakeIndexNotice,
 } from './derived.js';
 export { fakeStore, FakeOrchestrator, silentLogger, type FakeStore } from './store.js';
-export { memoryRecord } from './fixtures.js';
+export { memoryRecord, rejectsWith } from './fixtures.js';
 export { FakeSnapshots } from './snapshots.js';
