@@ -838,20 +838,24 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
     const modelId = embeddingModel ?? config.EMBEDDING_MODEL;
     const dimensions = EMBEDDING_DIMENSIONS;
     const text = new SyntheticText();
+    /** A synthetic collection of about `chunks` chunks, in memories of the search scenario's size. */
+    const corpusStore = store; // narrowed here; a closure would not keep the narrowing
+    const writeChunks = (collectionId: string, chunks: number, seed: number) =>
+      writeSyntheticCorpus(corpusStore, {
+        tenantId,
+        collectionId,
+        embeddingModel: modelId,
+        dimensions,
+        memories: Math.max(1, Math.round(chunks / SEARCH_CHUNKS_PER_MEMORY)),
+        chunksPerMemory: Math.min(chunks, SEARCH_CHUNKS_PER_MEMORY),
+        seed,
+        text,
+      });
 
     const budgetCollections: string[] = [];
     for (let i = 0; i < BUDGET_COLLECTIONS; i++) {
       const collection = await admin.createCollection(tenantId, `budget-${i}`);
-      await writeSyntheticCorpus(store, {
-        tenantId,
-        collectionId: collection.id,
-        embeddingModel: modelId,
-        dimensions,
-        memories: Math.max(1, Math.round(BUDGET_CHUNKS / SEARCH_CHUNKS_PER_MEMORY)),
-        chunksPerMemory: Math.min(BUDGET_CHUNKS, SEARCH_CHUNKS_PER_MEMORY),
-        seed: 7007 + i,
-        text,
-      });
+      await writeChunks(collection.id, BUDGET_CHUNKS, 7007 + i);
       budgetCollections.push(collection.id);
     }
     const random = seededRandom(8008);
@@ -876,16 +880,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
       );
       const collection = await admin.createCollection(tenantId, `cold-${label}`);
       const written = performance.now();
-      await writeSyntheticCorpus(store, {
-        tenantId,
-        collectionId: collection.id,
-        embeddingModel: modelId,
-        dimensions,
-        memories: Math.max(1, Math.round(chunks / SEARCH_CHUNKS_PER_MEMORY)),
-        chunksPerMemory: Math.min(chunks, SEARCH_CHUNKS_PER_MEMORY),
-        seed: 6006,
-        text,
-      });
+      await writeChunks(collection.id, chunks, 6006);
       info(`   written in ${seconds(performance.now() - written).toFixed(1)} s`);
       coldCollection = collection.id;
     }
