@@ -11,14 +11,13 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { AuthFailures } from '../core/auth-failures.js';
-import type { Logger } from '../core/logger.js';
 import { CLOSE_CODES, createEventStream, type EventStreamOptions } from '../services/event-stream.js';
 import type { TicketCheck, TicketService } from '../services/tickets.js';
-import type { Store } from '../store/index.js';
+import { fakeStore, silentLogger } from '../test/support/fakes/index.js';
 import { RawSocket } from '../test/support/ws.js';
 import { attachEventWebSocket } from './websocket.js';
 
-const silent = { warn: () => undefined, debug: () => undefined, info: () => undefined, error: () => undefined } as unknown as Logger;
+const silent = silentLogger();
 const GOOD = 'wst_good';
 const BURST = 5;
 const OPTIONS: EventStreamOptions = {
@@ -31,12 +30,6 @@ const OPTIONS: EventStreamOptions = {
   inbound: { framesPerSecond: 1, burst: BURST, maxQueued: 16 },
 };
 
-/** A store with no events and one collection-less tenant: the protocol's reads answer empty. */
-const emptyStore = {
-  events: { log: { latestSeq: async () => 0 }, follow: () => async () => undefined },
-  tenants: { inactiveKeyIds: async () => new Set<string>() },
-} as unknown as Store; // only what a session that never subscribes reaches
-
 /** A server with the endpoint attached; `answer` decides each ticket, and every lookup is counted. */
 async function serve(answer: (ticket: string) => Promise<TicketCheck>, failures = new AuthFailures(1, 3), options = OPTIONS) {
   const lookups: string[] = [];
@@ -47,7 +40,7 @@ async function serve(answer: (ticket: string) => Promise<TicketCheck>, failures 
     },
   } as TicketService;
   const server = http.createServer((_request, response) => response.end());
-  const events = createEventStream({ store: emptyStore, logger: silent, signer: null, options });
+  const events = createEventStream({ store: fakeStore(), logger: silent, signer: null, options });
   const detach = attachEventWebSocket(server, { tickets, events, logger: silent, failures });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,7 +1,7 @@
 /**
  * Procedures' domain shapes (read at /v1/workflows, docs/workflows.md): a procedure trace, an
  * observed instance (an execution chain of traces) and a mined pattern, each scoped to one
- * collection. Persistence types (with `_id`) stay in store/procedures.ts.
+ * collection. Persistence row types stay in store/procedures.ts.
  */
 
 /** Where a trace's occurred_at came from: a date in its text, or the memory's own time. */
