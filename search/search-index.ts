@@ -13,14 +13,23 @@ import type { IndexSnapshotRepository } from '../store/index-snapshots.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
 import { FeedFollower, type FeedClient, type FeedSource } from './feed-follower.js';
-import { GraphIndex, type GraphMatch } from './graph-index.js';
+import { GraphIndex, GraphPartition, type GraphMatch } from './graph-index.js';
 import { LexicalIndex, LexicalPartition, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
-import { decodePartitionSnapshot, encodePartitionSnapshot, SNAPSHOT_FORMAT, turnColumns } from './partition-snapshot.js';
+import {
+  decodePartitionSnapshot,
+  encodePartitionSnapshot,
+  SNAPSHOT_FORMAT,
+  turnColumns,
+  vectorColumns,
+  vectorIdsOf,
+} from './partition-snapshot.js';
 import { TurnFacts } from './turn-facts.js';
 import type { TurnSource } from './turn-ranking.js';
 import { PartitionBudget } from './partition-budget.js';
 import { PartitionLoader, SnapshotUnusable, type PartitionSource, type SeqSnapshot } from './partition-loader.js';
-import { VectorIndex, type VectorHit } from './vector-index.js';
+import { VectorIndex, type Partition as VectorPartition, type VectorHit } from './vector-index.js';
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
 const KNOWN_SIZES = 10_000;
@@ -495,9 +504,20 @@ export class SearchIndex {
   private async fillPartition(collectionId: string, bounded: boolean, useSnapshot = true): Promise<void> {
     const started = Date.now();
     const snapshot = useSnapshot ? await this.readSnapshot(collectionId) : null;
-    const partition = this.index.createPartition(collectionId);
-    if (snapshot) this.lexical.setPartition(collectionId, LexicalPartition.fromState(snapshot.lexical));
-    else this.lexical.createPartition(collectionId);
+    if (snapshot) {
+      // Each built whole from the snapshot's bytes (no chunk or graph document is read), one per
+      // event-loop turn so that no single step holds the loop for the whole load.
+      const { chunkIds, memoryIds } = vectorIdsOf(snapshot);
+      this.index.setPartition(collectionId, this.index.partitionOfRows(chunkIds, memoryIds, snapshot.vectors.rows));
+      await yieldToEventLoop();
+      this.lexical.setPartition(collectionId, LexicalPartition.fromState(snapshot.lexical));
+      await yieldToEventLoop();
+      this.graph.setPartition(collectionId, GraphPartition.fromState(snapshot.graph));
+    } else {
+      this.index.createPartition(collectionId);
+      this.lexical.createPartition(collectionId);
+    }
+    const partition: VectorPartition = this.index.partition(collectionId)!;
     const lexicalPartition = this.lexical.partition(collectionId)!;
     this.turns.createPartition(collectionId);
     this.budget.touch(collectionId);
@@ -544,7 +564,10 @@ export class SearchIndex {
     const stored = await this.store.indexSnapshots.read(collectionId, this.modelId);
     if (!stored || stored.format !== SNAPSHOT_FORMAT) return null;
     try {
-      return { ...decodePartitionSnapshot(stored.bytes), seq: stored.seq };
+      const snapshot = decodePartitionSnapshot(stored.bytes);
+      if (snapshot.vectors.dimensions !== this.index.dimensions)
+        throw new Error(`index snapshot: ${snapshot.vectors.dimensions} dimensions, index has ${this.index.dimensions}`);
+      return { ...snapshot, seq: stored.seq };
     } catch (error) {
       this.logger.warn({ collectionId, err: error }, 'index snapshot unreadable: loading from the chunks');
       return null;
@@ -572,10 +595,17 @@ export class SearchIndex {
     // From here to the encoding nothing awaits: the state is the feed applied up to `seq`.
     const seq = this.follower.appliedSeq;
     const lexical = this.lexical.partition(collectionId);
-    if (!lexical) return;
+    const vectors = this.index.partition(collectionId);
+    const graph = this.graph.partition(collectionId);
+    if (!lexical || !vectors || !graph) return;
     const state = lexical.exportState();
     const turns = turnColumns(state.chunkIds, (chunkId) => this.turns.factOf(collectionId, chunkId));
-    const bytes = encodePartitionSnapshot({ lexical: state, turns });
+    const bytes = encodePartitionSnapshot({
+      lexical: state,
+      turns,
+      vectors: vectorColumns(this.index.dimensions, state.chunkIds, vectors.exportRows()),
+      graph: graph.exportState(),
+    });
     const generation = await this.store.indexSnapshots.write(
       { tenantId, collectionId, model: this.modelId, format: SNAPSHOT_FORMAT, seq, chunks: state.chunkIds.length },
       bytes,
