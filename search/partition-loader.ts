@@ -36,8 +36,8 @@ const RECONCILE_ROUNDS = 3;
 /** A snapshot that cannot be brought up to date (the feed lost changes since it): load from the chunks instead. */
 export class SnapshotUnusable extends Error {}
 
-/** A decoded snapshot and the index-feed seq its state was at. */
-export type SeqSnapshot = PartitionSnapshot & { seq: number };
+/** A decoded snapshot, the index-feed seq its state was at, and its size in bytes (about what its partitions hold). */
+export type SeqSnapshot = PartitionSnapshot & { seq: number; bytes: number };
 
 /** The in-process indexes of one search index, all partitioned by collection. */
 export interface PartitionedIndexes {
