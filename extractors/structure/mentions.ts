@@ -545,7 +545,9 @@ function resolvePhrase(
     if (onlyModifiersBefore) return phrase({ name: lastSpan.name, category: lastSpan.category, span: lastSpan });
     // "my brother Mike", "our CTO Dana Lee": role nouns in apposition to a person name the person.
     const roleWords = tokens.slice(coreStart, lastSpan.start);
-    if (lastSpan.category === 'person' && roleWords.length > 0 && roleWords.every((token) => isRoleNoun(token))) {
+    // A title compromise knows as a person noun may be capitalised ("Chef Marco Pierre", "Senator Ana Ruiz").
+    const isTitle = (token: Token): boolean => isRoleNoun(token) || (has(token, 'Actor') && TITLE_CASE_WORD.test(token.text));
+    if (lastSpan.category === 'person' && roleWords.length > 0 && roleWords.every(isTitle)) {
       return phrase({ name: lastSpan.name, category: 'person', span: lastSpan }, roleWords.map((token) => token.lemma).join(' '));
     }
   }

@@ -169,3 +169,41 @@ describe('rule: "of" before a name or after a measure', () => {
   ]);
   entityTable([['Lena Fox joined the board of Tarrow Mining.', [['tarrow mining', 'organization']], []]]);
 });
+
+describe('rule: a bare past form after an object modifies it (a reduced relative), it opens no clause', () => {
+  factTable([
+    // The object stays the verb's object, and a concept gets no fact of its own.
+    ['Zorvex recalled the scooters sold in Ghent.', ['zorvex | recall | scooters'], ['scooters | sell in | ghent']],
+    ['Ada Moss works for an agency based in Lyon.', ['ada moss | work for | agency'], ['agency | base in | lyon']],
+    ['The warranty excludes damage caused by misuse.', ['warranty | exclude | damage'], ['misuse | cause | damage']],
+    // A named phrase keeps the passive fact.
+    ['Zorvex recalled the Trellix sold in Ghent.', ['zorvex | recall | trellix', 'trellix | be sold in | ghent'], []],
+    // A name given by "called" is no fact about the common noun.
+    ['Ada Moss opened a bakery called Crumb.', ['ada moss | open | bakery'], ['bakery | call | crumb']],
+    // Must not: after a verb that takes a clause, or after a coordinator, the past form is a clause's verb.
+    ['Ada Moss said Ben Ito moved to Lyon.', ['ben ito | move to | lyon'], []],
+    ['Ada Moss moved to Lyon and Ben Ito moved to Ghent.', ['ada moss | move to | lyon', 'ben ito | move to | ghent'], []],
+  ]);
+});
+
+describe('rule: a description beside a name in apposition is that person', () => {
+  factTable([
+    // Subject: the description adds no one, before or after the name.
+    [
+      'Ines Vale, the finance director of Zorvex, approved the budget.',
+      ['ines vale | approve | budget'],
+      ['finance director | approve | budget'],
+    ],
+    ['The head of sales, Ines Vale, approved the budget.', ['ines vale | approve | budget'], ['head | approve | budget']],
+    // Object: the fact is about the person named.
+    [
+      'Ben Ito reports to the finance director, Ines Vale.',
+      ['ben ito | report to | ines vale'],
+      ['ben ito | report to | finance director'],
+    ],
+    // Must not: an item of a list is no description.
+    ['Ines Vale, the committee and Ben Ito approved the budget.', ['ines vale | approve | budget', 'committee | approve | budget'], []],
+  ]);
+  // A capitalised title before a name is no part of it.
+  entityTable([['Chef Ada Moss opened a bakery.', [['ada moss', 'person']], ['chef ada moss']]]);
+});

@@ -55,6 +55,18 @@ export const PRODUCT_KINDS = set(
 /** A word right before a capitalised name that says it is an organisation ("works at Vexa", "joined Lumio"). */
 export const ORGANIZATION_CUES = set('at join joined joins joining rejoined leave left leaves leaving quit quits');
 
+/**
+ * Verbs that take a whole clause as their object ("said Bob moved to Rome", "I think Alice left Acme"):
+ * a past form after their object opens that clause, it does not modify the noun before it.
+ */
+export const CLAUSE_TAKING_VERBS = set(`
+  say tell think know believe hear feel hope guess reckon suspect notice see mean realize realise assume
+  expect learn read claim report announce confirm deny admit argue find show state write explain mention
+`);
+
+/** Past forms that give the noun before them its name ("a band called The Night Owls"). */
+export const NAMING_PARTICIPLES = set('called named dubbed titled nicknamed entitled');
+
 /** Relative pronouns that point back at the noun phrase just before them ("Alice, who lives in Paris, …"). */
 export const RELATIVE_PRONOUNS = set('who which that');
 
