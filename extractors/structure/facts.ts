@@ -207,6 +207,9 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
     }
   };
   let lastObject: Ref | null = null;
+  let passiveBeforeConjunction = false;
+  // Read through a closure: inside the loop the compiler's narrowing of `predicate` loses its non-null assignments.
+  const predicateIsPassive = (): boolean => predicate?.passive === true;
   /**
    * Whether the phrase at `at` is an item of a list ("Alice, the team and Bob"), not a description in
    * apposition to the one before it ("Kofi Mensah, the chief executive of Akwaaba Bank,").
@@ -348,7 +351,13 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         }
         if (firstSubjects.length === 0) firstSubjects = subjects;
         statusStated = false;
-        predicate = reduced ?? unit.predicate;
+        // "was led by Arjun and funded by the Trust": a past form coordinated with a passive is passive too.
+        const participle = unit.predicate.bareParticiple;
+        const coordinatedPassive: Predicate | null =
+          previous === 'conj' && passiveBeforeConjunction && participle
+            ? { ...unit.predicate, text: `be ${participle}`, passive: true, bareParticiple: null }
+            : null;
+        predicate = reduced ?? coordinatedPassive ?? unit.predicate;
         objectSeen = false;
         directObject = null;
         prepositions = [];
@@ -369,6 +378,7 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         if (unit.endsClause) predicate = null;
         break;
       case 'conj':
+        passiveBeforeConjunction = predicateIsPassive();
         prepositions = [];
         break;
       case 'condition':

@@ -207,3 +207,20 @@ describe('rule: a description beside a name in apposition is that person', () =>
   // A capitalised title before a name is no part of it.
   entityTable([['Chef Ada Moss opened a bakery.', [['ada moss', 'person']], ['chef ada moss']]]);
 });
+
+describe('rule: a past form coordinated with a passive is passive too', () => {
+  factTable([
+    [
+      'The survey was designed by Ada Moss and funded by Zorvex.',
+      ['ada moss | design | survey', 'zorvex | fund | survey'],
+      ['survey | fund by | zorvex'],
+    ],
+    [
+      'The bridge was built by Vexlo and opened by the mayor.',
+      ['vexlo | build | bridge', 'mayor | open | bridge'],
+      ['bridge | open by | mayor'],
+    ],
+    // Must not: after an active verb the coordinated past form stays active.
+    ['Ada Moss designed the survey and hired Ben Ito.', ['ada moss | hire | ben ito'], []],
+  ]);
+});
