@@ -7,7 +7,7 @@
  */
 import type { Token } from './parse.js';
 import type { EntityCategory } from './types.js';
-import { CLAUSE_TAKING_VERBS, KEEP_PASSIVE_SIDE_VERBS, NAMING_PARTICIPLES } from './word-lists.js';
+import { CLAUSE_TAKING_VERBS, DATIVE_VERBS, KEEP_PASSIVE_SIDE_VERBS, NAMING_PARTICIPLES } from './word-lists.js';
 
 /** A resolved noun-phrase end of a fact, and how it was resolved (which drives the confidence). */
 export interface Ref {
@@ -207,6 +207,9 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
     }
   };
   let lastObject: Ref | null = null;
+  const withdraw = (matches: (fact: RawFact) => boolean): void => {
+    for (let at = facts.length - 1; at >= 0; at -= 1) if (matches(facts[at]!)) facts.splice(at, 1);
+  };
   let passiveBeforeConjunction = false;
   // Read through a closure: inside the loop the compiler's narrowing of `predicate` loses its non-null assignments.
   const predicateIsPassive = (): boolean => predicate?.passive === true;
@@ -273,10 +276,16 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
       // A bare date after a verb is an adverbial ("opened last week"), not an object.
       return;
     } else if (!objectSeen || previous === 'conj' || previous === 'break') {
-      // A first direct object, or one coordinated with it ("uses PostgreSQL and Redis"); a second bare
-      // noun phrase ("gave Alice the book") is left out.
+      // A first direct object, or one coordinated with it ("uses PostgreSQL and Redis").
       for (const subject of subjects) report(subject, predicate.text, object, 0);
+    } else if (previous === 'np' && directObject?.category === 'person' && DATIVE_VERBS.has(mainVerb(predicate))) {
+      // "gave me a copy", "sent Alice the photos": the first object is who received, the second what was given.
+      const recipient = directObject;
+      const text = predicate.text;
+      withdraw((fact) => fact.object.key === recipient.key && fact.predicate === text);
+      for (const subject of subjects) report(subject, text, object, 0);
     }
+    // Any other second bare noun phrase ("named Alice chair") is left out.
   };
 
   for (let index = 0; index < units.length; index += 1) {

@@ -6,6 +6,7 @@
  */
 import nlp from 'compromise';
 import { installFastSweep } from './compromise-speedup.js';
+import { CLAUSE_TAKING_VERBS } from './word-lists.js';
 
 type CompromiseTerm = ReturnType<typeof nlp>['docs'][number][number];
 /**
@@ -122,6 +123,45 @@ function mendNamesReadAsVerbs(tokens: Token[]): void {
   }
 }
 
+const OBJECT_PRONOUNS: ReadonlySet<string> = new Set(['me', 'us', 'him', 'them']);
+const PLURAL_NOUN_TAGS: ReadonlySet<string> = new Set(['Noun', 'Plural']);
+const SINGULAR_NOUN_TAGS: ReadonlySet<string> = new Set(['Noun', 'Singular']);
+const isHelperVerb = (token: Token): boolean => ['Copula', 'Auxiliary', 'Modal', 'Negative'].some((tag) => token.tags.has(tag));
+
+/**
+ * compromise reads a plural noun after a number, an object pronoun or another noun as a present-tense
+ * verb: "delivered 60 [planes] to Qantas", "sent me [photos] from Rome", "raised interest [rates] in
+ * May", and a model noun after its number: "the Atlas 2 [model]". Inside the object of a verb (back
+ * over noun words to a verb of the clause that does not take a clause itself: "said the team wins" is
+ * left alone), and followed by a preposition or the end of the clause, such a word is a noun: a verb
+ * there would have no object and no subject of its own.
+ */
+function mendNounsReadAsVerbs(tokens: Token[]): void {
+  for (let i = 1; i < tokens.length; i += 1) {
+    const token = tokens[i]!;
+    const previous = tokens[i - 1]!;
+    if (token.chunk !== 'Verb' || !token.tags.has('Verb') || isHelperVerb(token) || !/^\p{Ll}/u.test(token.text)) continue;
+    if (/[,;:]/u.test(previous.post)) continue;
+    const afterNumber = previous.tags.has('Value') && !previous.tags.has('Date') && !previous.tags.has('Money');
+    const plural = token.tags.has('PresentTense') && token.word.endsWith('s');
+    const afterNoun =
+      (OBJECT_PRONOUNS.has(previous.word) || (isNounish(previous) && /^\p{Ll}/u.test(previous.text))) && !previous.tags.has('Possessive');
+    if (!(afterNumber && (plural || token.tags.has('Infinitive'))) && !(afterNoun && plural)) continue;
+    const next = tokens[i + 1];
+    const endsClause = next === undefined || /[,;:.!?]/u.test(token.post) || next.tags.has('Preposition') || next.word === 'to';
+    if (!endsClause) continue;
+    // Back over the object's words to the verb that takes it.
+    let j = i - 1;
+    while (j >= 0 && tokens[j]!.chunk !== 'Verb' && !/[,;:]/u.test(tokens[j]!.post) && !tokens[j]!.tags.has('Conjunction')) j -= 1;
+    const verb = tokens[j];
+    if (verb === undefined || verb.chunk !== 'Verb' || !verb.tags.has('Verb') || CLAUSE_TAKING_VERBS.has(verb.lemma)) continue;
+    if (tokens.slice(j + 1, i).some((between) => between.tags.has('Preposition') || /[,;:]/u.test(between.post))) continue;
+    token.tags = plural ? PLURAL_NOUN_TAGS : SINGULAR_NOUN_TAGS;
+    token.chunk = 'Noun';
+    token.lemma = token.word;
+  }
+}
+
 let speedupTried = false;
 
 /** Parses `text` with compromise (tagger, chunker and root forms) into sentences of tokens. */
@@ -139,6 +179,7 @@ export function parseSentences(text: string): Sentence[] {
     if (tokens.length === 0) continue;
     mendNounModifierGerunds(tokens);
     mendNamesReadAsVerbs(tokens);
+    mendNounsReadAsVerbs(tokens);
     const sentenceText = tokens.map((token) => token.pre + token.text + token.post).join('');
     sentences.push({ tokens, text: sentenceText.trim() });
   }

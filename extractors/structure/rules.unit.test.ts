@@ -224,3 +224,21 @@ describe('rule: a past form coordinated with a passive is passive too', () => {
     ['Ada Moss designed the survey and hired Ben Ito.', ['ada moss | hire | ben ito'], []],
   ]);
 });
+
+describe('rule: a plural noun after a number, an object pronoun or a noun in an object is no verb', () => {
+  factTable([
+    ['Vexlo shipped 40 crates to Tallinn.', ['vexlo | ship | crates'], []],
+    ['Vexlo lowered interest rates in March.', ['vexlo | lower | interest rates'], ['interest | rate in | march']],
+    // Must not: after a verb that takes a clause the word is that clause's verb.
+    ['Ada Moss said the team wins in May.', [], ['ada moss | say | team wins']],
+  ]);
+});
+
+describe('rule: after a verb of giving, a person then a thing is the recipient then what was given', () => {
+  factTable([
+    ['Ada Moss sent me the invoices.', ['ada moss | send | invoices'], ['ada moss | send | user'], 'user'],
+    ['Ada Moss gave Ben Ito a laptop.', ['ada moss | give | laptop'], ['ada moss | give | ben ito']],
+    // Must not: other verbs keep their first object ("elected Ben Ito the chair" elects no chair).
+    ['Zorvex elected Ben Ito the new chair.', ['zorvex | elect | ben ito'], ['zorvex | elect | chair']],
+  ]);
+});

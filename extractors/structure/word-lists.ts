@@ -64,6 +64,11 @@ export const CLAUSE_TAKING_VERBS = set(`
   expect learn read claim report announce confirm deny admit argue find show state write explain mention
 `);
 
+/** Verbs that take a recipient before the thing given ("gave me a copy", "sent Alice the photos"). */
+export const DATIVE_VERBS = set(
+  'give send show offer lend hand bring pass pay owe tell teach write email mail text buy promise sell cook read',
+);
+
 /** Past forms that give the noun before them its name ("a band called The Night Owls"). */
 export const NAMING_PARTICIPLES = set('called named dubbed titled nicknamed entitled');
 
