@@ -207,6 +207,8 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
     }
   };
   let lastObject: Ref | null = null;
+  // How the last object phrase was attached (before it was), for a phrase coordinated with it.
+  let lastAttachment: { prepositions: string[]; objectSeen: boolean; directObject: Ref | null } | null = null;
   const withdraw = (matches: (fact: RawFact) => boolean): void => {
     for (let at = facts.length - 1; at >= 0; at -= 1) if (matches(facts[at]!)) facts.splice(at, 1);
   };
@@ -225,7 +227,7 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
   /**
    * The passive reading of a bare past form at `at` when it modifies the noun phrase before it instead of
    * opening a clause: "recalled [vehicles] sold in Canada", "works for [a startup] based in Berlin". The
-   * phrase is an object (after a verb or a preposition) and the form is followed by a preposition or
+   * phrase is an object (after a verb, or a preposition once the clause has its verb) and the form is followed by a preposition or
    * nothing, or names it ("opened a restaurant called Sal"); after a verb that takes a clause ("said Bob
    * moved to Rome") it is that clause's verb.
    */
@@ -238,8 +240,8 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
     if (after !== undefined && after.kind !== 'prep' && after.kind !== 'break' && !naming) return null;
     const before = units[at - 2];
     const afterVerb = before?.kind === 'verb' && !CLAUSE_TAKING_VERBS.has(mainVerb(before.predicate));
-    // A prepositional phrase that opens the sentence ("After the merger Acme moved …") is no object.
-    const afterPreposition = before?.kind === 'prep' && at > 2;
+    // Only a phrase inside a clause that has its verb: in "Farmers in Punjab protested" the form is that verb.
+    const afterPreposition = before?.kind === 'prep' && predicate !== null;
     if (!afterVerb && !afterPreposition) return null;
     return { ...unit.predicate, text: `be ${participle}`, passive: true, bareParticiple: null };
   };
@@ -313,6 +315,14 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
           renameObject(lastObject, unit.ref);
           lastObject = unit.ref;
         } else {
+          // A phrase coordinated with an object is read as that object was: "moved to Berlin and Paris",
+          // "was bought by Acme and Initech", "serves clients across Spain and Portugal" (adjuncts both).
+          if ((previous === 'conj' || previous === 'break') && prepositions.length === 0 && lastAttachment !== null) {
+            prepositions = [...lastAttachment.prepositions];
+            objectSeen = lastAttachment.objectSeen;
+            directObject = lastAttachment.directObject;
+          }
+          lastAttachment = { prepositions: [...prepositions], objectSeen, directObject };
           if (unit.ref !== null) attachObject(unit.ref);
           lastObject = unit.ref;
           if (unit.ref !== null && unit.ref.category !== 'date' && prepositions.length === 0 && !objectSeen) directObject = unit.ref;
@@ -369,6 +379,7 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         predicate = reduced ?? coordinatedPassive ?? unit.predicate;
         objectSeen = false;
         directObject = null;
+        lastAttachment = null;
         prepositions = [];
         candidates = [];
         afterPrepositionBeforeVerb = false;
@@ -400,6 +411,7 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         // Acme's CFO, Dana Lee, is …" the subject is known and Dana Lee is still inside the phrase.
         if (candidates.length === 0) afterPrepositionBeforeVerb = false;
         if (unit.strong) {
+          lastAttachment = null;
           statusStated = false;
           predicate = null;
           subjects = [];

@@ -7,6 +7,7 @@
 import { isLexiconPlace, isLexiconWord, type Token } from './parse.js';
 import type { EntityCategory } from './types.js';
 import {
+  APPROXIMATORS,
   CLAUSE_OPENERS,
   CONDITIONALS,
   COORDINATORS,
@@ -509,7 +510,11 @@ function resolvePhrase(
       // "its largest store", "a faster route": a degree is an opinion of the thing, not its name.
       has(token, 'Superlative') ||
       has(token, 'Comparative') ||
-      has(token, 'Value');
+      has(token, 'Value') ||
+      // "over 300 patients", "about 40 stores": an approximate number says how many, not what.
+      (APPROXIMATORS.has(token.word) && has(tokens[coreStart + 1], 'Value')) ||
+      // "a five-year lease", "a 24-hour hotline": the measure of the thing (after its number) is no part of its name.
+      (has(token, 'Hyphenated') && has(tokens[coreStart - 1], 'Value') && has(tokens[coreStart - 1], 'Hyphenated') && coreStart < end - 1);
     if (!strippable) break;
     if (FIRST_PERSON_POSSESSIVE.has(token.word)) ownedByFirstPerson = true;
     coreStart += 1;

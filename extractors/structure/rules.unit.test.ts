@@ -242,3 +242,21 @@ describe('rule: after a verb of giving, a person then a thing is the recipient t
     ['Zorvex elected Ben Ito the new chair.', ['zorvex | elect | ben ito'], ['zorvex | elect | chair']],
   ]);
 });
+
+describe('rule: a number says how many, not what', () => {
+  factTable([
+    ['Vexlo runs a 24-hour hotline.', ['vexlo | run | hotline'], ['vexlo | run | hour hotline']],
+    ['Vexlo opened over 40 stores.', ['vexlo | open | stores'], ['vexlo | open | over 40 stores']],
+  ]);
+});
+
+describe('rule: a phrase coordinated with an object is read as that object was', () => {
+  factTable([
+    ['Vera Holm moved to Oslo and Bergen.', ['vera holm | move to | oslo', 'vera holm | move to | bergen'], ['vera holm | move | bergen']],
+    ['Nordwave was bought by Vexlo and Zorvex.', ['vexlo | buy | nordwave', 'zorvex | buy | nordwave'], ['nordwave | be bought | zorvex']],
+    // An adjunct stays one: no bare object out of the second place.
+    ['Vexlo sells scooters across Norway and Sweden.', ['vexlo | sell | scooters'], ['vexlo | sell | sweden']],
+    // "against", "above", "below" are prepositions even where the tagger says adjective.
+    ['Nurses in Ghent protested against the rota.', ['nurses | protest against | rota'], ['ghent | be protested against | rota']],
+  ]);
+});

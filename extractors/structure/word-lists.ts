@@ -82,7 +82,7 @@ export const CONDITIONALS = set('if unless whether suppose supposing assuming');
 export const CLAUSE_OPENERS = set('if unless whether when while after before because since although though once until and or but so then');
 
 /** Prepositions compromise tags as adjectives before a name ("a farm near Tucson", "a warehouse outside Lyon"). */
-export const MISTAGGED_PREPOSITIONS = set('near outside inside beyond across off around opposite');
+export const MISTAGGED_PREPOSITIONS = set('near outside inside beyond across off around opposite against above below');
 
 /** Nouns that measure an amount of what follows "of" ("40 tons of plastic", "two bags of rice"). */
 export const MEASURE_NOUNS = set(`
@@ -90,6 +90,9 @@ export const MEASURE_NOUNS = set(`
   gallon gallons bag bags box boxes cup cups bottle bottles glass glasses piece pieces slice slices pair pairs pack packs
   crate crates barrel barrels dozen dozens hundreds thousands millions billions lot lots bunch
 `);
+
+/** Words before a number that make it approximate ("over 300 patients", "around 40 stores"). */
+export const APPROXIMATORS = set('over under about around roughly approximately nearly almost');
 
 /** Coordinating conjunctions: split noun phrases and join clauses. */
 export const COORDINATORS = set('and or but nor yet plus');
