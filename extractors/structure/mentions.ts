@@ -615,7 +615,10 @@ function resolvePhrase(
     }
     // A role keeps its organisation ("the CTO of Globex": roles of different employers are different
     // roles), and a capitalised name with "of" inside is one name ("VP of Sales", "Bank of England").
-    const lowerBeforeOf = tokens.slice(coreStart, coreStart + ofIndex).every((token) => /^\p{Ll}/u.test(token.text));
+    // The head before "of" decides: "the Rome office of Deloitte" splits, "Bank of England" does not.
+    const lowerBeforeOf = tokens
+      .slice(coreStart, coreStart + ofIndex)
+      .every((token, offset) => /^\p{Ll}/u.test(token.text) || (spanAt[coreStart + offset] !== undefined && offset < ofIndex - 1));
     if (named && lowerBeforeOf && !isPersonNoun(head) && !isRoleAcronym(head)) {
       // "the board of Caldera Mining": a name compromise did not recognise, an entity of its own.
       const name = displayText(tokens, nameStart, coreEnd);

@@ -123,6 +123,58 @@ function mendNamesReadAsVerbs(tokens: Token[]): void {
   }
 }
 
+const UNKNOWN_NAME_TAGS: ReadonlySet<string> = new Set(['Noun', 'Singular', 'ProperNoun']);
+
+/**
+ * A capitalised word compromise's lexicon does not know, opening a clause and read as a verb right
+ * before another verb, is the clause's subject: "Orsted cancelled two projects" (a guess from the
+ * word's ending), not two verbs in a row.
+ */
+function mendUnknownNamesReadAsVerbs(tokens: Token[]): void {
+  for (let i = 0; i + 1 < tokens.length; i += 1) {
+    const token = tokens[i]!;
+    const opensClause = i === 0 || /[,;:]/u.test(tokens[i - 1]!.post) || tokens[i - 1]!.tags.has('Conjunction');
+    if (!opensClause || token.chunk !== 'Verb' || !/^\p{Lu}/u.test(token.text) || isLexiconWord(token.word)) continue;
+    const next = tokens[i + 1]!;
+    if (/[,;:]/u.test(token.post) || !next.tags.has('Verb') || next.tags.has('Gerund') || next.tags.has('Infinitive')) continue;
+    if (!next.tags.has('PastTense') && !next.tags.has('PresentTense') && !next.tags.has('Copula')) continue;
+    token.tags = UNKNOWN_NAME_TAGS;
+    token.chunk = 'Noun';
+    token.lemma = token.word;
+  }
+}
+
+const PROGRESSIVE_TAGS: ReadonlySet<string> = new Set(['Verb', 'Gerund']);
+
+/**
+ * compromise tags some progressive forms as adjectives when its lexicon lists the adjective ("is
+ * closing its factory"). After a copula and before an object (an article, a possessive, a name or a
+ * number) the -ing word is the verb: an adjective there would need a noun after its article.
+ */
+function mendProgressivesReadAsAdjectives(tokens: Token[]): void {
+  for (let i = 1; i + 1 < tokens.length; i += 1) {
+    const token = tokens[i]!;
+    if (!token.tags.has('Adjective') || token.tags.has('Verb') || !token.word.endsWith('ing') || /[,;:.!?]/u.test(token.post)) continue;
+    if (!tokens[i - 1]!.tags.has('Copula')) continue;
+    const next = tokens[i + 1]!;
+    const object = ['Determiner', 'Possessive', 'ProperNoun', 'Value'].some((tag) => next.tags.has(tag));
+    if (!object) continue;
+    token.tags = PROGRESSIVE_TAGS;
+    token.chunk = 'Verb';
+    token.lemma = gerundLemma(token.word);
+    tokens[i - 1]!.chunk = 'Verb';
+  }
+}
+
+/** Infinitive of an -ing form compromise tagged as something else ("closing" -> "close"), via its own conjugation model. */
+function gerundLemma(word: string): string {
+  const doc = nlp(word);
+  doc.tag('Gerund');
+  doc.compute('root');
+  const term: TermWithRuntimeFields | undefined = doc.docs[0]?.[0];
+  return term?.root ?? word;
+}
+
 const OBJECT_PRONOUNS: ReadonlySet<string> = new Set(['me', 'us', 'him', 'them']);
 const PLURAL_NOUN_TAGS: ReadonlySet<string> = new Set(['Noun', 'Plural']);
 const SINGULAR_NOUN_TAGS: ReadonlySet<string> = new Set(['Noun', 'Singular']);
@@ -179,6 +231,8 @@ export function parseSentences(text: string): Sentence[] {
     if (tokens.length === 0) continue;
     mendNounModifierGerunds(tokens);
     mendNamesReadAsVerbs(tokens);
+    mendUnknownNamesReadAsVerbs(tokens);
+    mendProgressivesReadAsAdjectives(tokens);
     mendNounsReadAsVerbs(tokens);
     const sentenceText = tokens.map((token) => token.pre + token.text + token.post).join('');
     sentences.push({ tokens, text: sentenceText.trim() });

@@ -260,3 +260,24 @@ describe('rule: a phrase coordinated with an object is read as that object was',
     ['Nurses in Ghent protested against the rota.', ['nurses | protest against | rota'], ['ghent | be protested against | rota']],
   ]);
 });
+
+describe('rule: tagger mends at the verb', () => {
+  factTable([
+    // An unknown capitalised word before a verb is its subject, not a verb.
+    ['Quorvath cancelled the tender.', ['quorvath | cancel | tender'], []],
+    // Must not: a known verb opening the sentence stays one.
+    ['Send the invoices to Ada Moss.', [], ['send | cancel | invoices']],
+    // A progressive the tagger calls an adjective, before its object.
+    ['Vexlo is closing its depot in Lyon.', ['vexlo | close | depot'], []],
+    // Must not: an adjective that ends the clause states no object.
+    ['The match was amazing.', [], ['match | amaze | amazing']],
+  ]);
+});
+
+describe('rule: the head before "of" decides whether a name after it is split off', () => {
+  factTable([
+    ['Ada Moss runs the Lyon office of Zorvex.', ['ada moss | run | lyon office'], ['ada moss | run | lyon office of zorvex']],
+    // Must not: a capitalised head keeps "of" inside the name.
+    ['Ada Moss joined the Order of Zorvex.', ['ada moss | join | order of zorvex'], ['ada moss | join | order']],
+  ]);
+});
