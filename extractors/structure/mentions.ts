@@ -53,7 +53,8 @@ export type NounPhrase =
       start: number;
       end: number;
       /** The entity the phrase names, or null when it is too vague to be one. */
-      entity: { name: string; category: EntityCategory; span: NamedSpan | null } | null;
+      /** `surface`: the phrase as written when it names the entity in other words ("the Kestrel 2 router" for "Kestrel 2"). */
+      entity: { name: string; category: EntityCategory; span: NamedSpan | null; surface?: string } | null;
       /** "my sister": the phrase is owned by the speaker. */
       ownedByFirstPerson: boolean;
       /** "my brother Mike": the role words in front of the person the phrase names ("brother"). */
@@ -527,7 +528,7 @@ function resolvePhrase(
 
   let part: { name: string; category: EntityCategory } | null = null;
   const phrase = (
-    entity: { name: string; category: EntityCategory; span: NamedSpan | null } | null,
+    entity: { name: string; category: EntityCategory; span: NamedSpan | null; surface?: string } | null,
     role: string | null = null,
   ): NounPhrase => ({
     kind: 'phrase',
@@ -567,10 +568,15 @@ function resolvePhrase(
     const role = category === 'person' ? roleOf(tokens.slice(coreStart, split.nameStart)) : null;
     if (!UNNAME_LIKE_CHARACTERS.test(name)) return phrase({ name, category, span: null }, role);
   } else if (split?.kind === 'modifier') {
-    // "the Zephyr bike", "the Pulse X2 headphones": a name of its own, and the thing of its kind stays the concept.
+    // "the Zephyr bike", "the Python script": a name of its own, and the thing of its kind stays the concept.
     const head = tokens[coreEnd - 1]!;
     const name = displayText(tokens, coreStart, split.nameEnd);
     const category = kindCategory(head) ?? (ORGANIZATION_HEADS.has(head.word) ? 'organization' : 'product');
+    // But a model name with its number names the thing itself: "the Pulse X2 headphones" are the Pulse X2,
+    // "the Atlas 3 server" is the Atlas 3 (a tool's artefact, "the Python script", has no model number).
+    const modelNumber = tokens.slice(coreStart, split.nameEnd).some((token) => /\d/u.test(token.text));
+    if (!UNNAME_LIKE_CHARACTERS.test(name) && category === 'product' && modelNumber)
+      return phrase({ name, category, span: null, surface: displayText(tokens, coreStart, coreEnd) });
     if (!UNNAME_LIKE_CHARACTERS.test(name)) part = { name, category };
   }
 

@@ -281,3 +281,17 @@ describe('rule: the head before "of" decides whether a name after it is split of
     ['Ada Moss joined the Order of Zorvex.', ['ada moss | join | order of zorvex'], ['ada moss | join | order']],
   ]);
 });
+
+describe('rule: a model name with its number before a kind noun names the thing itself', () => {
+  factTable([
+    ['Vexlo launched the Nimbus X3 speakers.', ['vexlo | launch | nimbus x3'], ['vexlo | launch | nimbus x3 speakers']],
+    // Must not: without a model number the name is a tool or brand the thing belongs to.
+    ['Ada Moss wrote the Python script.', ['ada moss | write | python script'], ['ada moss | write | python']],
+  ]);
+  it('keeps the phrase as written as an alias of the product', () => {
+    const result = extractChunkStructure('Vexlo launched the Nimbus X3 speakers.');
+    const product = result.entities.find((entity) => entity.key === 'nimbus x3');
+    assert.equal(product?.category, 'product');
+    assert.ok(product.aliases.includes('Nimbus X3 speakers'), JSON.stringify(product));
+  });
+});
