@@ -19,5 +19,5 @@ export { FakeMemories, matchesFilter, type MemoryRecords } from './memories.js';
 export { FakeCollections, type CollectionRecords } from './collections.js';
 export * from './derived.js';
 export { fakeStore, FakeOrchestrator, silentLogger, type FakeStore } from './store.js';
-export { memoryRecord, rejectsWith } from './fixtures.js';
+export { memoryRecord, rejectsWith, streamOptions } from './fixtures.js';
 export { FakeSnapshots } from './snapshots.js';
