@@ -10,12 +10,6 @@ export interface ProcessPlan {
   api: boolean;
   /** Runs the Temporal worker: the ingestion workflows and activities. */
   worker: boolean;
-  /**
-   * The embedding model on a thread of its own, so a model call never blocks the API's event loop.
-   * Not with a worker in the process: speech transcription (extractors/audio.ts) runs onnxruntime on
-   * the main thread, and onnxruntime-node used from two threads of one process crashes it.
-   */
-  embedderOnOwnThread: boolean;
   /** A worker-thread pool for CPU-heavy work of a process that serves the API; ingestion's extraction uses it too then. */
   cpuPool: boolean;
   /** Workflow starts get their first task back in the start response: only with a worker on the same connection. */
@@ -32,7 +26,6 @@ export function processPlan(config: Pick<Config, 'ROLE' | 'WEBHOOK_DELIVERY' | '
   return {
     api,
     worker,
-    embedderOnOwnThread: api && !worker,
     cpuPool: api,
     eagerWorkflowStart: api && worker,
     webhookDelivery: worker && config.WEBHOOK_DELIVERY,
