@@ -169,7 +169,7 @@ describe('SnapshotGraph weights: the sum of provenance counts, wherever the grap
     graph.addEpisode(episode('ep-1', ['Alice']));
     const body = await graph.toBody();
     assert.equal(body.entities.find((target) => target.id === 'lonely')?.weight, 0);
-    const issues = checkReferences(resolveTargets(await toWire(body)).body, DIMENSIONS);
+    const issues = await checkReferences(resolveTargets(await toWire(body)).body, DIMENSIONS);
     assert.deepEqual(
       issues.map((issue) => issue.path),
       ['body.entities.1'],
@@ -235,7 +235,7 @@ describe('SnapshotGraph and the wire format', () => {
     const body = await graph.toBody();
     const { body: resolved, issues } = resolveTargets(await toWire(body));
     assert.deepEqual(issues, []);
-    assert.deepEqual(checkReferences(resolved, DIMENSIONS), []);
+    assert.deepEqual(await checkReferences(resolved, DIMENSIONS), []);
     const reopened = new SnapshotGraph(fromWire(resolved), DIMENSIONS);
     assert.deepEqual(await reopened.toBody(), body);
     // The name vector survives as a vector resolution can compare (int8: close, not exact).
