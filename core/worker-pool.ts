@@ -14,8 +14,10 @@
  *   one runs; the thread interleaves them at their awaits (the model thread: a search's query
  *   embedding runs between two steps of a speech window instead of after the whole window).
  */
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { isMainThread, parentPort } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 /** Task name -> handler; a handler runs on a pool thread, its input and output cross by structured clone. */
 export type TaskHandlers = Record<string, (input: never) => unknown>;
@@ -67,6 +69,13 @@ export class WorkerPool<Handlers extends TaskHandlers> {
     readonly size: number,
     /** Tasks a thread holds at once (default 1); only for handlers that await, so they can interleave. */
     readonly tasksPerThread = 1,
+    /**
+     * The threads' scheduling niceness (0: as the process; higher: yield the CPU sooner). On 2
+     * cores a device create's extraction and embedding threads took the cores from the event loop
+     * and another tenant's search waited for CPU 6-8x its idle latency; above 0 the event loop gets
+     * the CPU first (Linux: per thread, see `serveTasks`; elsewhere it is left as is).
+     */
+    readonly niceness = 0,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`worker pool size must be a positive integer, not ${size}`);
     if (!Number.isInteger(tasksPerThread) || tasksPerThread < 1) {
@@ -181,7 +190,7 @@ export class WorkerPool<Handlers extends TaskHandlers> {
 
   private spawn(): Thread | undefined {
     if (this.threads.length >= this.size) return undefined;
-    const thread: Thread = { worker: new Worker(this.script), jobs: new Map() };
+    const thread: Thread = { worker: new Worker(this.script, { workerData: { niceness: this.niceness } }), jobs: new Map() };
     // Idle threads do not keep the process alive; a running job is awaited by someone who does.
     thread.worker.unref();
     thread.worker.on('message', (reply: Reply) => {
@@ -210,6 +219,8 @@ export class WorkerPool<Handlers extends TaskHandlers> {
 export function serveTasks(handlers: TaskHandlers): void {
   if (isMainThread || !parentPort) throw new Error('serveTasks runs only inside a worker thread');
   const port = parentPort;
+  const niceness = (workerData as { niceness?: number } | null)?.niceness ?? 0;
+  if (niceness > 0) lowerThisThreadsPriority(niceness);
   port.on('message', async (task: { id: number; kind: string; input: never }) => {
     const handler = handlers[task.kind];
     let reply: Reply;
@@ -221,4 +232,18 @@ export function serveTasks(handlers: TaskHandlers): void {
     }
     port.postMessage(reply);
   });
+}
+
+/**
+ * Linux schedules threads one by one, and setpriority(2) on a thread id sets that thread's nice
+ * value alone (lowering it needs no privilege). /proc/thread-self names this thread's id. Where
+ * that does not exist (another OS), the thread keeps the process's priority.
+ */
+function lowerThisThreadsPriority(niceness: number): void {
+  try {
+    const threadId = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+    if (Number.isInteger(threadId) && threadId > 0) os.setPriority(threadId, Math.min(19, niceness));
+  } catch {
+    // Not Linux, or not allowed: the thread keeps the process's priority.
+  }
 }

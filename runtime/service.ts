@@ -167,7 +167,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE).catch((error: unknown) =>
     logger.warn({ err: error }, 'could not verify custom search attributes (MemoryId, CollectionId, TenantId)'),
   );
-  const modelThread = openModelThread();
+  // Model and CPU threads of a process serving the API yield the CPU to its event loop (roles.ts).
+  const modelThread = openModelThread(plan.backgroundThreadNiceness);
   const embedderOptions = {
     modelId: config.EMBEDDING_MODEL,
     modelsDir: config.MODELS_DIR,
@@ -183,7 +184,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   const extractor = createLocalExtractor();
   const classifier = new PredicateClassifier(config.FACT_LEXICON);
   // CPU-heavy work of a process that serves the API runs on these threads, never on its event loop (DEVELOPERS.md).
-  const cpu = plan.cpuPool ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS) : null;
+  const cpu = plan.cpuPool ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS, 1, plan.backgroundThreadNiceness) : null;
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
