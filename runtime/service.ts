@@ -36,7 +36,7 @@ import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { openModelThread, speechModelOnThread } from '../models/model-thread-client.js';
 import { SearchIndex } from '../search/search-index.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
-import { activityMetrics } from './activity-metrics.js';
+import { activityInterceptors } from './activity-interceptors.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { apiRepairs, processPlan } from './roles.js';
 import { installTemporalLogging } from './temporal-logging.js';
@@ -221,7 +221,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       maxConcurrentActivityTaskExecutions: 8,
       maxConcurrentWorkflowTaskExecutions: 40,
       stickyQueueScheduleToStartTimeout: '3 seconds',
-      interceptors: { activity: [activityMetrics] },
+      interceptors: { activity: activityInterceptors },
     });
     workerRun = worker.run();
     workerRun.catch((error: unknown) => logger.error({ err: error }, 'worker stopped with an error'));
