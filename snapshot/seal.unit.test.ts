@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { CompactSign, importJWK } from 'jose';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.js';
-import { TimeSlicer } from '../core/time-slice.js';
+import { CountingSlicer } from '../test/support/counting-slicer.js';
 import {
   decodeFloat16,
   decodeInt8,
@@ -448,18 +448,6 @@ describe('snapshot sealing and opening', () => {
 });
 
 describe('opening a large snapshot', () => {
-  /** Every step is due: counts the turns the open gives the event loop. */
-  class CountingSlicer extends TimeSlicer {
-    pauses = 0;
-    constructor() {
-      super(0);
-    }
-    override async pause(): Promise<void> {
-      this.pauses++;
-      await super.pause();
-    }
-  }
-
   it('gives the event loop a turn between items while it parses, resolves, checks and flattens the body', async () => {
     const EPISODES = 30;
     const base = sampleBody();
