@@ -71,6 +71,22 @@ export interface SealedSnapshot {
 }
 
 const PIECE_BYTES = 256 * 1024;
+/** An episode of more chunks than this is made chunk by chunk; a smaller one, and any other item, is one piece. */
+const CHUNKS_PER_PIECE = 16;
+
+const manyChunks = (value: object): boolean => {
+  const chunks = (value as { chunks?: unknown }).chunks;
+  return Array.isArray(chunks) && chunks.length > CHUNKS_PER_PIECE;
+};
+
+/**
+ * The body and its sections are opened item by item; an item only when it is an episode of many
+ * chunks, and then down to its chunks. Opening every item field by field cost a call per field
+ * (sealing a 3.5 MB body took ~29 ms of CPU instead of ~49, with the faster canonical writer), and
+ * an item of a few chunks takes well under a slice.
+ */
+const worthOpening = (container: object, level: number): boolean =>
+  level < 2 || (level === 2 ? manyChunks(container) : Array.isArray(container) && container.length > CHUNKS_PER_PIECE);
 
 /**
  * The body's canonical JSON in pieces, hashed as it is produced: the digest's bytes and the bytes
@@ -91,8 +107,8 @@ async function canonicalBodyPieces(body: WireBody, slicer: TimeSlicer): Promise<
     pending = [];
     pendingLength = 0;
   };
-  // body > section > item > an episode's field > a chunk: each chunk is one piece.
-  for (const text of canonicalJsonPieces(body, 4)) {
+  // body > section > item > an episode's field > a chunk: the large ones opened (worthOpening).
+  for (const text of canonicalJsonPieces(body, 4, worthOpening)) {
     pending.push(text);
     pendingLength += text.length;
     if (pendingLength >= PIECE_BYTES) flush();
