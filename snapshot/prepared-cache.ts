@@ -26,8 +26,12 @@ export interface OpenedSnapshot {
   body: SnapshotBody;
   /** UTF-8 bytes of the body as digested (0 for the empty snapshot). */
   bodyBytes: number;
-  /** The body's canonical JSON, the bytes that hashed to its digest: a body sent again is compared with it. */
-  bodyText?: string;
+  /**
+   * The body as sent, parsed, when its JSON text was the bytes that hashed to its digest (its
+   * canonical JSON): a body sent again is compared with it value by value, keys in order, which
+   * holds exactly when the two have the same JSON text (seal.ts sameJsonText).
+   */
+  bodySent?: unknown;
   /** Its graph index for search: built on its first search, then kept with it. */
   partition?: GraphPartition;
 }
@@ -55,7 +59,7 @@ export function preparedBytes(opened: OpenedSnapshot): number {
   const partition = opened.partition
     ? (counts.entities.length + counts.facts.length) * PARTITION_BYTES_PER_TARGET + counts.mentions.length * PARTITION_BYTES_PER_MENTION
     : 0;
-  // The body parsed, and its text kept to compare (read as bytes: bodyText may not be made yet).
+  // The body parsed, and as sent to compare (read as bytes: bodySent may not be made yet).
   return body * (HEAP_BYTES_PER_BODY_BYTE + 1) + partition;
 }
 
