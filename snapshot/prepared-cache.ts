@@ -15,7 +15,7 @@
  *   may change them (SnapshotGraph copies what it grows).
  */
 import type { GraphPartition } from '../search/graph-index.js';
-import type { SnapshotBody } from './format.js';
+import type { SnapshotBody, WireBody } from './format.js';
 
 /** A snapshot that passed every check of openSnapshot. */
 export interface OpenedSnapshot {
@@ -32,6 +32,11 @@ export interface OpenedSnapshot {
    * holds exactly when the two have the same JSON text (seal.ts sameJsonText).
    */
   bodySent?: unknown;
+  /**
+   * The body in this service's wire form (as sent, or as sealed), when it was read strictly in this
+   * service's major version: a device create sends the mentions of its untouched episodes again.
+   */
+  wire?: WireBody;
   /** Its graph index for search: built on its first search, then kept with it. */
   partition?: GraphPartition;
 }

@@ -28,6 +28,7 @@ import {
   toWire,
   parseVersion,
   tenantBinding,
+  type SentMentions,
   type SnapshotBody,
   type SnapshotCaps,
   type WireBody,
@@ -119,11 +120,19 @@ async function canonicalBodyPieces(body: WireBody, slicer: TimeSlicer): Promise<
 }
 
 export async function sealSnapshot(
-  input: { graphId: string; tenantId: string; embeddingModel: string; body: SnapshotBody; createdAt?: Date },
+  input: {
+    graphId: string;
+    tenantId: string;
+    embeddingModel: string;
+    body: SnapshotBody;
+    createdAt?: Date;
+    /** Mentions strings that can be sent again as they came (format.ts SentMentions). */
+    sent?: SentMentions | undefined;
+  },
   keyset: SigningKeyset,
 ): Promise<SealedSnapshot> {
   const slicer = new TimeSlicer();
-  const wire = await toWire(input.body, slicer);
+  const wire = await toWire(input.body, slicer, input.sent);
   const { pieces, digest } = await canonicalBodyPieces(wire, slicer);
   const header: SnapshotHeader = {
     format: SNAPSHOT_FORMAT,
@@ -167,6 +176,7 @@ export function openedOf(sealed: SealedSnapshot): OpenedSnapshot {
     get body(): SnapshotBody {
       return (body ??= fromWire(resolveTargets(sealed.wire).body));
     },
+    wire: sealed.wire,
     // As a client sends it back: the canonical bytes, parsed (the wire object's keys are in another order).
     get bodySent(): unknown {
       return (bodySent ??= JSON.parse(Buffer.concat(sealed.bodyPieces).toString('utf8')));
@@ -320,6 +330,8 @@ export async function openSnapshot(input: unknown, context: OpenContext, field =
     graphId: header.data.graph_id,
     snapshotId,
     body: fromWire(checked),
+    // In this service's own version, read strictly: a device create may send its mentions again as they are.
+    ...(byIndex?.data && strict && major === SNAPSHOT_MAJOR ? { wire: byIndex.data as WireBody } : {}),
     bodyBytes: Buffer.byteLength(asSent),
     // Kept only when its text is the bytes that were digested (a reordered body is never matched).
     ...(sentDigest === header.data.digest ? { bodySent: body } : {}),

@@ -23,7 +23,9 @@ import {
   type SnapshotEntity,
   type SnapshotEpisode,
   type SnapshotFact,
+  type SentMentions,
   type SnapshotMention,
+  type WireBody,
 } from './format.js';
 
 type StoredEntity = Omit<SnapshotEntity, 'weight'>;
@@ -48,9 +50,14 @@ export class SnapshotGraph implements GraphStore {
   private readonly byToken = new Map<string, Set<string>>();
   private readonly vectors = new Map<string, Float32Array | null>();
 
+  /**
+   * @param sent the body's wire form, when it was read strictly in this service's version: the
+   * mentions of episodes no write touched are sealed again as they came (sentMentions).
+   */
   constructor(
     body: SnapshotBody,
     private readonly dimensions: number,
+    private sent?: WireBody,
   ) {
     this.episodes = [...body.episodes];
     for (const { weight: _weight, ...entity } of body.entities) this.putEntity(entity);
@@ -69,6 +76,16 @@ export class SnapshotGraph implements GraphStore {
       this.mentions.set(rowKey(mention.episode_id, mention.chunk, mention.target_id), mention);
     this.baseMentions = [];
     this.baseEpisodes = null;
+    this.sent = undefined;
+  }
+
+  /** The sent mentions of the body's episodes, while no write touched them (format.ts SentMentions). */
+  sentMentions(): SentMentions | undefined {
+    if (!this.sent) return undefined;
+    return {
+      byEpisode: new Map(this.sent.episodes.map((episode) => [episode.id, episode.mentions])),
+      targetIds: [...this.sent.entities.map((entity) => entity.id), ...this.sent.facts.map((fact) => fact.id)],
+    };
   }
 
   /** Every row: the body's, then those written since. */
