@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { CompactSign, importJWK } from 'jose';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.js';
+import { TimeSlicer } from '../core/time-slice.js';
 import {
   decodeFloat16,
   decodeInt8,
@@ -445,6 +446,41 @@ describe('snapshot sealing and opening', () => {
       assert.ok(Math.abs(quantised[i]! - value) < 0.01);
     });
     assert.equal(decodeFloat16(encodeFloat16(vector), 5), null, 'a wrong dimension count is refused');
+  });
+});
+
+describe('opening a large snapshot', () => {
+  /** Every step is due: counts the turns the open gives the event loop. */
+  class CountingSlicer extends TimeSlicer {
+    pauses = 0;
+    constructor() {
+      super(0);
+    }
+    override async pause(): Promise<void> {
+      this.pauses++;
+      await super.pause();
+    }
+  }
+
+  it('gives the event loop a turn between items while it parses, resolves, checks and flattens the body', async () => {
+    const EPISODES = 30;
+    const base = sampleBody();
+    const body: SnapshotBody = { episodes: [], entities: base.entities, facts: base.facts, mentions: [] };
+    for (let i = 0; i < EPISODES; i++) {
+      const id = randomUUID();
+      body.episodes.push({ ...base.episodes[0]!, id });
+      for (const mention of base.mentions) body.mentions.push({ ...mention, episode_id: id });
+    }
+    body.entities = body.entities.map((entity) => ({ ...entity, weight: EPISODES }));
+    body.facts = body.facts.map((fact) => ({ ...fact, weight: EPISODES }));
+    const ks = await keyset();
+    const slicer = new CountingSlicer();
+    const bigCaps = { ...caps, maxEpisodes: EPISODES, maxMentions: 3 * EPISODES };
+    const opened = await openSnapshot(await sealed(ks, body), context(ks, { caps: bigCaps, slicer }));
+    assert.equal(opened.body.episodes.length, EPISODES);
+    assert.equal(opened.body.mentions.length, 3 * EPISODES);
+    // Four walks over the episodes (parse, resolve, check, flatten): one turn per episode in each at least.
+    assert.ok(slicer.pauses >= 4 * EPISODES, `${slicer.pauses} turns`);
   });
 });
 
