@@ -107,9 +107,80 @@ function encode(value: unknown, path: string, ancestors: Set<object>): string {
   }
 }
 
+/** Thrown by canonicalCopy where the fast path cannot stand in for `encode`, which then runs (and names the problem, if any). */
+const UNSUITABLE = new (class Unsuitable {})();
+
+/**
+ * A copy of `value` that JSON.stringify writes as its canonical JSON: every object rebuilt with
+ * its keys inserted in sorted order, every value checked against the rules above. Throws
+ * UNSUITABLE on anything the rules refuse, and on an object with array-index keys ("0", "12"),
+ * which every JS object lists first, in numeric order. The native writer is faster than `encode`:
+ * a 3.5 MB snapshot body took ~18 ms of CPU against ~33 on these machines.
+ */
+function canonicalCopy(value: unknown, ancestors: Set<object>): unknown {
+  switch (typeof value) {
+    case 'string':
+      if (LONE_SURROGATE.test(value)) throw UNSUITABLE;
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) throw UNSUITABLE;
+      return value;
+    case 'boolean':
+      return value;
+    case 'object':
+      break;
+    default:
+      throw UNSUITABLE;
+  }
+  if (value === null) return null;
+  if (ancestors.has(value)) throw UNSUITABLE;
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) {
+      const copy: unknown[] = [];
+      for (let index = 0; index < value.length; index += 1) {
+        if (!(index in value)) throw UNSUITABLE;
+        copy.push(canonicalCopy(value[index], ancestors));
+      }
+      return copy;
+    }
+    if (!isPlainObject(value) || typeof value.toJSON === 'function') throw UNSUITABLE;
+    // Without a prototype, a "__proto__" key is an own property like any other.
+    const copy = Object.create(null) as Record<string, unknown>;
+    let indexLike = false;
+    for (const key of Object.keys(value).sort()) {
+      const member = value[key];
+      if (member === undefined) continue;
+      if (LONE_SURROGATE.test(key)) throw UNSUITABLE;
+      const first = key.charCodeAt(0);
+      if (first >= 48 && first <= 57) indexLike = true;
+      copy[key] = canonicalCopy(member, ancestors);
+    }
+    if (indexLike) {
+      const kept = Object.keys(copy);
+      const sorted = [...kept].sort();
+      if (kept.some((key, index) => key !== sorted[index])) throw UNSUITABLE;
+    }
+    return copy;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/** canonicalJson through the native writer, or undefined where only `encode` can say (see canonicalCopy). */
+function fastCanonical(value: unknown, ancestors: Set<object>): string | undefined {
+  try {
+    return JSON.stringify(canonicalCopy(value, ancestors));
+  } catch (error) {
+    if (error === UNSUITABLE) return undefined;
+    throw error;
+  }
+}
+
 /** The canonical JSON text of `value`. Throws CanonicalJsonError for anything outside the rules above. */
 export function canonicalJson(value: unknown): string {
-  return encode(value, '$', new Set());
+  const ancestors = new Set<object>();
+  return fastCanonical(value, ancestors) ?? encode(value, '$', ancestors);
 }
 
 /** The signed bytes: the UTF-8 encoding of canonicalJson(value). */
@@ -118,9 +189,16 @@ export function canonicalJsonBytes(value: unknown): Buffer {
 }
 
 /** The pieces of canonicalJson(value), its arrays and objects opened down to `depth` levels (see canonicalJsonPieces). */
-function* piecesOf(value: unknown, path: string, ancestors: Set<object>, depth: number): Generator<string> {
-  if (depth <= 0 || value === null || typeof value !== 'object') {
-    yield encode(value, path, ancestors);
+function* piecesOf(
+  value: unknown,
+  path: string,
+  ancestors: Set<object>,
+  depth: number,
+  level: number,
+  worthOpening: (container: object, level: number) => boolean,
+): Generator<string> {
+  if (depth <= 0 || value === null || typeof value !== 'object' || !worthOpening(value, level)) {
+    yield fastCanonical(value, ancestors) ?? encode(value, path, ancestors);
     return;
   }
   if (ancestors.has(value)) throw new CanonicalJsonError(path, 'circular reference');
@@ -132,7 +210,7 @@ function* piecesOf(value: unknown, path: string, ancestors: Set<object>, depth: 
         const itemPath = `${path}[${index}]`;
         if (!(index in value)) throw new CanonicalJsonError(itemPath, 'sparse array hole');
         if (index > 0) yield ',';
-        yield* piecesOf(value[index], itemPath, ancestors, depth - 1);
+        yield* piecesOf(value[index], itemPath, ancestors, depth - 1, level + 1, worthOpening);
       }
       yield ']';
       return;
@@ -146,7 +224,7 @@ function* piecesOf(value: unknown, path: string, ancestors: Set<object>, depth: 
       const memberPath = childPath(path, key);
       yield `${first ? '' : ','}${encodeString(key, memberPath)}:`;
       first = false;
-      yield* piecesOf(member, memberPath, ancestors, depth - 1);
+      yield* piecesOf(member, memberPath, ancestors, depth - 1, level + 1, worthOpening);
     }
     yield '}';
   } finally {
@@ -158,8 +236,13 @@ function* piecesOf(value: unknown, path: string, ancestors: Set<object>, depth: 
  * canonicalJson(value) as a sequence of pieces whose concatenation is exactly that text, the
  * arrays and objects of the first `depth` levels opened member by member: a caller producing the
  * canonical JSON of a large document (a device snapshot) can stop between pieces to let the event
- * loop run (core/time-slice.ts). Same rules and errors as canonicalJson.
+ * loop run (core/time-slice.ts). Same rules and errors as canonicalJson. `worthOpening` (the value
+ * itself at level 0) may keep a small container in one piece: each piece costs a call of its own.
  */
-export function canonicalJsonPieces(value: unknown, depth: number): Iterable<string> {
-  return piecesOf(value, '$', new Set(), depth);
+export function canonicalJsonPieces(
+  value: unknown,
+  depth: number,
+  worthOpening: (container: object, level: number) => boolean = () => true,
+): Iterable<string> {
+  return piecesOf(value, '$', new Set(), depth, 0, worthOpening);
 }

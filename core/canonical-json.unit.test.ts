@@ -17,6 +17,16 @@ describe('canonicalJson', () => {
     assert.equal(canonicalJson({ a: 3, 10: 1, 9: 2 }), '{"10":1,"9":2,"a":3}');
   });
 
+  it('writes "__proto__" and prototype-less objects as any other key and object', () => {
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { b: 1, a: 2 });
+    const proto = JSON.parse('{"__proto__":{"x":1},"a":0}') as unknown;
+    assert.equal(canonicalJson({ bare, proto }), '{"bare":{"a":2,"b":1},"proto":{"__proto__":{"x":1},"a":0}}');
+  });
+
+  it('gives the same text whether a key only looks like an index or is one ("01", "1", "1a")', () => {
+    assert.equal(canonicalJson({ '1a': 0, '01': 1, 1: 2, b: { 2: 'x', 10: 'y' } }), '{"01":1,"1":2,"1a":0,"b":{"10":"y","2":"x"}}');
+  });
+
   it('writes no whitespace and literals as JSON', () => {
     assert.equal(canonicalJson({ t: true, f: false, n: null, s: 'a b' }), '{"f":false,"n":null,"s":"a b","t":true}');
     assert.equal(canonicalJson([]), '[]');
@@ -152,6 +162,16 @@ describe('canonicalJson', () => {
 
     it('opens members one by one down to the depth asked', () => {
       assert.deepEqual([...canonicalJsonPieces({ b: [1, 2], a: 'x' }, 2)], ['{', '"a":', '"x"', ',"b":', '[', '1', ',', '2', ']', '}']);
+    });
+
+    it('keeps a container in one piece when worthOpening says so, the text unchanged', () => {
+      const value = { small: { b: 1, a: [1, 2] }, large: [{ z: 1 }, { y: 2 }] };
+      const opened = (container: object, level: number) => level === 0 || Array.isArray(container);
+      assert.deepEqual(
+        [...canonicalJsonPieces(value, 3, opened)],
+        ['{', '"large":', '[', '{"z":1}', ',', '{"y":2}', ']', ',"small":', '{"a":[1,2],"b":1}', '}'],
+      );
+      assert.equal([...canonicalJsonPieces(value, 3, opened)].join(''), canonicalJson(value));
     });
 
     it('refuses what canonicalJson refuses, at any depth, naming where', () => {

@@ -387,7 +387,7 @@ export function createDeviceMemoryService(deps: {
           const receipt = await deliver(sealed, source.snapshotRef.collection_id, putUrl, putHeaders, 'snapshot_ref.put_url', signal);
           return { receipt, replayed: true };
         }
-        const graph = await SnapshotGraph.inSlices(opened.body, embedder.dimensions, new TimeSlicer());
+        const graph = await SnapshotGraph.inSlices(opened.body, embedder.dimensions, new TimeSlicer(), opened.wire);
         // Device episodes carry no time of their own: their facts hold from now on.
         const createdAt = new Date();
         // Extraction on the worker threads (fair across tenants) while the model embeds on its own
@@ -433,7 +433,7 @@ export function createDeviceMemoryService(deps: {
           );
         }
         const sealed = await sealSnapshot(
-          { graphId: opened.graphId, tenantId, embeddingModel: embedder.modelId, body },
+          { graphId: opened.graphId, tenantId, embeddingModel: embedder.modelId, body, sent: graph.sentMentions() },
           await deps.keys.current(),
         );
         checkSize(sealed, 'the updated snapshot');

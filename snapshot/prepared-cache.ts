@@ -15,7 +15,7 @@
  *   may change them (SnapshotGraph copies what it grows).
  */
 import type { GraphPartition } from '../search/graph-index.js';
-import type { SnapshotBody } from './format.js';
+import type { SnapshotBody, WireBody } from './format.js';
 
 /** A snapshot that passed every check of openSnapshot. */
 export interface OpenedSnapshot {
@@ -26,8 +26,17 @@ export interface OpenedSnapshot {
   body: SnapshotBody;
   /** UTF-8 bytes of the body as digested (0 for the empty snapshot). */
   bodyBytes: number;
-  /** The body's canonical JSON, the bytes that hashed to its digest: a body sent again is compared with it. */
-  bodyText?: string;
+  /**
+   * The body as sent, parsed, when its JSON text was the bytes that hashed to its digest (its
+   * canonical JSON): a body sent again is compared with it value by value, keys in order, which
+   * holds exactly when the two have the same JSON text (seal.ts sameJsonText).
+   */
+  bodySent?: unknown;
+  /**
+   * The body in this service's wire form (as sent, or as sealed), when it was read strictly in this
+   * service's major version: a device create sends the mentions of its untouched episodes again.
+   */
+  wire?: WireBody;
   /** Its graph index for search: built on its first search, then kept with it. */
   partition?: GraphPartition;
 }
@@ -55,7 +64,7 @@ export function preparedBytes(opened: OpenedSnapshot): number {
   const partition = opened.partition
     ? (counts.entities.length + counts.facts.length) * PARTITION_BYTES_PER_TARGET + counts.mentions.length * PARTITION_BYTES_PER_MENTION
     : 0;
-  // The body parsed, and its text kept to compare (read as bytes: bodyText may not be made yet).
+  // The body parsed, and as sent to compare (read as bytes: bodySent may not be made yet).
   return body * (HEAP_BYTES_PER_BODY_BYTE + 1) + partition;
 }
 

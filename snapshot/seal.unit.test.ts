@@ -22,7 +22,7 @@ import {
   type SnapshotBody,
 } from './format.js';
 import { PreparedSnapshotCache } from './prepared-cache.js';
-import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
+import { openedOf, openSnapshot, sameJsonText, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
 import { SnapshotGraph } from './snapshot-graph.js';
 
 const DIMS = 4;
@@ -557,6 +557,35 @@ describe('opening through the prepared-snapshot cache', () => {
     assert.deepEqual(prepared.body, full.body);
     assert.equal(prepared.bodyBytes, full.bodyBytes);
   });
+});
+
+describe('sameJsonText (what counts as a body sent again)', () => {
+  // Each pair as two JSON texts, parsed: the same text must match, any other must not.
+  const cases: [string, string, boolean][] = [
+    ['{"a":[1,{"b":"x"}],"c":null}', '{"a":[1,{"b":"x"}],"c":null}', true],
+    ['{"a":1.0,"s":"\u0041"}', '{"a":1,"s":"A"}', true], // the same JSON.stringify text
+    ['{"a":1,"b":2}', '{"b":2,"a":1}', false], // keys reordered: another text
+    ['{"a":1}', '{"a":1,"b":2}', false],
+    ['{"a":1,"b":2}', '{"a":1}', false],
+    ['{"a":1,"b":2}', '{"a":1,"c":2}', false],
+    ['{"a":[1,2]}', '{"a":[1,2,3]}', false],
+    ['{"a":[1,2]}', '{"a":[2,1]}', false],
+    ['{"a":"1"}', '{"a":1}', false],
+    ['{"a":0}', '{"a":false}', false],
+    ['{"a":""}', '{"a":null}', false],
+    ['{"a":null}', '{"a":{}}', false],
+    ['{"a":[]}', '{"a":{}}', false],
+    ['{"a":{"0":1}}', '{"a":[1]}', false],
+    ['{"e":[{"chunks":[{"text":"Ada"}]}]}', '{"e":[{"chunks":[{"text":"Adb"}]}]}', false],
+    ['{"__proto__":{"x":1}}', '{"__proto__":{"x":2}}', false],
+  ];
+  for (const [a, b, same] of cases) {
+    it(`${a} and ${b}: ${same ? 'the same' : 'not the same'}`, () => {
+      assert.equal(sameJsonText(JSON.parse(a), JSON.parse(b)), same);
+      assert.equal(sameJsonText(JSON.parse(b), JSON.parse(a)), same);
+      assert.equal(same, JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b)), 'agrees with comparing the texts');
+    });
+  }
 });
 
 /** An episode's mention rows, decoded (2.0 sends them as one string). */

@@ -23,7 +23,9 @@ import {
   type SnapshotEntity,
   type SnapshotEpisode,
   type SnapshotFact,
+  type SentMentions,
   type SnapshotMention,
+  type WireBody,
 } from './format.js';
 
 type StoredEntity = Omit<SnapshotEntity, 'weight'>;
@@ -35,14 +37,27 @@ export class SnapshotGraph implements GraphStore {
   private readonly episodes: SnapshotEpisode[];
   private readonly entities = new Map<string, StoredEntity>();
   private readonly facts = new Map<string, StoredFact>();
+  /**
+   * The body's rows, as they came (read-only), and the episodes they belong to: a device create
+   * writes the rows of a new episode only, so they are not keyed one by one (keying the 30k rows of
+   * a 1,000-memory snapshot was a quarter of a create's graph work). A write to one of these
+   * episodes moves them into `mentions` first.
+   */
+  private baseMentions: readonly SnapshotMention[] = [];
+  private baseEpisodes: Set<string> | null = null;
   private readonly mentions = new Map<string, SnapshotMention>();
   private readonly byAlias = new Map<string, string>();
   private readonly byToken = new Map<string, Set<string>>();
   private readonly vectors = new Map<string, Float32Array | null>();
 
+  /**
+   * @param sent the body's wire form, when it was read strictly in this service's version: the
+   * mentions of episodes no write touched are sealed again as they came (sentMentions).
+   */
   constructor(
     body: SnapshotBody,
     private readonly dimensions: number,
+    private sent?: WireBody,
   ) {
     this.episodes = [...body.episodes];
     for (const _ of this.loading(body));
@@ -53,8 +68,8 @@ export class SnapshotGraph implements GraphStore {
    * loop given a turn between them (core/time-slice.ts): at 32 MiB the build and its partition
    * took about 1 s of CPU in one stretch.
    */
-  static async inSlices(body: SnapshotBody, dimensions: number, slicer: TimeSlicer): Promise<SnapshotGraph> {
-    const graph = new SnapshotGraph({ episodes: body.episodes, entities: [], facts: [], mentions: [] }, dimensions);
+  static async inSlices(body: SnapshotBody, dimensions: number, slicer: TimeSlicer, sent?: WireBody): Promise<SnapshotGraph> {
+    const graph = new SnapshotGraph({ episodes: body.episodes, entities: [], facts: [], mentions: [] }, dimensions, sent);
     for (const _ of graph.loading(body)) if (slicer.due()) await slicer.pause();
     return graph;
   }
@@ -69,10 +84,36 @@ export class SnapshotGraph implements GraphStore {
       this.facts.set(fact.id, fact);
       yield;
     }
-    for (const mention of body.mentions) {
+    // The rows are kept as they came, not keyed (baseMentions).
+    this.baseMentions = body.mentions;
+  }
+
+  /** Keys the body's rows, when a write touches an episode they belong to (never in a device create). */
+  private touchBase(episodeId: string): void {
+    if (this.baseMentions.length === 0) return;
+    this.baseEpisodes ??= new Set(this.baseMentions.map((mention) => mention.episode_id));
+    if (!this.baseEpisodes.has(episodeId)) return;
+    const written = [...this.mentions.values()];
+    this.mentions.clear();
+    for (const mention of [...this.baseMentions, ...written])
       this.mentions.set(rowKey(mention.episode_id, mention.chunk, mention.target_id), mention);
-      yield;
-    }
+    this.baseMentions = [];
+    this.baseEpisodes = null;
+    this.sent = undefined;
+  }
+
+  /** The sent mentions of the body's episodes, while no write touched them (format.ts SentMentions). */
+  sentMentions(): SentMentions | undefined {
+    if (!this.sent) return undefined;
+    return {
+      byEpisode: new Map(this.sent.episodes.map((episode) => [episode.id, episode.mentions])),
+      targetIds: [...this.sent.entities.map((entity) => entity.id), ...this.sent.facts.map((fact) => fact.id)],
+    };
+  }
+
+  /** Every row: the body's, then those written since. */
+  private allMentions(): SnapshotMention[] {
+    return [...this.baseMentions, ...this.mentions.values()];
   }
 
   get entityCount(): number {
@@ -127,6 +168,7 @@ export class SnapshotGraph implements GraphStore {
     const slicer = new TimeSlicer();
     for (const mention of mentions) {
       if (slicer.due()) await slicer.pause();
+      this.touchBase(mention.memoryId);
       this.mentions.set(rowKey(mention.memoryId, mention.chunkIndex, mention.targetId), {
         episode_id: mention.memoryId,
         chunk: mention.chunkIndex,
@@ -180,7 +222,7 @@ export class SnapshotGraph implements GraphStore {
       yield;
     }
     const rows = new Map<string, ProvenanceRow[]>();
-    for (const mention of this.mentions.values()) {
+    for (const mention of this.allMentions()) {
       let list = rows.get(mention.episode_id);
       if (!list) rows.set(mention.episode_id, (list = []));
       list.push({
@@ -201,7 +243,8 @@ export class SnapshotGraph implements GraphStore {
 
   /** The body to seal, weights derived from the mentions (sealing compacts it: format.ts toWire), made in slices. */
   async toBody(slicer = new TimeSlicer()): Promise<SnapshotBody> {
-    const weights = weightsOf(this.mentions.values());
+    const mentions = this.allMentions();
+    const weights = weightsOf(mentions);
     if (slicer.due()) await slicer.pause();
     const entities: SnapshotEntity[] = [];
     for (const entity of this.entities.values()) {
@@ -213,6 +256,6 @@ export class SnapshotGraph implements GraphStore {
       facts.push({ ...fact, weight: weights.get(fact.id) ?? 0 });
       if (slicer.due()) await slicer.pause();
     }
-    return { episodes: this.episodes, entities, facts, mentions: [...this.mentions.values()] };
+    return { episodes: this.episodes, entities, facts, mentions };
   }
 }

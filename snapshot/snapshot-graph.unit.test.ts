@@ -170,7 +170,8 @@ describe('SnapshotGraph weights: the sum of provenance counts, wherever the grap
     const sliced = await SnapshotGraph.inSlices(body, DIMENSIONS, slicer);
     assert.deepEqual(await sliced.toBody(), body);
     const built = slicer.pauses;
-    assert.ok(built >= body.entities.length + body.facts.length + body.mentions.length, `${built} turns building`);
+    // A turn for each entity and fact; the rows are kept as they came, not walked (SnapshotGraph baseMentions).
+    assert.ok(built >= body.entities.length + body.facts.length, `${built} turns building`);
     const slicedPartition = await sliced.partitionInSlices(slicer);
     assert.ok(slicer.pauses - built >= body.entities.length + body.facts.length + body.mentions.length, 'turns indexing');
     for (const [id, weight] of Object.entries(weights)) assert.equal(slicedPartition.weightOf(id), weight, `sliced weight of ${id}`);
@@ -257,5 +258,79 @@ describe('SnapshotGraph and the wire format', () => {
       [...alice.nameVector].map((value) => Math.round(value * 100) / 100),
       [0.5, -0.25, 1, 0],
     );
+  });
+});
+
+describe('SnapshotGraph sealed again with the mentions as they came', () => {
+  /** A two-episode graph's body and its wire form, as a client sends it back. */
+  async function sentGraph(): Promise<{ body: SnapshotBody; wire: Awaited<ReturnType<typeof toWire>> }> {
+    const graph = await graphAfter(
+      [
+        [entity('alice', { name: 'Alice', aliasKeys: ['alice'] }), entity('acme', { name: 'Acme', category: 'organization' })],
+        [fact('f1')],
+        [
+          mention('alice', { description: 'Alice works at Acme.', count: 2 }),
+          mention('acme', { description: 'a company; 100% sure', confidence: 0.5 }),
+          mention('f1', { kind: 'fact', description: 'Alice works at Acme.', validFrom: null, validTo: null }),
+        ],
+      ],
+      [[], [], [mention('f1', { memoryId: 'ep-2', kind: 'fact', chunkIndex: 1, description: 'She still does.' })]],
+    );
+    graph.addEpisode(episode('ep-1', ['Alice works at Acme.']));
+    graph.addEpisode(episode('ep-2', ['Hello.', 'She still does.']));
+    const wire = await toWire(await graph.toBody());
+    return { body: fromWire(resolveTargets(wire).body), wire };
+  }
+
+  /** A device create: a new episode naming a new entity (which moves every fact's index) and the old fact. */
+  const create = async (graph: SnapshotGraph): Promise<void> => {
+    graph.addEpisode(episode('ep-3', ['Bob joined Acme.']));
+    await graph.write(
+      scope,
+      [entity('bob', { name: 'Bob', aliasKeys: ['bob'] })],
+      [fact('f2', { subjectId: 'bob', description: 'Bob joined Acme.' })],
+      [
+        mention('bob', { memoryId: 'ep-3', description: 'Bob joined Acme.' }),
+        mention('f1', { memoryId: 'ep-3', kind: 'fact', description: 'Bob joined Acme.' }),
+        mention('f2', { memoryId: 'ep-3', kind: 'fact', description: 'Bob joined Acme.' }),
+      ],
+    );
+  };
+
+  it('gives the same wire form as encoding every row again, facts renumbered after a new entity', async () => {
+    const { body, wire } = await sentGraph();
+    const reused = new SnapshotGraph(body, DIMENSIONS, wire);
+    const encoded = new SnapshotGraph(body, DIMENSIONS);
+    await create(reused);
+    await create(encoded);
+    const sent = reused.sentMentions();
+    assert.ok(sent);
+    const again = await toWire(await reused.toBody(), undefined, sent);
+    assert.deepEqual(again, await toWire(await encoded.toBody()));
+    // The old episodes' strings were renumbered (f1 moved from index 2 to 3), not left as they came.
+    assert.notEqual(again.episodes[0]!.mentions, wire.episodes[0]!.mentions);
+    const { body: resolved, issues } = resolveTargets(again);
+    assert.deepEqual([...issues, ...(await checkReferences(resolved, DIMENSIONS))], []);
+  });
+
+  it('sends them unchanged when no target moved', async () => {
+    const { body, wire } = await sentGraph();
+    const graph = new SnapshotGraph(body, DIMENSIONS, wire);
+    graph.addEpisode(episode('ep-3', ['Acme again.']));
+    await graph.write(scope, [], [], [mention('acme', { memoryId: 'ep-3', description: 'Acme again.' })]);
+    const again = await toWire(await graph.toBody(), undefined, graph.sentMentions());
+    assert.deepEqual(
+      again.episodes.slice(0, 2).map((sentEpisode) => sentEpisode.mentions),
+      wire.episodes.map((sentEpisode) => sentEpisode.mentions),
+    );
+  });
+
+  it('offers none once a write touches an episode the snapshot already had', async () => {
+    const { body, wire } = await sentGraph();
+    const graph = new SnapshotGraph(body, DIMENSIONS, wire);
+    await graph.write(scope, [], [], [mention('acme', { memoryId: 'ep-2', description: 'Hello.' })]);
+    assert.equal(graph.sentMentions(), undefined);
+    const rows = (await graph.toBody()).mentions.filter((row) => row.episode_id === 'ep-2');
+    assert.equal(rows.length, 2, "the episode's rows are all kept, the new one added");
   });
 });
