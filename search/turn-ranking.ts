@@ -16,7 +16,8 @@
  *     whose dates (their own time, and relative dates in them resolved against it) fall in that
  *     period by `dateMatch`, and brings them in as candidates even when no other signal found them.
  *   - **The kind of answer.** A query asking "when" lifts the turns that mention a time, and one
- *     asking "how many / long / often / much" those that mention a quantity, by `answerKind`
+ *     asking "how many / long / often / much" those that mention a quantity, and one asking "who /
+ *     where / which" or for a name those that name someone or something, by `answerKind`
  *     (search/turn-answers.ts).
  *   - **Episodes.** A turn gains `episode` × the best score among the candidate turns of its memory
  *     (its session), its own included: what a question asks about is usually talked over in one

@@ -4,7 +4,7 @@ import type { Candidate, FusedCandidate } from './fusion.js';
 import { periodMatch, queryPeriod, turnDates } from './turn-dates.js';
 import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, rerankTurns, type TurnSource } from './turn-ranking.js';
 import { querySpeakers, turnSpeaker, withoutSpeaker } from './turn-speakers.js';
-import { ANSWER_QUANTITY, ANSWER_TIME, queryAnswerKind, turnAnswerKinds } from './turn-answers.js';
+import { ANSWER_NAME, ANSWER_QUANTITY, ANSWER_TIME, mentionsName, queryAnswerKind, turnAnswerKinds } from './turn-answers.js';
 
 const day = (iso: string) => new Date(`${iso}T12:00:00Z`);
 
@@ -106,6 +106,20 @@ describe('turn ranking', () => {
     }
   });
 
+  it('lifts the turns that name someone or something when the query asks who, where or which', () => {
+    texts['n:0'] = 'Melanie: We celebrated my daughter’s birthday with a concert last night!';
+    texts['n:1'] = 'Melanie: Thanks, Caroline! It was Matt Patterson, he is so talented.';
+    try {
+      const scores = { 'n:0': 0.9, 'n:1': 0.7 };
+      const order = (query: string) =>
+        rerankTurns(fused(scores), new Map(), source({}), { answerKind: queryAnswerKind(query) }).map((entry) => entry.chunkId);
+      assert.deepEqual(order('Who performed at the concert at Melanie’s daughter’s birthday?'), ['n:1', 'n:0']);
+      assert.deepEqual(order('How did the concert at the birthday go?'), ['n:0', 'n:1'], 'no name asked: no rule');
+    } finally {
+      for (const id of ['n:0', 'n:1']) delete texts[id];
+    }
+  });
+
   it('ranks the turns of a speaker the query does not name lower, and only when it names some of them', () => {
     const scores = { 'm:0': 0.5, 'm:1': 0.45, 'm:2': 0.6 };
     const about = (query: string) =>
@@ -128,8 +142,15 @@ describe('answer kinds', () => {
       ['How long has Caroline had her friends?', ANSWER_QUANTITY],
       ['How many children does Melanie have?', ANSWER_QUANTITY],
       ['How often does John surf?', ANSWER_QUANTITY],
+      ['Who performed at the concert?', ANSWER_NAME],
+      ['Where did Oliver hide his bone once?', ANSWER_NAME],
+      ['Which city did John visit?', ANSWER_NAME],
+      ['What are the names of Melanie’s pets?', ANSWER_NAME],
+      ['What book did Caroline recommend?', ANSWER_NAME],
+      ['Where was Caroline when she moved?', ANSWER_NAME],
       ['How did Melanie feel after the accident?', 0],
       ['What is Caroline’s identity?', 0],
+      ['What kind of pot did Mel make?', 0],
     ];
     for (const [query, kind] of cases) assert.equal(queryAnswerKind(query), kind, query);
   });
@@ -146,7 +167,27 @@ describe('answer kinds', () => {
       ['I run twice a week.', ANSWER_QUANTITY],
       ['Two weeks ago we went camping.', ANSWER_TIME | ANSWER_QUANTITY],
       ['That sounds lovely!', 0],
+      ['It was Matt Patterson, he is so talented.', ANSWER_NAME],
     ];
     for (const [text, kinds] of cases) assert.equal(turnAnswerKinds(text), kinds, text);
+  });
+
+  it('tells a name inside a sentence from a greeting, a vocative, a sentence start, a day and a month', () => {
+    const cases: [string, boolean][] = [
+      ['It was Matt Patterson, he is so talented.', true],
+      ['We hiked in Yosemite last year.', true],
+      ['I loved "Becoming Nicole" by Amy Ellis Nutt.', true],
+      ['And yup, I do- Oscar, my guinea pig.', true],
+      ['I heard stories from a veteran named Samuel.', true],
+      ['Thanks, Caroline!', false],
+      ['Hey Mel! How are you?', false],
+      ['Wow, Caroline, that looks great.', false],
+      ['I’m always here for you, Mel!', false],
+      ['Painting is fun. Nature is amazing.', false],
+      ['See you next Saturday!', false],
+      ['We met in October, I think.', false],
+      ['Yeah, I think so. I’m glad.', false],
+    ];
+    for (const [text, named] of cases) assert.equal(mentionsName(text), named, text);
   });
 });

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { CompactSign, importJWK } from 'jose';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.js';
-import { TimeSlicer } from '../core/time-slice.js';
+import { CountingSlicer } from '../test/support/counting-slicer.js';
 import {
   decodeFloat16,
   decodeInt8,
@@ -29,6 +29,20 @@ const DIMS = 4;
 const TENANT = 'tenant-a';
 const MODEL = 'test/model';
 const caps = { maxEpisodes: 10, maxEntities: 10, maxFacts: 10, maxMentions: 20, maxChunks: 10 };
+
+/** What a device create does first: one more document episode (one chunk, no vector) in the held graph; its id. */
+function addDocument(graph: SnapshotGraph, text: string): string {
+  const id = randomUUID();
+  graph.addEpisode({
+    id,
+    kind: 'document',
+    name: null,
+    metadata: {},
+    created_at: '2026-11-26T10:00:00.000Z',
+    chunks: [{ index: 0, text, source: { type: 'text' }, vector: null }],
+  });
+  return id;
+}
 
 function sampleBody(): SnapshotBody {
   const episode = randomUUID();
@@ -250,15 +264,7 @@ describe('snapshot sealing and opening', () => {
     const opened = await openSnapshot(newer, context(ks));
     // What a device create does: the graph held in memory, one more episode merged in, sealed again.
     const graph = new SnapshotGraph(opened.body, DIMS);
-    const episode = randomUUID();
-    graph.addEpisode({
-      id: episode,
-      kind: 'document',
-      name: null,
-      metadata: {},
-      created_at: '2026-11-26T10:00:00.000Z',
-      chunks: [{ index: 0, text: 'Alice visits Paris.', source: { type: 'text' }, vector: null }],
-    });
+    const episode = addDocument(graph, 'Alice visits Paris.');
     await graph.write(
       { tenantId: TENANT, collectionId: opened.graphId },
       [],
@@ -323,15 +329,7 @@ describe('snapshot sealing and opening', () => {
     const ks = await keyset();
     const opened = await openSnapshot(await sealed(ks), context(ks));
     const graph = new SnapshotGraph(opened.body, DIMS);
-    const episode = randomUUID();
-    graph.addEpisode({
-      id: episode,
-      kind: 'document',
-      name: null,
-      metadata: {},
-      created_at: '2026-11-26T10:00:00.000Z',
-      chunks: [{ index: 0, text: 'Alice no longer manages the Berlin office.', source: { type: 'text' }, vector: null }],
-    });
+    const episode = addDocument(graph, 'Alice no longer manages the Berlin office.');
     const ended = new Date('2025-06-01T00:00:00.000Z');
     await graph.write(
       { tenantId: TENANT, collectionId: opened.graphId },
@@ -450,18 +448,6 @@ describe('snapshot sealing and opening', () => {
 });
 
 describe('opening a large snapshot', () => {
-  /** Every step is due: counts the turns the open gives the event loop. */
-  class CountingSlicer extends TimeSlicer {
-    pauses = 0;
-    constructor() {
-      super(0);
-    }
-    override async pause(): Promise<void> {
-      this.pauses++;
-      await super.pause();
-    }
-  }
-
   it('gives the event loop a turn between items while it parses, resolves, checks and flattens the body', async () => {
     const EPISODES = 30;
     const base = sampleBody();

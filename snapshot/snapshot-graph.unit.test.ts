@@ -6,23 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { GraphScope, NewEntity, NewFact, NewMention } from '../core/graph-model.js';
-import { TimeSlicer } from '../core/time-slice.js';
+import { CountingSlicer } from '../test/support/counting-slicer.js';
 import { checkReferences, fromWire, resolveTargets, toWire, type SnapshotBody, type SnapshotEpisode } from './format.js';
 import { SnapshotGraph } from './snapshot-graph.js';
 
 const DIMENSIONS = 4;
 
-/** Every step is due: counts the turns given to the event loop. */
-class CountingSlicer extends TimeSlicer {
-  pauses = 0;
-  constructor() {
-    super(0);
-  }
-  override async pause(): Promise<void> {
-    this.pauses++;
-    await super.pause();
-  }
-}
 const scope: GraphScope = { tenantId: 'tenant', collectionId: 'device' };
 const empty = (): SnapshotBody => ({ episodes: [], entities: [], facts: [], mentions: [] });
 

@@ -5,7 +5,7 @@
  */
 import { DEFAULT_FUSION_WEIGHTS, fuse, type Candidate } from '../../search/fusion.js';
 import type { LexicalIndex } from '../../search/lexical-index.js';
-import { expandTurnCandidates, rerankTurns, type TurnSource } from '../../search/turn-ranking.js';
+import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, rerankTurns, type TurnSource } from '../../search/turn-ranking.js';
 import type { VectorIndex } from '../../search/vector-index.js';
 import type { TurnFacts } from '../../search/turn-facts.js';
 import { querySpeakers } from '../../search/turn-speakers.js';
@@ -20,6 +20,17 @@ export interface OfflineCorpus {
 }
 
 const MIN_SIMILARITY = 0.78;
+
+/**
+ * Weight overrides for trying a change on the harness (never the service's defaults):
+ * LOCOMO_FUSION_WEIGHTS and LOCOMO_TURN_WEIGHTS, JSON objects of the fields to change.
+ */
+const overrides = <T>(name: string, defaults: T): T => {
+  const raw = process.env[name];
+  return raw ? { ...defaults, ...(JSON.parse(raw) as Partial<T>) } : defaults;
+};
+const FUSION_WEIGHTS = overrides('LOCOMO_FUSION_WEIGHTS', DEFAULT_FUSION_WEIGHTS);
+const TURN_WEIGHTS = overrides('LOCOMO_TURN_WEIGHTS', DEFAULT_TURN_WEIGHTS);
 const POOL = 100;
 
 /** What the ranking searches for: the query without the speakers it names, when it names some (search/turn-speakers.ts). */
@@ -94,7 +105,7 @@ export function rankOffline(
     speakerOf: (chunkId) => corpus.facts.speakerOf([collectionId], chunkId),
     chunks: () => corpus.vectors.entries([collectionId]),
   };
-  const dated = expandTurnCandidates(candidates, query, source);
+  const dated = expandTurnCandidates(candidates, query, source, TURN_WEIGHTS);
   const fused = fuse(
     [...candidates.values()],
     {
@@ -104,9 +115,9 @@ export function rankOffline(
       bm25Max: currentLexical.hits[0]?.score ?? 0,
       lexicalRarity: currentLexical.stats.maxRarity,
     },
-    DEFAULT_FUSION_WEIGHTS,
+    FUSION_WEIGHTS,
   );
-  return rerankTurns(fused, dated, source, { speakers, answerKind: queryAnswerKind(query) })
+  return rerankTurns(fused, dated, source, { speakers, answerKind: queryAnswerKind(query), weights: TURN_WEIGHTS })
     .slice(0, limit)
     .map((entry) => entry.chunkId);
 }

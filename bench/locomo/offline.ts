@@ -121,6 +121,12 @@ async function main(): Promise<void> {
     console.log(`${variant.padEnd(12)} all   ${fmt(aggregateLocomo(rows.map((r) => r.score)))}`);
     console.log(`${''.padEnd(12)} tune  ${fmt(aggregateLocomo(tune.map((r) => r.score)))}`);
     console.log(`${''.padEnd(12)} check ${fmt(aggregateLocomo(check.map((r) => r.score)))}`);
+    if (process.env.LOCOMO_BY_CONVERSATION) {
+      for (const sample of [...new Set(rows.map((row) => row.sample))]) {
+        const subset = rows.filter((row) => row.sample === sample);
+        console.log(`${''.padEnd(12)} ${sample.padEnd(5)} ${fmt(aggregateLocomo(subset.map((r) => r.score)))}`);
+      }
+    }
     if (process.env.LOCOMO_BY_CATEGORY) {
       for (const category of [1, 2, 3, 4]) {
         const subset = rows.filter((row) => row.category === category);

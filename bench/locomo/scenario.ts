@@ -6,6 +6,8 @@
  *   fused    the default ranking (no signals field)
  *   lexical  signals ["lexical"]: BM25 alone
  *   vector   signals ["vector"]: the embedding alone
+ *   nograph  signals ["vector", "lexical", "activation"]: the fused ranking without the graph
+ *            signal, which the offline harness (bench/locomo/offline.ts) lacks
  * and print recall_any@5, recall_any@10, recall_all@10 and MRR overall and per category
  * (`locomo_<ranking>[_<category>]_<figure>`), search p50/p95 of the fused ranking (client side),
  * and ingestion throughput (turns and sessions per second, wall clock). Per-question ranks and top
@@ -31,10 +33,15 @@ const SAMPLES = (process.env.BENCH_LOCOMO_SAMPLES ?? '').split(',').filter((samp
 const WARMUPS = 5;
 
 interface Ranking {
-  name: 'fused' | 'lexical' | 'vector';
+  name: 'fused' | 'lexical' | 'vector' | 'nograph';
   signals?: SearchSignal[];
 }
-const RANKINGS: Ranking[] = [{ name: 'fused' }, { name: 'lexical', signals: ['lexical'] }, { name: 'vector', signals: ['vector'] }];
+const RANKINGS: Ranking[] = [
+  { name: 'fused' },
+  { name: 'lexical', signals: ['lexical'] },
+  { name: 'vector', signals: ['vector'] },
+  { name: 'nograph', signals: ['vector', 'lexical', 'activation'] },
+];
 
 interface Asked {
   question: LocomoQuestion;
@@ -137,9 +144,10 @@ export async function locomoScenario(api: ApiClient): Promise<void> {
   }
   for (const conversation of conversations) {
     const subset = asked.filter((entry) => entry.question.sampleId === conversation.sampleId);
-    info(
-      `   fused by conversation ${conversation.sampleId} (${subset.length} q): ${line(aggregateLocomo(subset.map((e) => e.scores.get('fused')!)))}`,
-    );
+    for (const name of ['fused', 'nograph'])
+      info(
+        `   ${name} by conversation ${conversation.sampleId} (${subset.length} q): ${line(aggregateLocomo(subset.map((e) => e.scores.get(name)!)))}`,
+      );
   }
   metric('locomo_search_p50', percentile(fusedMs, 50), 'ms');
   metric('locomo_search_p95', percentile(fusedMs, 95), 'ms');
