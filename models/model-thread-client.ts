@@ -17,12 +17,9 @@ const modelThreadScript = new URL('./model-thread.js', import.meta.url);
 /** An embedding call and a speech window at once (each kind runs one call at a time by itself). */
 const TASKS_AT_ONCE = 2;
 
-/**
- * The process's model thread, started on its first task; `close()` ends it. `niceness` above 0
- * lets the event loop take the CPU first (a process serving the API: core/worker-pool.ts).
- */
-export function openModelThread(niceness = 0): ModelThread {
-  return new WorkerPool<ModelTasks>(modelThreadScript, 1, TASKS_AT_ONCE, niceness);
+/** The process's model thread, started on its first task; `close()` ends it. */
+export function openModelThread(): ModelThread {
+  return new WorkerPool<ModelTasks>(modelThreadScript, 1, TASKS_AT_ONCE);
 }
 
 /** Whisper on the model thread: the same calls as `localSpeechModel`, run there. */

@@ -13,8 +13,10 @@ export interface ProcessPlan {
   /** A worker-thread pool for CPU-heavy work of a process that serves the API; ingestion's extraction uses it too then. */
   cpuPool: boolean;
   /**
-   * The niceness of the process's model and CPU threads: above 0 where requests are served, so
-   * the event loop (a search, a ping, a deadline) takes the CPU before background model work does.
+   * The niceness of the process's CPU-pool threads: above 0 where requests are served, so the
+   * event loop (a search, a ping, a deadline) takes the CPU before a device create's extraction
+   * does. Not the model thread's: a search's query embedding runs there, and a niced model thread
+   * made searches slower on a machine loaded by other processes (docs/device-memory.md).
    */
   backgroundThreadNiceness: number;
   /** Workflow starts get their first task back in the start response: only with a worker on the same connection. */

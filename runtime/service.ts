@@ -167,8 +167,8 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE).catch((error: unknown) =>
     logger.warn({ err: error }, 'could not verify custom search attributes (MemoryId, CollectionId, TenantId)'),
   );
-  // Model and CPU threads of a process serving the API yield the CPU to its event loop (roles.ts).
-  const modelThread = openModelThread(plan.backgroundThreadNiceness);
+  // Not niced: a search's query embedding runs on it (roles.ts, backgroundThreadNiceness).
+  const modelThread = openModelThread();
   const embedderOptions = {
     modelId: config.EMBEDDING_MODEL,
     modelsDir: config.MODELS_DIR,
