@@ -71,11 +71,41 @@ function activityScope(): string | null {
   }
 }
 
+/** Each running attempt's last heartbeat details, repeated by keepAlive. */
+const lastDetails = new WeakMap<Context, { details: unknown }>();
+
 /** Heartbeat when running inside an activity; a no-op elsewhere (e.g. unit use). */
 export function heartbeat(details: unknown): void {
+  let context: Context;
   try {
-    Context.current().heartbeat(details);
+    context = Context.current();
   } catch {
-    // Not in an activity context.
+    return; // Not in an activity context.
+  }
+  lastDetails.set(context, { details });
+  context.heartbeat(details);
+}
+
+/**
+ * Runs an attempt with a heartbeat at least every third of its heartbeat timeout, repeating the
+ * last details it sent (or, before its first, the previous attempt's, so the resume point is never
+ * lost). The stages heartbeat at their progress points, but on a saturated machine the stretch
+ * between two of them (a collection's graph writes, a wait for the shared model thread) outlasted
+ * the 15 s timeout: every attempt of a LoCoMo session timed out the same way until its retries ran
+ * out and an accepted memory failed. A heartbeat timeout is for a worker that is gone; this timer
+ * stops with the process or a blocked event loop, so that is still what it detects, and
+ * startToClose still bounds an attempt that hangs.
+ */
+export async function keepAlive<T>(context: Context, work: () => Promise<T>): Promise<T> {
+  const timeoutMs = context.info.heartbeatTimeoutMs;
+  if (!timeoutMs) return work();
+  const timer = setInterval(
+    () => context.heartbeat((lastDetails.get(context) ?? { details: context.info.heartbeatDetails as unknown }).details),
+    Math.max(10, Math.floor(timeoutMs / 3)),
+  );
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
   }
 }

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
 import type { Store } from '../store/index.js';
-import { reportTerminal, type ProgressTarget } from './progress.js';
+import { activityInterceptors } from '../runtime/activity-interceptors.js';
+import { heartbeat, reportTerminal, type ProgressTarget } from './progress.js';
 
 /** The two repositories reportTerminal uses, in memory. */
 function fakeStore() {
@@ -75,5 +77,66 @@ describe('reportTerminal', () => {
     await reportTerminal(store, target, 'failed', 0, 0, 'bad');
     await reportTerminal(store, target, 'failed', 0, 0, 'bad');
     assert.equal(appended.length, 2);
+  });
+});
+
+describe('the heartbeat keep-alive every activity runs under', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** One attempt with the worker's interceptors, its heartbeats recorded in order. */
+  const attempt = (info: { heartbeatTimeoutMs?: number; heartbeatDetails?: unknown }) => {
+    const env = new MockActivityEnvironment(info, { interceptors: activityInterceptors, logger: new DefaultLogger('ERROR') });
+    const beats: unknown[] = [];
+    env.on('heartbeat', (details: unknown) => void beats.push(details));
+    return { env, beats };
+  };
+
+  it('repeats the last details while a stage waits longer than the heartbeat timeout', async () => {
+    const { env, beats } = attempt({ heartbeatTimeoutMs: 60 });
+    await env.run(async () => {
+      heartbeat({ stage: 'structure', current: 1, total: 1 });
+      await sleep(200); // a long stretch with no progress point, as a collection's graph writes on a loaded machine
+    });
+    assert.ok(beats.length >= 4, `${beats.length} heartbeats in 200 ms with a 60 ms timeout`);
+    for (const beat of beats) assert.deepEqual(beat, { stage: 'structure', current: 1, total: 1 });
+  });
+
+  it("repeats the previous attempt's details until this attempt sends its own, so the resume point survives", async () => {
+    const { env, beats } = attempt({ heartbeatTimeoutMs: 60, heartbeatDetails: { stage: 'chunk', current: 1, total: 1 } });
+    await env.run(async () => {
+      await sleep(100);
+      heartbeat({ stage: 'structure', current: 0, total: 1 });
+      await sleep(100);
+    });
+    const first = beats.findIndex((beat) => (beat as { stage: string }).stage === 'structure');
+    assert.ok(first >= 1, 'beats before the first progress point');
+    for (const beat of beats.slice(0, first)) assert.deepEqual(beat, { stage: 'chunk', current: 1, total: 1 });
+    assert.ok(beats.length - first >= 2, 'the new details are repeated');
+  });
+
+  it('stops when the attempt ends, and does nothing for an activity without a heartbeat timeout', async () => {
+    const timed = attempt({ heartbeatTimeoutMs: 60 });
+    await timed.env.run(async () => sleep(100));
+    const atEnd = timed.beats.length;
+    assert.ok(atEnd >= 1);
+    await sleep(150);
+    assert.equal(timed.beats.length, atEnd, 'no heartbeat after the attempt returned');
+
+    const untimed = attempt({});
+    await untimed.env.run(async () => sleep(100));
+    assert.equal(untimed.beats.length, 0);
+  });
+
+  it('stops when the attempt fails, and the failure passes through unchanged', async () => {
+    const { env, beats } = attempt({ heartbeatTimeoutMs: 60 });
+    await assert.rejects(
+      env.run(async () => {
+        await sleep(80);
+        throw new Error('store unreachable');
+      }),
+      /store unreachable/,
+    );
+    const atEnd = beats.length;
+    await sleep(150);
+    assert.equal(beats.length, atEnd);
   });
 });

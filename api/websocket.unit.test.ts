@@ -11,24 +11,19 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { AuthFailures } from '../core/auth-failures.js';
-import { CLOSE_CODES, createEventStream, type EventStreamOptions } from '../services/event-stream.js';
+import { CLOSE_CODES, createEventStream } from '../services/event-stream.js';
 import type { TicketCheck, TicketService } from '../services/tickets.js';
-import { fakeStore, silentLogger } from '../test/support/fakes/index.js';
+import { fakeStore, silentLogger, streamOptions } from '../test/support/fakes/index.js';
 import { RawSocket } from '../test/support/ws.js';
 import { attachEventWebSocket } from './websocket.js';
 
 const silent = silentLogger();
 const GOOD = 'wst_good';
 const BURST = 5;
-const OPTIONS: EventStreamOptions = {
-  maxFrameBytes: 64 * 1024,
-  softBufferBytes: 64 * 1024,
-  hardBufferBytes: 256 * 1024,
-  maxPauseMs: 60_000,
+const OPTIONS = streamOptions({
   sessionLimits: { perKey: 50, perTenant: 50, perProcess: 50 },
-  revocationCheckMs: 60_000,
   inbound: { framesPerSecond: 1, burst: BURST, maxQueued: 16 },
-};
+});
 
 /** A server with the endpoint attached; `answer` decides each ticket, and every lookup is counted. */
 async function serve(answer: (ticket: string) => Promise<TicketCheck>, failures = new AuthFailures(1, 3), options = OPTIONS) {

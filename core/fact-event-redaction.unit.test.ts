@@ -18,24 +18,15 @@ const superseded = {
   new_object: 'Globex',
   superseded_at: '2025-06-01T09:00:00.000Z',
 };
-// Deleting m2 restored Acme.
-const restored = {
-  memory_id: 'm2',
-  predicate_class: 'employer',
-  subject_id: 'e-alice',
-  subject: 'Alice Chen',
-  predicate: 'work at',
-  old_fact_id: 'f-acme',
-  old_object_id: 'e-acme',
-  old_object: 'Acme',
-  valid_to: null,
-};
 
 const removal = (facts: string[], memories: string[] = []): RemovedFromGraph => ({ facts: new Set(facts), memories: new Set(memories) });
 const without = (payload: Record<string, unknown>, fields: string[]) =>
   Object.fromEntries(Object.entries(payload).filter(([field]) => !fields.includes(field)));
 const NEW_SIDE = ['new_fact_id', 'new_predicate', 'new_object_id', 'new_object', 'superseded_at'];
 const OLD_SIDE = ['predicate', 'old_fact_id', 'old_object_id', 'old_object'];
+
+// Deleting m2 restored Acme: the same subject and old fact, current again.
+const restored = { ...without(superseded, NEW_SIDE), valid_to: null };
 
 describe('redacting fact events when rows leave the graph', () => {
   const cases: [

@@ -73,6 +73,28 @@ export interface AppendRun {
   from_chunk: number;
 }
 
+/**
+ * An append run's two transitions, one rule for the repository and its in-memory fake: claimed,
+ * the memory is queued again with the run's start recorded; abandoned, it is complete again at
+ * the chunks it had before the run, saying why (its messages are dropped by the caller).
+ */
+export const appendClaimed = (run: AppendRun, workflowId: string, now: Date) => ({
+  status: 'queued' as const,
+  status_message: null,
+  workflow_id: workflowId,
+  append: run,
+  updated_at: now,
+});
+
+export const appendAbandoned = (run: AppendRun, message: string, now: Date) => ({
+  status: 'complete' as const,
+  status_message: `append failed: ${message}`,
+  chunk_count: run.from_chunk,
+  indexed_chunk_count: run.from_chunk,
+  append: null,
+  updated_at: now,
+});
+
 /** The one "searchable" rule: complete, or complete before an append now in progress. */
 export const isSearchable = (memory: Pick<Memory, 'status' | 'indexed_chunk_count'>): boolean =>
   memory.status === 'complete' || (memory.indexed_chunk_count ?? 0) > 0;

@@ -35,7 +35,7 @@ import { PredicateClassifier } from '../core/fact-lexicon.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
 import { SearchIndex } from '../search/search-index.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
-import { activityMetrics } from './activity-metrics.js';
+import { activityInterceptors } from './activity-interceptors.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { apiRepairs, processPlan } from './roles.js';
 import { installTemporalLogging } from './temporal-logging.js';
@@ -214,7 +214,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       maxConcurrentActivityTaskExecutions: 8,
       maxConcurrentWorkflowTaskExecutions: 40,
       stickyQueueScheduleToStartTimeout: '3 seconds',
-      interceptors: { activity: [activityMetrics] },
+      interceptors: { activity: activityInterceptors },
     });
     workerRun = worker.run();
     workerRun.catch((error: unknown) => logger.error({ err: error }, 'worker stopped with an error'));

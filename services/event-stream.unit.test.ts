@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { Logger } from '../core/logger.js';
 import type { Store } from '../store/index.js';
-import { fakeStore as inMemoryStore } from '../test/support/fakes/index.js';
+import { fakeStore as inMemoryStore, silentLogger, streamOptions } from '../test/support/fakes/index.js';
 import { CLOSE_CODES, createEventStream, type EventStreamOptions } from './event-stream.js';
 
 /** Counts the queries a session makes; answers like an empty log of a tenant with one collection. */
@@ -29,16 +28,8 @@ function fakeStore() {
   return { store: store as unknown as Store, queries }; // only what the protocol calls, faked
 }
 
-const silent = { warn: () => undefined, debug: () => undefined, info: () => undefined, error: () => undefined } as unknown as Logger;
-const OPTIONS: EventStreamOptions = {
-  maxFrameBytes: 64 * 1024,
-  softBufferBytes: 64 * 1024,
-  hardBufferBytes: 256 * 1024,
-  maxPauseMs: 60_000,
-  sessionLimits: { perKey: 10, perTenant: 10, perProcess: 10 },
-  revocationCheckMs: 60_000,
-  inbound: { framesPerSecond: 20, burst: 40, maxQueued: 16 },
-};
+const silent = silentLogger();
+const OPTIONS = streamOptions();
 
 /** A session over a fake socket whose unsent bytes the test sets. */
 function open(options: EventStreamOptions = OPTIONS) {

@@ -2,7 +2,7 @@ import type { Collection, Db, Filter } from 'mongodb';
 import type { MemoryStatus, MessageInput } from '../core/content-model.js';
 import type { MemoryFilter } from '../core/memory-filter.js';
 import { isEmptyFilter, NO_FILTER } from '../core/memory-filter.js';
-import { isSearchable, type AppendRun, type Memory, type MemorySummary } from '../core/memory-model.js';
+import { appendAbandoned, appendClaimed, isSearchable, type AppendRun, type Memory, type MemorySummary } from '../core/memory-model.js';
 import { memoryQuery } from './memory-filter.js';
 import type { MemoryDoc } from './memory-rows.js';
 import { fromStored, toStored } from './stored.js';
@@ -184,13 +184,7 @@ export class MemoryRepository {
       },
       {
         $push: { 'content.messages': { $each: messages } },
-        $set: {
-          status: 'queued',
-          status_message: null,
-          workflow_id: workflowId,
-          append: { from_message: expected.messageCount, from_chunk: expected.chunkCount },
-          updated_at: new Date(),
-        },
+        $set: appendClaimed({ from_message: expected.messageCount, from_chunk: expected.chunkCount }, workflowId, new Date()),
       },
       { returnDocument: 'after' },
     );
@@ -206,12 +200,7 @@ export class MemoryRepository {
       {
         $set: {
           'content.messages': (memory.content.messages ?? []).slice(0, run.from_message),
-          status: 'complete',
-          status_message: `append failed: ${message}`,
-          chunk_count: run.from_chunk,
-          indexed_chunk_count: run.from_chunk,
-          append: null,
-          updated_at: new Date(),
+          ...appendAbandoned(run, message, new Date()),
         },
       },
     );

@@ -40,7 +40,9 @@ test('docs/events.schema.json is up to date (run `npm run openapi`)', () => {
   assert.equal(readFileSync(path.join(projectRoot(), 'docs', 'events.schema.json'), 'utf8'), eventsSchemaText());
 });
 
-const factSuperseded = {
+// Alice's employer changed: both events name the subject and the old fact; fact_superseded adds the
+// new fact, fact_restored (the new one's memory deleted) says until when the old one holds again.
+const oldFact = {
   memory_id: ID,
   predicate_class: 'employer',
   subject_id: 's',
@@ -49,6 +51,10 @@ const factSuperseded = {
   old_fact_id: 'f1',
   old_object_id: 'o1',
   old_object: 'Acme',
+};
+
+const factSuperseded = {
+  ...oldFact,
   new_fact_id: 'f2',
   new_predicate: 'join',
   new_object_id: 'o2',
@@ -56,19 +62,7 @@ const factSuperseded = {
   superseded_at: '2025-06-01T00:00:00.000Z',
 };
 
-const factRestored = {
-  memory_id: ID,
-  predicate_class: 'employer',
-  subject_id: 's',
-  subject: 'Alice Chen',
-  predicate: 'work at',
-  old_fact_id: 'f1',
-  old_object_id: 'o1',
-  old_object: 'Acme',
-  new_fact_id: 'f2',
-  superseded_at: '2025-06-01T00:00:00.000Z',
-  valid_to: null,
-};
+const factRestored = { ...oldFact, new_fact_id: 'f2', superseded_at: '2025-06-01T00:00:00.000Z', valid_to: null };
 
 const serverCases: [string, unknown, boolean][] = [
   ['signed ingestion_progress', event({ signature }), true],

@@ -7,7 +7,7 @@
  */
 import type { Token } from './parse.js';
 import type { EntityCategory } from './types.js';
-import { KEEP_PASSIVE_SIDE_VERBS } from './word-lists.js';
+import { CLAUSE_TAKING_VERBS, DATIVE_VERBS, KEEP_PASSIVE_SIDE_VERBS, NAMING_PARTICIPLES } from './word-lists.js';
 
 /** A resolved noun-phrase end of a fact, and how it was resolved (which drives the confidence). */
 export interface Ref {
@@ -24,6 +24,11 @@ export interface Predicate {
   passive: boolean;
   /** The main verb was recovered from the chunker although the tagger did not call it a verb. */
   recovered: boolean;
+  /**
+   * The group is one past form with no helper ("sold", "based"): after a noun phrase inside a clause it is
+   * a reduced relative ("vehicles sold in Canada"), read as the passive "be sold"; null otherwise.
+   */
+  bareParticiple?: string | null;
 }
 
 export type ClauseUnit =
@@ -52,6 +57,8 @@ export interface RawFact {
 }
 
 const has = (token: Token, tag: string): boolean => token.tags.has(tag);
+/** The verb a predicate is about, without its negation: "not think" -> "think", "agree to share" -> "agree". */
+const mainVerb = (predicate: Predicate): string => predicate.activeText.replace(/^not /u, '').split(' ')[0] ?? '';
 
 const MAX_PREDICATE_WORDS = 6;
 
@@ -94,6 +101,10 @@ export function readPredicate(group: readonly Token[]): Predicate | null {
   const recovered = words.some((entry) => !has(entry.token, 'Verb') && entry.word !== 'to');
 
   const active = words.map((entry) => entry.word);
+  const bareParticiple =
+    !negated && !passive && words.length === 1 && content.length === 1 && (has(participle, 'PastTense') || has(participle, 'Participle'))
+      ? participle.word
+      : null;
   // A passive keeps its participle ("be born", "be acquired"): the infinitive would change the meaning.
   const passiveWords = words.map((entry) => (entry === lastMain ? entry.token.word : entry.word));
   const core = (passive ? ['be', ...passiveWords] : active).slice(0, MAX_PREDICATE_WORDS);
@@ -104,6 +115,7 @@ export function readPredicate(group: readonly Token[]): Predicate | null {
     activeText: (negated ? ['not', ...active] : active).join(' ').toLowerCase(),
     passive,
     recovered,
+    bareParticiple,
   };
 }
 
@@ -177,11 +189,61 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
   // The status just stated ("T-1182 was closed"): a date after it says when ("… on 3 May").
   let statusStated = false;
 
+  // Facts are held to the end of the sentence: a name in apposition takes the place of the description
+  // before it ("reports to the chief financial officer, Ines Moreau" is a fact about Ines Moreau).
+  const facts: (RawFact & { penalty: number })[] = [];
   const report = (subject: Ref, text: string, object: Ref, penalty: number): void => {
     if (subject.key === object.key || hypothetical) return;
     const extra =
       penalty + sentencePenalty + (sharedSubject ? PENALTY.sharedSubject : 0) + (predicate?.recovered ? PENALTY.recoveredVerb : 0);
-    emit({ subject, predicate: text, object, confidence: factConfidence(subject, object, extra) });
+    facts.push({ subject, predicate: text, object, confidence: factConfidence(subject, object, extra), penalty: extra });
+  };
+  /** The object facts of `description` become facts of `person`, its name given in apposition. */
+  const renameObject = (description: Ref, person: Ref): void => {
+    for (const fact of facts) {
+      if (fact.object.key !== description.key) continue;
+      fact.object = person;
+      fact.confidence = factConfidence(fact.subject, person, fact.penalty);
+    }
+  };
+  let lastObject: Ref | null = null;
+  // How the last object phrase was attached (before it was), for a phrase coordinated with it.
+  let lastAttachment: { prepositions: string[]; objectSeen: boolean; directObject: Ref | null } | null = null;
+  const withdraw = (matches: (fact: RawFact) => boolean): void => {
+    for (let at = facts.length - 1; at >= 0; at -= 1) if (matches(facts[at]!)) facts.splice(at, 1);
+  };
+  let passiveBeforeConjunction = false;
+  // Read through a closure: inside the loop the compiler's narrowing of `predicate` loses its non-null assignments.
+  const predicateIsPassive = (): boolean => predicate?.passive === true;
+  /**
+   * Whether the phrase at `at` is an item of a list ("Alice, the team and Bob"), not a description in
+   * apposition to the one before it ("Kofi Mensah, the chief executive of Akwaaba Bank,").
+   */
+  const listGoesOn = (at: number): boolean => {
+    const next = units[at + 1];
+    return next?.kind === 'conj' || (next?.kind === 'break' && units[at + 2]?.kind === 'conj');
+  };
+
+  /**
+   * The passive reading of a bare past form at `at` when it modifies the noun phrase before it instead of
+   * opening a clause: "recalled [vehicles] sold in Canada", "works for [a startup] based in Berlin". The
+   * phrase is an object (after a verb, or a preposition once the clause has its verb) and the form is followed by a preposition or
+   * nothing, or names it ("opened a restaurant called Sal"); after a verb that takes a clause ("said Bob
+   * moved to Rome") it is that clause's verb.
+   */
+  const reducedRelativeAt = (at: number): Predicate | null => {
+    const unit = units[at];
+    const participle = unit?.kind === 'verb' ? unit.predicate.bareParticiple : null;
+    if (unit?.kind !== 'verb' || !participle || units[at - 1]?.kind !== 'np') return null;
+    const after = units[at + 1];
+    const naming = NAMING_PARTICIPLES.has(participle) && after?.kind === 'np';
+    if (after !== undefined && after.kind !== 'prep' && after.kind !== 'break' && !naming) return null;
+    const before = units[at - 2];
+    const afterVerb = before?.kind === 'verb' && !CLAUSE_TAKING_VERBS.has(mainVerb(before.predicate));
+    // Only a phrase inside a clause that has its verb: in "Farmers in Punjab protested" the form is that verb.
+    const afterPreposition = before?.kind === 'prep' && predicate !== null;
+    if (!afterVerb && !afterPreposition) return null;
+    return { ...unit.predicate, text: `be ${participle}`, passive: true, bareParticiple: null };
   };
 
   const attachObject = (object: Ref): void => {
@@ -216,10 +278,16 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
       // A bare date after a verb is an adverbial ("opened last week"), not an object.
       return;
     } else if (!objectSeen || previous === 'conj' || previous === 'break') {
-      // A first direct object, or one coordinated with it ("uses PostgreSQL and Redis"); a second bare
-      // noun phrase ("gave Alice the book") is left out.
+      // A first direct object, or one coordinated with it ("uses PostgreSQL and Redis").
       for (const subject of subjects) report(subject, predicate.text, object, 0);
+    } else if (previous === 'np' && directObject?.category === 'person' && DATIVE_VERBS.has(mainVerb(predicate))) {
+      // "gave me a copy", "sent Alice the photos": the first object is who received, the second what was given.
+      const recipient = directObject;
+      const text = predicate.text;
+      withdraw((fact) => fact.object.key === recipient.key && fact.predicate === text);
+      for (const subject of subjects) report(subject, text, object, 0);
     }
+    // Any other second bare noun phrase ("named Alice chair") is left out.
   };
 
   for (let index = 0; index < units.length; index += 1) {
@@ -227,17 +295,36 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
     if (unit === undefined) break;
     switch (unit.kind) {
       case 'np': {
-        const startsClause = units[index + 1]?.kind === 'verb';
+        const startsClause = units[index + 1]?.kind === 'verb' && reducedRelativeAt(index + 1) === null;
         if (predicate === null || startsClause) {
           if (!afterPrepositionBeforeVerb) {
             const subjectLike = unit.ref === null || !NON_AGENT_CATEGORIES.has(unit.ref.category) ? unit.ref : null;
-            // Coordinated or appositive subjects accumulate ("Alice and Bob", "Alice's manager, Carol,").
-            if (previous === 'conj' || previous === 'break') candidates.push(subjectLike);
+            // Coordinated or appositive subjects accumulate ("Alice and Bob", "Alice's manager, Carol,"),
+            // but a role beside a name is that person ("Kofi Mensah, the chief executive of Akwaaba Bank,").
+            const last = candidates[candidates.length - 1];
+            const apposition = previous === 'break' && !listGoesOn(index);
+            if (apposition && last?.category === 'person' && subjectLike?.category === 'concept') {
+              // the description adds no one
+            } else if (apposition && last?.category === 'concept' && subjectLike?.category === 'person') {
+              candidates[candidates.length - 1] = subjectLike;
+            } else if (previous === 'conj' || previous === 'break') candidates.push(subjectLike);
             else candidates = [subjectLike];
           }
           if (startsClause) predicate = null;
+        } else if (previous === 'break' && lastObject?.category === 'concept' && unit.ref?.category === 'person' && !listGoesOn(index)) {
+          renameObject(lastObject, unit.ref);
+          lastObject = unit.ref;
         } else {
+          // A phrase coordinated with an object is read as that object was: "moved to Berlin and Paris",
+          // "was bought by Acme and Initech", "serves clients across Spain and Portugal" (adjuncts both).
+          if ((previous === 'conj' || previous === 'break') && prepositions.length === 0 && lastAttachment !== null) {
+            prepositions = [...lastAttachment.prepositions];
+            objectSeen = lastAttachment.objectSeen;
+            directObject = lastAttachment.directObject;
+          }
+          lastAttachment = { prepositions: [...prepositions], objectSeen, directObject };
           if (unit.ref !== null) attachObject(unit.ref);
+          lastObject = unit.ref;
           if (unit.ref !== null && unit.ref.category !== 'date' && prepositions.length === 0 && !objectSeen) directObject = unit.ref;
           // A companion ("works with me at Acme") leaves the verb's argument still to come.
           const companion = prepositions[0] === 'with' && directObject === null;
@@ -260,7 +347,12 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         break;
       case 'verb': {
         const named = candidates.filter((ref): ref is Ref => ref !== null);
-        if (candidates.length > 0) {
+        const reduced = reducedRelativeAt(index);
+        if (reduced !== null) {
+          // Only a named phrase is worth a fact of its own: "the Zephyr sold in Canada", not "vehicles sold in Canada".
+          subjects = lastNounPhrase === null || lastNounPhrase.category === 'concept' ? [] : [{ ...lastNounPhrase, via: 'relative' }];
+          sharedSubject = false;
+        } else if (candidates.length > 0) {
           subjects = named;
           sharedSubject = false;
         } else if (previous === 'relative') {
@@ -278,9 +370,16 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         }
         if (firstSubjects.length === 0) firstSubjects = subjects;
         statusStated = false;
-        predicate = unit.predicate;
+        // "was led by Arjun and funded by the Trust": a past form coordinated with a passive is passive too.
+        const participle = unit.predicate.bareParticiple;
+        const coordinatedPassive: Predicate | null =
+          previous === 'conj' && passiveBeforeConjunction && participle
+            ? { ...unit.predicate, text: `be ${participle}`, passive: true, bareParticiple: null }
+            : null;
+        predicate = reduced ?? coordinatedPassive ?? unit.predicate;
         objectSeen = false;
         directObject = null;
+        lastAttachment = null;
         prepositions = [];
         candidates = [];
         afterPrepositionBeforeVerb = false;
@@ -299,6 +398,7 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         if (unit.endsClause) predicate = null;
         break;
       case 'conj':
+        passiveBeforeConjunction = predicateIsPassive();
         prepositions = [];
         break;
       case 'condition':
@@ -311,6 +411,7 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
         // Acme's CFO, Dana Lee, is …" the subject is known and Dana Lee is still inside the phrase.
         if (candidates.length === 0) afterPrepositionBeforeVerb = false;
         if (unit.strong) {
+          lastAttachment = null;
           statusStated = false;
           predicate = null;
           subjects = [];
@@ -321,4 +422,5 @@ export function extractClauseFacts(units: readonly ClauseUnit[], sentencePenalty
     }
     previous = unit.kind;
   }
+  for (const { penalty: _penalty, ...fact } of facts) emit(fact);
 }

@@ -329,7 +329,7 @@ class ChunkExtraction {
     const entity = phrase.entity;
     if (entity === null) return null;
     if (entity.span !== null) return refOfSpan(entity.span);
-    const key = this.entities.note(entity.name, entity.category, sentence);
+    const key = this.entities.note(entity.name, entity.category, sentence, entity.surface ?? entity.name);
     if (key === null) return null;
     return { key, category: this.entities.records.get(key)?.category ?? entity.category, via: 'mention' };
   }

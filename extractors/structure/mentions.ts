@@ -7,6 +7,7 @@
 import { isLexiconPlace, isLexiconWord, type Token } from './parse.js';
 import type { EntityCategory } from './types.js';
 import {
+  APPROXIMATORS,
   CLAUSE_OPENERS,
   CONDITIONALS,
   COORDINATORS,
@@ -52,7 +53,8 @@ export type NounPhrase =
       start: number;
       end: number;
       /** The entity the phrase names, or null when it is too vague to be one. */
-      entity: { name: string; category: EntityCategory; span: NamedSpan | null } | null;
+      /** `surface`: the phrase as written when it names the entity in other words ("the Kestrel 2 router" for "Kestrel 2"). */
+      entity: { name: string; category: EntityCategory; span: NamedSpan | null; surface?: string } | null;
       /** "my sister": the phrase is owned by the speaker. */
       ownedByFirstPerson: boolean;
       /** "my brother Mike": the role words in front of the person the phrase names ("brother"). */
@@ -509,7 +511,11 @@ function resolvePhrase(
       // "its largest store", "a faster route": a degree is an opinion of the thing, not its name.
       has(token, 'Superlative') ||
       has(token, 'Comparative') ||
-      has(token, 'Value');
+      has(token, 'Value') ||
+      // "over 300 patients", "about 40 stores": an approximate number says how many, not what.
+      (APPROXIMATORS.has(token.word) && has(tokens[coreStart + 1], 'Value')) ||
+      // "a five-year lease", "a 24-hour hotline": the measure of the thing (after its number) is no part of its name.
+      (has(token, 'Hyphenated') && has(tokens[coreStart - 1], 'Value') && has(tokens[coreStart - 1], 'Hyphenated') && coreStart < end - 1);
     if (!strippable) break;
     if (FIRST_PERSON_POSSESSIVE.has(token.word)) ownedByFirstPerson = true;
     coreStart += 1;
@@ -522,7 +528,7 @@ function resolvePhrase(
 
   let part: { name: string; category: EntityCategory } | null = null;
   const phrase = (
-    entity: { name: string; category: EntityCategory; span: NamedSpan | null } | null,
+    entity: { name: string; category: EntityCategory; span: NamedSpan | null; surface?: string } | null,
     role: string | null = null,
   ): NounPhrase => ({
     kind: 'phrase',
@@ -545,7 +551,9 @@ function resolvePhrase(
     if (onlyModifiersBefore) return phrase({ name: lastSpan.name, category: lastSpan.category, span: lastSpan });
     // "my brother Mike", "our CTO Dana Lee": role nouns in apposition to a person name the person.
     const roleWords = tokens.slice(coreStart, lastSpan.start);
-    if (lastSpan.category === 'person' && roleWords.length > 0 && roleWords.every((token) => isRoleNoun(token))) {
+    // A title compromise knows as a person noun may be capitalised ("Chef Marco Pierre", "Senator Ana Ruiz").
+    const isTitle = (token: Token): boolean => isRoleNoun(token) || (has(token, 'Actor') && TITLE_CASE_WORD.test(token.text));
+    if (lastSpan.category === 'person' && roleWords.length > 0 && roleWords.every(isTitle)) {
       return phrase({ name: lastSpan.name, category: 'person', span: lastSpan }, roleWords.map((token) => token.lemma).join(' '));
     }
   }
@@ -560,10 +568,15 @@ function resolvePhrase(
     const role = category === 'person' ? roleOf(tokens.slice(coreStart, split.nameStart)) : null;
     if (!UNNAME_LIKE_CHARACTERS.test(name)) return phrase({ name, category, span: null }, role);
   } else if (split?.kind === 'modifier') {
-    // "the Zephyr bike", "the Pulse X2 headphones": a name of its own, and the thing of its kind stays the concept.
+    // "the Zephyr bike", "the Python script": a name of its own, and the thing of its kind stays the concept.
     const head = tokens[coreEnd - 1]!;
     const name = displayText(tokens, coreStart, split.nameEnd);
     const category = kindCategory(head) ?? (ORGANIZATION_HEADS.has(head.word) ? 'organization' : 'product');
+    // But a model name with its number names the thing itself: "the Pulse X2 headphones" are the Pulse X2,
+    // "the Atlas 3 server" is the Atlas 3 (a tool's artefact, "the Python script", has no model number).
+    const modelNumber = tokens.slice(coreStart, split.nameEnd).some((token) => /\d/u.test(token.text));
+    if (!UNNAME_LIKE_CHARACTERS.test(name) && category === 'product' && modelNumber)
+      return phrase({ name, category, span: null, surface: displayText(tokens, coreStart, coreEnd) });
     if (!UNNAME_LIKE_CHARACTERS.test(name)) part = { name, category };
   }
 
@@ -608,7 +621,10 @@ function resolvePhrase(
     }
     // A role keeps its organisation ("the CTO of Globex": roles of different employers are different
     // roles), and a capitalised name with "of" inside is one name ("VP of Sales", "Bank of England").
-    const lowerBeforeOf = tokens.slice(coreStart, coreStart + ofIndex).every((token) => /^\p{Ll}/u.test(token.text));
+    // The head before "of" decides: "the Rome office of Deloitte" splits, "Bank of England" does not.
+    const lowerBeforeOf = tokens
+      .slice(coreStart, coreStart + ofIndex)
+      .every((token, offset) => /^\p{Ll}/u.test(token.text) || (spanAt[coreStart + offset] !== undefined && offset < ofIndex - 1));
     if (named && lowerBeforeOf && !isPersonNoun(head) && !isRoleAcronym(head)) {
       // "the board of Caldera Mining": a name compromise did not recognise, an entity of its own.
       const name = displayText(tokens, nameStart, coreEnd);

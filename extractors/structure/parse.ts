@@ -6,6 +6,7 @@
  */
 import nlp from 'compromise';
 import { installFastSweep } from './compromise-speedup.js';
+import { CLAUSE_TAKING_VERBS } from './word-lists.js';
 
 type CompromiseTerm = ReturnType<typeof nlp>['docs'][number][number];
 /**
@@ -122,6 +123,97 @@ function mendNamesReadAsVerbs(tokens: Token[]): void {
   }
 }
 
+const UNKNOWN_NAME_TAGS: ReadonlySet<string> = new Set(['Noun', 'Singular', 'ProperNoun']);
+
+/**
+ * A capitalised word compromise's lexicon does not know, opening a clause and read as a verb right
+ * before another verb, is the clause's subject: "Orsted cancelled two projects" (a guess from the
+ * word's ending), not two verbs in a row.
+ */
+function mendUnknownNamesReadAsVerbs(tokens: Token[]): void {
+  for (let i = 0; i + 1 < tokens.length; i += 1) {
+    const token = tokens[i]!;
+    const opensClause = i === 0 || /[,;:]/u.test(tokens[i - 1]!.post) || tokens[i - 1]!.tags.has('Conjunction');
+    if (!opensClause || token.chunk !== 'Verb' || !/^\p{Lu}/u.test(token.text) || isLexiconWord(token.word)) continue;
+    const next = tokens[i + 1]!;
+    if (/[,;:]/u.test(token.post) || !next.tags.has('Verb') || next.tags.has('Gerund') || next.tags.has('Infinitive')) continue;
+    if (!next.tags.has('PastTense') && !next.tags.has('PresentTense') && !next.tags.has('Copula')) continue;
+    token.tags = UNKNOWN_NAME_TAGS;
+    token.chunk = 'Noun';
+    token.lemma = token.word;
+  }
+}
+
+const PROGRESSIVE_TAGS: ReadonlySet<string> = new Set(['Verb', 'Gerund']);
+
+/**
+ * compromise tags some progressive forms as adjectives when its lexicon lists the adjective ("is
+ * closing its factory"). After a copula and before an object (an article, a possessive, a name or a
+ * number) the -ing word is the verb: an adjective there would need a noun after its article.
+ */
+function mendProgressivesReadAsAdjectives(tokens: Token[]): void {
+  for (let i = 1; i + 1 < tokens.length; i += 1) {
+    const token = tokens[i]!;
+    if (!token.tags.has('Adjective') || token.tags.has('Verb') || !token.word.endsWith('ing') || /[,;:.!?]/u.test(token.post)) continue;
+    if (!tokens[i - 1]!.tags.has('Copula')) continue;
+    const next = tokens[i + 1]!;
+    const object = ['Determiner', 'Possessive', 'ProperNoun', 'Value'].some((tag) => next.tags.has(tag));
+    if (!object) continue;
+    token.tags = PROGRESSIVE_TAGS;
+    token.chunk = 'Verb';
+    token.lemma = gerundLemma(token.word);
+    tokens[i - 1]!.chunk = 'Verb';
+  }
+}
+
+/** Infinitive of an -ing form compromise tagged as something else ("closing" -> "close"), via its own conjugation model. */
+function gerundLemma(word: string): string {
+  const doc = nlp(word);
+  doc.tag('Gerund');
+  doc.compute('root');
+  const term: TermWithRuntimeFields | undefined = doc.docs[0]?.[0];
+  return term?.root ?? word;
+}
+
+const OBJECT_PRONOUNS: ReadonlySet<string> = new Set(['me', 'us', 'him', 'them']);
+const PLURAL_NOUN_TAGS: ReadonlySet<string> = new Set(['Noun', 'Plural']);
+const SINGULAR_NOUN_TAGS: ReadonlySet<string> = new Set(['Noun', 'Singular']);
+const isHelperVerb = (token: Token): boolean => ['Copula', 'Auxiliary', 'Modal', 'Negative'].some((tag) => token.tags.has(tag));
+
+/**
+ * compromise reads a plural noun after a number, an object pronoun or another noun as a present-tense
+ * verb: "delivered 60 [planes] to Qantas", "sent me [photos] from Rome", "raised interest [rates] in
+ * May", and a model noun after its number: "the Atlas 2 [model]". Inside the object of a verb (back
+ * over noun words to a verb of the clause that does not take a clause itself: "said the team wins" is
+ * left alone), and followed by a preposition or the end of the clause, such a word is a noun: a verb
+ * there would have no object and no subject of its own.
+ */
+function mendNounsReadAsVerbs(tokens: Token[]): void {
+  for (let i = 1; i < tokens.length; i += 1) {
+    const token = tokens[i]!;
+    const previous = tokens[i - 1]!;
+    if (token.chunk !== 'Verb' || !token.tags.has('Verb') || isHelperVerb(token) || !/^\p{Ll}/u.test(token.text)) continue;
+    if (/[,;:]/u.test(previous.post)) continue;
+    const afterNumber = previous.tags.has('Value') && !previous.tags.has('Date') && !previous.tags.has('Money');
+    const plural = token.tags.has('PresentTense') && token.word.endsWith('s');
+    const afterNoun =
+      (OBJECT_PRONOUNS.has(previous.word) || (isNounish(previous) && /^\p{Ll}/u.test(previous.text))) && !previous.tags.has('Possessive');
+    if (!(afterNumber && (plural || token.tags.has('Infinitive'))) && !(afterNoun && plural)) continue;
+    const next = tokens[i + 1];
+    const endsClause = next === undefined || /[,;:.!?]/u.test(token.post) || next.tags.has('Preposition') || next.word === 'to';
+    if (!endsClause) continue;
+    // Back over the object's words to the verb that takes it.
+    let j = i - 1;
+    while (j >= 0 && tokens[j]!.chunk !== 'Verb' && !/[,;:]/u.test(tokens[j]!.post) && !tokens[j]!.tags.has('Conjunction')) j -= 1;
+    const verb = tokens[j];
+    if (verb === undefined || verb.chunk !== 'Verb' || !verb.tags.has('Verb') || CLAUSE_TAKING_VERBS.has(verb.lemma)) continue;
+    if (tokens.slice(j + 1, i).some((between) => between.tags.has('Preposition') || /[,;:]/u.test(between.post))) continue;
+    token.tags = plural ? PLURAL_NOUN_TAGS : SINGULAR_NOUN_TAGS;
+    token.chunk = 'Noun';
+    token.lemma = token.word;
+  }
+}
+
 let speedupTried = false;
 
 /** Parses `text` with compromise (tagger, chunker and root forms) into sentences of tokens. */
@@ -139,6 +231,9 @@ export function parseSentences(text: string): Sentence[] {
     if (tokens.length === 0) continue;
     mendNounModifierGerunds(tokens);
     mendNamesReadAsVerbs(tokens);
+    mendUnknownNamesReadAsVerbs(tokens);
+    mendProgressivesReadAsAdjectives(tokens);
+    mendNounsReadAsVerbs(tokens);
     const sentenceText = tokens.map((token) => token.pre + token.text + token.post).join('');
     sentences.push({ tokens, text: sentenceText.trim() });
   }

@@ -55,6 +55,23 @@ export const PRODUCT_KINDS = set(
 /** A word right before a capitalised name that says it is an organisation ("works at Vexa", "joined Lumio"). */
 export const ORGANIZATION_CUES = set('at join joined joins joining rejoined leave left leaves leaving quit quits');
 
+/**
+ * Verbs that take a whole clause as their object ("said Bob moved to Rome", "I think Alice left Acme"):
+ * a past form after their object opens that clause, it does not modify the noun before it.
+ */
+export const CLAUSE_TAKING_VERBS = set(`
+  say tell think know believe hear feel hope guess reckon suspect notice see mean realize realise assume
+  expect learn read claim report announce confirm deny admit argue find show state write explain mention
+`);
+
+/** Verbs that take a recipient before the thing given ("gave me a copy", "sent Alice the photos"). */
+export const DATIVE_VERBS = set(
+  'give send show offer lend hand bring pass pay owe tell teach write email mail text buy promise sell cook read',
+);
+
+/** Past forms that give the noun before them its name ("a band called The Night Owls"). */
+export const NAMING_PARTICIPLES = set('called named dubbed titled nicknamed entitled');
+
 /** Relative pronouns that point back at the noun phrase just before them ("Alice, who lives in Paris, …"). */
 export const RELATIVE_PRONOUNS = set('who which that');
 
@@ -65,7 +82,7 @@ export const CONDITIONALS = set('if unless whether suppose supposing assuming');
 export const CLAUSE_OPENERS = set('if unless whether when while after before because since although though once until and or but so then');
 
 /** Prepositions compromise tags as adjectives before a name ("a farm near Tucson", "a warehouse outside Lyon"). */
-export const MISTAGGED_PREPOSITIONS = set('near outside inside beyond across off around opposite');
+export const MISTAGGED_PREPOSITIONS = set('near outside inside beyond across off around opposite against above below');
 
 /** Nouns that measure an amount of what follows "of" ("40 tons of plastic", "two bags of rice"). */
 export const MEASURE_NOUNS = set(`
@@ -73,6 +90,9 @@ export const MEASURE_NOUNS = set(`
   gallon gallons bag bags box boxes cup cups bottle bottles glass glasses piece pieces slice slices pair pairs pack packs
   crate crates barrel barrels dozen dozens hundreds thousands millions billions lot lots bunch
 `);
+
+/** Words before a number that make it approximate ("over 300 patients", "around 40 stores"). */
+export const APPROXIMATORS = set('over under about around roughly approximately nearly almost');
 
 /** Coordinating conjunctions: split noun phrases and join clauses. */
 export const COORDINATORS = set('and or but nor yet plus');

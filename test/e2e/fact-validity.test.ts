@@ -8,7 +8,6 @@
  * replacement (and without a fact_superseded event).
  */
 import assert from 'node:assert/strict';
-import { createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../../core/fact-lexicon.js';
 import { connectDatabase, type Database } from '../../store/db.js';
@@ -18,6 +17,7 @@ import { GraphRepository } from '../../store/graph.js';
 import { createMemory, eventually, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 import { RawSocket, type Frame } from '../support/ws.js';
+import { verifyEventFrame, type SigningJwk } from '../support/event-frame-verifier.js';
 
 after(closeDatabase);
 
@@ -448,25 +448,10 @@ describe('a deleted memory leaves no name in the event log, the fan-out, a repla
     );
 
     // A verifier written from docs/event-signing.md accepts the rewritten frames as sent.
-    const keys = (await tenant.api.get('/v1/memory-events/signing-keys')).body.keys as {
-      kid: string;
-      kty: string;
-      crv: string;
-      x: string;
-    }[];
-    const canonical = (value: unknown): string => {
-      if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-      if (value !== null && typeof value === 'object') {
-        const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
-      }
-      return JSON.stringify(value);
-    };
+    const keys = (await tenant.api.get('/v1/memory-events/signing-keys')).body.keys as SigningJwk[];
     for (const frame of [bySeq.get(quenfraxByVorlinde!.seq)!, bySeq.get(vorlindeByBrastow!.seq)!]) {
-      const { signature, ...signed } = frame as Frame & { signature: { key_id: string; value: string } };
-      const jwk = keys.find((key) => key.kid === signature.key_id)!;
-      const publicKey = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
-      assert.ok(cryptoVerify(null, Buffer.from(canonical(signed), 'utf8'), publicKey, Buffer.from(signature.value, 'base64url')));
+      assert.ok(verifyEventFrame(frame, keys));
+      const signature = frame.signature as { value: string };
       assert.notEqual(signature.value, (live.events().find((held) => held.seq === frame.seq)!.signature as { value: string }).value);
     }
 

@@ -4,7 +4,6 @@
  * a burst of 1,200 events, the retention gap, acks per subscriber, and two API processes.
  */
 import assert from 'node:assert/strict';
-import { createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,6 +15,7 @@ import { EventLog } from '../../store/events.js';
 import { TicketRepository } from '../../store/tickets.js';
 import { adminWith, Api, createMemory, newTenant, stack, type TenantFixture } from '../support/client.js';
 import { RawSocket, wsUrl, type Frame } from '../support/ws.js';
+import { verifyEventFrame } from '../support/event-frame-verifier.js';
 
 /** An ingestion_progress payload for a memory that does not exist: the stream does not care. */
 const progressPayload = () => ({ engram_id: newId(), stage: 'x', user_stage: 'reading', current: 0, total: 1, message: null });
@@ -163,21 +163,7 @@ describe('live events over WebSocket', () => {
     const frames = await socket.waitForEvents(3);
 
     // Written from the spec alone: node:crypto and a separate canonicaliser, not the server's code.
-    const canonical = (value: unknown): string => {
-      if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-      if (value !== null && typeof value === 'object') {
-        const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
-      }
-      return JSON.stringify(value);
-    };
-    const verify = (frame: Frame): boolean => {
-      const { signature, ...rest } = frame as Frame & { signature: { key_id: string; value: string } };
-      const jwk = keys.find((key) => key.kid === signature.key_id);
-      if (!jwk) return false;
-      const publicKey = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
-      return cryptoVerify(null, Buffer.from(canonical(rest), 'utf8'), publicKey, Buffer.from(signature.value, 'base64url'));
-    };
+    const verify = (frame: Frame): boolean => verifyEventFrame(frame, keys);
     for (const frame of frames) {
       const signature = frame.signature as Record<string, unknown>;
       assert.equal(signature.scheme, 'eddsa-detached');

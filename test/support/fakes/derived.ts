@@ -13,7 +13,7 @@ import type { EventAckRepository } from '../../../store/event-acks.js';
 import type { TenantRepository } from '../../../store/tenants.js';
 import { entryMatches, type EventEntry, type EventFilter, type EventLog } from '../../../store/events.js';
 import type { Store } from '../../../store/index.js';
-import { copy, duplicateKeyError, Journal } from './journal.js';
+import { copy, Journal } from './journal.js';
 
 /** A chunk row as the fake keeps it (no vector bytes: the services above never read them). */
 export type FakeChunk = Omit<StoredChunk, 'embedding'>;
@@ -367,4 +367,20 @@ export class FakeTenants implements Pick<TenantRepository, 'inactiveKeyIds'> {
   }
 }
 
-export { duplicateKeyError };
+/**
+ * One fake of each repository the delete cascade clears beside the memory itself, sharing one
+ * journal: the common part of every in-memory store here (a store that extends some of them
+ * spreads this first and puts its own after it).
+ */
+export function derivedRepositories(journal: Journal) {
+  return {
+    chunks: new FakeChunks(journal),
+    files: new FakeFiles(journal),
+    uploads: new FakeUploads(journal),
+    idempotency: new FakeIdempotency(journal),
+    indexChanges: new FakeIndexChanges(journal),
+    indexSnapshots: new FakeIndexSnapshots(journal),
+    factEvents: new FakeFactEvents(journal),
+    procedures: new FakeProcedures(journal),
+  };
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { AppError } from '../../../core/errors.js';
 import type { Memory } from '../../../core/memory-model.js';
+import type { EventStreamOptions } from '../../../services/event-stream.js';
 
 let counter = 0;
 
@@ -41,3 +42,18 @@ export async function rejectsWith(promise: Promise<unknown>, status: number, cod
   }
   assert.fail(`expected ${status} ${code}, but it succeeded`);
 }
+
+/**
+ * Event-stream options for unit tests: small buffers and session limits, a generous inbound rate;
+ * `overrides` replaces whole fields (a test about one limit states only that one).
+ */
+export const streamOptions = (overrides: Partial<EventStreamOptions> = {}): EventStreamOptions => ({
+  maxFrameBytes: 64 * 1024,
+  softBufferBytes: 64 * 1024,
+  hardBufferBytes: 256 * 1024,
+  maxPauseMs: 60_000,
+  sessionLimits: { perKey: 10, perTenant: 10, perProcess: 10 },
+  revocationCheckMs: 60_000,
+  inbound: { framesPerSecond: 20, burst: 40, maxQueued: 16 },
+  ...overrides,
+});

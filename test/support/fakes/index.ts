@@ -17,23 +17,7 @@
 export { Journal, duplicateKeyError, type JournalEntry } from './journal.js';
 export { FakeMemories, matchesFilter, type MemoryRecords } from './memories.js';
 export { FakeCollections, type CollectionRecords } from './collections.js';
-export {
-  FakeChunks,
-  FakeEventAcks,
-  FakeEvents,
-  FakeFactEvents,
-  FakeFiles,
-  FakeIdempotency,
-  FakeIndexChanges,
-  FakeIndexSnapshots,
-  FakeProcedures,
-  FakePurgeIntents,
-  FakeTenants,
-  FakeUploads,
-  type FakeChunk,
-  type FakeEvent,
-  type FakeIndexNotice,
-} from './derived.js';
+export * from './derived.js';
 export { fakeStore, FakeOrchestrator, silentLogger, type FakeStore } from './store.js';
-export { memoryRecord, rejectsWith } from './fixtures.js';
+export { memoryRecord, rejectsWith, streamOptions } from './fixtures.js';
 export { FakeSnapshots } from './snapshots.js';

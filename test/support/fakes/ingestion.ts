@@ -19,17 +19,7 @@ import type { IngestionProgressPayload } from '../../../store/events.js';
 import type { StoredFile } from '../../../store/files.js';
 import type { Store } from '../../../store/index.js';
 import { MemoryPurge } from '../../../store/memory-purge.js';
-import {
-  FakeChunks,
-  FakeFactEvents,
-  FakeFiles,
-  FakeIdempotency,
-  FakeIndexChanges,
-  FakeIndexSnapshots,
-  FakeProcedures,
-  FakePurgeIntents,
-  FakeUploads,
-} from './derived.js';
+import { derivedRepositories, FakeChunks, FakeFactEvents, FakeFiles, FakeProcedures, FakePurgeIntents } from './derived.js';
 import { Journal } from './journal.js';
 import { FakeMemories } from './memories.js';
 
@@ -206,13 +196,10 @@ export function fakeIngestionStore() {
   const journal = new InterruptibleJournal();
   const graph = new FakeGraph(journal);
   const repositories = {
+    ...derivedRepositories(journal),
     memories: new IngestionMemories(journal),
     chunks: new IngestionChunks(journal),
     files: new IngestionFiles(journal),
-    uploads: new FakeUploads(journal),
-    idempotency: new FakeIdempotency(journal),
-    indexChanges: new FakeIndexChanges(journal),
-    indexSnapshots: new FakeIndexSnapshots(journal),
     factEvents: new IngestionFactEvents(journal, graph),
     procedures: new IngestionProcedures(journal),
   };

@@ -1,32 +1,17 @@
 import type { MemoryFilter, MetadataCondition } from '../../../core/memory-filter.js';
-import { isSearchable, type Memory, type MemorySummary } from '../../../core/memory-model.js';
+import { appendAbandoned, appendClaimed, isSearchable, type Memory, type MemorySummary } from '../../../core/memory-model.js';
 import type { AppendRun } from '../../../core/memory-model.js';
-import type { MessageInput, MemoryStatus } from '../../../core/content-model.js';
+import type { MemoryStatus } from '../../../core/content-model.js';
+import type { MemoryServiceStore } from '../../../services/memories.js';
 import { ACCESS_HISTORY, type MemoryChange, type MemoryListQuery, type MemoryRepository } from '../../../store/memories.js';
 import { copy, duplicateKeyError, Journal } from './journal.js';
 
-/** The methods of MemoryRepository this fake implements (what services/memories.ts, the purge and search call). */
-export type MemoryRecords = Pick<
-  MemoryRepository,
-  | 'insert'
-  | 'find'
-  | 'findForIngestion'
-  | 'exists'
-  | 'searchable'
-  | 'update'
-  | 'changeCollections'
-  | 'clearCollectionSync'
-  | 'claimAppend'
-  | 'abandonAppend'
-  | 'recordAccess'
-  | 'list'
-  | 'setStatus'
-  | 'membershipsOf'
-  | 'ownedBy'
-  | 'deleteMany'
-  | 'findStaleQueued'
-  | 'findStaleCollectionSyncs'
->;
+/**
+ * The methods of MemoryRepository this fake implements: what services/memories.ts asks for, and
+ * what ingestion, the purge and search call besides.
+ */
+export type MemoryRecords = MemoryServiceStore['memories'] &
+  Pick<MemoryRepository, 'findForIngestion' | 'searchable' | 'setStatus' | 'ownedBy'>;
 
 const isLive = (memory: Pick<Memory, 'expires_at'>, now = Date.now()): boolean => !memory.expires_at || memory.expires_at.getTime() > now;
 const summaryOf = ({ content: _content, ...summary }: Memory): MemorySummary => copy(summary);
@@ -82,7 +67,10 @@ export function matchesFilter(memory: Pick<Memory, 'metadata' | 'kind' | 'create
   return filter.metadata.every((condition) => conditionHolds(memory.metadata, condition));
 }
 
-/** The `memories` collection in memory. Rows are copied in and out, as documents are. */
+/**
+ * The `memories` collection in memory. Rows are copied in and out, as documents are. Methods with
+ * many parameters take the repository's own (`Parameters<…>`), so the two cannot drift apart.
+ */
 export class FakeMemories implements MemoryRecords {
   readonly rows = new Map<string, Memory>();
 
@@ -149,12 +137,7 @@ export class FakeMemories implements MemoryRecords {
     row.updated_at = new Date();
   }
 
-  async update(
-    tenantId: string,
-    id: string,
-    change: MemoryChange,
-    unlessMetadataChanged?: Record<string, unknown>,
-  ): Promise<Memory | null> {
+  async update(...[tenantId, id, change, unlessMetadataChanged]: Parameters<MemoryRepository['update']>): Promise<Memory | null> {
     const row = this.writable(tenantId, id, unlessMetadataChanged);
     if (!row) return null;
     this.journal.record('memories.update', id, change);
@@ -163,11 +146,7 @@ export class FakeMemories implements MemoryRecords {
   }
 
   async changeCollections(
-    tenantId: string,
-    id: string,
-    change: MemoryChange,
-    moved: { added: string[]; removed: string[] },
-    unlessMetadataChanged?: Record<string, unknown>,
+    ...[tenantId, id, change, moved, unlessMetadataChanged]: Parameters<MemoryRepository['changeCollections']>
   ): Promise<Memory | null> {
     const row = this.writable(tenantId, id, unlessMetadataChanged);
     if (!row) return null;
@@ -195,11 +174,7 @@ export class FakeMemories implements MemoryRecords {
   }
 
   async claimAppend(
-    tenantId: string,
-    id: string,
-    expected: { chunkCount: number; messageCount: number },
-    messages: MessageInput[],
-    workflowId: string,
+    ...[tenantId, id, expected, messages, workflowId]: Parameters<MemoryRepository['claimAppend']>
   ): Promise<Memory | null> {
     const row = this.rows.get(id);
     if (
@@ -212,13 +187,7 @@ export class FakeMemories implements MemoryRecords {
       return null;
     this.journal.record('memories.claimAppend', id, messages.length);
     row.content.messages = [...row.content.messages, ...copy(messages)];
-    Object.assign(row, {
-      status: 'queued',
-      status_message: null,
-      workflow_id: workflowId,
-      append: { from_message: expected.messageCount, from_chunk: expected.chunkCount },
-      updated_at: new Date(),
-    });
+    Object.assign(row, appendClaimed({ from_message: expected.messageCount, from_chunk: expected.chunkCount }, workflowId, new Date()));
     return copy(row);
   }
 
@@ -227,14 +196,7 @@ export class FakeMemories implements MemoryRecords {
     if (!row) return false;
     this.journal.record('memories.abandonAppend', id);
     row.content.messages = (row.content.messages ?? []).slice(0, run.from_message);
-    Object.assign(row, {
-      status: 'complete',
-      status_message: `append failed: ${message}`,
-      chunk_count: run.from_chunk,
-      indexed_chunk_count: run.from_chunk,
-      append: null,
-      updated_at: new Date(),
-    });
+    Object.assign(row, appendAbandoned(run, message, new Date()));
     return true;
   }
 

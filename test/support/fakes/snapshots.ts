@@ -1,4 +1,4 @@
-import type { GraphScope, NewEntity, NewFact, NewMention } from '../../../core/graph-model.js';
+import type { GraphScope } from '../../../core/graph-model.js';
 import {
   importedMemoryFields,
   type ExportCounts,
@@ -24,11 +24,7 @@ export class FakeSnapshots implements Pick<
   /** Thrown by readCollection instead of answering (an ExportBudgetExceeded, say). */
   readError: Error | null = null;
   failWrite: Error | null = null;
-  readonly imports: {
-    scope: GraphScope;
-    memories: ImportedMemory[];
-    graph: { entities: NewEntity[]; facts: NewFact[]; mentions: NewMention[] };
-  }[] = [];
+  readonly imports: { scope: GraphScope; memories: ImportedMemory[]; graph: Parameters<SnapshotRepository['writeImport']>[4] }[] = [];
 
   constructor(
     private readonly memories: FakeMemories,
@@ -53,13 +49,7 @@ export class FakeSnapshots implements Pick<
     return structuredClone(this.exported);
   }
 
-  async writeImport(
-    scope: GraphScope,
-    expiresAt: Date,
-    model: string,
-    memories: ImportedMemory[],
-    graph: { entities: NewEntity[]; facts: NewFact[]; mentions: NewMention[] },
-  ): Promise<void> {
+  async writeImport(...[scope, expiresAt, model, memories, graph]: Parameters<SnapshotRepository['writeImport']>): Promise<void> {
     this.journal.record('snapshots.writeImport', scope.collectionId, memories.length);
     this.imports.push({ scope, memories, graph });
     const now = new Date();

@@ -3,20 +3,7 @@ import { createLogger, type Logger } from '../../../core/logger.js';
 import { MemoryPurge } from '../../../store/memory-purge.js';
 import type { StartIngestion, Orchestrator } from '../../../services/orchestrator.js';
 import { FakeCollections } from './collections.js';
-import {
-  FakeChunks,
-  FakeEventAcks,
-  FakeEvents,
-  FakeFactEvents,
-  FakeFiles,
-  FakeIdempotency,
-  FakeIndexChanges,
-  FakeIndexSnapshots,
-  FakeProcedures,
-  FakePurgeIntents,
-  FakeTenants,
-  FakeUploads,
-} from './derived.js';
+import { derivedRepositories, FakeEventAcks, FakeEvents, FakePurgeIntents, FakeTenants } from './derived.js';
 import { Journal } from './journal.js';
 import { FakeMemories } from './memories.js';
 import { FakeSnapshots } from './snapshots.js';
@@ -30,14 +17,7 @@ export function fakeStore() {
   const journal = new Journal();
   const repositories = {
     memories: new FakeMemories(journal),
-    chunks: new FakeChunks(journal),
-    files: new FakeFiles(journal),
-    uploads: new FakeUploads(journal),
-    idempotency: new FakeIdempotency(journal),
-    indexChanges: new FakeIndexChanges(journal),
-    indexSnapshots: new FakeIndexSnapshots(journal),
-    factEvents: new FakeFactEvents(journal),
-    procedures: new FakeProcedures(journal),
+    ...derivedRepositories(journal),
   };
   const intents = new FakePurgeIntents(journal);
   return {
