@@ -90,8 +90,8 @@ export async function deviceOpenScenario(
       const parsed = JSON.parse(request) as { snapshot: unknown };
       const context = { tenantId: TENANT, embeddingModel: embedder.modelId, dimensions: embedder.dimensions, caps: CAPS, keyset };
       const opened = await openSnapshot(parsed.snapshot, cache ? { ...context, cache } : context);
-      const build = () => new SnapshotGraph(opened.body, embedder.dimensions).partition();
-      const partition = cache ? cache.partitionOf(TENANT, opened, build) : build();
+      const build = async () => new SnapshotGraph(opened.body, embedder.dimensions).partition();
+      const partition = cache ? await cache.partitionOf(TENANT, opened, build) : await build();
       const ranked = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), extractor, query), () => true);
       cpu.push(cpuMs() - started);
       tops.push(

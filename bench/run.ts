@@ -37,7 +37,7 @@
  *   workflows   12. procedures (the /v1/workflows reads): pattern precision/recall, instance linking, position and verb-class accuracy on
  *                generated procedural conversations; derivation, storage and mining speed at 10k traces (bench/procedures/).
  *   extraction  the structure extractor on a labelled development set of 155 sentences and a check set of
- *                46: entity and triple precision, recall and F1, category accuracy; CPU ms per KB (bench/extraction/).
+ *                60: entity and triple precision, recall and F1, category accuracy; CPU ms per KB (bench/extraction/).
  *
  * BENCH_ONLY=<name>[,<name>...] runs only those scenarios, e.g. `BENCH_ONLY=retrieval` or
  * `BENCH_ONLY=retrieval,search` (the stack still boots, unless only stack-less scenarios are

@@ -180,9 +180,9 @@ const configSchema = z.object({
     .min(64 * 1024)
     .default(1024 * 1024 * 1024),
   /**
-   * Collections of at least this many chunks get their lexical index persisted after a load that
-   * tokenised them, and later loads read it instead of re-tokenising (store/index-snapshots.ts).
-   * 0 turns it off.
+   * Collections of at least this many chunks get their search partitions (lexical index, vector
+   * rows, graph) persisted after a load that read their chunks, and later loads read them instead
+   * (store/index-snapshots.ts). 0 turns it off.
    */
   SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS: z.coerce.number().int().min(0).default(2000),
   /** Collections a tenant may have (POST /v1/collections answers 409 collection_limit_reached past it). */

@@ -9,10 +9,15 @@
  * - **Abandonable.** A task whose signal aborts (its request's deadline answered, or its client
  *   left) is taken out of the queue at once; one already running finishes on its thread (CPU work
  *   cannot be interrupted) and its result is dropped. Tasks are meant to be small (one chunk).
- * - **Self-healing.** A thread that dies fails only its own task and is replaced on next use.
+ * - **Self-healing.** A thread that dies fails only its own tasks and is replaced on next use.
+ * - **One task per thread, or a few.** `tasksPerThread` above 1 sends a thread further tasks while
+ *   one runs; the thread interleaves them at their awaits (the model thread: a search's query
+ *   embedding runs between two steps of a speech window instead of after the whole window).
  */
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { isMainThread, parentPort } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 /** Task name -> handler; a handler runs on a pool thread, its input and output cross by structured clone. */
 export type TaskHandlers = Record<string, (input: never) => unknown>;
@@ -37,7 +42,8 @@ interface Job {
 
 interface Thread {
   worker: Worker;
-  job: Job | null;
+  /** The tasks sent to it and not yet answered, by id. */
+  jobs: Map<number, Job>;
 }
 
 type Reply = { id: number; ok: true; output: unknown } | { id: number; ok: false; message: string };
@@ -61,8 +67,20 @@ export class WorkerPool<Handlers extends TaskHandlers> {
     private readonly script: URL,
     /** Threads at most (started on first use). */
     readonly size: number,
+    /** Tasks a thread holds at once (default 1); only for handlers that await, so they can interleave. */
+    readonly tasksPerThread = 1,
+    /**
+     * The threads' scheduling niceness (0: as the process; higher: yield the CPU sooner). On 2
+     * cores a device create's extraction and embedding threads took the cores from the event loop
+     * and another tenant's search waited for CPU 6-8x its idle latency; above 0 the event loop gets
+     * the CPU first (Linux: per thread, see `serveTasks`; elsewhere it is left as is).
+     */
+    readonly niceness = 0,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`worker pool size must be a positive integer, not ${size}`);
+    if (!Number.isInteger(tasksPerThread) || tasksPerThread < 1) {
+      throw new Error(`tasks per thread must be a positive integer, not ${tasksPerThread}`);
+    }
   }
 
   /** Runs a task on a pool thread; rejects with the signal's reason when it aborts first. */
@@ -115,7 +133,8 @@ export class WorkerPool<Handlers extends TaskHandlers> {
     this.queues.clear();
     this.ring.length = 0;
     const threads = this.threads.splice(0);
-    for (const thread of threads) if (thread.job) this.finish(thread.job, { ok: false, error: new WorkerPoolClosedError() });
+    for (const thread of threads)
+      for (const job of thread.jobs.values()) this.finish(job, { ok: false, error: new WorkerPoolClosedError() });
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
   }
 
@@ -158,33 +177,35 @@ export class WorkerPool<Handlers extends TaskHandlers> {
 
   private pump(): void {
     while (!this.closed && this.ring.length > 0) {
-      const thread = this.threads.find((candidate) => candidate.job === null) ?? this.spawn();
+      // The least busy thread with room, else a new one.
+      const withRoom = this.threads.filter((candidate) => candidate.jobs.size < this.tasksPerThread);
+      const idlest = withRoom.sort((a, b) => a.jobs.size - b.jobs.size)[0];
+      const thread = idlest && idlest.jobs.size === 0 ? idlest : (this.spawn() ?? idlest);
       if (!thread) return;
       const job = this.take()!;
-      thread.job = job;
+      thread.jobs.set(job.id, job);
       thread.worker.postMessage({ id: job.id, kind: job.kind, input: job.input });
     }
   }
 
   private spawn(): Thread | undefined {
     if (this.threads.length >= this.size) return undefined;
-    const thread: Thread = { worker: new Worker(this.script), job: null };
+    const thread: Thread = { worker: new Worker(this.script, { workerData: { niceness: this.niceness } }), jobs: new Map() };
     // Idle threads do not keep the process alive; a running job is awaited by someone who does.
     thread.worker.unref();
     thread.worker.on('message', (reply: Reply) => {
-      const job = thread.job;
-      thread.job = null;
-      if (job && job.id === reply.id) {
-        this.finish(job, reply.ok ? { ok: true, output: reply.output } : { ok: false, error: new Error(reply.message) });
-      }
+      const job = thread.jobs.get(reply.id);
+      thread.jobs.delete(reply.id);
+      if (job) this.finish(job, reply.ok ? { ok: true, output: reply.output } : { ok: false, error: new Error(reply.message) });
       this.pump();
     });
     const lost = (why: string): void => {
       const at = this.threads.indexOf(thread);
       if (at < 0) return;
       this.threads.splice(at, 1);
-      if (thread.job) this.finish(thread.job, { ok: false, error: new Error(`a worker thread ${why} while running ${thread.job.kind}`) });
-      thread.job = null;
+      for (const job of thread.jobs.values())
+        this.finish(job, { ok: false, error: new Error(`a worker thread ${why} while running ${job.kind}`) });
+      thread.jobs.clear();
       this.pump();
     };
     thread.worker.on('error', (error) => lost(`failed (${error.message})`));
@@ -198,6 +219,8 @@ export class WorkerPool<Handlers extends TaskHandlers> {
 export function serveTasks(handlers: TaskHandlers): void {
   if (isMainThread || !parentPort) throw new Error('serveTasks runs only inside a worker thread');
   const port = parentPort;
+  const niceness = (workerData as { niceness?: number } | null)?.niceness ?? 0;
+  if (niceness > 0) lowerThisThreadsPriority(niceness);
   port.on('message', async (task: { id: number; kind: string; input: never }) => {
     const handler = handlers[task.kind];
     let reply: Reply;
@@ -209,4 +232,18 @@ export function serveTasks(handlers: TaskHandlers): void {
     }
     port.postMessage(reply);
   });
+}
+
+/**
+ * Linux schedules threads one by one, and setpriority(2) on a thread id sets that thread's nice
+ * value alone (lowering it needs no privilege). /proc/thread-self names this thread's id. Where
+ * that does not exist (another OS), the thread keeps the process's priority.
+ */
+function lowerThisThreadsPriority(niceness: number): void {
+  try {
+    const threadId = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+    if (Number.isInteger(threadId) && threadId > 0) os.setPriority(threadId, Math.min(19, niceness));
+  } catch {
+    // Not Linux, or not allowed: the thread keeps the process's priority.
+  }
 }

@@ -37,15 +37,49 @@ const STRIDE_S = 5;
 /** Windows quieter than this (RMS, about -60 dBFS) are not sent to the model. */
 const SILENCE_RMS = 0.001;
 
-export interface TranscriberOptions {
+/** Where the Whisper model comes from. */
+export interface SpeechModelSource {
   /** Folder holding <modelId>/ (config, tokenizer, onnx/*_quantized.onnx). */
-  modelsDir?: string;
+  modelsDir?: string | undefined;
   /** Download from the Hugging Face hub when the model is not local (forced on without modelsDir, as for the embedder). */
   allowRemoteModels: boolean;
   /** Default Xenova/whisper-tiny.en. */
   modelId?: string;
   /** onnxruntime intra-op threads for the encoder and decoder; default: onnxruntime's own (one per core). */
   threads?: number;
+}
+
+/** One window's token ids, with the window's length and overlaps in seconds (the tokenizer's `stride`). */
+export interface WindowTokens {
+  tokens: bigint[];
+  stride: number[];
+}
+
+export interface Segment {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The model side of transcription: what runs onnxruntime and the Whisper tokenizer. A service
+ * process runs it on its model thread (models/model-thread-client.ts), the one thread of the
+ * process that runs onnxruntime; `localSpeechModel` runs it on the caller's thread.
+ */
+export interface SpeechModel {
+  readonly modelId: string;
+  load(): Promise<void>;
+  /** Token ids of one window of at most 30 s of 16 kHz samples. */
+  transcribeWindow(audio: Float32Array, signal?: AbortSignal): Promise<bigint[]>;
+  /** The windows' token streams joined (overlaps resolved by the tokenizer) into timed segments. */
+  mergeWindows(outputs: WindowTokens[], duration: number): Promise<Segment[]>;
+  /** Releases the ONNX sessions (after the window in progress); a later call loads the model again. */
+  close(): Promise<void>;
+}
+
+export interface TranscriberOptions extends SpeechModelSource {
+  /** The model to run; default: `localSpeechModel` of this source, on the caller's thread. */
+  model?: SpeechModel;
   /** Longer audio is refused as unreadable content; default 3 hours (about 690 MB of samples). */
   maxDurationS?: number;
   /** Transcript sections are cut at segment boundaries below this length; default 1000 characters. */
@@ -102,10 +136,9 @@ class SuppressTokens extends LogitsProcessor {
 }
 
 export function createTranscriber(options: TranscriberOptions): Transcriber {
-  const modelId = options.modelId ?? 'Xenova/whisper-tiny.en';
+  const model = options.model ?? localSpeechModel(options);
   const maxDurationS = options.maxDurationS ?? 3 * 3600;
   const sectionMaxChars = options.sectionMaxChars ?? 1000;
-  let loading: Promise<Model> | null = null;
   // One window at a time per process: each model call already uses every core.
   let queue: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
@@ -114,19 +147,9 @@ export function createTranscriber(options: TranscriberOptions): Transcriber {
     return result;
   };
 
-  function model(): Promise<Model> {
-    loading ??= loadModel(modelId, options).catch((error: unknown) => {
-      loading = null;
-      throw error;
-    });
-    return loading;
-  }
-
   return {
-    modelId,
-    async load() {
-      await model();
-    },
+    modelId: model.modelId,
+    load: () => model.load(),
     async transcribe(bytes, mediaType, onProgress, { signal } = {}) {
       const isWav = isRiffWave(bytes);
       const samples = await decodeAudio(bytes, {
@@ -137,15 +160,12 @@ export function createTranscriber(options: TranscriberOptions): Transcriber {
       });
       const duration = samples.length / SAMPLE_RATE;
       const windows = planWindows(samples.length);
-      const outputs: { tokens: bigint[]; stride: number[] }[] = [];
+      const outputs: WindowTokens[] = [];
       for (const [index, window] of windows.entries()) {
         signal?.throwIfAborted();
         const audio = samples.subarray(window.start, window.end);
         let tokens: bigint[] = [];
-        if (rms(audio) >= SILENCE_RMS) {
-          const loaded = await model();
-          tokens = await exclusive(() => transcribeWindow(loaded, audio));
-        }
+        if (rms(audio) >= SILENCE_RMS) tokens = await exclusive(() => model.transcribeWindow(audio, signal));
         outputs.push({
           tokens,
           stride: [audio.length / SAMPLE_RATE, window.strideLeft / SAMPLE_RATE, window.strideRight / SAMPLE_RATE],
@@ -153,23 +173,57 @@ export function createTranscriber(options: TranscriberOptions): Transcriber {
         await onProgress?.(index + 1, windows.length);
       }
 
-      const segments = outputs.some((output) => output.tokens.length > 0) ? mergeWindows(await model(), outputs, duration) : [];
+      const segments = outputs.some((output) => output.tokens.length > 0) ? await model.mergeWindows(outputs, duration) : [];
       const sections = groupSegments(segments, sectionMaxChars);
       if (sections.length === 0) throw new UnreadableContentError('no speech found in the audio');
       return { mediaType: isWav ? 'audio/wav' : mediaType, sections, units: windows.length };
+    },
+    async close() {
+      await queue; // let a window that is running finish before its sessions go
+      await model.close();
+    },
+  };
+}
+
+/** The Whisper model on the caller's thread, loaded on first use (a model thread's tasks run this). */
+export function localSpeechModel(source: SpeechModelSource): SpeechModel {
+  const modelId = source.modelId ?? 'Xenova/whisper-tiny.en';
+  let loading: Promise<Model> | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+  const model = (): Promise<Model> => {
+    loading ??= loadModel(modelId, source).catch((error: unknown) => {
+      loading = null;
+      throw error;
+    });
+    return loading;
+  };
+  return {
+    modelId,
+    async load() {
+      await model();
+    },
+    async transcribeWindow(audio, signal) {
+      const loaded = await model();
+      signal?.throwIfAborted();
+      const window = transcribeWindow(loaded, audio);
+      running = window.catch(() => undefined);
+      return window;
+    },
+    async mergeWindows(outputs, duration) {
+      return mergeWindows(await model(), outputs, duration);
     },
     async close() {
       const current = loading;
       loading = null;
       if (!current) return;
       const loaded = await current.catch(() => null);
-      await queue; // let a window that is running finish before its sessions go
+      await running; // a window that is running finishes before its sessions go
       await loaded?.model.dispose();
     },
   };
 }
 
-async function loadModel(modelId: string, options: TranscriberOptions): Promise<Model> {
+async function loadModel(modelId: string, options: SpeechModelSource): Promise<Model> {
   if (options.modelsDir) {
     env.localModelPath = options.modelsDir;
     env.allowLocalModels = true;
@@ -218,14 +272,8 @@ async function transcribeWindow({ processor, model, suppressTokens }: Model, aud
   }
 }
 
-interface Segment {
-  text: string;
-  start: number;
-  end: number;
-}
-
 /** Joins the windows' token streams (overlaps resolved by the tokenizer) into timed segments. */
-function mergeWindows({ tokenizer, timePrecision }: Model, outputs: { tokens: bigint[]; stride: number[] }[], duration: number): Segment[] {
+function mergeWindows({ tokenizer, timePrecision }: Model, outputs: WindowTokens[], duration: number): Segment[] {
   const [, extra] = tokenizer._decode_asr(outputs, {
     time_precision: timePrecision,
     return_timestamps: true,

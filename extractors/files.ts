@@ -9,13 +9,15 @@ import { createOcrPool, type OcrPool } from './ocr.js';
 import { extractPdf } from './pdf.js';
 import { sniffMediaType } from './sniff.js';
 import { extractTextFile } from './text-formats.js';
-import { createTranscriber, type Transcriber } from './audio.js';
+import { createTranscriber, type SpeechModel, type Transcriber } from './audio.js';
 import { UnreadableContentError, type Extraction, type ProgressReporter } from './types.js';
 
 export interface FileExtractionOptions {
   modelsDir: string | undefined;
   allowRemoteModels: boolean;
   ocrWorkers?: number;
+  /** Where Whisper runs (a service process: its model thread); default on the caller's thread. */
+  speechModel?: SpeechModel;
 }
 
 export interface FileExtractors {
@@ -44,7 +46,11 @@ export function createFileExtractors(options: FileExtractionOptions): FileExtrac
         case 'image':
           return extractImage(bytes, sniffed.mediaType, ocr(), onProgress);
         case 'audio':
-          transcriber ??= createTranscriber({ modelsDir: options.modelsDir, allowRemoteModels: options.allowRemoteModels });
+          transcriber ??= createTranscriber({
+            modelsDir: options.modelsDir,
+            allowRemoteModels: options.allowRemoteModels,
+            ...(options.speechModel ? { model: options.speechModel } : {}),
+          });
           return transcriber.transcribe(bytes, sniffed.mediaType, onProgress, signal ? { signal } : undefined);
         case 'xlsx':
         case 'ods':

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { cpuThreadScript, type CpuTasks } from './cpu-tasks.js';
 import { extractChunkStructure } from '../extractors/structure/local-extractor.js';
@@ -46,4 +47,35 @@ describe('worker pool', () => {
     await closing.close();
     await assert.rejects(closing.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' }), WorkerPoolClosedError);
   });
+
+  /** Nice value of each of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat). */
+  const threadNiceness = (): Map<number, number> =>
+    new Map(
+      readdirSync('/proc/self/task').map((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        // Fields after the command name, which is in parentheses and may hold spaces.
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return [Number(tid), Number(fields[16])];
+      }),
+    );
+
+  it(
+    'runs its threads at a lower priority than the event loop when asked',
+    { skip: !existsSync('/proc/thread-self') && 'not Linux' },
+    async () => {
+      const before = threadNiceness();
+      const niced = new WorkerPool<CpuTasks>(cpuThreadScript, 1, 1, 10);
+      try {
+        await niced.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' });
+        const started = [...threadNiceness()].filter(([tid]) => !before.has(tid));
+        assert.ok(
+          started.some(([, nice]) => nice === 10),
+          `a new thread at nice 10: ${JSON.stringify(started)}`,
+        );
+        assert.equal(threadNiceness().get(process.pid), before.get(process.pid), 'the event loop keeps its priority');
+      } finally {
+        await niced.close();
+      }
+    },
+  );
 });

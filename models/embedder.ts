@@ -6,11 +6,7 @@
  */
 import { embeddingBatchDuration, embeddingBatchSize } from '../core/metrics.js';
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
-import { WorkerPool } from '../core/worker-pool.js';
-import type { ModelTasks } from './model-tasks.js';
-
-/** The model thread's entry (ownThread). */
-const modelThreadScript = new URL('./model-thread.js', import.meta.url);
+import type { ModelThread } from './model-thread-client.js';
 
 export interface Embedder {
   readonly modelId: string;
@@ -34,11 +30,11 @@ export interface EmbedderOptions {
   /** onnxruntime intra-op threads (default: its own choice, the cores). */
   threads?: number;
   /**
-   * Run the model on a dedicated thread of its own (models/model-thread.ts), never on the caller's:
-   * a model call then never blocks the event loop, and onnxruntime still runs on one thread of the
-   * process only (running it on two at once crashed the process, see models/cpu-tasks.ts).
+   * Run the model on the process's model thread (models/model-thread-client.ts), never on the
+   * caller's: a model call then never blocks the event loop, and onnxruntime runs on that one
+   * thread of the process only (running it on two at once crashed the process, see models/cpu-tasks.ts).
    */
-  ownThread?: boolean;
+  thread?: ModelThread;
 }
 
 /** e5 models were trained with these prefixes; without them retrieval drops sharply. */
@@ -47,7 +43,7 @@ function prefixesFor(modelId: string): { query: string; passage: string } {
 }
 
 /** What loads the model: the same on the caller's thread and on the model thread. */
-export type ModelSource = Omit<EmbedderOptions, 'maxBatchSize' | 'ownThread'>;
+export type ModelSource = Omit<EmbedderOptions, 'maxBatchSize' | 'thread'>;
 
 /** Loads the model and answers one model call: texts in, one unit vector per text out. */
 export async function loadModelRunner(options: ModelSource): Promise<(texts: string[]) => Promise<Float32Array[]>> {
@@ -58,8 +54,8 @@ export async function loadModelRunner(options: ModelSource): Promise<(texts: str
   env.allowRemoteModels = options.allowRemoteModels || !options.modelsDir;
   if (options.cacheDir) env.cacheDir = options.cacheDir;
   const sessionOptions = options.threads ? { session_options: { intraOpNumThreads: options.threads, interOpNumThreads: 1 } } : {};
-  // onnxruntime-node's run blocks the calling thread for the whole batch: an API process runs it on
-  // a model thread of its own (ownThread).
+  // onnxruntime-node's run blocks the calling thread for the whole batch: a service process runs it
+  // on its model thread (EmbedderOptions.thread).
   const model: FeatureExtractionPipeline = await pipeline('feature-extraction', options.modelId, { dtype: 'q8', ...sessionOptions });
   return async (texts: string[]): Promise<Float32Array[]> => {
     if (texts.length === 0) return [];
@@ -74,15 +70,11 @@ export async function loadModelRunner(options: ModelSource): Promise<(texts: str
 }
 
 export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> {
-  const { maxBatchSize, ownThread, ...source } = options;
-  let callModel: (texts: string[]) => Promise<Float32Array[]>;
-  let thread: WorkerPool<ModelTasks> | null = null;
-  if (ownThread) {
-    const pool = new WorkerPool<ModelTasks>(modelThreadScript, 1);
-    thread = pool;
-    // The thread loads the model on its first task; one thread, so calls run one after another.
-    callModel = (texts) => pool.run('embed', { source, texts }, { key: 'model' });
-  } else callModel = await loadModelRunner(source);
+  const { maxBatchSize, thread, ...source } = options;
+  // The thread loads the model on its first task; the micro-batcher below runs one call at a time.
+  const callModel: (texts: string[]) => Promise<Float32Array[]> = thread
+    ? (texts) => thread.run('embed', { source, texts }, { key: 'embedding' })
+    : await loadModelRunner(source);
   // Measured here, in the process's registry (a thread has its own, which nobody scrapes).
   const run = async (texts: string[]): Promise<Float32Array[]> => {
     if (texts.length === 0) return [];
@@ -94,10 +86,7 @@ export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> 
   };
   const prefixes = prefixesFor(options.modelId);
   const batched = microBatch(run, maxBatchSize ?? 32);
-  const probe = await run(['dimension probe']).catch(async (error: unknown) => {
-    await thread?.close();
-    throw error;
-  });
+  const probe = await run(['dimension probe']);
   const dimensions = probe[0]?.length ?? 0;
   return {
     modelId: options.modelId,

@@ -10,14 +10,13 @@ export interface ProcessPlan {
   api: boolean;
   /** Runs the Temporal worker: the ingestion workflows and activities. */
   worker: boolean;
-  /**
-   * The embedding model on a thread of its own, so a model call never blocks the API's event loop.
-   * Not with a worker in the process: speech transcription (extractors/audio.ts) runs onnxruntime on
-   * the main thread, and onnxruntime-node used from two threads of one process crashes it.
-   */
-  embedderOnOwnThread: boolean;
   /** A worker-thread pool for CPU-heavy work of a process that serves the API; ingestion's extraction uses it too then. */
   cpuPool: boolean;
+  /**
+   * The niceness of the process's model and CPU threads: above 0 where requests are served, so
+   * the event loop (a search, a ping, a deadline) takes the CPU before background model work does.
+   */
+  backgroundThreadNiceness: number;
   /** Workflow starts get their first task back in the start response: only with a worker on the same connection. */
   eagerWorkflowStart: boolean;
   /** Webhooks are delivered by worker processes, never on an API's request path. */
@@ -26,14 +25,17 @@ export interface ProcessPlan {
   workerMetricsPort: number | null;
 }
 
+/** Enough that the scheduler favours the event loop clearly, not so much that the threads starve. */
+export const BACKGROUND_THREAD_NICENESS = 10;
+
 export function processPlan(config: Pick<Config, 'ROLE' | 'WEBHOOK_DELIVERY' | 'WORKER_METRICS_PORT'>): ProcessPlan {
   const api = config.ROLE !== 'worker';
   const worker = config.ROLE !== 'api';
   return {
     api,
     worker,
-    embedderOnOwnThread: api && !worker,
     cpuPool: api,
+    backgroundThreadNiceness: api ? BACKGROUND_THREAD_NICENESS : 0,
     eagerWorkflowStart: api && worker,
     webhookDelivery: worker && config.WEBHOOK_DELIVERY,
     workerMetricsPort: !api && config.WORKER_METRICS_PORT ? config.WORKER_METRICS_PORT : null,

@@ -9,12 +9,12 @@ describe('what a process runs for its role', () => {
       'api',
       true,
       9464,
-      // The model on its own thread (no transcription in this process); no webhooks on the request path; /metrics is the API's.
+      // No webhooks on the request path; /metrics is the API's.
       {
         api: true,
         worker: false,
-        embedderOnOwnThread: true,
         cpuPool: true,
+        backgroundThreadNiceness: 10,
         eagerWorkflowStart: false,
         webhookDelivery: false,
         workerMetricsPort: null,
@@ -24,12 +24,12 @@ describe('what a process runs for its role', () => {
       'worker',
       true,
       9464,
-      // Transcription runs onnxruntime on the main thread, so the model stays there too; no API, no pool.
+      // No API, no pool.
       {
         api: false,
         worker: true,
-        embedderOnOwnThread: false,
         cpuPool: false,
+        backgroundThreadNiceness: 0,
         eagerWorkflowStart: false,
         webhookDelivery: true,
         workerMetricsPort: 9464,
@@ -42,8 +42,8 @@ describe('what a process runs for its role', () => {
       {
         api: false,
         worker: true,
-        embedderOnOwnThread: false,
         cpuPool: false,
+        backgroundThreadNiceness: 0,
         eagerWorkflowStart: false,
         webhookDelivery: false,
         workerMetricsPort: null,
@@ -53,12 +53,12 @@ describe('what a process runs for its role', () => {
       'all',
       true,
       9464,
-      // A worker beside the API: eager starts, the model on the main thread, the pool for the API (and ingestion's extraction).
+      // A worker beside the API: eager starts, the pool for the API (and ingestion's extraction).
       {
         api: true,
         worker: true,
-        embedderOnOwnThread: false,
         cpuPool: true,
+        backgroundThreadNiceness: 10,
         eagerWorkflowStart: true,
         webhookDelivery: true,
         workerMetricsPort: null,

@@ -33,6 +33,7 @@ import { createFileExtractors } from '../extractors/files.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import { PredicateClassifier } from '../core/fact-lexicon.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
+import { openModelThread, speechModelOnThread } from '../models/model-thread-client.js';
 import { SearchIndex } from '../search/search-index.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { activityInterceptors } from './activity-interceptors.js';
@@ -166,28 +167,34 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE).catch((error: unknown) =>
     logger.warn({ err: error }, 'could not verify custom search attributes (MemoryId, CollectionId, TenantId)'),
   );
+  // Model and CPU threads of a process serving the API yield the CPU to its event loop (roles.ts).
+  const modelThread = openModelThread(plan.backgroundThreadNiceness);
   const embedderOptions = {
     modelId: config.EMBEDDING_MODEL,
     modelsDir: config.MODELS_DIR,
     allowRemoteModels: config.ALLOW_REMOTE_MODELS,
     cacheDir: path.join(config.DATA_DIR, 'model-cache'),
     maxBatchSize: config.EMBEDDING_BATCH_SIZE,
-    // Only in an API-only process (runtime/roles.ts says why): a native HandleScope fatal error was
-    // seen when the worker transcribed while its model thread embedded.
-    ownThread: plan.embedderOnOwnThread,
+    // Every model call of the process (embeddings, and speech windows in a worker) runs on this one
+    // thread: never on the event loop, and onnxruntime on one thread only (runtime/roles.ts).
+    thread: modelThread,
   };
   const embedder = memoize<Embedder>(() => loadEmbedder(embedderOptions));
   const stoppers: (() => Promise<void>)[] = [];
   const extractor = createLocalExtractor();
   const classifier = new PredicateClassifier(config.FACT_LEXICON);
   // CPU-heavy work of a process that serves the API runs on these threads, never on its event loop (DEVELOPERS.md).
-  const cpu = plan.cpuPool ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS) : null;
+  const cpu = plan.cpuPool ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS, 1, plan.backgroundThreadNiceness) : null;
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
   if (plan.worker) {
     await embedder(); // Load the model before taking work, so the first memory is not slow.
-    const fileExtractors = createFileExtractors({ modelsDir: config.MODELS_DIR, allowRemoteModels: config.ALLOW_REMOTE_MODELS });
+    const fileExtractors = createFileExtractors({
+      modelsDir: config.MODELS_DIR,
+      allowRemoteModels: config.ALLOW_REMOTE_MODELS,
+      speechModel: speechModelOnThread(modelThread, { modelsDir: config.MODELS_DIR, allowRemoteModels: config.ALLOW_REMOTE_MODELS }),
+    });
     worker = await Worker.create({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
@@ -439,6 +446,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       for (const stop of stoppers) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop step failed'));
       // Last: the API and the worker, which hand it work, have stopped.
       await cpu?.close().catch(() => undefined);
+      await modelThread.close().catch(() => undefined);
       await connection.close().catch(() => undefined);
       await store.close().catch(() => undefined);
     },

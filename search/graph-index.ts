@@ -104,6 +104,16 @@ export const SUPPORT_CAP = 200;
 
 const categoryWeight = (category: string): number => (category === 'concept' ? 0.5 : 1);
 
+/**
+ * A graph partition's content (GraphPartition.exportState / fromState): the records it holds and
+ * every memory's provenance rows, memories in the order they were set.
+ */
+export interface GraphState {
+  entities: GraphEntityInfo[];
+  facts: GraphFactInfo[];
+  memories: { memoryId: string; rows: ProvenanceRow[] }[];
+}
+
 export class GraphPartition {
   private readonly entities = new Map<string, GraphEntityInfo>();
   private readonly byAlias = new Map<string, Set<string>>();
@@ -117,6 +127,28 @@ export class GraphPartition {
   private readonly targetsOfChunk = new Map<string, Set<string>>();
   /** Subject id → its facts' timelines, for one classifier; dropped whenever a memory changes. */
   private timelineCache: { classifier: PredicateClassifier; bySubject: Map<string, Map<string, FactTimeline>> } | null = null;
+
+  /** What fromState needs to build this partition again (the rows' records are current). */
+  exportState(): GraphState {
+    return {
+      entities: [...this.entities.values()],
+      facts: [...this.facts.values()],
+      memories: [...this.byMemory].map(([memoryId, rows]) => ({ memoryId, rows })),
+    };
+  }
+
+  /**
+   * A partition as setting `state`'s memories in their order builds it: the same maps, weights and
+   * provenance as the partition exportState was taken of, since each memory is set by the same
+   * rule (setMemory), with the records the partition held.
+   */
+  static fromState(state: GraphState): GraphPartition {
+    const partition = new GraphPartition();
+    const entities = new Map(state.entities.map((entity) => [entity.id, entity]));
+    const facts = new Map(state.facts.map((fact) => [fact.id, fact]));
+    for (const { memoryId, rows } of state.memories) partition.setMemory(memoryId, rows, entities, facts);
+    return partition;
+  }
 
   get entityCount(): number {
     return this.entities.size;
@@ -473,6 +505,11 @@ export class GraphIndex extends PartitionedIndex<GraphPartition> {
     const partition = new GraphPartition();
     this.partitions.set(collectionId, partition);
     return partition;
+  }
+
+  /** Puts a partition built elsewhere (GraphPartition.fromState) in place of any the collection had. */
+  setPartition(collectionId: string, partition: GraphPartition): void {
+    this.partitions.set(collectionId, partition);
   }
 
   /** Validity timelines of facts in these collections' partitions (see GraphPartition.timelines). */

@@ -2,10 +2,11 @@
  * Reads from the store into the search index's partitions (search/search-index.ts is its client,
  * and decides when and within which budget): a whole collection when it is first searched, and
  * the chunks and graph provenance of changed memories when the feed follower reports them. A
- * collection with a persisted snapshot (search/partition-snapshot.ts) has its lexical partition and
- * turn facts from it: only the vectors are read, and the memories changed since are read again.
+ * collection with a persisted snapshot (search/partition-snapshot.ts) has all its partitions from
+ * it: nothing of its chunks or graph is read but the memories the feed names since, and a count of
+ * its chunks that must agree.
  */
-import { binaryToVector, type ChunkRepository, type StoredChunk } from '../store/chunks.js';
+import { binaryToVector, type ChunkRepository } from '../store/chunks.js';
 import type { GraphMention, GraphRepository } from '../store/graph.js';
 import type { ChangedMemories, FeedSource } from './feed-follower.js';
 import {
@@ -29,12 +30,14 @@ export const LOAD_CHECK_CHUNKS = 256;
 const CHANGES_PER_READ = 1000;
 /** Memories re-read per store query while reconciling a snapshot with the store. */
 const RECONCILE_BATCH = 500;
+/** Rounds of (count the chunks, apply the feed) before a snapshot that still disagrees is given up. */
+const RECONCILE_ROUNDS = 3;
 
 /** A snapshot that cannot be brought up to date (the feed lost changes since it): load from the chunks instead. */
 export class SnapshotUnusable extends Error {}
 
-/** A decoded snapshot and the index-feed seq its state was at. */
-export type SeqSnapshot = PartitionSnapshot & { seq: number };
+/** A decoded snapshot, the index-feed seq its state was at, and its size in bytes (about what its partitions hold). */
+export type SeqSnapshot = PartitionSnapshot & { seq: number; bytes: number };
 
 /** The in-process indexes of one search index, all partitioned by collection. */
 export interface PartitionedIndexes {
@@ -46,7 +49,7 @@ export interface PartitionedIndexes {
 
 /** What the loader reads from the store (narrow, so unit tests can stand in for it). */
 export interface PartitionSource extends FeedSource {
-  chunks: Pick<ChunkRepository, 'vectorsForCollection' | 'vectorsOnlyForCollection' | 'vectorsForMemories'>;
+  chunks: Pick<ChunkRepository, 'vectorsForCollection' | 'vectorsForMemories' | 'countForCollection'>;
   graph: Pick<
     GraphRepository,
     'entitiesOfCollection' | 'factsOfCollection' | 'mentionsOfCollection' | 'mentionsOfMemories' | 'entitiesByIds' | 'factsByIds'
@@ -67,8 +70,8 @@ export class PartitionLoader {
    * LOAD_CHECK_CHUNKS chunks of each reader, from its first chunk on; when it (or any read) throws,
    * the other readers stop at their next chunk and the load rejects.
    *
-   * With `snapshot` (whose lexical state the caller put in `partitions.lexical`), the turn facts
-   * come from it too, the texts are neither read nor tokenised, and the partitions are then
+   * With `snapshot` (whose vector, lexical and graph state the caller put in the partitions), the
+   * turn facts come from it too, nothing of the collection is read, and the partitions are then
    * reconciled with the store (reconcileWithSnapshot). Returns how many memories were read again
    * for that (0 without a snapshot). Throws SnapshotUnusable when the snapshot cannot be used.
    */
@@ -78,25 +81,20 @@ export class PartitionLoader {
     onGrowth?: () => void,
     snapshot?: SeqSnapshot,
   ): Promise<number> {
-    if (snapshot)
+    if (snapshot) {
       for (const { chunkId, memoryId, fact } of turnFactsOf(snapshot)) this.indexes.turns.put(collectionId, chunkId, memoryId, fact);
+      return this.reconcileWithSnapshot(collectionId, snapshot.seq);
+    }
     let failed = false;
     const readChunks = async (index: number): Promise<void> => {
       let sinceCheck = LOAD_CHECK_CHUNKS - 1;
       const part = { index, of: LOAD_READERS };
-      const chunks: AsyncIterable<
-        Pick<StoredChunk, 'id' | 'memory_id' | 'embedding'> & Partial<Pick<StoredChunk, 'text' | 'occurred_at'>>
-      > = snapshot
-        ? this.store.chunks.vectorsOnlyForCollection(collectionId, this.modelId, part)
-        : this.store.chunks.vectorsForCollection(collectionId, this.modelId, part);
-      for await (const chunk of chunks) {
+      for await (const chunk of this.store.chunks.vectorsForCollection(collectionId, this.modelId, part)) {
         if (failed) return;
         if (!chunk.embedding) continue;
         partitions.vector.upsertBytes(chunk.id, chunk.memory_id, chunk.embedding.buffer);
-        if (chunk.text !== undefined) {
-          partitions.lexical.upsert(chunk.id, chunk.memory_id, chunk.text);
-          this.indexes.turns.upsert(collectionId, chunk.id, chunk.memory_id, chunk.text, chunk.occurred_at);
-        }
+        partitions.lexical.upsert(chunk.id, chunk.memory_id, chunk.text);
+        this.indexes.turns.upsert(collectionId, chunk.id, chunk.memory_id, chunk.text, chunk.occurred_at);
         if (onGrowth && ++sinceCheck >= LOAD_CHECK_CHUNKS) {
           sinceCheck = 0;
           onGrowth();
@@ -108,38 +106,51 @@ export class PartitionLoader {
       failed = true;
       throw error;
     });
-    return snapshot ? this.reconcileWithSnapshot(collectionId, snapshot.seq) : 0;
+    return 0;
   }
 
   /**
-   * Brings a partition whose lexical part came from a snapshot (at `seq`) up to the store: every
-   * memory the feed names after `seq`, and every memory whose chunks the vector read and the
-   * snapshot disagree on, is read again (as the follower applies a change). Returns how many
-   * memories were. Throws SnapshotUnusable when the feed no longer holds every change since `seq`.
+   * Brings partitions that came from a snapshot (at `seq`) up to the store: every memory the feed
+   * names after `seq` is read again (as the follower applies a change), and the collection's chunks
+   * are counted in the store, which the partitions must then agree with. Returns how many memories
+   * were read. Throws SnapshotUnusable when the feed no longer holds every change since `seq`, when
+   * it names a bulk change of the collection since (an import, a drop: only a full read can follow
+   * those), or when the count still disagrees after RECONCILE_ROUNDS rounds.
    */
   private async reconcileWithSnapshot(collectionId: string, seq: number): Promise<number> {
     const log = this.store.indexChanges.log;
-    const changed = new Set<string>();
+    const [first] = await log.readAfter(seq, 1);
+    if (first ? first.seq > seq + 1 : (await log.latestSeq()) > seq)
+      throw new SnapshotUnusable(`the index feed no longer holds seq ${seq + 1}`);
     let after = seq;
-    for (;;) {
-      const changes = await log.readAfter(after, CHANGES_PER_READ);
-      if (after === seq && (changes.length > 0 ? changes[0]!.seq > seq + 1 : (await log.latestSeq()) > seq))
-        throw new SnapshotUnusable(`the index feed no longer holds seq ${seq + 1}`);
-      for (const change of changes) if (change.memory_id) changed.add(change.memory_id);
-      if (changes.length < CHANGES_PER_READ) break;
-      after = changes[changes.length - 1]!.seq;
+    let reread = 0;
+    for (let round = 0; round < RECONCILE_ROUNDS; round++) {
+      // Counted before the feed is read: a memory written meanwhile makes the two disagree for a
+      // round (its notice not read yet, or read but its chunks not counted), and the next agrees.
+      const stored = await this.store.chunks.countForCollection(collectionId, this.modelId);
+      const changed = new Set<string>();
+      for (;;) {
+        const changes = await log.readAfter(after, CHANGES_PER_READ);
+        for (const change of changes) {
+          if (change.memory_id) changed.add(change.memory_id);
+          else if (change.collection_id === collectionId) throw new SnapshotUnusable(`the collection had a ${change.op} since seq ${seq}`);
+        }
+        if (changes.length > 0) after = changes[changes.length - 1]!.seq;
+        if (changes.length < CHANGES_PER_READ) break;
+      }
+      const memoryIds = [...changed];
+      for (let from = 0; from < memoryIds.length; from += RECONCILE_BATCH)
+        await this.applyUpserts(new Map(memoryIds.slice(from, from + RECONCILE_BATCH).map((id) => [id, null])));
+      reread += memoryIds.length;
+      const vectors = this.indexes.vector.partition(collectionId);
+      const lexical = this.indexes.lexical.partition(collectionId);
+      // Dropped meanwhile (its collection went): nothing left to reconcile.
+      if (!vectors || !lexical) return reread;
+      if (vectors.size === lexical.size && vectors.size === stored) return reread;
+      if (round === RECONCILE_ROUNDS - 1)
+        throw new SnapshotUnusable(`${vectors.size} vectors and ${lexical.size} lexical chunks, but ${stored} chunks stored`);
     }
-    const vectors = this.indexes.vector.partition(collectionId);
-    const lexical = this.indexes.lexical.partition(collectionId);
-    if (!vectors || !lexical) return 0;
-    for (const [chunkId, memoryId] of vectors.entries()) if (lexical.memoryOfChunk(chunkId) !== memoryId) changed.add(memoryId);
-    for (const [chunkId, memoryId] of lexical.entries()) if (!vectors.hasChunk(chunkId)) changed.add(memoryId);
-    const memoryIds = [...changed];
-    for (let from = 0; from < memoryIds.length; from += RECONCILE_BATCH)
-      await this.applyUpserts(new Map(memoryIds.slice(from, from + RECONCILE_BATCH).map((id) => [id, null])));
-    if (vectors.size !== lexical.size)
-      throw new SnapshotUnusable(`${vectors.size} vectors but ${lexical.size} lexical chunks after reconciling`);
-    return memoryIds.length;
+    return reread;
   }
 
   private async loadGraph(collectionId: string): Promise<void> {

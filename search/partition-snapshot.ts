@@ -1,20 +1,25 @@
 /**
- * A collection's lexical partition and turn facts as bytes, so that a cold load reads them back
- * instead of re-tokenising every chunk's text (issue 25: tokenising was most of a 100k-chunk
- * load's CPU). The store keeps the bytes (store/index-snapshots.ts); search/search-index.ts
- * decides when to write and trust them.
+ * A collection's whole search partition as bytes: its lexical index, turn facts, vector rows and
+ * graph, so that a cold load reads a few large documents back instead of re-tokenising every
+ * chunk's text and decoding 100,000 chunk documents and the graph's rows (issue 25: a 100k-chunk
+ * load). The store keeps the bytes (store/index-snapshots.ts); search/search-index.ts decides when
+ * to write and trust them.
  *
  * Layout (little-endian, as the stored vectors): a header of Uint32 counts, then sections each
  * starting on an 8-byte boundary: chunk ids, memory ids and terms (UTF-8, NUL-separated), tokens
  * per chunk, postings per term, the postings' chunk slots and term frequencies, then per chunk
  * its flags (bit 0: it asks; above: the answer kinds it can give, search/turn-answers.ts), how many dates it speaks of and its speaker (an index into the speakers' names,
- * -1 for none), then those dates and the names (UTF-8, NUL-separated).
+ * -1 for none), then those dates and the names (UTF-8, NUL-separated). Then the vector rows: per
+ * vector slot the lexical slot of its chunk, then the rows (float32, `dimensions` each). Then the
+ * graph: a pool of its strings (UTF-16 lengths, then UTF-8), the entities, facts, memories and
+ * provenance rows as columns of pool indexes and numbers (encodeGraph).
  *
  * `SNAPSHOT_FORMAT` names the layout and fingerprints the tokenizer, the turn-date and the
  * turn-speaker and answer-kind rules on probe texts: a snapshot written by code that tokenises differently is never read, so a load from
  * a snapshot ranks exactly as a load from the chunks would.
  */
 import { createHash } from 'node:crypto';
+import type { GraphState, ProvenanceRow } from './graph-index.js';
 import type { LexicalState } from './lexical-index.js';
 import { tokenize } from './tokenize.js';
 import type { TurnFact } from './turn-facts.js';
@@ -22,9 +27,12 @@ import { turnAnswerKinds } from './turn-answers.js';
 import { turnDates } from './turn-dates.js';
 import { turnSpeaker, withoutSpeaker } from './turn-speakers.js';
 
-/** 3: the per-chunk byte holds flags (asks, answer kinds), no longer only whether the turn asks. */
-const LAYOUT_VERSION = 3;
-const HEADER_WORDS = 10;
+/**
+ * 3: the per-chunk byte holds flags (asks, answer kinds), no longer only whether the turn asks.
+ * 4: the vector rows and the graph follow the lexical partition.
+ */
+const LAYOUT_VERSION = 4;
+const HEADER_WORDS = 13;
 const SEPARATOR = '\u0000';
 
 const PROBE_TEXT =
@@ -49,7 +57,7 @@ function fingerprint(): string {
 }
 
 /** Identifies what wrote a snapshot: only a snapshot of this exact format is read. */
-export const SNAPSHOT_FORMAT = `lexical-${LAYOUT_VERSION}-${fingerprint()}`;
+export const SNAPSHOT_FORMAT = `partition-${LAYOUT_VERSION}-${fingerprint()}`;
 
 /** Per chunk slot of the lexical state: its flags, its dates (ms since the epoch) and its speaker. */
 export interface TurnColumns {
@@ -62,9 +70,48 @@ export interface TurnColumns {
   speakers: string[];
 }
 
+/** The vector partition's rows in its slot order; chunk and memory ids are the lexical state's at `lexicalSlot`. */
+export interface VectorColumns {
+  dimensions: number;
+  lexicalSlot: Int32Array;
+  /** `lexicalSlot.length` rows of `dimensions` floats. */
+  rows: Float32Array;
+}
+
 export interface PartitionSnapshot {
   lexical: LexicalState;
   turns: TurnColumns;
+  vectors: VectorColumns;
+  graph: GraphState;
+}
+
+/** The vector rows as a snapshot keeps them: each row's chunk named by its slot in the lexical state. */
+export function vectorColumns(
+  dimensions: number,
+  lexicalChunkIds: readonly string[],
+  vectors: { chunkIds: readonly string[]; rows: Float32Array },
+): VectorColumns {
+  const slotOf = new Map<string, number>();
+  for (const [slot, chunkId] of lexicalChunkIds.entries()) slotOf.set(chunkId, slot);
+  if (vectors.chunkIds.length !== lexicalChunkIds.length)
+    throw new Error('index snapshot: the vector and lexical partitions hold different chunks');
+  const lexicalSlot = new Int32Array(vectors.chunkIds.length);
+  for (const [slot, chunkId] of vectors.chunkIds.entries()) {
+    const at = slotOf.get(chunkId);
+    if (at === undefined) throw new Error(`index snapshot: chunk ${chunkId} has a vector but no lexical entry`);
+    lexicalSlot[slot] = at;
+  }
+  return { dimensions, lexicalSlot, rows: vectors.rows };
+}
+
+/** The vector partition's chunk and memory ids, in its slot order (the inverse of vectorColumns). */
+export function vectorIdsOf(snapshot: PartitionSnapshot): { chunkIds: string[]; memoryIds: string[] } {
+  const { chunkIds, memoryIds } = snapshot.lexical;
+  const slots = snapshot.vectors.lexicalSlot;
+  return {
+    chunkIds: Array.from(slots, (slot) => chunkIds[slot]!),
+    memoryIds: Array.from(slots, (slot) => memoryIds[slot]!),
+  };
 }
 
 /** The turn facts of the lexical state's chunks, in its slot order (a chunk without facts has none). */
@@ -113,11 +160,124 @@ export function* turnFactsOf(snapshot: PartitionSnapshot): Generator<{ chunkId: 
 
 const padded = (bytes: number): number => (bytes + 7) & ~7;
 
+const bytesOf = (view: ArrayBufferView): Uint8Array => new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+
+/** Strings met while encoding, each once; rows name them by index. */
+class StringPool {
+  readonly list: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  of(text: string): number {
+    let at = this.index.get(text);
+    if (at === undefined) this.index.set(text, (at = this.list.push(text) - 1));
+    return at;
+  }
+}
+
+/** Graph rows' validity: bit 0 set when the row carries it (rows stored before validity existed do not). */
+const HAS_VALIDITY = 1;
+const GRAPH_HEADER_WORDS = 8;
+
+/**
+ * The graph as sections: a header of counts, the string pool (UTF-16 length of each string, then
+ * all of them as UTF-8), then columns. Lengths in UTF-16 units let the decoder slice one decoded
+ * string; a string that UTF-8 cannot carry (a lone surrogate) is refused, so nothing decodes differently.
+ */
+function encodeGraph(graph: GraphState): ArrayBufferView[] {
+  const pool = new StringPool();
+  const targetIndex = new Map<string, number>();
+  const entityColumns = new Int32Array(graph.entities.length * 4);
+  const aliasCount = new Int32Array(graph.entities.length);
+  const aliases: number[] = [];
+  for (const [i, entity] of graph.entities.entries()) {
+    targetIndex.set(entity.id, i);
+    entityColumns.set([pool.of(entity.id), pool.of(entity.name), pool.of(entity.category), pool.of(entity.description)], i * 4);
+    aliasCount[i] = entity.aliasKeys.length;
+    for (const key of entity.aliasKeys) aliases.push(pool.of(key));
+  }
+  const factColumns = new Int32Array(graph.facts.length * 5);
+  const confidence = new Float64Array(graph.facts.length);
+  for (const [i, fact] of graph.facts.entries()) {
+    targetIndex.set(fact.id, graph.entities.length + i);
+    factColumns.set(
+      [pool.of(fact.id), pool.of(fact.subjectId), pool.of(fact.objectId), pool.of(fact.predicate), pool.of(fact.description)],
+      i * 5,
+    );
+    confidence[i] = fact.confidence;
+  }
+  let rowTotal = 0;
+  for (const memory of graph.memories) rowTotal += memory.rows.length;
+  const memoryIds = new Int32Array(graph.memories.length);
+  const rowCount = new Int32Array(graph.memories.length);
+  const target = new Int32Array(rowTotal);
+  const chunkIndex = new Int32Array(rowTotal);
+  const description = new Int32Array(rowTotal);
+  const count = new Float64Array(rowTotal);
+  const flags = new Uint8Array(rowTotal);
+  const validFrom = new Float64Array(rowTotal);
+  const validTo = new Float64Array(rowTotal);
+  let at = 0;
+  for (const [i, memory] of graph.memories.entries()) {
+    memoryIds[i] = pool.of(memory.memoryId);
+    rowCount[i] = memory.rows.length;
+    for (const row of memory.rows) {
+      const index = targetIndex.get(row.targetId);
+      if (index === undefined)
+        throw new Error(`index snapshot: a row of ${memory.memoryId} names ${row.targetId}, which the graph does not hold`);
+      target[at] = index;
+      chunkIndex[at] = row.chunkIndex;
+      description[at] = pool.of(row.description);
+      count[at] = row.count;
+      if (row.validFrom !== undefined || row.validTo !== undefined) {
+        flags[at] = HAS_VALIDITY;
+        validFrom[at] = row.validFrom ? row.validFrom.getTime() : NaN;
+        validTo[at] = row.validTo ? row.validTo.getTime() : NaN;
+      }
+      at++;
+    }
+  }
+  const joined = pool.list.join('');
+  const text = Buffer.from(joined, 'utf8');
+  if (text.toString('utf8') !== joined) throw new Error('index snapshot: a graph string is not valid UTF-16');
+  const lengths = Int32Array.from(pool.list, (entry) => entry.length);
+  const header = new Uint32Array([
+    pool.list.length,
+    text.byteLength,
+    graph.entities.length,
+    aliases.length,
+    graph.facts.length,
+    graph.memories.length,
+    rowTotal,
+    0,
+  ]);
+  return [
+    header,
+    lengths,
+    text,
+    entityColumns,
+    aliasCount,
+    Int32Array.from(aliases),
+    factColumns,
+    confidence,
+    memoryIds,
+    rowCount,
+    target,
+    chunkIndex,
+    description,
+    count,
+    flags,
+    validFrom,
+    validTo,
+  ];
+}
+
 export function encodePartitionSnapshot(snapshot: PartitionSnapshot): Buffer {
-  const { lexical, turns } = snapshot;
+  const { lexical, turns, vectors } = snapshot;
   const slots = lexical.chunkIds.length;
   if (turns.flags.length !== slots || turns.dateCount.length !== slots || turns.speaker.length !== slots)
     throw new Error('index snapshot: turn facts do not match the chunks');
+  if (vectors.lexicalSlot.length !== slots || vectors.rows.length !== slots * vectors.dimensions)
+    throw new Error('index snapshot: vector rows do not match the chunks');
   const strings = [lexical.chunkIds, lexical.memoryIds, lexical.terms, turns.speakers].map((list) =>
     Buffer.from(list.join(SEPARATOR), 'utf8'),
   );
@@ -131,6 +291,7 @@ export function encodePartitionSnapshot(snapshot: PartitionSnapshot): Buffer {
     turns.speaker,
     turns.dates,
   ];
+  const graph = encodeGraph(snapshot.graph);
   const header = new Uint32Array(HEADER_WORDS);
   header.set([
     LAYOUT_VERSION,
@@ -143,61 +304,181 @@ export function encodePartitionSnapshot(snapshot: PartitionSnapshot): Buffer {
     strings[2]!.length,
     turns.speakers.length,
     strings[3]!.length,
+    vectors.dimensions,
+    graph.reduce((sum, section) => sum + padded(section.byteLength), 0),
+    0,
   ]);
-  const sections: ArrayBufferView[] = [header, ...strings.slice(0, 3), ...arrays, strings[3]!];
+  const sections: ArrayBufferView[] = [header, ...strings.slice(0, 3), ...arrays, strings[3]!, vectors.lexicalSlot, vectors.rows, ...graph];
   const total = sections.reduce((sum, section) => sum + padded(section.byteLength), 0);
   const out = Buffer.alloc(total);
   let offset = 0;
   for (const section of sections) {
-    out.set(new Uint8Array(section.buffer, section.byteOffset, section.byteLength), offset);
+    out.set(bytesOf(section), offset);
     offset += padded(section.byteLength);
   }
   return out;
 }
 
-/** Decodes what encodePartitionSnapshot wrote; throws on anything malformed. */
-export function decodePartitionSnapshot(bytes: Uint8Array): PartitionSnapshot {
-  // Typed-array views need aligned offsets: work on an aligned copy when the input is not.
-  const data = bytes.byteOffset % 8 === 0 ? bytes : new Uint8Array(bytes);
-  let offset = 0;
-  const take = (byteLength: number): Uint8Array => {
-    if (offset + byteLength > data.byteLength) throw new Error('index snapshot: truncated');
-    const view = data.subarray(offset, offset + byteLength);
-    offset += padded(byteLength);
+/** Reads sections in order from aligned bytes; throws on anything that runs past the end. */
+class SectionReader {
+  private offset = 0;
+
+  constructor(private readonly data: Uint8Array) {}
+
+  get done(): boolean {
+    return this.offset === this.data.byteLength;
+  }
+
+  take(byteLength: number): Uint8Array {
+    if (byteLength < 0 || this.offset + byteLength > this.data.byteLength) throw new Error('index snapshot: truncated');
+    const view = this.data.subarray(this.offset, this.offset + byteLength);
+    this.offset += padded(byteLength);
     return view;
-  };
-  const ints = (count: number): Int32Array => {
-    const view = take(count * 4);
+  }
+
+  ints(count: number): Int32Array {
+    const view = this.take(count * 4);
     return new Int32Array(view.buffer, view.byteOffset, count);
-  };
-  const headerBytes = take(HEADER_WORDS * 4);
-  const header = new Uint32Array(headerBytes.buffer, headerBytes.byteOffset, HEADER_WORDS);
-  const [version, slots, terms, postings, dates, chunkIdBytes, memoryIdBytes, termBytes, speakerCount, speakerBytes] =
-    header as unknown as number[];
-  if (version !== LAYOUT_VERSION) throw new Error(`index snapshot: layout ${version}, expected ${LAYOUT_VERSION}`);
-  const text = (byteLength: number, count: number): string[] => {
-    const view = take(byteLength);
+  }
+
+  uints(count: number): Uint32Array {
+    const view = this.take(count * 4);
+    return new Uint32Array(view.buffer, view.byteOffset, count);
+  }
+
+  floats(count: number): Float32Array {
+    const view = this.take(count * 4);
+    return new Float32Array(view.buffer, view.byteOffset, count);
+  }
+
+  doubles(count: number): Float64Array {
+    const view = this.take(count * 8);
+    return new Float64Array(view.buffer, view.byteOffset, count);
+  }
+
+  /** NUL-separated UTF-8 strings. */
+  text(byteLength: number, count: number): string[] {
+    const view = this.take(byteLength);
     const list = count === 0 ? [] : Buffer.from(view.buffer, view.byteOffset, view.byteLength).toString('utf8').split(SEPARATOR);
     if (list.length !== count) throw new Error('index snapshot: string count mismatch');
     return list;
+  }
+}
+
+function decodeGraph(reader: SectionReader): GraphState {
+  const [poolCount, textBytes, entityCount, aliasTotal, factCount, memoryCount, rowTotal] = reader.uints(
+    GRAPH_HEADER_WORDS,
+  ) as unknown as number[];
+  const lengths = reader.ints(poolCount!);
+  const textView = reader.take(textBytes!);
+  const joined = Buffer.from(textView.buffer, textView.byteOffset, textView.byteLength).toString('utf8');
+  const pool = new Array<string>(poolCount!);
+  let at = 0;
+  for (let i = 0; i < poolCount!; i++) {
+    pool[i] = joined.slice(at, at + lengths[i]!);
+    at += lengths[i]!;
+  }
+  if (at !== joined.length) throw new Error('index snapshot: graph strings do not add up');
+  const str = (index: number): string => {
+    const value = pool[index];
+    if (value === undefined) throw new Error('index snapshot: graph string out of range');
+    return value;
   };
-  const chunkIds = text(chunkIdBytes!, slots!);
-  const memoryIds = text(memoryIdBytes!, slots!);
-  const termList = text(termBytes!, terms!);
-  const docLength = ints(slots!);
-  const termLength = ints(terms!);
-  const postingSlots = ints(postings!);
-  const frequencyBytes = take(postings! * 2);
+  const entityColumns = reader.ints(entityCount! * 4);
+  const aliasCount = reader.ints(entityCount!);
+  const aliases = reader.ints(aliasTotal!);
+  const entities: GraphState['entities'] = [];
+  let alias = 0;
+  for (let i = 0; i < entityCount!; i++) {
+    const keys: string[] = [];
+    for (let k = 0; k < aliasCount[i]!; k++) keys.push(str(aliases[alias++]!));
+    entities.push({
+      id: str(entityColumns[i * 4]!),
+      name: str(entityColumns[i * 4 + 1]!),
+      category: str(entityColumns[i * 4 + 2]!),
+      description: str(entityColumns[i * 4 + 3]!),
+      aliasKeys: keys,
+    });
+  }
+  if (alias !== aliasTotal) throw new Error('index snapshot: alias keys do not add up');
+  const factColumns = reader.ints(factCount! * 5);
+  const confidence = reader.doubles(factCount!);
+  const facts: GraphState['facts'] = [];
+  for (let i = 0; i < factCount!; i++) {
+    facts.push({
+      id: str(factColumns[i * 5]!),
+      subjectId: str(factColumns[i * 5 + 1]!),
+      objectId: str(factColumns[i * 5 + 2]!),
+      predicate: str(factColumns[i * 5 + 3]!),
+      description: str(factColumns[i * 5 + 4]!),
+      confidence: confidence[i]!,
+    });
+  }
+  const targetIds = [...entities.map((entity) => entity.id), ...facts.map((fact) => fact.id)];
+  const memoryIds = reader.ints(memoryCount!);
+  const rowCount = reader.ints(memoryCount!);
+  const target = reader.ints(rowTotal!);
+  const chunkIndex = reader.ints(rowTotal!);
+  const description = reader.ints(rowTotal!);
+  const count = reader.doubles(rowTotal!);
+  const flags = reader.take(rowTotal!);
+  const validFrom = reader.doubles(rowTotal!);
+  const validTo = reader.doubles(rowTotal!);
+  const date = (ms: number): Date | null => (Number.isNaN(ms) ? null : new Date(ms));
+  const memories: GraphState['memories'] = [];
+  let row = 0;
+  for (let i = 0; i < memoryCount!; i++) {
+    const rows: ProvenanceRow[] = [];
+    const end = row + rowCount[i]!;
+    if (end > rowTotal!) throw new Error('index snapshot: graph rows do not add up');
+    for (; row < end; row++) {
+      const targetId = targetIds[target[row]!];
+      if (targetId === undefined) throw new Error('index snapshot: graph row target out of range');
+      rows.push({
+        targetId,
+        chunkIndex: chunkIndex[row]!,
+        count: count[row]!,
+        description: str(description[row]!),
+        ...(flags[row]! & HAS_VALIDITY ? { validFrom: date(validFrom[row]!), validTo: date(validTo[row]!) } : {}),
+      });
+    }
+    memories.push({ memoryId: str(memoryIds[i]!), rows });
+  }
+  if (row !== rowTotal) throw new Error('index snapshot: graph rows do not add up');
+  return { entities, facts, memories };
+}
+
+/** Decodes what encodePartitionSnapshot wrote; throws on anything malformed. */
+export function decodePartitionSnapshot(bytes: Uint8Array): PartitionSnapshot {
+  // Typed-array views need aligned offsets: work on an aligned copy when the input is not.
+  const reader = new SectionReader(bytes.byteOffset % 8 === 0 ? bytes : new Uint8Array(bytes));
+  const header = reader.uints(HEADER_WORDS);
+  const [version, slots, terms, postings, dates, chunkIdBytes, memoryIdBytes, termBytes, speakerCount, speakerBytes, dimensions] =
+    header as unknown as number[];
+  if (version !== LAYOUT_VERSION) throw new Error(`index snapshot: layout ${version}, expected ${LAYOUT_VERSION}`);
+  const chunkIds = reader.text(chunkIdBytes!, slots!);
+  const memoryIds = reader.text(memoryIdBytes!, slots!);
+  const termList = reader.text(termBytes!, terms!);
+  const docLength = reader.ints(slots!);
+  const termLength = reader.ints(terms!);
+  const postingSlots = reader.ints(postings!);
+  const frequencyBytes = reader.take(postings! * 2);
   const postingFrequencies = new Uint16Array(frequencyBytes.buffer, frequencyBytes.byteOffset, postings!);
-  const flags = take(slots!);
-  const dateCount = ints(slots!);
-  const speaker = ints(slots!);
-  const dateBytes = take(dates! * 8);
-  const dateValues = new Float64Array(dateBytes.buffer, dateBytes.byteOffset, dates!);
-  const speakers = text(speakerBytes!, speakerCount!);
+  const flags = reader.take(slots!);
+  const dateCount = reader.ints(slots!);
+  const speaker = reader.ints(slots!);
+  const dateValues = reader.doubles(dates!);
+  const speakers = reader.text(speakerBytes!, speakerCount!);
   for (const index of speaker) if (index < -1 || index >= speakers.length) throw new Error('index snapshot: speaker out of range');
+  const lexicalSlot = reader.ints(slots!);
+  for (const slot of lexicalSlot) if (slot < 0 || slot >= slots!) throw new Error('index snapshot: vector slot out of range');
+  const rows = reader.floats(slots! * dimensions!);
+  const graph = decodeGraph(reader);
+  if (!reader.done) throw new Error('index snapshot: trailing bytes');
   return {
     lexical: { chunkIds, memoryIds, docLength, terms: termList, termLength, postingSlots, postingFrequencies },
     turns: { flags, dateCount, dates: dateValues, speaker, speakers },
+    vectors: { dimensions: dimensions!, lexicalSlot, rows },
+    graph,
   };
 }

@@ -1,9 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LexicalIndex, LexicalPartition } from './lexical-index.js';
-import { decodePartitionSnapshot, encodePartitionSnapshot, SNAPSHOT_FORMAT, turnColumns, turnFactsOf } from './partition-snapshot.js';
+import { GraphPartition, hitGraph, matchGraph, type GraphState, type ProvenanceRow } from './graph-index.js';
+import { LexicalIndex, LexicalPartition, type LexicalState } from './lexical-index.js';
+import {
+  decodePartitionSnapshot,
+  encodePartitionSnapshot,
+  SNAPSHOT_FORMAT,
+  turnColumns,
+  turnFactsOf,
+  vectorColumns,
+  vectorIdsOf,
+  type PartitionSnapshot,
+} from './partition-snapshot.js';
 import { TurnFacts } from './turn-facts.js';
+import { VectorIndex } from './vector-index.js';
 import { seededRandom } from '../bench/texts.js';
+import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../core/fact-lexicon.js';
 
 const WORDS = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon'.split(' ');
 const EXTRA = ["Alice's", 'camelCaseWord', 'HTTP-2', 'naïve', 'café', 'x86_64', 'yesterday', 'O’Brien', 'U.S.A.', 'running'];
@@ -44,13 +56,20 @@ function churned(): { index: LexicalIndex; partition: LexicalPartition; turns: T
   return { index, partition, turns };
 }
 
+const NO_GRAPH: GraphState = { entities: [], facts: [], memories: [] };
+
+/** A snapshot of a lexical state alone: no turn facts, vectors of 0 dimensions, no graph. */
+const lexicalOnly = (lexical: LexicalState): PartitionSnapshot => ({
+  lexical,
+  turns: turnColumns(lexical.chunkIds, () => undefined),
+  vectors: vectorColumns(0, lexical.chunkIds, { chunkIds: lexical.chunkIds, rows: new Float32Array(0) }),
+  graph: NO_GRAPH,
+});
+
 describe('partition snapshot', () => {
   it('rebuilds a lexical partition that scores every query exactly as the original', () => {
     const { index, partition } = churned();
-    const bytes = encodePartitionSnapshot({
-      lexical: partition.exportState(),
-      turns: turnColumns(partition.exportState().chunkIds, () => undefined),
-    });
+    const bytes = encodePartitionSnapshot(lexicalOnly(partition.exportState()));
     const decoded = decodePartitionSnapshot(bytes);
     const rebuilt = new LexicalIndex();
     rebuilt.setPartition('c', LexicalPartition.fromState(decoded.lexical));
@@ -69,7 +88,7 @@ describe('partition snapshot', () => {
     const { index, partition } = churned();
     const rebuilt = new LexicalIndex();
     const state = partition.exportState();
-    const bytes = encodePartitionSnapshot({ lexical: state, turns: turnColumns(state.chunkIds, () => undefined) });
+    const bytes = encodePartitionSnapshot(lexicalOnly(state));
     rebuilt.setPartition('c', LexicalPartition.fromState(decodePartitionSnapshot(bytes).lexical));
     const more = texts(120, 13);
     for (const target of [index, rebuilt]) {
@@ -86,7 +105,7 @@ describe('partition snapshot', () => {
     const { partition, turns } = churned();
     const state = partition.exportState();
     const columns = turnColumns(state.chunkIds, (chunkId) => turns.factOf('c', chunkId));
-    const decoded = decodePartitionSnapshot(encodePartitionSnapshot({ lexical: state, turns: columns }));
+    const decoded = decodePartitionSnapshot(encodePartitionSnapshot({ ...lexicalOnly(state), turns: columns }));
     const restored = new TurnFacts();
     restored.createPartition('c');
     for (const { chunkId, memoryId, fact } of turnFactsOf(decoded)) restored.put('c', chunkId, memoryId, fact);
@@ -112,9 +131,10 @@ describe('partition snapshot', () => {
   it('refuses truncated or foreign bytes instead of building a wrong partition', () => {
     const { partition } = churned();
     const state = partition.exportState();
-    const bytes = encodePartitionSnapshot({ lexical: state, turns: turnColumns(state.chunkIds, () => undefined) });
+    const bytes = encodePartitionSnapshot(lexicalOnly(state));
     assert.throws(() => decodePartitionSnapshot(bytes.subarray(0, bytes.length - 64)));
-    assert.throws(() => encodePartitionSnapshot({ lexical: state, turns: turnColumns([], () => undefined) }), /turn facts/);
+    assert.throws(() => decodePartitionSnapshot(Buffer.concat([bytes, Buffer.alloc(8)])), /trailing/);
+    assert.throws(() => encodePartitionSnapshot({ ...lexicalOnly(state), turns: turnColumns([], () => undefined) }), /turn facts/);
     const foreign = Buffer.from(bytes);
     foreign.writeUInt32LE(99, 0);
     assert.throws(() => decodePartitionSnapshot(foreign), /layout 99/);
@@ -122,6 +142,126 @@ describe('partition snapshot', () => {
   });
 
   it('names the tokenizer it was written with', () => {
-    assert.match(SNAPSHOT_FORMAT, /^lexical-3-[0-9a-f]{16}$/);
+    assert.match(SNAPSHOT_FORMAT, /^partition-4-[0-9a-f]{16}$/);
+  });
+
+  it('rebuilds a vector partition that ranks every query bit for bit as the original, before and after later changes', () => {
+    const dimensions = 20; // padded to 32 floats per row: the rows are stored without the padding
+    const random = seededRandom(21);
+    const vector = (): Float32Array => Float32Array.from({ length: dimensions }, () => random() * 2 - 1);
+    const vectors = new VectorIndex(dimensions);
+    const lexical = new LexicalIndex();
+    const original = vectors.createPartition('c');
+    const words = lexical.createPartition('c');
+    const upsert = (chunkId: string, memoryId: string, text: string, row: Float32Array): void => {
+      vectors.partition('c')!.upsert(chunkId, memoryId, row);
+      lexical.partition('c')!.upsert(chunkId, memoryId, text);
+    };
+    for (const [i, text] of texts(1500, 31).entries()) upsert(`m${Math.floor(i / 5)}:${i % 5}`, `m${Math.floor(i / 5)}`, text, vector());
+    // Swap-removals leave the slots in an order no insertion gives.
+    for (let m = 0; m < 300; m += 7) {
+      vectors.removeMemory(`m${m}`);
+      lexical.removeMemory(`m${m}`);
+    }
+    const state = words.exportState();
+    const snapshot = decodePartitionSnapshot(
+      encodePartitionSnapshot({ ...lexicalOnly(state), vectors: vectorColumns(dimensions, state.chunkIds, original.exportRows()) }),
+    );
+    const ids = vectorIdsOf(snapshot);
+    const rebuilt = new VectorIndex(dimensions);
+    rebuilt.setPartition('c', rebuilt.partitionOfRows(ids.chunkIds, ids.memoryIds, snapshot.vectors.rows));
+    assert.deepEqual([...rebuilt.entries(['c'])], [...vectors.entries(['c'])], 'the same slots in the same order');
+    assert.equal(rebuilt.partition('c')!.bytes, original.bytes, 'the same room as a partition grown row by row');
+    const queries = Array.from({ length: 12 }, vector);
+    const same = (label: string): void => {
+      for (const query of queries) assert.deepEqual(rebuilt.search(query, ['c'], 25), vectors.search(query, ['c'], 25), label);
+    };
+    same('as loaded');
+    for (const index of [vectors, rebuilt]) {
+      const changes = seededRandom(41);
+      for (let i = 0; i < 200; i++)
+        index.partition('c')!.upsert(
+          `n${i}:0`,
+          `n${i}`,
+          Float32Array.from({ length: dimensions }, () => changes()),
+        );
+      for (let m = 1; m < 300; m += 11) index.removeMemory(`m${m}`);
+    }
+    same('after upserts and removals');
+  });
+
+  it('rebuilds a graph partition that matches, ranks hits and replays timelines exactly as the original', () => {
+    const random = seededRandom(51);
+    const names = ['Lisbon', 'Porto', 'Ghent', 'Oslo', 'Marisol', 'Quillon', 'harpsichord', 'clavichord', 'tuning', 'workshop'];
+    const entities = names.map((name, i) => ({
+      id: `e${i}`,
+      name,
+      category: i < 6 ? 'person' : 'concept',
+      description: `about ${name}`,
+      aliasKeys: [name.toLowerCase(), ...(i % 3 === 0 ? [`${name.toLowerCase()}-alias`] : [])],
+    }));
+    const facts = Array.from({ length: 12 }, (_, i) => ({
+      id: `f${i}`,
+      subjectId: `e${i % 6}`,
+      objectId: `e${(i * 7 + 3) % 10}`,
+      predicate: ['lives in', 'works at', 'moved to'][i % 3]!,
+      description: `fact ${i} — naïve café`,
+      confidence: 0.5 + random() / 2,
+    }));
+    const byId = new Map<string, (typeof entities)[number] | (typeof facts)[number]>(
+      [...entities, ...facts].map((target) => [target.id, target]),
+    );
+    const rowsOf = (m: number): ProvenanceRow[] =>
+      Array.from({ length: 1 + (m % 4) }, (_, r) => {
+        const fact = r % 2 === 1;
+        const targetId = fact ? `f${(m + r) % 12}` : `e${(m * 3 + r) % 10}`;
+        const validity =
+          !fact || m % 5 === 0
+            ? {}
+            : {
+                validFrom: m % 3 === 0 ? null : new Date(Date.UTC(2020, m % 12, 1)),
+                validTo: m % 4 === 0 ? new Date(Date.UTC(2024, 0, m)) : null,
+              };
+        return { targetId, chunkIndex: r, count: 1 + (m % 3), description: `memory ${m} says ${byId.get(targetId)!.id}`, ...validity };
+      });
+    const original = new GraphPartition();
+    const entityMap = new Map(entities.map((entity) => [entity.id, entity]));
+    const factMap = new Map(facts.map((fact) => [fact.id, fact]));
+    for (let m = 0; m < 60; m++) original.setMemory(`m${m}`, rowsOf(m), entityMap, factMap);
+    for (let m = 0; m < 60; m += 9) original.removeMemory(`m${m}`);
+    original.setMemory('m4', rowsOf(5), entityMap, factMap); // replaced: moves to the end
+
+    const state = original.exportState();
+    const lexical = new LexicalIndex().createPartition('c').exportState();
+    const decoded = decodePartitionSnapshot(encodePartitionSnapshot({ ...lexicalOnly(lexical), graph: state })).graph;
+    assert.deepEqual(decoded, state, 'every record and row, in order, with validity kept apart from its absence');
+    const rebuilt = GraphPartition.fromState(decoded);
+    // The same records and rows; records may sit in another order (a removal reorders the original's maps).
+    const byIdOrder = <T extends { id: string }>(list: T[]): T[] => [...list].sort((x, y) => (x.id < y.id ? -1 : 1));
+    const again = rebuilt.exportState();
+    assert.deepEqual(again.memories, state.memories);
+    assert.deepEqual(byIdOrder(again.entities), byIdOrder(state.entities));
+    assert.deepEqual(byIdOrder(again.facts), byIdOrder(state.facts));
+    assert.equal(rebuilt.entityCount, original.entityCount);
+    assert.equal(rebuilt.factCount, original.factCount);
+    const keySets = [['lisbon'], ['porto', 'oslo'], ['harpsichord', 'marisol'], ['ghent-alias', 'quillon', 'tuning'], ['nothing']];
+    for (const keys of keySets) assert.deepEqual(matchGraph([rebuilt], keys), matchGraph([original], keys), keys.join(' '));
+    const hits = Array.from({ length: 15 }, (_, i) => ({ chunkId: `m${i * 3 + 1}:${i % 2}`, memoryId: `m${i * 3 + 1}` }));
+    assert.deepEqual(hitGraph([rebuilt], hits), hitGraph([original], hits));
+    const classifier = new PredicateClassifier(DEFAULT_FACT_LEXICON);
+    const factIds = facts.map((fact) => fact.id);
+    assert.deepEqual(rebuilt.timelines(factIds, classifier), original.timelines(factIds, classifier));
+  });
+
+  it('refuses a graph string that UTF-8 cannot carry, rather than store a different one', () => {
+    const lexical = new LexicalIndex().createPartition('c').exportState();
+    const graph: GraphState = {
+      entities: [{ id: 'e1', name: 'broken \ud800 name', category: 'person', description: '', aliasKeys: ['broken'] }],
+      facts: [],
+      memories: [{ memoryId: 'm1', rows: [{ targetId: 'e1', chunkIndex: 0, count: 1, description: '' }] }],
+    };
+    assert.throws(() => encodePartitionSnapshot({ ...lexicalOnly(lexical), graph }), /UTF-16/);
+    const orphan: GraphState = { ...graph, entities: [], memories: graph.memories };
+    assert.throws(() => encodePartitionSnapshot({ ...lexicalOnly(lexical), graph: orphan }), /does not hold/);
   });
 });

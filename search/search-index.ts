@@ -13,14 +13,23 @@ import type { IndexSnapshotRepository } from '../store/index-snapshots.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
 import { FeedFollower, type FeedClient, type FeedSource } from './feed-follower.js';
-import { GraphIndex, type GraphMatch } from './graph-index.js';
+import { GraphIndex, GraphPartition, type GraphMatch } from './graph-index.js';
 import { LexicalIndex, LexicalPartition, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
-import { decodePartitionSnapshot, encodePartitionSnapshot, SNAPSHOT_FORMAT, turnColumns } from './partition-snapshot.js';
+import {
+  decodePartitionSnapshot,
+  encodePartitionSnapshot,
+  SNAPSHOT_FORMAT,
+  turnColumns,
+  vectorColumns,
+  vectorIdsOf,
+} from './partition-snapshot.js';
 import { TurnFacts } from './turn-facts.js';
 import type { TurnSource } from './turn-ranking.js';
 import { PartitionBudget } from './partition-budget.js';
 import { PartitionLoader, SnapshotUnusable, type PartitionSource, type SeqSnapshot } from './partition-loader.js';
-import { VectorIndex, type VectorHit } from './vector-index.js';
+import { VectorIndex, type Partition as VectorPartition, type VectorHit } from './vector-index.js';
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
 const KNOWN_SIZES = 10_000;
@@ -56,7 +65,7 @@ export interface SearchIndexOptions {
    */
   maxBytes?: number;
   /**
-   * Collections of at least this many chunks get a persisted lexical snapshot after a load that
+   * Collections of at least this many chunks get a persisted snapshot of their partitions after a load that
    * tokenised them, and load from it next time (store/index-snapshots.ts). Infinity: never.
    */
   snapshotMinChunks?: number;
@@ -95,7 +104,7 @@ export interface IndexBudgetStats {
   residents: number;
   evictions: number;
   loads: number;
-  /** Of `loads`, those whose lexical partition came from a persisted snapshot. */
+  /** Of `loads`, those whose partitions came from a persisted snapshot. */
   snapshotLoads: number;
 }
 
@@ -288,9 +297,11 @@ export class SearchIndex {
    * the partitions are past the budget anyway: pinned ones (held or loading, this one included),
    * or those of other tenants within their fair share that are in use (see PartitionBudget).
    */
-  private checkLoad(collectionId: string): void {
+  private checkLoad(collectionId: string, expectedBytes = 0): void {
     if (!Number.isFinite(this.budget.maxBytes)) return;
     const sizes = this.loadedSizes();
+    // A load about to build its partitions at once (from a snapshot) counts what they will hold.
+    if (expectedBytes > (sizes.get(collectionId) ?? 0)) sizes.set(collectionId, expectedBytes);
     const busy = (id: string): boolean => id === collectionId || this.loading.has(id);
     if (this.budget.pinnedBytes(sizes, busy) > this.budget.maxBytes) throw new OverBudget(sizes);
     if (this.enforceBudget(sizes, busy) > this.budget.maxBytes) throw new OverBudget(sizes);
@@ -495,9 +506,36 @@ export class SearchIndex {
   private async fillPartition(collectionId: string, bounded: boolean, useSnapshot = true): Promise<void> {
     const started = Date.now();
     const snapshot = useSnapshot ? await this.readSnapshot(collectionId) : null;
-    const partition = this.index.createPartition(collectionId);
-    if (snapshot) this.lexical.setPartition(collectionId, LexicalPartition.fromState(snapshot.lexical));
-    else this.lexical.createPartition(collectionId);
+    let built: { vector: VectorPartition; lexical: LexicalPartition; graph: GraphPartition } | null = null;
+    if (snapshot) {
+      // Its size is known before anything is built: a load that cannot fit is refused first.
+      if (bounded) {
+        try {
+          this.checkLoad(collectionId, snapshot.bytes);
+        } catch (error) {
+          if (error instanceof OverBudget) this.rememberBytes(collectionId, snapshot.bytes);
+          throw error;
+        }
+      }
+      // Each built whole from the snapshot's bytes (no chunk or graph document is read), one per
+      // event-loop turn so that no single step holds the loop for the whole load.
+      const { chunkIds, memoryIds } = vectorIdsOf(snapshot);
+      const vector = this.index.partitionOfRows(chunkIds, memoryIds, snapshot.vectors.rows);
+      await yieldToEventLoop();
+      const lexical = LexicalPartition.fromState(snapshot.lexical);
+      await yieldToEventLoop();
+      built = { vector, lexical, graph: GraphPartition.fromState(snapshot.graph) };
+    }
+    // From here to the loader nothing awaits: the partitions appear together, as a follower sees them.
+    if (built) {
+      this.index.setPartition(collectionId, built.vector);
+      this.lexical.setPartition(collectionId, built.lexical);
+      this.graph.setPartition(collectionId, built.graph);
+    } else {
+      this.index.createPartition(collectionId);
+      this.lexical.createPartition(collectionId);
+    }
+    const partition: VectorPartition = this.index.partition(collectionId)!;
     const lexicalPartition = this.lexical.partition(collectionId)!;
     this.turns.createPartition(collectionId);
     this.budget.touch(collectionId);
@@ -538,13 +576,16 @@ export class SearchIndex {
     this.enforceBudget();
   }
 
-  /** The collection's persisted lexical partition, if one of this code's format exists and decodes. */
+  /** The collection's persisted partitions, if one of this code's format exists and decodes. */
   private async readSnapshot(collectionId: string): Promise<SeqSnapshot | null> {
     if (this.snapshotMinChunks === Infinity || !this.snapshotReads) return null;
     const stored = await this.store.indexSnapshots.read(collectionId, this.modelId);
     if (!stored || stored.format !== SNAPSHOT_FORMAT) return null;
     try {
-      return { ...decodePartitionSnapshot(stored.bytes), seq: stored.seq };
+      const snapshot = decodePartitionSnapshot(stored.bytes);
+      if (snapshot.vectors.dimensions !== this.index.dimensions)
+        throw new Error(`index snapshot: ${snapshot.vectors.dimensions} dimensions, index has ${this.index.dimensions}`);
+      return { ...snapshot, seq: stored.seq, bytes: stored.bytes.byteLength };
     } catch (error) {
       this.logger.warn({ collectionId, err: error }, 'index snapshot unreadable: loading from the chunks');
       return null;
@@ -572,10 +613,17 @@ export class SearchIndex {
     // From here to the encoding nothing awaits: the state is the feed applied up to `seq`.
     const seq = this.follower.appliedSeq;
     const lexical = this.lexical.partition(collectionId);
-    if (!lexical) return;
+    const vectors = this.index.partition(collectionId);
+    const graph = this.graph.partition(collectionId);
+    if (!lexical || !vectors || !graph) return;
     const state = lexical.exportState();
     const turns = turnColumns(state.chunkIds, (chunkId) => this.turns.factOf(collectionId, chunkId));
-    const bytes = encodePartitionSnapshot({ lexical: state, turns });
+    const bytes = encodePartitionSnapshot({
+      lexical: state,
+      turns,
+      vectors: vectorColumns(this.index.dimensions, state.chunkIds, vectors.exportRows()),
+      graph: graph.exportState(),
+    });
     const generation = await this.store.indexSnapshots.write(
       { tenantId, collectionId, model: this.modelId, format: SNAPSHOT_FORMAT, seq, chunks: state.chunkIds.length },
       bytes,

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { createLogger } from '../core/logger.js';
 import { vectorToBinary } from '../store/chunks.js';
+import type { StoredIndexSnapshot } from '../store/index-snapshots.js';
+import { seededRandom } from '../core/random.js';
 import type { IndexNotice } from './feed-follower.js';
 import { SearchIndex, type SearchIndexStore } from './search-index.js';
 
@@ -40,25 +42,25 @@ class FakeStore implements SearchIndexStore {
   indexChanges: SearchIndexStore['indexChanges'] = {
     log: {
       latestSeq: () => Promise.resolve(this.seq),
-      readAfter: (after: number, limit: number) => Promise.resolve(this.feed.filter((change) => change.seq > after).slice(0, limit)),
+      readAfter: (after: number, limit: number, filter: Partial<Pick<IndexNotice, 'op'>> = {}) =>
+        Promise.resolve(this.feed.filter((change) => change.seq > after && (!filter.op || change.op === filter.op)).slice(0, limit)),
     },
   };
 
   chunks: SearchIndexStore['chunks'] = {
     tenantOfCollection: () => Promise.resolve('t'),
-    // Only a load from a persisted snapshot reads vectors alone; these tests persist none.
-    vectorsOnlyForCollection: () => iterate([]),
+    // Only a load from a persisted snapshot counts; these tests persist none.
+    countForCollection: (collectionId) =>
+      Promise.resolve(this.chunkRows.filter((chunk) => chunk.collectionIds.includes(collectionId)).length),
     vectorsForCollection: (collectionId, _model, part = { index: 0, of: 1 }) => {
       // The first reader takes every chunk; the others none (the real store splits by id range).
       if (part.index === 0) this.collectionReads.push(collectionId);
       const rows = part.index === 0 ? this.chunkRows.filter((chunk) => chunk.collectionIds.includes(collectionId)) : [];
-      return iterate(rows.map((chunk, index) => this.doc(chunk, index)));
+      return iterate(rows.map((chunk) => this.doc(chunk)));
     },
     vectorsForMemories: (memoryIds) => {
       this.memoryReads.push([...memoryIds]);
-      return Promise.resolve(
-        this.chunkRows.flatMap((chunk, index) => (memoryIds.includes(chunk.memoryId) ? [this.doc(chunk, index)] : [])),
-      );
+      return Promise.resolve(this.chunkRows.flatMap((chunk) => (memoryIds.includes(chunk.memoryId) ? [this.doc(chunk)] : [])));
     },
   };
 
@@ -81,9 +83,10 @@ class FakeStore implements SearchIndexStore {
     factsByIds: () => Promise.resolve([]),
   };
 
-  private doc(chunk: FakeChunk, index: number) {
+  /** One chunk per memory here: its id is stable, as the store's are (derived from memory and index). */
+  private doc(chunk: FakeChunk) {
     return {
-      id: `${chunk.memoryId}:${index}`,
+      id: `${chunk.memoryId}:0`,
       memory_id: chunk.memoryId,
       collection_ids: chunk.collectionIds,
       text: chunk.text,
@@ -225,5 +228,100 @@ describe('a search index following the index-change feed', () => {
     assert.deepEqual(index.lexicalSearch('alpha', ['A'], 10).hits, []);
     index.release(['A']);
     assert.equal(index.budgetStats().collections, 0);
+  });
+});
+
+/** The fake store with somewhere to keep one snapshot, as store/index-snapshots.ts keeps them. */
+class SnapshotKeepingStore extends FakeStore {
+  saved: StoredIndexSnapshot | null = null;
+
+  override indexSnapshots: SearchIndexStore['indexSnapshots'] = {
+    read: () => Promise.resolve(this.saved),
+    write: (meta, bytes) => {
+      this.saved = { ...meta, generation: 'g1', bytes: Uint8Array.from(bytes) };
+      return Promise.resolve('g1');
+    },
+    removeGeneration: () => {
+      this.saved = null;
+      return Promise.resolve();
+    },
+  };
+}
+
+describe('a search index loading a collection from its persisted snapshot', () => {
+  const WORDS = 'harpsichord lisbon tuning workshop cathedral oslo sales report fork porto shipment ghent'.split(' ');
+  const logger = createLogger('test', 'silent');
+  let store: SnapshotKeepingStore;
+  const random = seededRandom(5);
+  const vector = (): number[] => Array.from({ length: DIMENSIONS }, () => random() * 2 - 1);
+  const text = (): string =>
+    Array.from({ length: 3 + Math.floor(random() * 9) }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
+  const open = async (options: { snapshotMinChunks: number; snapshotReads?: boolean }): Promise<SearchIndex> => {
+    const index = new SearchIndex(store, MODEL, DIMENSIONS, logger, options);
+    await index.start();
+    await index.prepare(['A'], 't');
+    index.release(['A']);
+    return index;
+  };
+  const queries = Array.from({ length: 8 }, () => Float32Array.from(vector()));
+
+  beforeEach(async () => {
+    store = new SnapshotKeepingStore();
+    for (let m = 0; m < 40; m++) store.addMemory(`m${m}`, ['A'], text(), vector());
+    store.publish({ op: 'upsert', memory_id: 'm0', collection_ids: ['A'] });
+    const writer = await open({ snapshotMinChunks: 1 });
+    await writer.stop();
+    assert.ok(store.saved, 'a load that read the chunks leaves a snapshot');
+    // After the snapshot: a new memory, a deleted one and a changed one, each with its notice.
+    store.addMemory('n1', ['A'], text(), vector());
+    store.publish({ op: 'upsert', memory_id: 'n1', collection_ids: ['A'] });
+    store.chunkRows = store.chunkRows.filter((chunk) => chunk.memoryId !== 'm3');
+    store.publish({ op: 'remove', memory_id: 'm3' });
+    const changed = store.chunkRows.find((chunk) => chunk.memoryId === 'm5')!;
+    changed.text = 'harpsichord harpsichord oslo';
+    changed.vector = Float32Array.from(vector());
+    store.publish({ op: 'upsert', memory_id: 'm5', collection_ids: ['A'] });
+  });
+
+  it('reads nothing of the collection but the changed memories, and ranks exactly as a load from the chunks', async () => {
+    const readsBefore = store.collectionReads.length;
+    const reader = await open({ snapshotMinChunks: 1 });
+    assert.equal(reader.budgetStats().snapshotLoads, 1);
+    assert.equal(store.collectionReads.length, readsBefore, 'no chunk of the collection read whole');
+    assert.deepEqual(
+      store.memoryReads.flat().sort(),
+      ['m3', 'm3', 'm5', 'm5', 'n1', 'n1'],
+      'only the memories the feed names (chunks and graph)',
+    );
+    const baseline = await open({ snapshotMinChunks: Infinity });
+    assert.equal(baseline.budgetStats().snapshotLoads, 0);
+    assert.equal(reader.loadedChunkCount(), baseline.loadedChunkCount());
+    for (const query of queries) assert.deepEqual(reader.vectorSearch(query, ['A'], 50), baseline.vectorSearch(query, ['A'], 50));
+    for (const words of ['harpsichord', 'oslo sales', 'porto shipment ghent', 'lisbon']) {
+      assert.deepEqual(reader.lexicalSearch(words, ['A'], 50).hits, baseline.lexicalSearch(words, ['A'], 50).hits, words);
+    }
+    assert.equal(
+      reader.vectorSearch(queries[0]!, ['A'], 50).filter((hit) => hit.memoryId === 'm3').length,
+      0,
+      'the deleted memory is gone',
+    );
+  });
+
+  it('reads the chunks instead after a bulk change of the collection, or when the stored chunks do not add up', async () => {
+    store.addMemory('bulk', ['A'], text(), vector());
+    store.publish({ op: 'reload_collection', collection_id: 'A' });
+    const afterBulk = await open({ snapshotMinChunks: Infinity });
+    const readsBefore = store.collectionReads.length;
+    const reader = await open({ snapshotMinChunks: 1 });
+    assert.equal(reader.budgetStats().snapshotLoads, 0, 'a bulk change since the snapshot: not used');
+    assert.equal(store.collectionReads.length, readsBefore + 1);
+    assert.deepEqual(reader.vectorSearch(queries[1]!, ['A'], 50), afterBulk.vectorSearch(queries[1]!, ['A'], 50));
+    await reader.stop(); // it wrote a fresh snapshot: used next time
+
+    // A chunk the feed never announced (a notice lost): the count tells, and the chunks are read.
+    store.addMemory('silent', ['A'], text(), vector());
+    const counted = await open({ snapshotMinChunks: 1 });
+    assert.equal(counted.budgetStats().snapshotLoads, 0);
+    assert.equal(counted.vectorSearch(queries[2]!, ['A'], 100).filter((hit) => hit.memoryId === 'silent').length, 1);
   });
 });

@@ -450,6 +450,50 @@ export class Partition {
     this.rowBytes.set(bytes, slot * this.stride * 4);
   }
 
+  /** Every row in slot order, `dimensions` floats each (the padding left out): what a snapshot keeps. */
+  exportRows(): { chunkIds: string[]; memoryIds: string[]; rows: Float32Array } {
+    const count = this.chunkIds.length;
+    const rows = new Float32Array(count * this.dimensions);
+    const stored = this.store.rows;
+    if (this.stride === this.dimensions) rows.set(stored.subarray(0, count * this.stride));
+    else
+      for (let slot = 0; slot < count; slot++)
+        rows.set(stored.subarray(slot * this.stride, slot * this.stride + this.dimensions), slot * this.dimensions);
+    return { chunkIds: this.chunkIds.slice(), memoryIds: this.memoryIds.slice(), rows };
+  }
+
+  /**
+   * A partition holding exactly these rows in this slot order (exportRows' output), sized to them:
+   * a load from a snapshot copies them in at once instead of one chunk at a time.
+   */
+  static fromRows(
+    dimensions: number,
+    chunkIds: readonly string[],
+    memoryIds: readonly string[],
+    rows: Float32Array,
+    capacity = chunkIds.length,
+  ): Partition {
+    const count = chunkIds.length;
+    if (memoryIds.length !== count || rows.length !== count * dimensions) throw new Error('vector rows: inconsistent lengths');
+    const partition = new Partition(dimensions, Math.max(count, capacity));
+    const target = partition.store.rows;
+    const stride = partition.stride;
+    if (stride === dimensions) target.set(rows);
+    else for (let slot = 0; slot < count; slot++) target.set(rows.subarray(slot * dimensions, (slot + 1) * dimensions), slot * stride);
+    partition.chunkIds = chunkIds.slice();
+    partition.memoryIds = memoryIds.slice();
+    for (let slot = 0; slot < count; slot++) {
+      const chunkId = chunkIds[slot]!;
+      if (partition.slotOf.has(chunkId)) throw new Error(`vector rows: chunk ${chunkId} twice`);
+      partition.slotOf.set(chunkId, slot);
+      const memoryId = memoryIds[slot]!;
+      let chunks = partition.chunksOfMemory.get(memoryId);
+      if (!chunks) partition.chunksOfMemory.set(memoryId, (chunks = new Set()));
+      chunks.add(chunkId);
+    }
+    return partition;
+  }
+
   removeMemory(memoryId: string): void {
     const chunks = this.chunksOfMemory.get(memoryId);
     if (!chunks) return;
@@ -575,6 +619,24 @@ export class VectorIndex extends PartitionedIndex<Partition> {
     const partition = new Partition(this.dimensions, INITIAL_PARTITION_ROWS);
     this.partitions.set(collectionId, partition);
     return partition;
+  }
+
+  /**
+   * A partition of these rows (Partition.fromRows), with the room a partition grown row by row
+   * from INITIAL_PARTITION_ROWS would have: the same bytes against the budget as a load that read
+   * them one by one, and no doubling at the next upsert.
+   */
+  partitionOfRows(chunkIds: readonly string[], memoryIds: readonly string[], rows: Float32Array): Partition {
+    let capacity = INITIAL_PARTITION_ROWS;
+    while (capacity < chunkIds.length) capacity *= 2;
+    return Partition.fromRows(this.dimensions, chunkIds, memoryIds, rows, capacity);
+  }
+
+  /** Puts a partition built elsewhere (partitionOfRows) in place of any the collection had. */
+  setPartition(collectionId: string, partition: Partition): void {
+    if (partition.dimensions !== this.dimensions)
+      throw new Error(`partition has ${partition.dimensions} dimensions, index has ${this.dimensions}`);
+    this.partitions.set(collectionId, partition);
   }
 
   /** Cosine of the query to the given chunks of the named partitions (absent: not indexed there). */

@@ -387,7 +387,7 @@ export function createDeviceMemoryService(deps: {
           const receipt = await deliver(sealed, source.snapshotRef.collection_id, putUrl, putHeaders, 'snapshot_ref.put_url', signal);
           return { receipt, replayed: true };
         }
-        const graph = new SnapshotGraph(opened.body, embedder.dimensions);
+        const graph = await SnapshotGraph.inSlices(opened.body, embedder.dimensions, new TimeSlicer());
         // Device episodes carry no time of their own: their facts hold from now on.
         const createdAt = new Date();
         // Extraction on the worker threads (fair across tenants) while the model embeds on its own
@@ -454,9 +454,11 @@ export function createDeviceMemoryService(deps: {
       return bounded(tenantId, signal, async () => {
         const opened = await load(tenantId, source, signal);
         // Built once per snapshot and kept with it while it stays prepared (it is only read here).
-        const partition = deps.snapshotCache.partitionOf(tenantId, opened, () =>
-          new SnapshotGraph(opened.body, opened.embedder.dimensions).partition(),
-        );
+        // In slices: a body near the caps took about 1 s of CPU to index in one stretch.
+        const partition = await deps.snapshotCache.partitionOf(tenantId, opened, async () => {
+          const slicer = new TimeSlicer();
+          return (await SnapshotGraph.inSlices(opened.body, opened.embedder.dimensions, slicer)).partitionInSlices(slicer);
+        });
         // Every episode of a snapshot is visible to its holder: descriptions come from backing episodes, as in collection mode.
         const ranked = visibleGraph(await graphSignal((keys) => matchGraph([partition], keys), deps.extractor, query), () => true);
         const timelines = partition.timelines(

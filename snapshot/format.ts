@@ -274,6 +274,50 @@ export const bodySchemaById = (caps: SnapshotCaps, strict: boolean) => {
   );
 };
 
+/** A body schema's first issue, its path from the body, or the parsed body. */
+export type BodyParse = { ok: true; data: unknown } | { ok: false; issue: z.core.$ZodIssue };
+
+const SECTIONS = ['episodes', 'entities', 'facts'] as const;
+
+/**
+ * `schema.safeParse(body)` in slices (core/time-slice.ts): the body with its sections empty first
+ * (its own fields: unknown or missing ones, a section that is not an array), then each section
+ * an item at a time. The caps on section lengths were checked before (openSnapshot), so they are
+ * not checked again here. A body of up to SNAPSHOT_MAX_BYTES took about 0.2 s of CPU to parse in
+ * one stretch.
+ */
+export async function parseBodyInSlices(
+  schema: ReturnType<typeof bodySchema> | ReturnType<typeof bodySchemaById>,
+  body: unknown,
+  slicer: TimeSlicer,
+): Promise<BodyParse> {
+  const whole = (): BodyParse => {
+    const parsed = schema.safeParse(body);
+    return parsed.success ? { ok: true, data: parsed.data } : { ok: false, issue: parsed.error.issues[0]! };
+  };
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return whole();
+  const sections = body as Record<string, unknown>;
+  if (SECTIONS.some((section) => !Array.isArray(sections[section]))) return whole();
+  const shell = schema.safeParse({ ...sections, episodes: [], entities: [], facts: [] });
+  if (!shell.success) return { ok: false, issue: shell.error.issues[0]! };
+  const data: Record<string, unknown> = { ...shell.data };
+  for (const section of SECTIONS) {
+    const element = (schema.shape[section] as z.ZodArray<z.ZodType>).element;
+    const items: unknown[] = [];
+    for (const [index, item] of (sections[section] as unknown[]).entries()) {
+      if (slicer.due()) await slicer.pause();
+      const parsed = element.safeParse(item);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        return { ok: false, issue: { ...issue, path: [section, index, ...issue.path] } };
+      }
+      items.push(parsed.data);
+    }
+    data[section] = items;
+  }
+  return { ok: true, data };
+}
+
 function bodyShape<Mentions extends z.ZodType>(caps: SnapshotCaps, strict: boolean, mentions: Mentions) {
   const object = <T extends z.ZodRawShape>(shape: T) => (strict ? z.strictObject(shape) : z.object(shape));
   return object({
@@ -378,14 +422,15 @@ export interface SnapshotIssue {
  * Every reference resolves, every id is unique, every vector decodes to the model's dimensions
  * with finite components, weights agree with the mentions. Returns the first problems found.
  */
-export function checkReferences(body: WireBodyById, dimensions: number): SnapshotIssue[] {
+export async function checkReferences(body: WireBodyById, dimensions: number, slicer = new TimeSlicer()): Promise<SnapshotIssue[]> {
   const issues: SnapshotIssue[] = [];
   const add = (path: string, issue: string): void => {
     if (issues.length < 20) issues.push({ path, issue });
   };
   const entities = new Set<string>();
   const keys = new Set<string>();
-  body.entities.forEach((entity, i) => {
+  for (const [i, entity] of body.entities.entries()) {
+    if (slicer.due()) await slicer.pause();
     if (entities.has(entity.id)) add(`body.entities.${i}.id`, `duplicate entity id ${entity.id}`);
     entities.add(entity.id);
     if (keys.has(entity.key)) add(`body.entities.${i}.key`, `duplicate entity key ${entity.key}`);
@@ -393,16 +438,18 @@ export function checkReferences(body: WireBodyById, dimensions: number): Snapsho
     if (entity.name_vector !== null && !decodeInt8(entity.name_vector, dimensions)) {
       add(`body.entities.${i}.name_vector`, `must be a ${dimensions}-dimension int8 vector with a finite scale`);
     }
-  });
+  }
   const facts = new Set<string>();
-  body.facts.forEach((fact, i) => {
+  for (const [i, fact] of body.facts.entries()) {
+    if (slicer.due()) await slicer.pause();
     if (facts.has(fact.id) || entities.has(fact.id)) add(`body.facts.${i}.id`, `duplicate id ${fact.id}`);
     facts.add(fact.id);
     if (!entities.has(fact.subject_id)) add(`body.facts.${i}.subject_id`, `no entity ${fact.subject_id}`);
     if (!entities.has(fact.object_id)) add(`body.facts.${i}.object_id`, `no entity ${fact.object_id}`);
-  });
+  }
   const episodes = new Set<string>();
-  body.episodes.forEach((episode, e) => {
+  for (const [e, episode] of body.episodes.entries()) {
+    if (slicer.due()) await slicer.pause();
     if (episodes.has(episode.id)) add(`body.episodes.${e}.id`, `duplicate episode id ${episode.id}`);
     episodes.add(episode.id);
     const lengths = new Map<number, number>();
@@ -432,7 +479,8 @@ export function checkReferences(body: WireBodyById, dimensions: number): Snapsho
       if (rows.has(row)) add(path, 'duplicate provenance row');
       rows.add(row);
     });
-  });
+  }
+  if (slicer.due()) await slicer.pause();
   const weights = weightsOf(body.episodes.flatMap((episode) => episode.mentions));
   for (const [i, target] of [...body.entities.entries(), ...body.facts.entries()]) {
     const kind = 'key' in target ? 'entities' : 'facts';
@@ -458,41 +506,86 @@ function validityOf(mention: Pick<SnapshotMention, 'valid_from' | 'valid_to'>): 
  * row that does not decode is an issue at `body.episodes.<e>.mentions.<row>`.
  */
 export function resolveTargets(body: WireBody, strict = true): { body: WireBodyById; issues: SnapshotIssue[] } {
-  const targets = [...body.entities.map((entity) => entity.id), ...body.facts.map((fact) => fact.id)];
+  const targets = targetIdsOf(body);
   const issues: SnapshotIssue[] = [];
-  const episodes = body.episodes.map((episode, e) => {
-    const decoded = decodeMentions(episode.mentions, strict);
-    if ('issue' in decoded) issues.push({ path: `body.episodes.${e}.mentions.${decoded.row}`, issue: decoded.issue });
-    const rows = 'rows' in decoded ? decoded.rows : [];
-    return {
-      ...episode,
-      mentions: rows.map(({ chunk, target, ...row }) => ({ chunk: chunk ?? 0, target_id: targets[target] ?? '', ...row })),
-    };
-  });
+  const episodes = body.episodes.map((episode, e) => resolveEpisode(episode, e, targets, strict, issues));
   return { body: { episodes, entities: body.entities, facts: body.facts }, issues };
+}
+
+/** `resolveTargets` for a body a client sent (megabytes): an episode at a time, in slices (core/time-slice.ts). */
+export async function resolveTargetsInSlices(
+  body: WireBody,
+  strict: boolean,
+  slicer: TimeSlicer,
+): Promise<{ body: WireBodyById; issues: SnapshotIssue[] }> {
+  const targets = targetIdsOf(body);
+  const issues: SnapshotIssue[] = [];
+  const episodes: WireBodyById['episodes'] = [];
+  for (const [e, episode] of body.episodes.entries()) {
+    if (slicer.due()) await slicer.pause();
+    episodes.push(resolveEpisode(episode, e, targets, strict, issues));
+  }
+  return { body: { episodes, entities: body.entities, facts: body.facts }, issues };
+}
+
+const targetIdsOf = (body: WireBody): string[] => [...body.entities.map((entity) => entity.id), ...body.facts.map((fact) => fact.id)];
+
+function resolveEpisode(
+  episode: WireEpisode,
+  e: number,
+  targets: readonly string[],
+  strict: boolean,
+  issues: SnapshotIssue[],
+): WireBodyById['episodes'][number] {
+  const decoded = decodeMentions(episode.mentions, strict);
+  if ('issue' in decoded) issues.push({ path: `body.episodes.${e}.mentions.${decoded.row}`, issue: decoded.issue });
+  const rows = 'rows' in decoded ? decoded.rows : [];
+  return {
+    ...episode,
+    mentions: rows.map(({ chunk, target, ...row }) => ({ chunk: chunk ?? 0, target_id: targets[target] ?? '', ...row })),
+  };
 }
 
 /** The wire body as the service works on it (references already checked): flat rows, descriptions spelt out. */
 export function fromWire(body: WireBodyById): SnapshotBody {
   const entityIds = new Set(body.entities.map((entity) => entity.id));
   const mentions: SnapshotMention[] = [];
-  const episodes: SnapshotEpisode[] = body.episodes.map(({ mentions: rows, ...episode }) => {
-    const texts = new Map(episode.chunks.map((chunk) => [chunk.index, chunk.text]));
-    for (const row of rows) {
-      mentions.push({
-        episode_id: episode.id,
-        chunk: row.chunk,
-        target_id: row.target_id,
-        kind: entityIds.has(row.target_id) ? 'entity' : 'fact',
-        count: row.count ?? 1,
-        confidence: row.confidence ?? 1,
-        description: row.span ? texts.get(row.chunk)!.slice(row.span[0], row.span[1]) : (row.description ?? ''),
-        ...validityOf(row),
-      });
-    }
-    return episode;
-  });
+  const episodes = body.episodes.map((episode) => flattenEpisode(episode, entityIds, mentions));
   return { episodes, entities: body.entities, facts: body.facts, mentions };
+}
+
+/** `fromWire` for a body a client sent: an episode at a time, in slices (core/time-slice.ts). */
+export async function fromWireInSlices(body: WireBodyById, slicer: TimeSlicer): Promise<SnapshotBody> {
+  const entityIds = new Set(body.entities.map((entity) => entity.id));
+  const mentions: SnapshotMention[] = [];
+  const episodes: SnapshotEpisode[] = [];
+  for (const episode of body.episodes) {
+    if (slicer.due()) await slicer.pause();
+    episodes.push(flattenEpisode(episode, entityIds, mentions));
+  }
+  return { episodes, entities: body.entities, facts: body.facts, mentions };
+}
+
+/** One episode without its rows, which go to `mentions` flat, descriptions spelt out. */
+function flattenEpisode(
+  { mentions: rows, ...episode }: WireBodyById['episodes'][number],
+  entityIds: ReadonlySet<string>,
+  mentions: SnapshotMention[],
+): SnapshotEpisode {
+  const texts = new Map(episode.chunks.map((chunk) => [chunk.index, chunk.text]));
+  for (const row of rows) {
+    mentions.push({
+      episode_id: episode.id,
+      chunk: row.chunk,
+      target_id: row.target_id,
+      kind: entityIds.has(row.target_id) ? 'entity' : 'fact',
+      count: row.count ?? 1,
+      confidence: row.confidence ?? 1,
+      description: row.span ? texts.get(row.chunk)!.slice(row.span[0], row.span[1]) : (row.description ?? ''),
+      ...validityOf(row),
+    });
+  }
+  return episode;
 }
 
 /** The compact form that is sealed and sent (see WireMention). */

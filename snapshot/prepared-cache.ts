@@ -122,14 +122,14 @@ export class PreparedSnapshotCache {
    * The snapshot's graph index, built once and kept with its entry while it is held (its bytes
    * are counted again, and the budget may evict it for them; this call still answers the index).
    */
-  partitionOf(tenantId: string, opened: OpenedSnapshot, build: () => GraphPartition): GraphPartition {
+  async partitionOf(tenantId: string, opened: OpenedSnapshot, build: () => Promise<GraphPartition>): Promise<GraphPartition> {
     const key = opened.snapshotId === null ? null : PreparedSnapshotCache.key(tenantId, opened.snapshotId);
     const entry = key === null ? undefined : this.entries.get(key);
     // The same prepared snapshot (callers may hold a copy of the entry's fields), of this tenant.
     const held = entry && entry.tenantId === tenantId && entry.opened.body === opened.body ? entry.opened : undefined;
     const known = held?.partition ?? opened.partition;
     if (known) return known;
-    const partition = build();
+    const partition = await build();
     opened.partition = partition;
     if (held && key !== null) {
       held.partition = partition;

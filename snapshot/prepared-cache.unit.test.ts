@@ -50,14 +50,14 @@ describe('prepared snapshot cache', () => {
     ['the same tenant, another version of the same digest', ['tenant-a', '1.1 sha256:aa'], ['tenant-a', '1.2 sha256:aa']],
   ];
   for (const [name, [ownerTenant, ownerId], [otherTenant, otherId]] of isolation) {
-    it(`never serves an entry across ${name}`, () => {
+    it(`never serves an entry across ${name}`, async () => {
       const cache = new PreparedSnapshotCache(8, new RecordingBudget());
       const entry = opened(ownerId);
       cache.store(ownerTenant, entry);
       assert.equal(cache.lookup(otherTenant, otherId), undefined);
       assert.equal(cache.lookup(ownerTenant, ownerId), entry, 'the owner still finds it');
       // Nor does the other tenant's graph index land in the owner's entry.
-      cache.partitionOf(otherTenant, { ...entry, snapshotId: otherId }, () => new GraphPartition());
+      await cache.partitionOf(otherTenant, { ...entry, snapshotId: otherId }, async () => new GraphPartition());
       assert.equal(cache.lookup(ownerTenant, ownerId)!.partition, undefined);
     });
   }
@@ -88,7 +88,7 @@ describe('prepared snapshot cache', () => {
     assert.equal(cache.stats().entries, 0);
   });
 
-  it('builds a snapshot graph index once, counts it, and drops the entry when it no longer fits', () => {
+  it('builds a snapshot graph index once, counts it, and drops the entry when it no longer fits', async () => {
     const budget = new RecordingBudget();
     const cache = new PreparedSnapshotCache(8, budget);
     const entry = opened('s', 100);
@@ -106,13 +106,13 @@ describe('prepared snapshot cache', () => {
     cache.store('t', entry);
     const before = [...budget.held.values()][0]!.bytes;
     let builds = 0;
-    const build = (): GraphPartition => {
+    const build = async (): Promise<GraphPartition> => {
       builds += 1;
       return new GraphPartition();
     };
     // Callers hold copies of the entry's fields (the service spreads it): the index still lands in the entry.
-    const first = cache.partitionOf('t', { ...cache.lookup('t', 's')! }, build);
-    const second = cache.partitionOf('t', { ...cache.lookup('t', 's')! }, build);
+    const first = await cache.partitionOf('t', { ...cache.lookup('t', 's')! }, build);
+    const second = await cache.partitionOf('t', { ...cache.lookup('t', 's')! }, build);
     assert.equal(first, second);
     assert.equal(builds, 1);
     assert.ok([...budget.held.values()][0]!.bytes > before, 'the index is counted in the budget');
@@ -122,7 +122,7 @@ describe('prepared snapshot cache', () => {
     const other = opened('s', 100);
     other.body.entities.push(entry.body.entities[0]!);
     tight.store('t', other);
-    tight.partitionOf('t', other, build);
+    await tight.partitionOf('t', other, build);
     assert.equal(tight.lookup('t', 's'), undefined, 'past the budget with its index, it is let go');
   });
 

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { CompactSign, importJWK } from 'jose';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
 import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.js';
+import { CountingSlicer } from '../test/support/counting-slicer.js';
 import {
   decodeFloat16,
   decodeInt8,
@@ -28,6 +29,20 @@ const DIMS = 4;
 const TENANT = 'tenant-a';
 const MODEL = 'test/model';
 const caps = { maxEpisodes: 10, maxEntities: 10, maxFacts: 10, maxMentions: 20, maxChunks: 10 };
+
+/** What a device create does first: one more document episode (one chunk, no vector) in the held graph; its id. */
+function addDocument(graph: SnapshotGraph, text: string): string {
+  const id = randomUUID();
+  graph.addEpisode({
+    id,
+    kind: 'document',
+    name: null,
+    metadata: {},
+    created_at: '2026-11-26T10:00:00.000Z',
+    chunks: [{ index: 0, text, source: { type: 'text' }, vector: null }],
+  });
+  return id;
+}
 
 function sampleBody(): SnapshotBody {
   const episode = randomUUID();
@@ -249,15 +264,7 @@ describe('snapshot sealing and opening', () => {
     const opened = await openSnapshot(newer, context(ks));
     // What a device create does: the graph held in memory, one more episode merged in, sealed again.
     const graph = new SnapshotGraph(opened.body, DIMS);
-    const episode = randomUUID();
-    graph.addEpisode({
-      id: episode,
-      kind: 'document',
-      name: null,
-      metadata: {},
-      created_at: '2026-11-26T10:00:00.000Z',
-      chunks: [{ index: 0, text: 'Alice visits Paris.', source: { type: 'text' }, vector: null }],
-    });
+    const episode = addDocument(graph, 'Alice visits Paris.');
     await graph.write(
       { tenantId: TENANT, collectionId: opened.graphId },
       [],
@@ -322,15 +329,7 @@ describe('snapshot sealing and opening', () => {
     const ks = await keyset();
     const opened = await openSnapshot(await sealed(ks), context(ks));
     const graph = new SnapshotGraph(opened.body, DIMS);
-    const episode = randomUUID();
-    graph.addEpisode({
-      id: episode,
-      kind: 'document',
-      name: null,
-      metadata: {},
-      created_at: '2026-11-26T10:00:00.000Z',
-      chunks: [{ index: 0, text: 'Alice no longer manages the Berlin office.', source: { type: 'text' }, vector: null }],
-    });
+    const episode = addDocument(graph, 'Alice no longer manages the Berlin office.');
     const ended = new Date('2025-06-01T00:00:00.000Z');
     await graph.write(
       { tenantId: TENANT, collectionId: opened.graphId },
@@ -445,6 +444,29 @@ describe('snapshot sealing and opening', () => {
       assert.ok(Math.abs(quantised[i]! - value) < 0.01);
     });
     assert.equal(decodeFloat16(encodeFloat16(vector), 5), null, 'a wrong dimension count is refused');
+  });
+});
+
+describe('opening a large snapshot', () => {
+  it('gives the event loop a turn between items while it parses, resolves, checks and flattens the body', async () => {
+    const EPISODES = 30;
+    const base = sampleBody();
+    const body: SnapshotBody = { episodes: [], entities: base.entities, facts: base.facts, mentions: [] };
+    for (let i = 0; i < EPISODES; i++) {
+      const id = randomUUID();
+      body.episodes.push({ ...base.episodes[0]!, id });
+      for (const mention of base.mentions) body.mentions.push({ ...mention, episode_id: id });
+    }
+    body.entities = body.entities.map((entity) => ({ ...entity, weight: EPISODES }));
+    body.facts = body.facts.map((fact) => ({ ...fact, weight: EPISODES }));
+    const ks = await keyset();
+    const slicer = new CountingSlicer();
+    const bigCaps = { ...caps, maxEpisodes: EPISODES, maxMentions: 3 * EPISODES };
+    const opened = await openSnapshot(await sealed(ks, body), context(ks, { caps: bigCaps, slicer }));
+    assert.equal(opened.body.episodes.length, EPISODES);
+    assert.equal(opened.body.mentions.length, 3 * EPISODES);
+    // Four walks over the episodes (parse, resolve, check, flatten): one turn per episode in each at least.
+    assert.ok(slicer.pauses >= 4 * EPISODES, `${slicer.pauses} turns`);
   });
 });
 

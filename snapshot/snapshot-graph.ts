@@ -45,9 +45,34 @@ export class SnapshotGraph implements GraphStore {
     private readonly dimensions: number,
   ) {
     this.episodes = [...body.episodes];
-    for (const { weight: _weight, ...entity } of body.entities) this.putEntity(entity);
-    for (const { weight: _weight, ...fact } of body.facts) this.facts.set(fact.id, fact);
-    for (const mention of body.mentions) this.mentions.set(rowKey(mention.episode_id, mention.chunk, mention.target_id), mention);
+    for (const _ of this.loading(body));
+  }
+
+  /**
+   * The graph of a body a client sent (up to SNAPSHOT_MAX_BYTES), built in slices with the event
+   * loop given a turn between them (core/time-slice.ts): at 32 MiB the build and its partition
+   * took about 1 s of CPU in one stretch.
+   */
+  static async inSlices(body: SnapshotBody, dimensions: number, slicer: TimeSlicer): Promise<SnapshotGraph> {
+    const graph = new SnapshotGraph({ episodes: body.episodes, entities: [], facts: [], mentions: [] }, dimensions);
+    for (const _ of graph.loading(body)) if (slicer.due()) await slicer.pause();
+    return graph;
+  }
+
+  /** Takes in the body's records, one step per record (the constructor runs it through, `inSlices` in slices). */
+  private *loading(body: Pick<SnapshotBody, 'entities' | 'facts' | 'mentions'>): Generator<void> {
+    for (const { weight: _weight, ...entity } of body.entities) {
+      this.putEntity(entity);
+      yield;
+    }
+    for (const { weight: _weight, ...fact } of body.facts) {
+      this.facts.set(fact.id, fact);
+      yield;
+    }
+    for (const mention of body.mentions) {
+      this.mentions.set(rowKey(mention.episode_id, mention.chunk, mention.target_id), mention);
+      yield;
+    }
   }
 
   get entityCount(): number {
@@ -131,10 +156,29 @@ export class SnapshotGraph implements GraphStore {
   /** The graph as search ranks it: the same partition a collection's graph loads into. */
   partition(): GraphPartition {
     const partition = new GraphPartition();
+    for (const _ of this.partitioning(partition));
+    return partition;
+  }
+
+  /** `partition()` in slices (core/time-slice.ts), for a graph of a body a client sent. */
+  async partitionInSlices(slicer: TimeSlicer): Promise<GraphPartition> {
+    const partition = new GraphPartition();
+    for (const _ of this.partitioning(partition)) if (slicer.due()) await slicer.pause();
+    return partition;
+  }
+
+  /** Fills `partition`, one step per record and per episode. */
+  private *partitioning(partition: GraphPartition): Generator<void> {
     const entities = new Map<string, GraphEntityInfo>();
-    for (const entity of this.entities.values()) entities.set(entity.id, graphEntityInfo(entity));
+    for (const entity of this.entities.values()) {
+      entities.set(entity.id, graphEntityInfo(entity));
+      yield;
+    }
     const facts = new Map<string, GraphFactInfo>();
-    for (const fact of this.facts.values()) facts.set(fact.id, graphFactInfo(fact));
+    for (const fact of this.facts.values()) {
+      facts.set(fact.id, graphFactInfo(fact));
+      yield;
+    }
     const rows = new Map<string, ProvenanceRow[]>();
     for (const mention of this.mentions.values()) {
       let list = rows.get(mention.episode_id);
@@ -147,9 +191,12 @@ export class SnapshotGraph implements GraphStore {
         ...(mention.valid_from !== undefined ? { validFrom: mention.valid_from === null ? null : new Date(mention.valid_from) } : {}),
         ...(mention.valid_to !== undefined ? { validTo: mention.valid_to === null ? null : new Date(mention.valid_to) } : {}),
       });
+      yield;
     }
-    for (const [episodeId, list] of rows) partition.setMemory(episodeId, list, entities, facts);
-    return partition;
+    for (const [episodeId, list] of rows) {
+      partition.setMemory(episodeId, list, entities, facts);
+      yield;
+    }
   }
 
   /** The body to seal, weights derived from the mentions (sealing compacts it: format.ts toWire), made in slices. */

@@ -6,10 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { GraphScope, NewEntity, NewFact, NewMention } from '../core/graph-model.js';
+import { CountingSlicer } from '../test/support/counting-slicer.js';
 import { checkReferences, fromWire, resolveTargets, toWire, type SnapshotBody, type SnapshotEpisode } from './format.js';
 import { SnapshotGraph } from './snapshot-graph.js';
 
 const DIMENSIONS = 4;
+
 const scope: GraphScope = { tenantId: 'tenant', collectionId: 'device' };
 const empty = (): SnapshotBody => ({ episodes: [], entities: [], facts: [], mentions: [] });
 
@@ -162,6 +164,16 @@ describe('SnapshotGraph weights: the sum of provenance counts, wherever the grap
     assert.deepEqual(weights, { alice: 9, acme: 1, f1: 2 });
     const partition = graph.partition();
     for (const [id, weight] of Object.entries(weights)) assert.equal(partition.weightOf(id), weight, `search's weight of ${id}`);
+
+    // The same graph built and indexed in slices (a body a client sent), a turn for each record.
+    const slicer = new CountingSlicer();
+    const sliced = await SnapshotGraph.inSlices(body, DIMENSIONS, slicer);
+    assert.deepEqual(await sliced.toBody(), body);
+    const built = slicer.pauses;
+    assert.ok(built >= body.entities.length + body.facts.length + body.mentions.length, `${built} turns building`);
+    const slicedPartition = await sliced.partitionInSlices(slicer);
+    assert.ok(slicer.pauses - built >= body.entities.length + body.facts.length + body.mentions.length, 'turns indexing');
+    for (const [id, weight] of Object.entries(weights)) assert.equal(slicedPartition.weightOf(id), weight, `sliced weight of ${id}`);
   });
 
   it('gives an entity without provenance weight 0, which the format then refuses', async () => {
@@ -169,7 +181,7 @@ describe('SnapshotGraph weights: the sum of provenance counts, wherever the grap
     graph.addEpisode(episode('ep-1', ['Alice']));
     const body = await graph.toBody();
     assert.equal(body.entities.find((target) => target.id === 'lonely')?.weight, 0);
-    const issues = checkReferences(resolveTargets(await toWire(body)).body, DIMENSIONS);
+    const issues = await checkReferences(resolveTargets(await toWire(body)).body, DIMENSIONS);
     assert.deepEqual(
       issues.map((issue) => issue.path),
       ['body.entities.1'],
@@ -235,7 +247,7 @@ describe('SnapshotGraph and the wire format', () => {
     const body = await graph.toBody();
     const { body: resolved, issues } = resolveTargets(await toWire(body));
     assert.deepEqual(issues, []);
-    assert.deepEqual(checkReferences(resolved, DIMENSIONS), []);
+    assert.deepEqual(await checkReferences(resolved, DIMENSIONS), []);
     const reopened = new SnapshotGraph(fromWire(resolved), DIMENSIONS);
     assert.deepEqual(await reopened.toBody(), body);
     // The name vector survives as a vector resolution can compare (int8: close, not exact).

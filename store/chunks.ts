@@ -134,21 +134,9 @@ export class ChunkRepository {
       .map(withId);
   }
 
-  /**
-   * Like vectorsForCollection, without the text: a load whose lexical partition and turn facts
-   * come from a persisted snapshot reads only the vectors (and skips decoding ~1 KB per chunk).
-   */
-  vectorsOnlyForCollection(
-    collectionId: string,
-    model: string,
-    part: { index: number; of: number } = { index: 0, of: 1 },
-  ): AsyncIterable<Pick<StoredChunk, 'id' | 'memory_id' | 'embedding'>> {
-    return this.collection
-      .find<Pick<ChunkDoc, '_id' | 'memory_id' | 'embedding'>>(
-        { collection_ids: collectionId, embedding_model: model, ...idRangeOf(part) },
-        { projection: { _id: 1, memory_id: 1, embedding: 1 }, batchSize: 2000 },
-      )
-      .map(withId);
+  /** How many chunks of the collection have a vector of the model: what a load from a snapshot must agree with. */
+  async countForCollection(collectionId: string, model: string): Promise<number> {
+    return this.collection.countDocuments({ collection_ids: collectionId, embedding_model: model });
   }
 
   /** The tenant whose chunks the collection holds (a collection belongs to one tenant), or null when it holds none. */

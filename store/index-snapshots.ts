@@ -1,15 +1,16 @@
 /**
  * Persisted search-index partitions (search/partition-snapshot.ts makes the bytes): a collection's
- * lexical index and turn facts as they stood at an index-feed seq, so that a cold load reads them
- * instead of re-tokenising every chunk. Derived data only: losing it costs one slower load.
+ * lexical index, turn facts, vector rows and graph as they stood at an index-feed seq, so that a
+ * cold load reads a few large documents instead of re-tokenising every chunk and decoding every
+ * chunk and graph document. Derived data only: losing it costs one slower load.
  *
  * One snapshot is a head document and its parts (the bytes split below MongoDB's 16 MB document
  * limit). Without transactions, a writer writes the parts of a new generation first, then points
  * the head at them, then deletes other generations' parts; a reader reads the head, then its
  * generation's parts, and treats a missing part (a newer writer deleted it) as no snapshot.
  *
- * They hold terms of the chunks' text, so a memory delete removes every snapshot of its tenant
- * (store/memory-purge.ts) after the chunks are gone.
+ * They hold terms of the chunks' text, their vectors and the graph's descriptions, so a memory
+ * delete removes every snapshot of its tenant (store/memory-purge.ts) after the chunks are gone.
  */
 import { Binary, type Collection, type Db } from 'mongodb';
 import { newId } from '../core/ids.js';

@@ -7,6 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { projectRoot } from '../../config/index.js';
 import { buildEventsSchema } from './events-schema.js';
 import { eventsSchemaText, packageVersion } from './export.js';
+import { noResultsPayload } from '../../test/fixtures/events.js';
 
 const schema = buildEventsSchema(packageVersion());
 const ajv = new Ajv2020({ strict: false, validateFormats: false });
@@ -69,24 +70,7 @@ const serverCases: [string, unknown, boolean][] = [
   ['unsigned event', event(), true],
   ['unknown event type with any payload (forward compatible)', event({ type: 'graph_updated', payload: { x: 1 } }), true],
   ['unknown extra field', event({ trace: 'x' }), true],
-  [
-    'memory_unconfident',
-    event({
-      type: 'memory_unconfident',
-      payload: {
-        query: 'q',
-        reason: 'no_results',
-        entity_count: 0,
-        fact_count: 0,
-        episode_count: 0,
-        source_count: 0,
-        avg_activation: 0,
-        max_activation: 0,
-        avg_fact_confidence: 0,
-      },
-    }),
-    true,
-  ],
+  ['memory_unconfident', event({ type: 'memory_unconfident', payload: noResultsPayload('q') }), true],
   ['fact_superseded', event({ type: 'fact_superseded', payload: factSuperseded }), true],
   [
     'fact_superseded without the new object',

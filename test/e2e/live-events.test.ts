@@ -16,6 +16,7 @@ import { TicketRepository } from '../../store/tickets.js';
 import { adminWith, Api, createMemory, newTenant, stack, type TenantFixture } from '../support/client.js';
 import { RawSocket, wsUrl, type Frame } from '../support/ws.js';
 import { verifyEventFrame } from '../support/event-frame-verifier.js';
+import { noResultsPayload } from '../fixtures/events.js';
 
 /** An ingestion_progress payload for a memory that does not exist: the stream does not care. */
 const progressPayload = () => ({ engram_id: newId(), stage: 'x', user_stage: 'reading', current: 0, total: 1, message: null });
@@ -98,17 +99,7 @@ describe('live events over WebSocket', () => {
     socket.send({ action: 'subscribe', collections: [], event_types: ['memory_unconfident'] });
     await socket.next((frame) => frame.action === 'subscribed');
     await append(2); // other types are filtered out
-    const payload = {
-      query: 'zebra migration',
-      reason: 'no_results',
-      entity_count: 0,
-      fact_count: 0,
-      episode_count: 0,
-      source_count: 0,
-      avg_activation: 0,
-      max_activation: 0,
-      avg_fact_confidence: 0,
-    };
+    const payload = noResultsPayload('zebra migration');
     const seq = await log.append('memory_unconfident', tenant.tenantId, tenant.collectionId, payload);
     const frame = await socket.next((candidate) => candidate.action === 'event');
     assert.equal(frame.seq, seq);

@@ -97,6 +97,22 @@ class IngestionFiles extends FakeFiles {
   }
 }
 
+/**
+ * Takes out, in place, the rows derived from `memoryIds` (only those in `onlyCollections`, when
+ * given): what the repositories' removals by memory do, for the rows these fakes hold in arrays.
+ */
+function removeDerived<Row>(
+  rows: Row[],
+  origin: (row: Row) => { scope: GraphScope; memoryId: string },
+  memoryIds: string[],
+  onlyCollections?: string[],
+): void {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const { scope, memoryId } = origin(rows[i]!);
+    if (memoryIds.includes(memoryId) && (!onlyCollections || onlyCollections.includes(scope.collectionId))) rows.splice(i, 1);
+  }
+}
+
 /** The graph's rows of every collection; their removal goes through FactEvents, as in the store. */
 export class FakeGraph {
   readonly entities = new Map<string, NewEntity>();
@@ -145,11 +161,7 @@ export class FakeGraph {
   }
 
   remove(memoryIds: string[], onlyCollections?: string[]): void {
-    for (let i = this.mentions.length - 1; i >= 0; i--) {
-      const { scope, mention } = this.mentions[i]!;
-      if (memoryIds.includes(mention.memoryId) && (!onlyCollections || onlyCollections.includes(scope.collectionId)))
-        this.mentions.splice(i, 1);
-    }
+    removeDerived(this.mentions, (row) => ({ scope: row.scope, memoryId: row.mention.memoryId }), memoryIds, onlyCollections);
   }
 }
 
@@ -185,10 +197,7 @@ class IngestionProcedures extends FakeProcedures {
 
   override async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<void> {
     await super.removeMemories(memoryIds, onlyCollections);
-    for (let i = this.traces.length - 1; i >= 0; i--) {
-      const { scope, memoryId } = this.traces[i]!;
-      if (memoryIds.includes(memoryId) && (!onlyCollections || onlyCollections.includes(scope.collectionId))) this.traces.splice(i, 1);
-    }
+    removeDerived(this.traces, (row) => row, memoryIds, onlyCollections);
   }
 }
 
@@ -254,11 +263,7 @@ export function fakeIngestionStore() {
         repositories.memories.rows.delete(memoryId);
         for (const [id, row] of repositories.chunks.rows) if (row.memory_id === memoryId) repositories.chunks.rows.delete(id);
         graph.remove([memoryId]);
-        repositories.procedures.traces.splice(
-          0,
-          repositories.procedures.traces.length,
-          ...repositories.procedures.traces.filter((row) => row.memoryId !== memoryId),
-        );
+        removeDerived(repositories.procedures.traces, (row) => row, [memoryId]);
         repositories.indexChanges.notices.push({ op: 'remove', tenantId: 'tenant-1', memoryId });
         journal.record('concurrent delete', memoryId);
       };
