@@ -7,6 +7,7 @@
  * visible to the next search (read-your-writes across processes), and a deleted one never is.
  * This module decides what is loaded and when: the budget, holds and eviction.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../core/logger.js';
 import type { ChunkRepository } from '../store/chunks.js';
 import type { IndexSnapshotRepository } from '../store/index-snapshots.js';
@@ -28,8 +29,6 @@ import type { TurnSource } from './turn-ranking.js';
 import { PartitionBudget } from './partition-budget.js';
 import { PartitionLoader, SnapshotUnusable, type PartitionSource, type SeqSnapshot } from './partition-loader.js';
 import { VectorIndex, type Partition as VectorPartition, type VectorHit } from './vector-index.js';
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
 const KNOWN_SIZES = 10_000;
@@ -521,9 +520,9 @@ export class SearchIndex {
       // event-loop turn so that no single step holds the loop for the whole load.
       const { chunkIds, memoryIds } = vectorIdsOf(snapshot);
       const vector = this.index.partitionOfRows(chunkIds, memoryIds, snapshot.vectors.rows);
-      await yieldToEventLoop();
+      await nextTurn();
       const lexical = LexicalPartition.fromState(snapshot.lexical);
-      await yieldToEventLoop();
+      await nextTurn();
       built = { vector, lexical, graph: GraphPartition.fromState(snapshot.graph) };
     }
     // From here to the loader nothing awaits: the partitions appear together, as a follower sees them.

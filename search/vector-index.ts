@@ -422,14 +422,19 @@ export class Partition {
     if (slot === undefined) {
       slot = this.chunkIds.length;
       this.ensureCapacity(slot + 1);
-      this.chunkIds.push(chunkId);
-      this.memoryIds.push(memoryId);
-      this.slotOf.set(chunkId, slot);
-      let chunks = this.chunksOfMemory.get(memoryId);
-      if (!chunks) this.chunksOfMemory.set(memoryId, (chunks = new Set()));
-      chunks.add(chunkId);
+      this.append(chunkId, memoryId);
     }
     return slot;
+  }
+
+  /** Takes the next slot for a new chunk of this memory (the caller has made room and writes the row). */
+  private append(chunkId: string, memoryId: string): void {
+    this.slotOf.set(chunkId, this.chunkIds.length);
+    this.chunkIds.push(chunkId);
+    this.memoryIds.push(memoryId);
+    let chunks = this.chunksOfMemory.get(memoryId);
+    if (!chunks) this.chunksOfMemory.set(memoryId, (chunks = new Set()));
+    chunks.add(chunkId);
   }
 
   /**
@@ -480,16 +485,10 @@ export class Partition {
     const stride = partition.stride;
     if (stride === dimensions) target.set(rows);
     else for (let slot = 0; slot < count; slot++) target.set(rows.subarray(slot * dimensions, (slot + 1) * dimensions), slot * stride);
-    partition.chunkIds = chunkIds.slice();
-    partition.memoryIds = memoryIds.slice();
     for (let slot = 0; slot < count; slot++) {
       const chunkId = chunkIds[slot]!;
       if (partition.slotOf.has(chunkId)) throw new Error(`vector rows: chunk ${chunkId} twice`);
-      partition.slotOf.set(chunkId, slot);
-      const memoryId = memoryIds[slot]!;
-      let chunks = partition.chunksOfMemory.get(memoryId);
-      if (!chunks) partition.chunksOfMemory.set(memoryId, (chunks = new Set()));
-      chunks.add(chunkId);
+      partition.append(chunkId, memoryIds[slot]!);
     }
     return partition;
   }
