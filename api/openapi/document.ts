@@ -4,7 +4,7 @@
  * request schemas are converted with `io: 'input'` (what a client sends), responses as output.
  */
 import { z } from 'zod';
-import { describeRoutes, type Limits, type RouteDoc } from './registry.js';
+import { describeRoutes, type Limits, type RouteDescription } from './registry.js';
 import { ERROR_CODES, ErrorBody } from './responses.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -51,7 +51,7 @@ class SchemaCollector {
 
 const openApiPath = (koaPath: string) => koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
-function parameters(route: RouteDoc, collector: SchemaCollector): object[] {
+function parameters(route: RouteDescription, collector: SchemaCollector): object[] {
   const out: object[] = [];
   for (const [location, object] of [
     ['path', route.params],
@@ -82,7 +82,7 @@ function parameters(route: RouteDoc, collector: SchemaCollector): object[] {
   return out;
 }
 
-function operation(route: RouteDoc, collector: SchemaCollector): object {
+function operation(route: RouteDescription, collector: SchemaCollector): object {
   const errorStatuses = new Set(route.errors);
   // Behind authentication every request also has the server-side deadline (503 request_timeout).
   if (route.auth === 'bearer') [401, 429, 500, 503].forEach((status) => errorStatuses.add(status));

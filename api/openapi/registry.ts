@@ -50,7 +50,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export type Limits = Pick<Config, 'MAX_TEXT_CHARS' | 'MAX_CHUNKS_PER_MEMORY' | 'MAX_CONTENT_PARTS'>;
 
-export interface RouteDoc {
+export interface RouteDescription {
   method: HttpMethod;
   /** Koa-style path, e.g. /v1/memories/:memory_id. */
   path: string;
@@ -87,7 +87,7 @@ export const SCHEMA_EXCLUDED: { pattern: RegExp; reason: string }[] = [
 export const isExcluded = (path: string): boolean => SCHEMA_EXCLUDED.some(({ pattern }) => pattern.test(path));
 
 /** The public routes, with the request schemas built from the running limits. */
-export function describeRoutes(limits: Limits): RouteDoc[] {
+export function describeRoutes(limits: Limits): RouteDescription[] {
   return [
     {
       method: 'get',
