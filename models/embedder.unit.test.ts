@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { microBatch } from './embedder.js';
+import { lengthGroups, microBatch } from './embedder.js';
 
 it('merges requests that arrive while a batch runs, and returns each its own vectors', async () => {
   const calls: string[][] = [];
@@ -195,4 +195,24 @@ it('holds a waiting request until its caller needs the vectors, gathering reques
   needed();
   await Promise.all([held, other]);
   assert.deepEqual(calls, [['a', 'b', 'c']], 'one call, as soon as the held request was needed');
+});
+
+it('runs texts of similar length together, so no batch is padded far beyond what it holds', () => {
+  const table: { name: string; lengths: number[]; groups: number[][] }[] = [
+    { name: 'nothing', lengths: [], groups: [] },
+    { name: 'alike lengths share one batch', lengths: [40, 42, 38, 41], groups: [[2, 0, 3, 1]] },
+    { name: 'a long chunk is not padded onto short turns', lengths: [12, 250, 14], groups: [[0, 2], [1]] },
+    { name: 'runs grow while the padding stays within 30%', lengths: [10, 10, 13, 30, 31, 200], groups: [[0, 1, 2], [3, 4], [5]] },
+    { name: 'an empty text counts as one token', lengths: [0, 1], groups: [[0, 1]] },
+  ];
+  for (const { name, lengths, groups } of table) {
+    const got = lengthGroups(lengths);
+    assert.deepEqual(got, groups, name);
+    // Every text once, and each batch's padded size within the slack of its tokens.
+    assert.deepEqual(got.flat().sort((a, b) => a - b), lengths.map((_, at) => at), name);
+    for (const group of got) {
+      const sizes = group.map((at) => Math.max(1, lengths[at]!));
+      assert.ok(Math.max(...sizes) * sizes.length <= 1.3 * sizes.reduce((a, b) => a + b, 0), name);
+    }
+  }
 });
