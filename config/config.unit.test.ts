@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from './index.js';
+import { ConfigError, defaultEmbeddedHeapMb, loadConfig } from './index.js';
 
 it('applies defaults and treats empty variables as unset', () => {
   const config = loadConfig({ MONGODB_URI: '', PORT: '9000' });
@@ -11,6 +11,15 @@ it('applies defaults and treats empty variables as unset', () => {
   assert.equal(config.PORT, 9000);
   assert.equal(config.ROLE, 'all');
   assert.equal(config.EMBEDDING_MODEL, 'Xenova/e5-small-v2');
+});
+
+it('sizes the embedded store heap at a quarter of the machine, at least 4 GiB, unless set', () => {
+  const gib = 1024 ** 3;
+  assert.equal(defaultEmbeddedHeapMb(8 * gib), 4096);
+  assert.equal(defaultEmbeddedHeapMb(24 * gib), 6144);
+  assert.equal(defaultEmbeddedHeapMb(64 * gib), 16384);
+  assert.equal(loadConfig({}).EMBEDDED_MONGO_HEAP_MB, defaultEmbeddedHeapMb(os.totalmem()));
+  assert.equal(loadConfig({ EMBEDDED_MONGO_HEAP_MB: '2048' }).EMBEDDED_MONGO_HEAP_MB, 2048);
 });
 
 it('names every invalid variable', () => {

@@ -3,7 +3,7 @@
  * environment, with defaults that suit the embedded development stack.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -15,6 +15,15 @@ export function projectRoot(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const up = path.basename(path.dirname(here)) === 'dist' ? '../..' : '..';
   return path.resolve(here, up);
+}
+
+/**
+ * A quarter of the machine's memory (the JVM's own default cap), at least 4 GiB: the embedded store
+ * keeps its data in this heap, and the JVM takes only what it uses below the cap. A fixed 4 GiB ran
+ * out during the whole bench on a 24 GiB machine (docs/durability.md).
+ */
+export function defaultEmbeddedHeapMb(machineBytes: number): number {
+  return Math.max(4096, Math.floor(machineBytes / 4 / 1024 / 1024));
 }
 
 function defaultModelsDir(): string | undefined {
@@ -55,7 +64,7 @@ const configSchema = z.object({
    */
   EMBEDDED_MONGO_BACKEND: z.enum(['journal', 'memory', 'h2']).default('journal'),
   /** The stand-in's JVM heap cap in MiB. The embedded store holds all its data in this heap. */
-  EMBEDDED_MONGO_HEAP_MB: z.coerce.number().int().min(256).max(1_048_576).default(4096),
+  EMBEDDED_MONGO_HEAP_MB: z.coerce.number().int().min(256).max(1_048_576).default(() => defaultEmbeddedHeapMb(totalmem())),
   /** How often the stand-in fsyncs its journal: what an OS crash or power cut (not a process crash) can lose. */
   EMBEDDED_MONGO_FSYNC_MS: z.coerce.number().int().min(1).max(60_000).default(100),
 

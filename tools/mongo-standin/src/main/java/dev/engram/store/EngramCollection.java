@@ -43,6 +43,8 @@ import java.util.stream.StreamSupport;
 final class EngramCollection extends AbstractSynchronizedMongoCollection<Integer> {
 
     private final List<Document> documents = new ArrayList<>();
+    /** Stored documents share their field names, and repeated values (FieldNames says why). */
+    private final FieldNames fieldNames = new FieldNames();
     private int[] sizes = new int[16];
     private final ArrayDeque<Integer> freePositions = new ArrayDeque<>();
     private long dataSize;
@@ -94,7 +96,8 @@ final class EngramCollection extends AbstractSynchronizedMongoCollection<Integer
     }
 
     @Override
-    protected Integer addDocumentInternal(Document document) {
+    protected Integer addDocumentInternal(Document given) {
+        Document document = fieldNames.share(given);
         Integer position = freePositions.poll();
         if (position == null) {
             position = documents.size();
@@ -133,8 +136,9 @@ final class EngramCollection extends AbstractSynchronizedMongoCollection<Integer
     @Override
     protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
         // newDocument is the copy the update was applied to (see copyResults): it replaces the stored one.
-        documents.set(position, newDocument);
-        setSize(position, store.recordPut(this, newDocument, journaled));
+        Document stored = fieldNames.share(newDocument);
+        documents.set(position, stored);
+        setSize(position, store.recordPut(this, stored, journaled));
     }
 
     @Override
