@@ -64,7 +64,12 @@ const configSchema = z.object({
    */
   EMBEDDED_MONGO_BACKEND: z.enum(['journal', 'memory', 'h2']).default('journal'),
   /** The stand-in's JVM heap cap in MiB. The embedded store holds all its data in this heap. */
-  EMBEDDED_MONGO_HEAP_MB: z.coerce.number().int().min(256).max(1_048_576).default(() => defaultEmbeddedHeapMb(totalmem())),
+  EMBEDDED_MONGO_HEAP_MB: z.coerce
+    .number()
+    .int()
+    .min(256)
+    .max(1_048_576)
+    .default(() => defaultEmbeddedHeapMb(totalmem())),
   /** How often the stand-in fsyncs its journal: what an OS crash or power cut (not a process crash) can lose. */
   EMBEDDED_MONGO_FSYNC_MS: z.coerce.number().int().min(1).max(60_000).default(100),
 

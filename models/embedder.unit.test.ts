@@ -209,7 +209,11 @@ it('runs texts of similar length together, so no batch is padded far beyond what
     const got = lengthGroups(lengths);
     assert.deepEqual(got, groups, name);
     // Every text once, and each batch's padded size within the slack of its tokens.
-    assert.deepEqual(got.flat().sort((a, b) => a - b), lengths.map((_, at) => at), name);
+    assert.deepEqual(
+      got.flat().sort((a, b) => a - b),
+      lengths.map((_, at) => at),
+      name,
+    );
     for (const group of got) {
       const sizes = group.map((at) => Math.max(1, lengths[at]!));
       assert.ok(Math.max(...sizes) * sizes.length <= 1.3 * sizes.reduce((a, b) => a + b, 0), name);
