@@ -123,8 +123,12 @@ export class GraphPartition {
   /** Target id → chunk id → mentions in that chunk and what its memory says about the target. */
   private readonly provenance = new Map<string, Map<string, ChunkProvenance>>();
   private readonly byMemory = new Map<string, ProvenanceRow[]>();
-  /** Chunk id → the entities and facts it mentions: what the hits of a search are about. */
-  private readonly targetsOfChunk = new Map<string, Set<string>>();
+  /**
+   * Chunk id → the entities and facts it mentions, each once, in the order first met: what the
+   * hits of a search are about. Arrays, not Sets: a chunk names a few, and a 100k-chunk load makes
+   * one per chunk.
+   */
+  private readonly targetsOfChunk = new Map<string, string[]>();
   /** Subject id → its facts' timelines, for one classifier; dropped whenever a memory changes. */
   private timelineCache: { classifier: PredicateClassifier; bySubject: Map<string, Map<string, FactTimeline>> } | null = null;
 
@@ -146,8 +150,50 @@ export class GraphPartition {
     const partition = new GraphPartition();
     const entities = new Map(state.entities.map((entity) => [entity.id, entity]));
     const facts = new Map(state.facts.map((fact) => [fact.id, fact]));
-    for (const { memoryId, rows } of state.memories) partition.setMemory(memoryId, rows, entities, facts);
+    if (new Set(state.memories.map((memory) => memory.memoryId)).size === state.memories.length)
+      partition.setMemoriesInBulk(state.memories, entities, facts);
+    else for (const { memoryId, rows } of state.memories) partition.setMemory(memoryId, rows, entities, facts);
     return partition;
+  }
+
+  /**
+   * What setMemory of each of these (distinct, new) memories in order leaves, with less work per
+   * row (a cold load sets 138,000 rows at 100k chunks): each record is put once, not once per row
+   * naming it, and a memory's chunk ids are made once, not once per row. The maps end in the order
+   * setMemory leaves them: records at their first row, and an entity's place among the ids of an
+   * alias key at its last row (setMemory puts it again at each row, which moves it to the end).
+   */
+  private setMemoriesInBulk(
+    memories: GraphState['memories'],
+    entities: ReadonlyMap<string, GraphEntityInfo>,
+    facts: ReadonlyMap<string, GraphFactInfo>,
+  ): void {
+    const lastRowOf = new Map<GraphEntityInfo, number>();
+    let rowNumber = 0;
+    const chunkIdsOfMemory: string[] = [];
+    for (const { memoryId, rows } of memories) {
+      if (rows.length === 0) continue;
+      chunkIdsOfMemory.length = 0;
+      const kept: ProvenanceRow[] = [];
+      for (const row of rows) {
+        const entity = entities.get(row.targetId);
+        const fact = entity ? undefined : facts.get(row.targetId);
+        if (entity) {
+          if (!this.entities.has(entity.id)) this.entities.set(entity.id, entity);
+          lastRowOf.set(entity, rowNumber++);
+        } else if (fact) {
+          if (!this.facts.has(fact.id)) this.putFact(fact);
+        } else continue;
+        kept.push(row);
+        const id = (chunkIdsOfMemory[row.chunkIndex] ??= chunkId(memoryId, row.chunkIndex));
+        this.addProvenance(id, row);
+      }
+      this.byMemory.set(memoryId, kept);
+    }
+    // Alias keys' ids in the order of their entities' last rows, as repeated puts leave them.
+    const byLastRow = [...lastRowOf].sort((a, b) => a[1] - b[1]);
+    for (const [entity] of byLastRow) this.addAliases(entity);
+    this.timelineCache = null;
   }
 
   get entityCount(): number {
@@ -183,22 +229,23 @@ export class GraphPartition {
       else if (fact) this.putFact(fact);
       else continue;
       kept.push(row);
-      const id = chunkId(memoryId, row.chunkIndex);
-      let chunks = this.provenance.get(row.targetId);
-      if (!chunks) this.provenance.set(row.targetId, (chunks = new Map()));
-      const known = chunks.get(id);
-      chunks.set(id, {
-        count: (known?.count ?? 0) + row.count,
-        description: known?.description || row.description,
-        validFrom: known ? known.validFrom : (row.validFrom ?? null),
-        validTo: known ? known.validTo : (row.validTo ?? null),
-      });
-      let targets = this.targetsOfChunk.get(id);
-      if (!targets) this.targetsOfChunk.set(id, (targets = new Set()));
-      targets.add(row.targetId);
-      this.weights.set(row.targetId, (this.weights.get(row.targetId) ?? 0) + row.count);
+      this.addProvenance(chunkId(memoryId, row.chunkIndex), row);
     }
     this.byMemory.set(memoryId, kept);
+  }
+
+  /** Adds one row of a memory (its target put already) to the provenance, chunk targets and weights. */
+  private addProvenance(id: string, row: ProvenanceRow): void {
+    let chunks = this.provenance.get(row.targetId);
+    if (!chunks) this.provenance.set(row.targetId, (chunks = new Map()));
+    const known = chunks.get(id);
+    if (known) known.count += row.count;
+    else chunks.set(id, { count: row.count, description: row.description, validFrom: row.validFrom ?? null, validTo: row.validTo ?? null });
+    if (known && !known.description) known.description = row.description;
+    const targets = this.targetsOfChunk.get(id);
+    if (!targets) this.targetsOfChunk.set(id, [row.targetId]);
+    else if (!targets.includes(row.targetId)) targets.push(row.targetId);
+    this.weights.set(row.targetId, (this.weights.get(row.targetId) ?? 0) + row.count);
   }
 
   removeMemory(memoryId: string): void {
@@ -225,6 +272,10 @@ export class GraphPartition {
     const previous = this.entities.get(entity.id);
     if (previous) for (const key of previous.aliasKeys) this.byAlias.get(key)?.delete(entity.id);
     this.entities.set(entity.id, entity);
+    this.addAliases(entity);
+  }
+
+  private addAliases(entity: GraphEntityInfo): void {
     for (const key of entity.aliasKeys) {
       let ids = this.byAlias.get(key);
       if (!ids) this.byAlias.set(key, (ids = new Set()));
@@ -275,7 +326,7 @@ export class GraphPartition {
   }
 
   /** The entities and facts a chunk mentions. */
-  targetsOf(chunk: string): ReadonlySet<string> | undefined {
+  targetsOf(chunk: string): readonly string[] | undefined {
     return this.targetsOfChunk.get(chunk);
   }
 
