@@ -158,41 +158,71 @@ export class GraphPartition {
 
   /**
    * What setMemory of each of these (distinct, new) memories in order leaves, with less work per
-   * row (a cold load sets 138,000 rows at 100k chunks): each record is put once, not once per row
-   * naming it, and a memory's chunk ids are made once, not once per row. The maps end in the order
-   * setMemory leaves them: records at their first row, and an entity's place among the ids of an
-   * alias key at its last row (setMemory puts it again at each row, which moves it to the end).
+   * row (a cold load sets 138,000 rows at 100k chunks): one lookup of the row's target, whose
+   * record is put, provenance map made and weight summed the first time it is met (the weights
+   * stored at the end), and a memory's chunk ids and their target lists made once. The maps end in
+   * the order setMemory leaves them: targets, chunks and weights at their first row, and an
+   * entity's place among the ids of an alias key at its last row (setMemory puts it again at each
+   * row, which moves it to the end). Weights are summed in row order, as setMemory sums them.
    */
   private setMemoriesInBulk(
     memories: GraphState['memories'],
     entities: ReadonlyMap<string, GraphEntityInfo>,
     facts: ReadonlyMap<string, GraphFactInfo>,
   ): void {
-    const lastRowOf = new Map<GraphEntityInfo, number>();
-    let rowNumber = 0;
-    const chunkIdsOfMemory: string[] = [];
+    const targets = new Map<
+      string,
+      { entity: GraphEntityInfo | undefined; chunks: Map<string, ChunkProvenance>; weight: number; lastRow: number }
+    >();
+    let entityRows = 0;
+    const chunkIds: string[] = [];
+    const chunkTargets: string[][] = [];
     for (const { memoryId, rows } of memories) {
       if (rows.length === 0) continue;
-      chunkIdsOfMemory.length = 0;
+      chunkIds.length = 0;
+      chunkTargets.length = 0;
       const kept: ProvenanceRow[] = [];
       for (const row of rows) {
-        const entity = entities.get(row.targetId);
-        const fact = entity ? undefined : facts.get(row.targetId);
-        if (entity) {
-          if (!this.entities.has(entity.id)) this.entities.set(entity.id, entity);
-          lastRowOf.set(entity, rowNumber++);
-        } else if (fact) {
-          if (!this.facts.has(fact.id)) this.putFact(fact);
-        } else continue;
+        let target = targets.get(row.targetId);
+        if (!target) {
+          const entity = entities.get(row.targetId);
+          const fact = entity ? undefined : facts.get(row.targetId);
+          if (entity) this.entities.set(entity.id, entity);
+          else if (fact) this.putFact(fact);
+          else continue;
+          target = { entity, chunks: new Map(), weight: 0, lastRow: 0 };
+          targets.set(row.targetId, target);
+          this.provenance.set(row.targetId, target.chunks);
+        }
+        if (target.entity) target.lastRow = entityRows++;
         kept.push(row);
-        const id = (chunkIdsOfMemory[row.chunkIndex] ??= chunkId(memoryId, row.chunkIndex));
-        this.addProvenance(id, row);
+        target.weight += row.count;
+        const id = (chunkIds[row.chunkIndex] ??= chunkId(memoryId, row.chunkIndex));
+        const known = target.chunks.get(id);
+        if (known) {
+          known.count += row.count;
+          if (!known.description) known.description = row.description;
+        } else
+          target.chunks.set(id, {
+            count: row.count,
+            description: row.description,
+            validFrom: row.validFrom ?? null,
+            validTo: row.validTo ?? null,
+          });
+        const named = chunkTargets[row.chunkIndex];
+        if (!named) this.targetsOfChunk.set(id, (chunkTargets[row.chunkIndex] = [row.targetId]));
+        else if (!named.includes(row.targetId)) named.push(row.targetId);
       }
       this.byMemory.set(memoryId, kept);
     }
+    const named: { entity: GraphEntityInfo; lastRow: number }[] = [];
+    for (const [id, target] of targets) {
+      this.weights.set(id, target.weight);
+      if (target.entity) named.push({ entity: target.entity, lastRow: target.lastRow });
+    }
     // Alias keys' ids in the order of their entities' last rows, as repeated puts leave them.
-    const byLastRow = [...lastRowOf].sort((a, b) => a[1] - b[1]);
-    for (const [entity] of byLastRow) this.addAliases(entity);
+    named.sort((a, b) => a.lastRow - b.lastRow);
+    for (const { entity } of named) this.addAliases(entity);
     this.timelineCache = null;
   }
 
