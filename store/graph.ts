@@ -100,6 +100,11 @@ const scopeFields = (scope: GraphScope) => ({ tenant_id: scope.tenantId, collect
 
 const mentionDoc = (scope: GraphScope, mention: NewMention): MentionDoc => ({
   _id: mentionIdFor(scope, mention),
+  ...mentionRow(scope, mention),
+});
+
+/** A provenance row as stored, without its id (the in-memory fakes keep the same rows). */
+export const mentionRow = (scope: GraphScope, mention: NewMention): Omit<MentionDoc, '_id'> => ({
   tenant_id: scope.tenantId,
   collection_id: scope.collectionId,
   memory_id: mention.memoryId,
