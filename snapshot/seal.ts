@@ -179,6 +179,12 @@ export function openedOf(sealed: SealedSnapshot): OpenedSnapshot {
     get body(): SnapshotBody {
       return (body ??= fromWire(resolveTargets(sealed.wire).body));
     },
+    // The same body, an episode at a time: a 2M-character episode's rows took ~105 ms in one stretch.
+    ready: async (slicer: TimeSlicer): Promise<void> => {
+      if (body) return;
+      const resolved = await resolveTargetsInSlices(sealed.wire, true, slicer);
+      body ??= await fromWireInSlices(resolved.body, slicer);
+    },
     wire: sealed.wire,
     // As a client sends it back: the canonical bytes, parsed (the wire object's keys are in another order).
     get bodySent(): unknown {
@@ -293,7 +299,10 @@ export async function openSnapshot(input: unknown, context: OpenContext, field =
   // hash, parse, check or index build again).
   const snapshotId = snapshotIdOf(header.data.format_version, header.data.digest);
   const prepared = context.cache?.lookup(context.tenantId, snapshotId, (held) => sameJsonText(held.bodySent, body));
-  if (prepared) return prepared;
+  if (prepared) {
+    await prepared.ready?.(context.slicer ?? new TimeSlicer());
+    return prepared;
+  }
   const asSent = JSON.stringify(body);
   const sentDigest = `sha256:${sha256Hex(asSent)}`;
 

@@ -557,6 +557,44 @@ describe('opening through the prepared-snapshot cache', () => {
     assert.deepEqual(prepared.body, full.body);
     assert.equal(prepared.bodyBytes, full.bodyBytes);
   });
+
+  it("works out a sealed snapshot's body on its next open, an episode per turn, not when it is kept", async () => {
+    const ks = await keyset();
+    const base = sampleBody();
+    const body: SnapshotBody = { ...base, episodes: [], mentions: [] };
+    const EPISODES = 6;
+    for (let i = 0; i < EPISODES; i++) {
+      const id = randomUUID();
+      body.episodes.push({ ...base.episodes[0]!, id });
+      for (const mention of base.mentions) body.mentions.push({ ...mention, episode_id: id });
+    }
+    body.entities = body.entities.map((entity) => ({ ...entity, weight: EPISODES }));
+    body.facts = body.facts.map((fact) => ({ ...fact, weight: EPISODES }));
+    const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body }, ks);
+    const document = JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
+    const cache = new PreparedSnapshotCache(8, {
+      admitResident: () => true,
+      touchResident: () => undefined,
+      resizeResident: () => true,
+      removeResident: () => undefined,
+    });
+    const kept = openedOf(snapshot);
+    let bodyReads = 0;
+    const readBody = Object.getOwnPropertyDescriptor(kept, 'body')!.get!;
+    Object.defineProperty(kept, 'body', {
+      get: () => {
+        bodyReads += 1;
+        return readBody.call(kept) as SnapshotBody;
+      },
+    });
+    cache.store(TENANT, kept);
+    assert.equal(bodyReads, 0, 'keeping it (its bytes counted in the budget) does not work out its body');
+    const slicer = new CountingSlicer();
+    const prepared = await openSnapshot(document, context(ks, { cache, slicer }));
+    assert.equal(cache.stats().hits, 1);
+    assert.ok(slicer.pauses >= 2 * EPISODES, `${slicer.pauses} turns (resolve and flatten, an episode each)`);
+    assert.deepEqual(prepared.body, (await openSnapshot(document, context(ks))).body);
+  });
 });
 
 describe('sameJsonText (what counts as a body sent again)', () => {
