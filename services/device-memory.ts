@@ -9,6 +9,7 @@
  */
 import { extractChunks, GraphBuilder } from '../activities/graph-builder.js';
 import { canonicalJson } from '../core/canonical-json.js';
+import type { JsonTextDigest } from '../core/json-body.js';
 import { AppError, unprocessable, validationError } from '../core/errors.js';
 import { deviceCallsActive } from '../core/metrics.js';
 import { deterministicUuid, newId } from '../core/ids.js';
@@ -58,8 +59,11 @@ export interface SnapshotRef {
   put_headers?: Record<string, string> | undefined;
 }
 
-/** Where a snapshot comes from: inline in the request, or fetched from a signed URL. */
-export type SnapshotSource = { snapshot: unknown } | { snapshotRef: SnapshotRef };
+/**
+ * Where a snapshot comes from: inline in the request (with the digest of its body's JSON text when
+ * a worker thread parsed the request), or fetched from a signed URL.
+ */
+export type SnapshotSource = { snapshot: unknown; sent?: JsonTextDigest } | { snapshotRef: SnapshotRef };
 
 /** What a PUT to a signed URL answers instead of the snapshot (docs/device-memory.md). */
 export interface SnapshotReceipt {
@@ -171,7 +175,8 @@ export function createDeviceMemoryService(deps: {
   /** Opens an inline or referenced snapshot; a reference's collection is authorized before its URL is touched. */
   async function load(tenantId: string, source: SnapshotSource, signal?: AbortSignal): Promise<OpenedSnapshot & { embedder: Embedder }> {
     const { embedder, context } = await openContext(tenantId);
-    if ('snapshot' in source) return withEmbedder(await translate(() => openSnapshot(source.snapshot, context, 'snapshot')), embedder);
+    if ('snapshot' in source)
+      return withEmbedder(await translate(() => openSnapshot(source.snapshot, context, 'snapshot', source.sent)), embedder);
     const ref = source.snapshotRef;
     await deps.collections.assertReadable(tenantId, [ref.collection_id], 'snapshot_ref.collection_id');
     if (!ref.get_url) throw validationError([{ field: 'snapshot_ref.get_url', issue: 'get_url is required to read the snapshot' }]);
