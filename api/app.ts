@@ -7,6 +7,7 @@ import { authenticate } from './middleware/auth.js';
 import { bodiesInFlight } from './middleware/bodies-in-flight.js';
 import { deadline } from './middleware/deadline.js';
 import { errorHandler } from './middleware/errors.js';
+import { pooledJsonBody } from './middleware/pooled-json-body.js';
 import { httpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
@@ -45,6 +46,8 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.use(authenticate(deps.services.auth, failures));
   app.use(rateLimit(deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST));
   app.use(bodiesInFlight(deps.config.BODY_BYTES_IN_FLIGHT_MAX, deps.config.BODY_BYTES_IN_FLIGHT_PER_TENANT, deps.config.BODY_LIMIT_BYTES));
+  // Device snapshots' bodies are hashed there too: their digest covers the JSON text of `snapshot.body`.
+  app.use(pooledJsonBody({ pool: deps.cpuPool ?? null, limit: deps.config.BODY_LIMIT_BYTES, digestPaths: [['snapshot', 'body']] }));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));
 
   // Search is mounted before memories so /v1/memories/search is not read as a memory id.

@@ -12,6 +12,9 @@ import type { UploadService } from '../services/uploads.js';
 import type { WebhookService } from '../services/webhooks.js';
 import type { ProcedureService } from '../services/procedures.js';
 import type { AuthFailures } from '../core/auth-failures.js';
+import type { WorkerPool } from '../core/worker-pool.js';
+import type { CpuTasks } from '../models/cpu-tasks.js';
+import type { ParsedBodyText } from './middleware/pooled-json-body.js';
 
 export interface ApiServices {
   auth: AuthService;
@@ -37,6 +40,8 @@ export interface ApiDeps {
    * composition root passes one instance to both); made from the config when absent.
    */
   authFailures?: AuthFailures;
+  /** The process's CPU pool: large request bodies are parsed there (api/middleware/pooled-json-body.ts). */
+  cpuPool?: WorkerPool<CpuTasks> | null;
 }
 
 export interface AppState {
@@ -51,6 +56,8 @@ export interface AppState {
   signal: AbortSignal;
   /** Aborts `signal`; the deadline middleware calls it before it answers. */
   abandon: (reason: Error) => void;
+  /** Set when the body was parsed on a worker thread (api/middleware/pooled-json-body.ts). */
+  parsedBody?: ParsedBodyText;
   /** Validated inputs, set by the validate middleware. */
   input: { body?: unknown; query?: unknown; params?: unknown };
 }

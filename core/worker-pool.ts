@@ -26,12 +26,28 @@ export interface TaskOptions {
   /** Fairness key (a tenant id): queued tasks are taken round-robin across keys. */
   key: string;
   signal?: AbortSignal | undefined;
+  /** Buffers of the input moved to the thread instead of copied (unusable here afterwards). */
+  transfer?: ArrayBuffer[] | undefined;
+}
+
+const TRANSFER = Symbol('transfer');
+
+/**
+ * A handler's output whose `buffers` move to the caller's thread instead of being copied (a
+ * message's copy of megabytes is one stretch of the receiving event loop). Buffers that share
+ * their memory with others (Node's pool of small Buffers) are copied as usual.
+ */
+export function transferring<T extends object>(output: T, buffers: Uint8Array[]): T {
+  const whole = buffers.filter((buffer) => buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength);
+  Object.defineProperty(output, TRANSFER, { value: whole.map((buffer) => buffer.buffer), enumerable: false });
+  return output;
 }
 
 interface Job {
   id: number;
   kind: string;
   input: unknown;
+  transfer: ArrayBuffer[];
   key: string;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -96,6 +112,7 @@ export class WorkerPool<Handlers extends TaskHandlers> {
         id: this.nextId++,
         kind,
         input,
+        transfer: options.transfer ?? [],
         key: options.key,
         signal: options.signal,
         onAbort: undefined,
@@ -184,7 +201,7 @@ export class WorkerPool<Handlers extends TaskHandlers> {
       if (!thread) return;
       const job = this.take()!;
       thread.jobs.set(job.id, job);
-      thread.worker.postMessage({ id: job.id, kind: job.kind, input: job.input });
+      thread.worker.postMessage({ id: job.id, kind: job.kind, input: job.input }, job.transfer);
     }
   }
 
@@ -224,13 +241,16 @@ export function serveTasks(handlers: TaskHandlers): void {
   port.on('message', async (task: { id: number; kind: string; input: never }) => {
     const handler = handlers[task.kind];
     let reply: Reply;
+    let transfer: ArrayBuffer[] = [];
     try {
       if (!handler) throw new Error(`no handler for task ${task.kind}`);
-      reply = { id: task.id, ok: true, output: await handler(task.input) };
+      const output = await handler(task.input);
+      if (typeof output === 'object' && output !== null && TRANSFER in output) transfer = output[TRANSFER] as ArrayBuffer[];
+      reply = { id: task.id, ok: true, output };
     } catch (error) {
       reply = { id: task.id, ok: false, message: error instanceof Error ? error.message : String(error) };
     }
-    port.postMessage(reply);
+    port.postMessage(reply, transfer);
   });
 }
 

@@ -6,11 +6,17 @@
  * thread of its own and only there (models/model-tasks.ts). Add a handler here to move another kind of work off the event loop; the thread entry
  * (cpu-thread.ts) serves this map, and the main side gets its types from it.
  */
-import type { WorkerPool } from '../core/worker-pool.js';
+import { parseJsonBody, type ParsedJsonBody } from '../core/json-body.js';
+import { transferring, type WorkerPool } from '../core/worker-pool.js';
 import { extractChunkStructure, extractParsedChunk, LOCAL_EXTRACTOR_ID } from '../extractors/structure/local-extractor.js';
 import type { ChunkStructure, ExtractOptions, ParsedChunkStructure, StructureExtractor } from '../extractors/structure/types.js';
 
 export const cpuTasks = {
+  /** A large request body's JSON, parsed and handed back in pieces (core/json-body.ts), their buffers moved, not copied. */
+  parseJsonBody: async (input: Parameters<typeof parseJsonBody>[0]): Promise<ParsedJsonBody> => {
+    const parsed = await parseJsonBody(input);
+    return parsed.ok ? transferring(parsed, [parsed.pieces.shell, ...parsed.pieces.fills.map((fill) => fill.items)]) : parsed;
+  },
   /** Entities and facts of one chunk (milliseconds per chunk). */
   extractStructure: (input: { text: string; options: ExtractOptions }): ChunkStructure => extractChunkStructure(input.text, input.options),
   /** The same, with the parsed sentences (structured-cloned back: a fraction of a millisecond against the parse). */

@@ -337,6 +337,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       config,
       logger,
       authFailures,
+      cpuPool: cpu,
       services: {
         auth: createAuthService(store),
         collections,

@@ -9,6 +9,7 @@
  */
 import { extractChunks, GraphBuilder } from '../activities/graph-builder.js';
 import { canonicalJson } from '../core/canonical-json.js';
+import type { JsonTextDigest } from '../core/json-body.js';
 import { AppError, unprocessable, validationError } from '../core/errors.js';
 import { deviceCallsActive } from '../core/metrics.js';
 import { deterministicUuid, newId } from '../core/ids.js';
@@ -58,8 +59,11 @@ export interface SnapshotRef {
   put_headers?: Record<string, string> | undefined;
 }
 
-/** Where a snapshot comes from: inline in the request, or fetched from a signed URL. */
-export type SnapshotSource = { snapshot: unknown } | { snapshotRef: SnapshotRef };
+/**
+ * Where a snapshot comes from: inline in the request (with the digest of its body's JSON text when
+ * a worker thread parsed the request), or fetched from a signed URL.
+ */
+export type SnapshotSource = { snapshot: unknown; sent?: JsonTextDigest } | { snapshotRef: SnapshotRef };
 
 /** What a PUT to a signed URL answers instead of the snapshot (docs/device-memory.md). */
 export interface SnapshotReceipt {
@@ -171,7 +175,8 @@ export function createDeviceMemoryService(deps: {
   /** Opens an inline or referenced snapshot; a reference's collection is authorized before its URL is touched. */
   async function load(tenantId: string, source: SnapshotSource, signal?: AbortSignal): Promise<OpenedSnapshot & { embedder: Embedder }> {
     const { embedder, context } = await openContext(tenantId);
-    if ('snapshot' in source) return { ...(await translate(() => openSnapshot(source.snapshot, context, 'snapshot'))), embedder };
+    if ('snapshot' in source)
+      return withEmbedder(await translate(() => openSnapshot(source.snapshot, context, 'snapshot', source.sent)), embedder);
     const ref = source.snapshotRef;
     await deps.collections.assertReadable(tenantId, [ref.collection_id], 'snapshot_ref.collection_id');
     if (!ref.get_url) throw validationError([{ field: 'snapshot_ref.get_url', issue: 'get_url is required to read the snapshot' }]);
@@ -188,7 +193,7 @@ export function createDeviceMemoryService(deps: {
         [{ field: 'snapshot_ref.get_url', issue: 'not valid JSON' }],
       );
     }
-    return { ...(await translate(() => openSnapshot(parsed, context, 'snapshot_ref'))), embedder };
+    return withEmbedder(await translate(() => openSnapshot(parsed, context, 'snapshot_ref')), embedder);
   }
 
   /** Writes a sealed snapshot to a signed URL (the collection already authorized), answering the receipt. */
@@ -569,6 +574,23 @@ function translateIds(
     ...(mention.valid_to !== undefined ? { validTo: mention.valid_to === null ? null : new Date(mention.valid_to) } : {}),
   }));
   return { memories, graph: { entities, facts, mentions } };
+}
+
+/**
+ * The fields a device call works with, read once: not a spread, which would also read a sealed
+ * snapshot's lazy `bodySent` (the whole body parsed again, in one stretch of the event loop).
+ */
+function withEmbedder(opened: OpenedSnapshot, embedder: Embedder): OpenedSnapshot & { embedder: Embedder } {
+  const { graphId, snapshotId, body, bodyBytes, wire, partition } = opened;
+  return {
+    graphId,
+    snapshotId,
+    body,
+    bodyBytes,
+    ...(wire ? { wire } : {}),
+    ...(partition ? { partition } : {}),
+    embedder,
+  };
 }
 
 function outboundHeaders(headers: Record<string, string> | undefined, field: string): Record<string, string> {

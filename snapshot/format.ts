@@ -25,11 +25,19 @@ import type { ChunkSource } from '../core/content-model.js';
 import { metadataObject } from '../core/limits.js';
 import { TimeSlicer } from '../core/time-slice.js';
 import { decodeFloat16, decodeInt8, encodeFloat16 } from './vectors.js';
-import { decodeMentions, encodeMentionRow, type WireMention, type WireMentionById } from './mentions.js';
+import { decodeMentions, decodeMentionsInSlices, encodeMentionRow, type WireMention, type WireMentionById } from './mentions.js';
 
 // The codecs live beside this module; what the snapshot code imports from here stays here.
 export { decodeFloat16, decodeInt8, encodeFloat16, encodeInt8 } from './vectors.js';
-export { decodeMentions, encodeMentions, mentionRowBound, mentionRowCount, type WireMention, type WireMentionById } from './mentions.js';
+export {
+  decodeMentions,
+  decodeMentionsInSlices,
+  encodeMentions,
+  mentionRowBound,
+  mentionRowCount,
+  type WireMention,
+  type WireMentionById,
+} from './mentions.js';
 
 export const SNAPSHOT_FORMAT = 'engram.graph-snapshot';
 // 1.1 added the optional validity of fact mentions (valid_from / valid_to). 2.0 names a mention's
@@ -523,7 +531,8 @@ export async function resolveTargetsInSlices(
   const episodes: WireBodyById['episodes'] = [];
   for (const [e, episode] of body.episodes.entries()) {
     if (slicer.due()) await slicer.pause();
-    episodes.push(resolveEpisode(episode, e, targets, strict, issues));
+    // Row by row too: one episode of a 2M-character text holds tens of thousands of rows.
+    episodes.push(resolvedEpisode(episode, e, await decodeMentionsInSlices(episode.mentions, strict, slicer), targets, issues));
   }
   return { body: { episodes, entities: body.entities, facts: body.facts }, issues };
 }
@@ -537,7 +546,16 @@ function resolveEpisode(
   strict: boolean,
   issues: SnapshotIssue[],
 ): WireBodyById['episodes'][number] {
-  const decoded = decodeMentions(episode.mentions, strict);
+  return resolvedEpisode(episode, e, decodeMentions(episode.mentions, strict), targets, issues);
+}
+
+function resolvedEpisode(
+  episode: WireEpisode,
+  e: number,
+  decoded: ReturnType<typeof decodeMentions>,
+  targets: readonly string[],
+  issues: SnapshotIssue[],
+): WireBodyById['episodes'][number] {
   if ('issue' in decoded) issues.push({ path: `body.episodes.${e}.mentions.${decoded.row}`, issue: decoded.issue });
   const rows = 'rows' in decoded ? decoded.rows : [];
   return {

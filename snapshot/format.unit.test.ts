@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeMentions, encodeMentions, mentionRowCount, type WireMention } from './format.js';
+import { CountingSlicer } from '../test/support/counting-slicer.js';
+import {
+  decodeMentions,
+  decodeMentionsInSlices,
+  encodeMentions,
+  mentionRowCount,
+  resolveTargets,
+  resolveTargetsInSlices,
+  type WireBody,
+  type WireMention,
+} from './format.js';
 
 describe('packed mention rows (format 2.0)', () => {
   it('round-trips every field, leaving defaults out', () => {
@@ -57,5 +67,45 @@ describe('packed mention rows (format 2.0)', () => {
 
   it('ignores unknown fields of a newer minor when not strict', () => {
     assert.deepEqual(decodeMentions('0,0,3,x{"new":1},n2', false), { rows: [{ target: 0, span: [0, 3], count: 2 }] });
+  });
+});
+
+describe('decoding an episode of many rows, in slices', () => {
+  it('gives the rows decodeMentions gives, and the same first bad row, with a turn of the event loop per row', async () => {
+    const rows: WireMention[] = Array.from({ length: 50 }, (_, i) => ({
+      target: i % 7,
+      span: [i, i + 10],
+      ...(i % 3 ? { chunk: i } : {}),
+    }));
+    const text = encodeMentions(rows);
+    const slicer = new CountingSlicer();
+    assert.deepEqual(await decodeMentionsInSlices(text, true, slicer), decodeMentions(text, true));
+    assert.ok(slicer.pauses >= rows.length, `${slicer.pauses} turns`);
+    const broken = `${text};x,1,2;${text}`;
+    assert.deepEqual(await decodeMentionsInSlices(broken, true, new CountingSlicer()), decodeMentions(broken, true));
+    assert.deepEqual(await decodeMentionsInSlices('', true, new CountingSlicer()), { rows: [] });
+  });
+
+  it('resolves one episode of many rows with turns between its rows', async () => {
+    const rows: WireMention[] = Array.from({ length: 40 }, (_, i) => ({ target: i % 2, span: [0, 1] }));
+    const body = {
+      episodes: [
+        {
+          id: 'e',
+          kind: 'document',
+          name: null,
+          metadata: {},
+          created_at: '2026-01-01T00:00:00.000Z',
+          chunks: [],
+          mentions: encodeMentions(rows),
+        },
+      ],
+      entities: [{ id: 'a' }, { id: 'b' }],
+      facts: [],
+    } as unknown as WireBody;
+    const slicer = new CountingSlicer();
+    const sliced = await resolveTargetsInSlices(body, true, slicer);
+    assert.deepEqual(sliced, resolveTargets(body, true));
+    assert.ok(slicer.pauses >= rows.length, `${slicer.pauses} turns for one episode of ${rows.length} rows`);
   });
 });

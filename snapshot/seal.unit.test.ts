@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { CompactSign, importJWK } from 'jose';
 import { canonicalJsonBytes } from '../core/canonical-json.js';
+import { jsonTextDigest } from '../core/json-body.js';
 import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.js';
 import { CountingSlicer } from '../test/support/counting-slicer.js';
 import {
@@ -556,6 +557,77 @@ describe('opening through the prepared-snapshot cache', () => {
     assert.equal(cache.stats().hits, 1);
     assert.deepEqual(prepared.body, full.body);
     assert.equal(prepared.bodyBytes, full.bodyBytes);
+  });
+
+  it("works out a sealed snapshot's body on its next open, an episode per turn, not when it is kept", async () => {
+    const ks = await keyset();
+    const base = sampleBody();
+    const body: SnapshotBody = { ...base, episodes: [], mentions: [] };
+    const EPISODES = 6;
+    for (let i = 0; i < EPISODES; i++) {
+      const id = randomUUID();
+      body.episodes.push({ ...base.episodes[0]!, id });
+      for (const mention of base.mentions) body.mentions.push({ ...mention, episode_id: id });
+    }
+    body.entities = body.entities.map((entity) => ({ ...entity, weight: EPISODES }));
+    body.facts = body.facts.map((fact) => ({ ...fact, weight: EPISODES }));
+    const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body }, ks);
+    const document = JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
+    const cache = new PreparedSnapshotCache(8, {
+      admitResident: () => true,
+      touchResident: () => undefined,
+      resizeResident: () => true,
+      removeResident: () => undefined,
+    });
+    const kept = openedOf(snapshot);
+    let bodyReads = 0;
+    const readBody = Object.getOwnPropertyDescriptor(kept, 'body')!.get!;
+    Object.defineProperty(kept, 'body', {
+      get: () => {
+        bodyReads += 1;
+        return readBody.call(kept) as SnapshotBody;
+      },
+    });
+    cache.store(TENANT, kept);
+    assert.equal(bodyReads, 0, 'keeping it (its bytes counted in the budget) does not work out its body');
+    const slicer = new CountingSlicer();
+    const prepared = await openSnapshot(document, context(ks, { cache, slicer }));
+    assert.equal(cache.stats().hits, 1);
+    assert.ok(slicer.pauses >= 2 * EPISODES, `${slicer.pauses} turns (resolve and flatten, an episode each)`);
+    assert.deepEqual(prepared.body, (await openSnapshot(document, context(ks))).body);
+  });
+});
+
+describe('opening with the digest of the body text worked out on a worker thread', () => {
+  it('serves a prepared snapshot on the digest alone, and opens in full on the digest sent', async () => {
+    const ks = await keyset();
+    const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body: sampleBody() }, ks);
+    const document = JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
+    const sent = jsonTextDigest(document.body);
+    const full = await openSnapshot(document, context(ks), 'snapshot', sent);
+    assert.equal(full.bodyBytes, sent.bytes);
+
+    const cache = new PreparedSnapshotCache(8);
+    const kept = openedOf(snapshot);
+    Object.defineProperty(kept, 'bodySent', {
+      get: () => {
+        throw new Error('the held body was walked');
+      },
+    });
+    cache.store(TENANT, kept);
+    const prepared = await openSnapshot(document, context(ks, { cache }), 'snapshot', sent);
+    assert.equal(cache.stats().hits, 1, 'served prepared without walking either body');
+    assert.deepEqual(prepared.body, full.body);
+
+    // A changed body with its own text's digest: not the signed one, so it is opened in full and refused.
+    const changed = withBody(document, (body) => {
+      body.entities[0]!.name = 'Changed';
+    });
+    await assert.rejects(
+      openSnapshot(changed, context(ks, { cache }), 'snapshot', jsonTextDigest(changed.body)),
+      (error: unknown) => error instanceof SnapshotError && error.code === 'snapshot_digest_mismatch',
+    );
+    assert.equal(cache.stats().hits, 1);
   });
 });
 

@@ -197,6 +197,7 @@ describe('device work and other tenants', () => {
     t.diagnostic(
       `other tenant's search: idle ${idle.map((ms) => ms.toFixed(0)).join(', ')} ms; while the creates ran (${sorted.length}) median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms, worst ${sorted.at(-1)!.toFixed(0)} ms`,
     );
+    let answered: Record<string, unknown> | undefined;
     for (const create of creates) {
       const response = await create;
       assert.equal(response.status, 200, response.text.slice(0, 300));
@@ -206,7 +207,21 @@ describe('device work and other tenants', () => {
         body.results.snapshot.counts.chunks >= 100,
         'the whole text was merged and sealed (2M characters in chunks of at most 20,000)',
       );
+      answered = body.results.snapshot;
     }
+    // Sent back, the answer (over 1 MiB: its request is parsed, and its body hashed, on a worker
+    // thread) opens prepared: the digest worked out there stands for the body text.
+    const hits = async (): Promise<number> => {
+      const text = await (await fetch(`${own.baseUrl}/metrics`)).text();
+      const line = text.split('\n').find((row) => row.startsWith('engram_device_snapshot_cache_lookups_total{result="hit"}'));
+      return line ? Number(line.split(' ')[1]) : 0;
+    };
+    const hitsBefore = await hits();
+    const sentBack = JSON.stringify({ snapshot: answered, query: 'Who works in Berlin?' });
+    assert.ok(Buffer.byteLength(sentBack) > 1024 * 1024, `${Buffer.byteLength(sentBack)} bytes`);
+    const searched = await new Api(own.baseUrl, busy.apiKey).post('/v1/memories/search', sentBack);
+    assert.equal(searched.status, 200, JSON.stringify(searched.body).slice(0, 300));
+    assert.equal(await hits(), hitsBefore + 1, 'the snapshot sent back opened prepared');
     // The merge and sealing took ~2 s of CPU per create in one stretch before they were sliced
     // (2.7 s measured for two such creates on this machine); sliced, the loop waits for a slice,
     // a GC pause or the machine's other load (0.97 s at worst, with an idle search taking 0.4 s).

@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import type { ParameterizedContext } from 'koa';
 import { AppError } from '../../../core/errors.js';
-import type { SnapshotOutcome } from '../../../services/device-memory.js';
+import type { SnapshotOutcome, SnapshotSource } from '../../../services/device-memory.js';
 import type { AppState } from '../../context.js';
 
 /**
@@ -13,12 +13,24 @@ import type { AppState } from '../../context.js';
  */
 export function assertSnapshotBodySize(ctx: ParameterizedContext<AppState>, maxBytes: number): void {
   const raw: unknown = ctx.request.rawBody;
-  const length = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : ctx.request.length;
+  // A body parsed on a worker thread has no rawBody here: the thread counted the same bytes.
+  const length = ctx.state.parsedBody?.textBytes ?? (typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : ctx.request.length);
   if (length !== undefined && length > maxBytes) {
     throw new AppError(413, 'snapshot_too_large', `the request carries ${length} bytes; the snapshot cap is ${maxBytes}`, [
       { field: 'snapshot', issue: `larger than ${maxBytes} bytes` },
     ]);
   }
+}
+
+/**
+ * The inline snapshot a device call opens, with the digest of its body's JSON text when the
+ * request was parsed on a worker thread (which worked it out there): openSnapshot then neither
+ * writes the body out again nor hashes it on the event loop.
+ */
+export function inlineSnapshot(ctx: ParameterizedContext<AppState>, snapshot: Record<string, unknown>): SnapshotSource {
+  const body = snapshot.body;
+  const sent = typeof body === 'object' && body !== null ? ctx.state.parsedBody?.digests.get(body) : undefined;
+  return sent ? { snapshot, sent } : { snapshot };
 }
 
 /** `{"results": <snapshot>}` (export) or `{"results": {"snapshot": <snapshot>}}` (device create), or the receipt of a PUT. */

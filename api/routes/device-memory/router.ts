@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import type { ApiDeps, AppState } from '../../context.js';
 import { handle } from '../../middleware/validate.js';
-import { assertSnapshotBodySize, respondWithSnapshot } from './presenter.js';
+import { assertSnapshotBodySize, inlineSnapshot, respondWithSnapshot } from './presenter.js';
 import { exportBody, importBody } from './schema.js';
 
 export function deviceMemoryRouter({ services, config }: ApiDeps): Router<AppState> {
@@ -25,7 +25,7 @@ export function deviceMemoryRouter({ services, config }: ApiDeps): Router<AppSta
     '/snapshot/import',
     handle({ body: importBody }, async (ctx, { body }) => {
       if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
-      const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
+      const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : inlineSnapshot(ctx, body.snapshot!);
       const imported = await services.deviceMemory.importSnapshot(ctx.state.principal.tenantId, source, ctx.state.signal);
       ctx.status = 201;
       ctx.set('Location', `/v1/collections/${imported.ephemeralCollectionId}`);

@@ -4,7 +4,7 @@ import type { CreateMemoryInput } from '../../../services/memories.js';
 import type { ApiDeps, AppState } from '../../context.js';
 import { handle } from '../../middleware/validate.js';
 import { listEnvelope } from '../envelope.js';
-import { assertSnapshotBodySize, respondWithSnapshot } from '../device-memory/presenter.js';
+import { assertSnapshotBodySize, inlineSnapshot, respondWithSnapshot } from '../device-memory/presenter.js';
 import { decodeContentParts } from './content-parts.js';
 import { presentAccepted, presentMemory, presentMemoryWithChunks } from './presenter.js';
 import {
@@ -55,7 +55,7 @@ export function memoriesRouter({ services, config }: ApiDeps): Router<AppState> 
       if (body.snapshot !== undefined || body.snapshot_ref !== undefined) {
         // Device mode: processed synchronously, nothing stored (services/device-memory.ts).
         if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
-        const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
+        const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : inlineSnapshot(ctx, body.snapshot!);
         const idempotencyKey = idempotencyKeyOf(ctx.get('Idempotency-Key'));
         const outcome = await services.deviceMemory.create(
           ctx.state.principal.tenantId,

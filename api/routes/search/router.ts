@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { parseSignals } from '../../../services/search.js';
 import type { ApiDeps, AppState } from '../../context.js';
 import { handle } from '../../middleware/validate.js';
-import { assertSnapshotBodySize } from '../device-memory/presenter.js';
+import { assertSnapshotBodySize, inlineSnapshot } from '../device-memory/presenter.js';
 import { presentSearch } from './presenter.js';
 import { searchBody } from './schema.js';
 
@@ -16,7 +16,7 @@ export function searchRouter({ services, config }: ApiDeps): Router<AppState> {
       const validity = { asOf: body.as_of ?? null, includeHistory: body.include_history ?? false };
       if (!body.collection_ids) {
         if (body.snapshot !== undefined) assertSnapshotBodySize(ctx, config.SNAPSHOT_MAX_BYTES);
-        const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : { snapshot: body.snapshot };
+        const source = body.snapshot_ref ? { snapshotRef: body.snapshot_ref } : inlineSnapshot(ctx, body.snapshot!);
         ctx.body = {
           results: await services.deviceMemory.search(ctx.state.principal.tenantId, source, body.query, validity, ctx.state.signal),
         };

@@ -1,0 +1,89 @@
+/**
+ * Large JSON request bodies are parsed on the CPU pool's threads, not on the event loop: a body of
+ * up to BODY_LIMIT_BYTES (32 MiB, a device snapshot) took 40-60 ms of CPU to JSON.parse in one
+ * stretch, 43-410 ms of wall time on a loaded machine, during which no other tenant's request,
+ * ping or deadline timer ran (docs/device-memory.md). The bytes are read here as @koa/bodyparser
+ * reads them (raw-body after inflation, the same length and limit checks, the same errors), then
+ * parsed on a thread by co-body as the body parser parses them (core/json-body.ts), and the value
+ * comes back in pieces taken in with a turn of the loop between them (core/json-pieces.ts).
+ *
+ * A body below `minBytes` (Content-Length), another method or media type, or a process without a
+ * pool is left to the body parser mounted after this, on the loop: it costs a few milliseconds.
+ */
+import type { Middleware } from 'koa';
+import inflate from 'inflation';
+import getRawBody from 'raw-body';
+import type { JsonTextDigest } from '../../core/json-body.js';
+import { joinJson, valueAt, type JsonPath } from '../../core/json-pieces.js';
+import { TimeSlicer } from '../../core/time-slice.js';
+import type { WorkerPool } from '../../core/worker-pool.js';
+import type { CpuTasks } from '../../models/cpu-tasks.js';
+import type { AppState } from '../context.js';
+import { declaredBodyBytes } from './bodies-in-flight.js';
+
+/** @koa/bodyparser's JSON media types (enableTypes: ['json']). */
+const JSON_TYPES = [
+  'application/json',
+  'application/json-patch+json',
+  'application/vnd.api+json',
+  'application/csp-report',
+  'application/reports+json',
+  'application/scim+json',
+];
+
+/** Bodies from this size on (1 MiB): below it JSON.parse takes a few milliseconds, less than the trip to a thread. */
+export const POOLED_BODY_MIN_BYTES = 1024 * 1024;
+
+/** What the thread worked out beside the value: the text's size, and the digests of the values at `digestPaths`. */
+export interface ParsedBodyText {
+  /** UTF-8 bytes of the decoded body text (the body parser's rawBody). */
+  textBytes: number;
+  /** By the parsed object they describe: the JSON.stringify text of it, hashed. */
+  digests: WeakMap<object, JsonTextDigest>;
+}
+
+export function pooledJsonBody(options: {
+  pool: WorkerPool<CpuTasks> | null;
+  limit: number;
+  minBytes?: number;
+  /** Values whose JSON text the thread hashes (device snapshots' `body`). */
+  digestPaths: JsonPath[];
+}): Middleware<AppState> {
+  const { pool, limit, digestPaths } = options;
+  const minBytes = options.minBytes ?? POOLED_BODY_MIN_BYTES;
+  return async (ctx, next) => {
+    if (!pool || !['POST', 'PUT', 'PATCH'].includes(ctx.method.toUpperCase()) || ctx.request.body !== undefined) return next();
+    if (declaredBodyBytes(ctx.get('content-length'), ctx.get('transfer-encoding'), limit) < minBytes) return next();
+    if (!ctx.request.is(JSON_TYPES)) return next();
+    if (ctx.req.closed) {
+      // As the body parser answers a request closed before its body was read.
+      ctx.status = 499;
+      ctx.body = 'Request already closed';
+      return;
+    }
+    // As co-body reads it: the declared length is checked only without a Content-Encoding.
+    const declared = ctx.get('content-length');
+    const encoding = ctx.get('content-encoding') || 'identity';
+    const bytes = await getRawBody(inflate(ctx.req), {
+      limit,
+      ...(declared && encoding === 'identity' ? { length: ~~declared } : {}),
+    });
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const parsed = await pool.run(
+      'parseJsonBody',
+      { bytes, strict: true, digestPaths },
+      { key: ctx.state.principal.tenantId, signal: ctx.state.signal, transfer: whole ? [bytes.buffer as ArrayBuffer] : [] },
+    );
+    // The body parser's error, as co-body threw it (status 400 and its message): the error handler maps both alike.
+    if (!parsed.ok) throw Object.assign(new SyntaxError(parsed.message), { status: parsed.status });
+    const body = await joinJson(parsed.pieces, new TimeSlicer());
+    const digests = new WeakMap<object, JsonTextDigest>();
+    for (const { path, text } of parsed.digests) {
+      const value = valueAt(body, path);
+      if (typeof value === 'object' && value !== null) digests.set(value, text);
+    }
+    ctx.request.body = body;
+    ctx.state.parsedBody = { textBytes: parsed.textBytes, digests };
+    return next();
+  };
+}
