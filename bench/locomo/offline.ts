@@ -205,6 +205,7 @@ async function main(): Promise<void> {
           const fusedScore = new Map(t.fused.map((entry) => [entry.chunkId, entry.score]));
           row = {
             question: question.question,
+            searched: searchedText(corpus, question.question, question.sampleId),
             category: question.category,
             evidence: question.evidence,
             answerKind: t.answerKind,
