@@ -155,8 +155,9 @@ export class GraphBuilder {
           nameVector: vectors.get(key) ?? null,
         });
       }
+      const names = [...new Set([entity.name, ...entity.aliases])];
       for (const [chunkIndex, count] of chunks) {
-        mentions.push({ memoryId, chunkIndex, kind: 'entity', targetId: id, count, confidence: 1, description: entity.description });
+        mentions.push({ memoryId, chunkIndex, kind: 'entity', targetId: id, count, confidence: 1, description: entity.description, names });
       }
     }
 

@@ -8,6 +8,7 @@
  *   accumulated  sets that grow with every memory (an entity's aliases and alias keys);
  *   highest      numbers that keep their largest value (a fact's confidence).
  */
+import { normalizeEntityName } from './entity-names.js';
 import type { NewEntity, NewFact } from './graph-model.js';
 
 export interface MergePlan<Kept, Accumulated extends Record<string, string[]>, Highest extends Record<string, number>> {
@@ -53,4 +54,30 @@ export function mergeInto<Kept extends object, Accumulated extends Record<string
     (merged as Record<string, number>)[field] = Math.max((known as Record<string, number>)[field]!, value);
   }
   return merged;
+}
+
+/** The names an entity is known by, as the collection graph stores them. */
+export interface EntityNames {
+  key: string;
+  name: string;
+  aliases: string[];
+  alias_keys: string[];
+}
+
+/**
+ * The reverse of the merge for names: what an entity is called once the memories that gave it the
+ * `lost` names are gone and others still mention it. Those names leave its aliases, their keys
+ * leave its alias keys (unless a name it keeps has the same key), and when its name was one of
+ * them it takes the first name it keeps, and that name's key. `renamed`: the name changed, so
+ * anything derived from the old one (the name vector) must go too.
+ */
+export function entityNamesWithout(entity: EntityNames, lost: ReadonlySet<string>): EntityNames & { renamed: boolean } {
+  const aliases = entity.aliases.filter((alias) => !lost.has(alias));
+  const name = lost.has(entity.name) ? (aliases[0] ?? entity.name) : entity.name;
+  const keptKeys = new Set([name, ...aliases].map(normalizeEntityName));
+  const lostKeys = new Set([...lost].map(normalizeEntityName).filter((key) => !keptKeys.has(key)));
+  const key = lostKeys.has(entity.key) ? normalizeEntityName(name) : entity.key;
+  const aliasKeys = entity.alias_keys.filter((aliasKey) => !lostKeys.has(aliasKey));
+  if (!aliasKeys.includes(key)) aliasKeys.unshift(key);
+  return { key, name, aliases, alias_keys: aliasKeys, renamed: name !== entity.name };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { entityMerge, factMerge, mergeInto } from './graph-merge.js';
+import { entityMerge, entityNamesWithout, factMerge, mergeInto } from './graph-merge.js';
 import type { NewEntity, NewFact } from './graph-model.js';
 
 const entity = (overrides: Partial<NewEntity>): NewEntity => ({
@@ -79,4 +79,46 @@ describe('graph merge rules', () => {
       assert.equal(merged.predicate, 'works_at');
     });
   }
+});
+
+describe('entityNamesWithout', () => {
+  const entity = {
+    key: 'ingrid marit halvorsen',
+    name: 'Ingrid Marit Halvorsen',
+    aliases: ['Ingrid Marit Halvorsen', 'Ingrid Halvorsen', 'Dr. Halvorsen'],
+    alias_keys: ['ingrid marit halvorsen', 'ingrid halvorsen', 'dr. halvorsen'],
+  };
+  const table: { name: string; lost: string[]; want: ReturnType<typeof entityNamesWithout> }[] = [
+    { name: 'nothing lost', lost: [], want: { ...entity, renamed: false } },
+    {
+      name: 'its name lost: the first name kept replaces it, with its key',
+      lost: ['Ingrid Marit Halvorsen'],
+      want: {
+        key: 'ingrid halvorsen',
+        name: 'Ingrid Halvorsen',
+        aliases: ['Ingrid Halvorsen', 'Dr. Halvorsen'],
+        alias_keys: ['ingrid halvorsen', 'dr. halvorsen'],
+        renamed: true,
+      },
+    },
+    {
+      name: 'an alias lost: its key goes, the name stays',
+      lost: ['Dr. Halvorsen'],
+      want: { ...entity, aliases: entity.aliases.slice(0, 2), alias_keys: entity.alias_keys.slice(0, 2), renamed: false },
+    },
+    {
+      name: 'a lost spelling whose key a kept name shares keeps the key',
+      lost: ['INGRID HALVORSEN'],
+      want: { ...entity, renamed: false },
+    },
+  ];
+  for (const { name, lost, want } of table) {
+    it(name, () => assert.deepEqual(entityNamesWithout(entity, new Set(lost)), want));
+  }
+  it('keeps the key a name lost to the delete shares with one kept', () => {
+    const twoSpellings = { ...entity, aliases: [...entity.aliases, 'INGRID HALVORSEN'] };
+    const left = entityNamesWithout(twoSpellings, new Set(['INGRID HALVORSEN']));
+    assert.ok(left.alias_keys.includes('ingrid halvorsen'));
+    assert.ok(!left.aliases.includes('INGRID HALVORSEN'));
+  });
 });

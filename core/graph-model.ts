@@ -53,6 +53,11 @@ export interface NewMention {
    */
   validFrom?: Date | null;
   validTo?: Date | null;
+  /**
+   * Entities only: the names this memory gave the entity, as written. When the memory goes, an
+   * entity that others still mention keeps only the names they gave it (store/graph.ts).
+   */
+  names?: string[];
 }
 
 /**

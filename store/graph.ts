@@ -24,7 +24,7 @@ export { tokensOf, type GraphScope, type NewEntity, type NewFact, type NewMentio
 import { type Binary, type AnyBulkWriteOperation, type Collection, type Db, type Filter } from 'mongodb';
 import { sha256Hex } from '../core/hash.js';
 import type { EntityCandidate, GraphStore } from '../core/graph-store.js';
-import { entityMerge, factMerge, mergeInto } from '../core/graph-merge.js';
+import { entityMerge, entityNamesWithout, factMerge, mergeInto } from '../core/graph-merge.js';
 import type { TimelineFact } from '../core/fact-timeline.js';
 import { binaryToVector, vectorToBinary } from './chunks.js';
 
@@ -79,6 +79,8 @@ export interface MentionDoc {
   /** Facts: when this memory says the fact held (see NewMention); absent on rows written before validity existed. */
   valid_from?: Date | null;
   valid_to?: Date | null;
+  /** Entities: the names this memory gave the target (rows written before names were kept, and imported ones: absent). */
+  names?: string[];
 }
 
 /** An entity as the layers above the store read it: the row with `id`, without the name vector. */
@@ -98,6 +100,11 @@ const scopeFields = (scope: GraphScope) => ({ tenant_id: scope.tenantId, collect
 
 const mentionDoc = (scope: GraphScope, mention: NewMention): MentionDoc => ({
   _id: mentionIdFor(scope, mention),
+  ...mentionRow(scope, mention),
+});
+
+/** A provenance row as stored, without its id (the in-memory fakes keep the same rows). */
+export const mentionRow = (scope: GraphScope, mention: NewMention): Omit<MentionDoc, '_id'> => ({
   tenant_id: scope.tenantId,
   collection_id: scope.collectionId,
   memory_id: mention.memoryId,
@@ -108,6 +115,7 @@ const mentionDoc = (scope: GraphScope, mention: NewMention): MentionDoc => ({
   confidence: mention.confidence,
   description: mention.description,
   ...(mention.kind === 'fact' ? { valid_from: mention.validFrom ?? null, valid_to: mention.validTo ?? null } : {}),
+  ...(mention.kind === 'entity' && mention.names ? { names: mention.names } : {}),
 });
 
 export class GraphRepository implements GraphStore {
@@ -129,7 +137,8 @@ export class GraphRepository implements GraphStore {
       this.facts.createIndex({ collection_id: 1, object_id: 1 }),
       this.mentions.createIndex({ memory_id: 1, collection_id: 1 }),
       this.mentions.createIndex({ collection_id: 1, memory_id: 1 }),
-      this.mentions.createIndex({ target_id: 1 }),
+      // A target's rows, and whether any of them still gives it a name (dropRows).
+      this.mentions.createIndex({ target_id: 1, names: 1 }),
     ]);
   }
 
@@ -252,7 +261,7 @@ export class GraphRepository implements GraphStore {
     const rows = await this.mentions
       .find(
         { memory_id: memoryId, collection_id: { $in: collectionIds }, chunk_index: { $gte: fromChunk } },
-        { projection: { _id: 1, target_id: 1 } },
+        { projection: { _id: 1, target_id: 1, names: 1 } },
       )
       .toArray();
     await this.dropRows(rows);
@@ -267,17 +276,25 @@ export class GraphRepository implements GraphStore {
     if (memoryIds.length === 0) return;
     const filter: Record<string, unknown> = { memory_id: { $in: memoryIds } };
     if (onlyCollections) filter.collection_id = { $in: onlyCollections };
-    const rows = await this.mentions.find(filter, { projection: { _id: 1, target_id: 1 } }).toArray();
+    const rows = await this.mentions.find(filter, { projection: { _id: 1, target_id: 1, names: 1 } }).toArray();
     await this.dropRows(rows);
   }
 
   /**
    * Drops provenance rows, then every target left without any, and gives every target that keeps
-   * some a description from a surviving row (the dropped rows' memory may have written it).
+   * some a description from a surviving row (the dropped rows' memory may have written it), and
+   * only the names surviving rows gave it (entityNamesWithout).
    */
-  private async dropRows(rows: Pick<MentionDoc, '_id' | 'target_id'>[]): Promise<void> {
+  private async dropRows(rows: Pick<MentionDoc, '_id' | 'target_id' | 'names'>[]): Promise<void> {
     if (rows.length === 0) return;
     await this.mentions.deleteMany({ _id: { $in: rows.map((row) => row._id) } });
+    const droppedNames = new Map<string, Set<string>>();
+    for (const row of rows) {
+      if (!row.names?.length) continue;
+      let names = droppedNames.get(row.target_id);
+      if (!names) droppedNames.set(row.target_id, (names = new Set()));
+      for (const name of row.names) names.add(name);
+    }
     const targets = [...new Set(rows.map((row) => row.target_id))];
     // One surviving row per target, not all of them: deleting memories one by one around an
     // entity that thousands of memories mention would otherwise re-read its mentions every time.
@@ -301,7 +318,51 @@ export class GraphRepository implements GraphStore {
         }));
       await this.entities.bulkWrite(redescribe<EntityDoc>(), { ordered: false });
       await this.facts.bulkWrite(redescribe<FactDoc>(), { ordered: false });
+      await this.forgetNames(
+        batch.filter((id) => surviving.has(id) && droppedNames.has(id)),
+        droppedNames,
+      );
     }
+  }
+
+  /**
+   * Takes from each entity the names only the dropped rows gave it. Each name is looked up once in
+   * the target's rows (the {target_id, names} index), so the cost follows what was dropped, not how
+   * often the entity is mentioned. A target with a surviving row that records no names (written
+   * before names were kept, or imported from a snapshot) keeps all its names: nothing says which
+   * of them that row's memory gave it.
+   */
+  private async forgetNames(targets: string[], droppedNames: ReadonlyMap<string, ReadonlySet<string>>): Promise<void> {
+    const operations: AnyBulkWriteOperation<EntityDoc>[] = [];
+    await Promise.all(
+      targets.map(async (targetId) => {
+        // `names: null` matches a row without the field, and the index serves it (the driver's types know only arrays here).
+        const unrecorded = await this.mentions.findOne({ target_id: targetId, names: null } as unknown as Filter<MentionDoc>, {
+          projection: { _id: 1 },
+        });
+        if (unrecorded) return;
+        const lost = new Set<string>();
+        await Promise.all(
+          [...droppedNames.get(targetId)!].map(async (name) => {
+            const kept = await this.mentions.findOne({ target_id: targetId, names: name }, { projection: { _id: 1 } });
+            if (!kept) lost.add(name);
+          }),
+        );
+        if (lost.size === 0) return;
+        const entity = await this.entities.findOne({ _id: targetId }, { projection: { key: 1, name: 1, aliases: 1, alias_keys: 1 } });
+        if (!entity) return;
+        const { renamed, ...names } = entityNamesWithout(entity, lost);
+        operations.push({
+          updateOne: {
+            filter: { _id: targetId },
+            update: {
+              $set: { ...names, tokens: tokensOf(names.alias_keys), ...(renamed ? { name_vector: null } : {}), updated_at: new Date() },
+            },
+          },
+        });
+      }),
+    );
+    if (operations.length > 0) await this.entities.bulkWrite(operations, { ordered: false });
   }
 
   /** A target's description from one surviving provenance row ('' when none gives one), or null when none survives. */

@@ -75,6 +75,35 @@ describe('text of a deleted memory', () => {
   });
 });
 
+describe('names of a deleted memory', () => {
+  it('leave an entity that other memories still mention: it keeps only the names they gave it', async () => {
+    // The first memory creates the person under its full name; the second's shorter name joins it.
+    const first = await createMemory(tenant, { raw_text: 'Ingrid Marit Halvorsen leads the lab near Tromso.' });
+    await waitForStatus(tenant.api, first, ['complete']);
+    const second = await createMemory(tenant, { raw_text: 'Ingrid Halvorsen joined the board of the museum on Monday.' });
+    await waitForStatus(tenant.api, second, ['complete']);
+    const db = await database();
+    const stored = await db.collection('graph_entities').findOne({ collection_id: tenant.collectionId, alias_keys: 'ingrid halvorsen' });
+    assert.equal(stored?.name, 'Ingrid Marit Halvorsen', JSON.stringify(stored));
+
+    assert.equal((await tenant.api.delete(`/v1/memories/${first}`)).status, 200);
+    await eventually(
+      async () => assert.deepEqual(await documentsContaining('Marit'), [], 'no document of any collection holds the deleted memory’s name'),
+      10_000,
+      200,
+    );
+    const renamed = await db.collection('graph_entities').findOne({ collection_id: tenant.collectionId, alias_keys: 'ingrid halvorsen' });
+    assert.equal(renamed?.name, 'Ingrid Halvorsen', JSON.stringify(renamed));
+    assert.equal(renamed?.key, 'ingrid halvorsen');
+    const view = await graphOf(tenant.collectionId, 'Ingrid Halvorsen');
+    assert.ok(
+      view.entities.some((entity) => entity.name === 'Ingrid Halvorsen'),
+      JSON.stringify(view),
+    );
+    assert.ok(!JSON.stringify(view).includes('Marit'), JSON.stringify(view));
+  });
+});
+
 describe('the graph of a filtered search', () => {
   let red: string;
   let blue: string;

@@ -17,6 +17,7 @@ import type { NewTrace } from '../../../core/procedures/rules.js';
 import type { NewChunk, StoredChunk } from '../../../store/chunks.js';
 import type { IngestionProgressPayload } from '../../../store/events.js';
 import type { StoredFile } from '../../../store/files.js';
+import { mentionRow } from '../../../store/graph.js';
 import type { Store } from '../../../store/index.js';
 import { MemoryPurge } from '../../../store/memory-purge.js';
 import { derivedRepositories, FakeChunks, FakeFactEvents, FakeFiles, FakeProcedures, FakePurgeIntents } from './derived.js';
@@ -137,16 +138,7 @@ export class FakeGraph {
   }
 
   async mentionsOfMemories(memoryIds: string[]) {
-    return this.mentions
-      .filter((row) => memoryIds.includes(row.mention.memoryId))
-      .map(({ scope, mention }) => ({
-        tenant_id: scope.tenantId,
-        collection_id: scope.collectionId,
-        memory_id: mention.memoryId,
-        chunk_index: mention.chunkIndex,
-        target_kind: mention.kind,
-        target_id: mention.targetId,
-      }));
+    return this.mentions.filter((row) => memoryIds.includes(row.mention.memoryId)).map(({ scope, mention }) => mentionRow(scope, mention));
   }
 
   async entitiesByIds(ids: string[]): Promise<NewEntity[]> {
