@@ -183,21 +183,32 @@ export function rerankTurns(
  * Threads: a turn gains `weight` × how far its speaker's turn two before or after scores above it,
  * when the turn between them asks ("We went to a show." / "What's the band?" / "Summer Sounds!").
  * The scores are those after every other rule (episodes included), read from one snapshot, so the
- * order in which turns are visited does not matter. Only candidates lend: no chunk is read.
+ * order in which turns are visited does not matter. Only candidates lend, and only across a
+ * candidate that asks: nothing is read beyond what the ranking holds.
  */
 export function liftThreads(entries: FusedCandidate[], source: Pick<TurnSource, 'isQuestion' | 'speakerOf'>, weight: number): void {
-  const scores = new Map(entries.map((entry) => [entry.chunkId, entry.score]));
-  const gains = entries.map((entry) => {
+  // Each memory's candidates by turn index, parsed once: the lookups below are numeric.
+  const turnsOf = new Map<string, Map<number, FusedCandidate>>();
+  const placed = entries.map((entry) => {
     const position = chunkPosition(entry.chunkId);
-    const speaker = source.speakerOf(entry.chunkId);
-    if (!position || speaker === undefined) return 0;
+    if (!position) return null;
+    let turns = turnsOf.get(position.memoryId);
+    if (!turns) turnsOf.set(position.memoryId, (turns = new Map()));
+    turns.set(position.index, entry);
+    return { turns, index: position.index };
+  });
+  const gains = entries.map((entry, at) => {
+    if (!placed[at]) return 0;
+    const { turns, index } = placed[at];
     let gain = 0;
     for (const offset of [-2, 2]) {
-      const other = scores.get(neighbourId(position, offset));
-      if (other === undefined || other <= entry.score) continue;
-      if (source.speakerOf(neighbourId(position, offset)) !== speaker) continue;
-      if (!source.isQuestion(neighbourId(position, offset / 2))) continue;
-      gain = Math.max(gain, weight * (other - entry.score));
+      const other = turns.get(index + offset);
+      if (!other || other.score <= entry.score) continue;
+      const between = turns.get(index + offset / 2);
+      if (!between || !source.isQuestion(between.chunkId)) continue;
+      const speaker = source.speakerOf(entry.chunkId);
+      if (speaker === undefined || source.speakerOf(other.chunkId) !== speaker) continue;
+      gain = Math.max(gain, weight * (other.score - entry.score));
     }
     return gain;
   });

@@ -163,11 +163,12 @@ describe('threads', () => {
     assert.deepEqual(lifted({ 't:3': 2, 't:5': 1 }), { 't:3': 2, 't:5': 1 }, 'same speaker two after, no question between');
     assert.deepEqual(lifted({ 't:0': 2, 't:2': 1 }, 0), { 't:0': 2, 't:2': 1 }, 'weight 0');
     assert.deepEqual(lifted({ 't:2': 1 }), { 't:2': 1 }, 't:0 is no candidate');
+    assert.deepEqual(lifted({ 't:0': 2, 't:2': 1 }), { 't:0': 2, 't:2': 1 }, 'the question between is no candidate');
   });
 
   it('reads every lender before any turn gains, and never reorders the pair it lifts', () => {
     // t:2 lends to t:0 from the score it had, not from what it gained from t:4 (no question at t:3 anyway).
-    const after = lifted({ 't:0': 1, 't:2': 3, 't:4': 0.2 }, 0.5);
+    const after = lifted({ 't:0': 1, 't:1': 0.1, 't:2': 3, 't:4': 0.2 }, 0.5);
     assert.equal(after['t:0'], 2);
     assert.ok(after['t:0']! < after['t:2']!);
   });
