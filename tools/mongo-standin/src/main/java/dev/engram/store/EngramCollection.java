@@ -107,6 +107,9 @@ final class EngramCollection extends AbstractSynchronizedMongoCollection<Integer
         }
         int size = store.recordPut(this, document, journaled);
         setSize(position, size);
+        if (insertionOrder != null) {
+            insertionOrder.add(document);
+        }
         return position;
     }
 
@@ -126,7 +129,6 @@ final class EngramCollection extends AbstractSynchronizedMongoCollection<Integer
     public synchronized void addDocument(Document document) {
         super.addDocument(document);
         if (insertionOrder != null) {
-            insertionOrder.add(document);
             while (insertionOrder.size() > cap) {
                 removeDocument(insertionOrder.poll());
             }
