@@ -136,16 +136,20 @@ describe('threads', () => {
     't:0': 'Melanie: That pic was from a show I went to. It was so much fun!',
     't:1': "Caroline: Wow, what a fun moment! What's the band?",
     't:2': 'Melanie: "Summer Sounds", they played an awesome pop song.',
-    't:3': 'Melanie: And the crowd sang along.',
-    't:4': 'Caroline: Sounds great.',
+    't:3': 'Caroline: Did they play an encore?',
+    't:4': 'Melanie: They did, twice!',
     't:5': 'Caroline: I love live music.',
+    't:6': 'Melanie: Me too.',
+    'u:0': 'Melanie: We went camping last week.',
+    'u:1': 'Caroline: Really?',
+    'u:2': 'Caroline: Where did you go?',
   };
   const source = {
     isQuestion: (id: string) => thread[id]?.endsWith('?') ?? false,
     speakerOf: (id: string) => turnSpeaker(thread[id] ?? ''),
   };
   const scored = (scores: Record<string, number>): FusedCandidate[] =>
-    Object.entries(scores).map(([chunkId, score]) => ({ chunkId, memoryId: 't', score, breakdown: {} }));
+    Object.entries(scores).map(([chunkId, score]) => ({ chunkId, memoryId: chunkId.split(':')[0]!, score, breakdown: {} }));
   const lifted = (scores: Record<string, number>, weight = 0.3) => {
     const entries = scored(scores);
     liftThreads(entries, source, weight);
@@ -157,20 +161,24 @@ describe('threads', () => {
     assert.deepEqual(lifted({ 't:0': 1, 't:1': 0.5, 't:2': 2 }), { 't:0': 1.3, 't:1': 0.5, 't:2': 2 }, 'the topic before it');
   });
 
-  it('lends nothing without a question between, across speakers, to a higher turn, or from outside the candidates', () => {
-    assert.deepEqual(lifted({ 't:1': 2, 't:3': 1 }), { 't:1': 2, 't:3': 1 }, 'no question between (t:2), other speakers');
-    assert.deepEqual(lifted({ 't:2': 2, 't:4': 1 }), { 't:2': 2, 't:4': 1 }, 'the speaker two after is another');
-    assert.deepEqual(lifted({ 't:3': 2, 't:5': 1 }), { 't:3': 2, 't:5': 1 }, 'same speaker two after, no question between');
-    assert.deepEqual(lifted({ 't:0': 2, 't:2': 1 }, 0), { 't:0': 2, 't:2': 1 }, 'weight 0');
-    assert.deepEqual(lifted({ 't:2': 1 }), { 't:2': 1 }, 't:0 is no candidate');
-    assert.deepEqual(lifted({ 't:0': 2, 't:2': 1 }), { 't:0': 2, 't:2': 1 }, 'the question between is no candidate');
+  it('lends nothing without a question between, across speakers, between equals, or from outside the candidates', () => {
+    const cases: [string, Record<string, number>, number?][] = [
+      ['no question between (t:5)', { 't:4': 2, 't:5': 0.5, 't:6': 1 }],
+      ['the turn two away is another speaker', { 'u:0': 2, 'u:1': 0.5, 'u:2': 1 }],
+      ['neither scores above the other', { 't:0': 1, 't:1': 0.5, 't:2': 1 }],
+      ['weight 0', { 't:0': 2, 't:1': 0.5, 't:2': 1 }, 0],
+      ['the turn two away is no candidate', { 't:1': 0.5, 't:2': 1 }],
+      ['the question between is no candidate', { 't:0': 2, 't:2': 1 }],
+    ];
+    for (const [name, scores, weight] of cases) assert.deepEqual(lifted(scores, weight), scores, name);
   });
 
-  it('reads every lender before any turn gains, and never reorders the pair it lifts', () => {
-    // t:2 lends to t:0 from the score it had, not from what it gained from t:4 (no question at t:3 anyway).
-    const after = lifted({ 't:0': 1, 't:1': 0.1, 't:2': 3, 't:4': 0.2 }, 0.5);
-    assert.equal(after['t:0'], 2);
-    assert.ok(after['t:0']! < after['t:2']!);
+  it('lends the scores from before any turn gained, and never reorders the pair it lifts', () => {
+    // t:2 gains from t:4 (to 3); t:0 gains from what t:2 had (2), not from 3.
+    const after = lifted({ 't:0': 1, 't:1': 0.1, 't:2': 2, 't:3': 0.1, 't:4': 4 }, 0.5);
+    assert.equal(after['t:2'], 3);
+    assert.equal(after['t:0'], 1.5);
+    assert.ok(after['t:0']! < after['t:2']! && after['t:2']! < after['t:4']!);
   });
 
   it('is the last rule of the turn ranking', () => {
