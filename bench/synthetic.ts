@@ -13,6 +13,8 @@ import { vectorToBinary } from '../store/chunks.js';
 import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
 import type { Store } from '../store/index.js';
 import type { MemoryDoc } from '../store/memories.js';
+import { MAX_ENTITY_DESCRIPTION } from '../extractors/structure/local-extractor.js';
+import { clipText } from '../extractors/structure/normalize.js';
 import { seededRandom } from './texts.js';
 
 export interface SyntheticCorpusOptions {
@@ -166,7 +168,9 @@ export async function writeSyntheticCorpus(store: Store, options: SyntheticCorpu
   let memories: MemoryDoc[] = [];
   let written = 0;
   // A graph like the structuring stage would leave: every chunk mentions one of its own words as an
-  // entity, and every fifth chunk states a fact between two, so the graph signal has real work.
+  // entity, and every fifth chunk states a fact between two, so the graph signal has real work. A
+  // mention's description is what the graph builder writes: the sentence naming the entity, clipped
+  // as the extractor clips it (not the chunk's whole text, which made the graph 4-5x its real size).
   const scope = { tenantId: options.tenantId, collectionId: options.collectionId };
   let entities = new Map<string, NewEntity>();
   let facts = new Map<string, NewFact>();
@@ -229,6 +233,9 @@ export async function writeSyntheticCorpus(store: Store, options: SyntheticCorpu
     });
     texts.forEach((chunkText, index) => {
       const words = chunkText.split(' ').filter((word) => word.length > 5);
+      const sentences = chunkText.split(/(?<=\.) /u);
+      const describe = (word: string): string =>
+        clipText(sentences.find((sentence) => sentence.includes(word)) ?? chunkText, MAX_ENTITY_DESCRIPTION);
       const subject = words.length > 0 ? entityOf(words[Math.floor(random() * words.length)]!.replace(/\.$/, '')) : null;
       if (subject)
         mentions.push({
@@ -238,7 +245,7 @@ export async function writeSyntheticCorpus(store: Store, options: SyntheticCorpu
           targetId: subject.id,
           count: 1,
           confidence: 1,
-          description: chunkText,
+          description: describe(subject.name),
         });
       if (subject && index % 5 === 0 && words.length > 1) {
         const object = entityOf(words[Math.floor(random() * words.length)]!.replace(/\.$/, ''));
@@ -259,7 +266,7 @@ export async function writeSyntheticCorpus(store: Store, options: SyntheticCorpu
             targetId: object.id,
             count: 1,
             confidence: 1,
-            description: chunkText,
+            description: describe(object.name),
           });
           mentions.push({
             memoryId,

@@ -123,8 +123,12 @@ export class GraphPartition {
   /** Target id → chunk id → mentions in that chunk and what its memory says about the target. */
   private readonly provenance = new Map<string, Map<string, ChunkProvenance>>();
   private readonly byMemory = new Map<string, ProvenanceRow[]>();
-  /** Chunk id → the entities and facts it mentions: what the hits of a search are about. */
-  private readonly targetsOfChunk = new Map<string, Set<string>>();
+  /**
+   * Chunk id → the entities and facts it mentions, each once, in the order first met: what the
+   * hits of a search are about. Arrays, not Sets: a chunk names a few, and a 100k-chunk load makes
+   * one per chunk.
+   */
+  private readonly targetsOfChunk = new Map<string, string[]>();
   /** Subject id → its facts' timelines, for one classifier; dropped whenever a memory changes. */
   private timelineCache: { classifier: PredicateClassifier; bySubject: Map<string, Map<string, FactTimeline>> } | null = null;
 
@@ -146,8 +150,80 @@ export class GraphPartition {
     const partition = new GraphPartition();
     const entities = new Map(state.entities.map((entity) => [entity.id, entity]));
     const facts = new Map(state.facts.map((fact) => [fact.id, fact]));
-    for (const { memoryId, rows } of state.memories) partition.setMemory(memoryId, rows, entities, facts);
+    if (new Set(state.memories.map((memory) => memory.memoryId)).size === state.memories.length)
+      partition.setMemoriesInBulk(state.memories, entities, facts);
+    else for (const { memoryId, rows } of state.memories) partition.setMemory(memoryId, rows, entities, facts);
     return partition;
+  }
+
+  /**
+   * What setMemory of each of these (distinct, new) memories in order leaves, with less work per
+   * row (a cold load sets 138,000 rows at 100k chunks): one lookup of the row's target, whose
+   * record is put, provenance map made and weight summed the first time it is met (the weights
+   * stored at the end), and a memory's chunk ids and their target lists made once. The maps end in
+   * the order setMemory leaves them: targets, chunks and weights at their first row, and an
+   * entity's place among the ids of an alias key at its last row (setMemory puts it again at each
+   * row, which moves it to the end). Weights are summed in row order, as setMemory sums them.
+   */
+  private setMemoriesInBulk(
+    memories: GraphState['memories'],
+    entities: ReadonlyMap<string, GraphEntityInfo>,
+    facts: ReadonlyMap<string, GraphFactInfo>,
+  ): void {
+    const targets = new Map<
+      string,
+      { entity: GraphEntityInfo | undefined; chunks: Map<string, ChunkProvenance>; weight: number; lastRow: number }
+    >();
+    let entityRows = 0;
+    const chunkIds: string[] = [];
+    const chunkTargets: string[][] = [];
+    for (const { memoryId, rows } of memories) {
+      if (rows.length === 0) continue;
+      chunkIds.length = 0;
+      chunkTargets.length = 0;
+      const kept: ProvenanceRow[] = [];
+      for (const row of rows) {
+        let target = targets.get(row.targetId);
+        if (!target) {
+          const entity = entities.get(row.targetId);
+          const fact = entity ? undefined : facts.get(row.targetId);
+          if (entity) this.entities.set(entity.id, entity);
+          else if (fact) this.putFact(fact);
+          else continue;
+          target = { entity, chunks: new Map(), weight: 0, lastRow: 0 };
+          targets.set(row.targetId, target);
+          this.provenance.set(row.targetId, target.chunks);
+        }
+        if (target.entity) target.lastRow = entityRows++;
+        kept.push(row);
+        target.weight += row.count;
+        const id = (chunkIds[row.chunkIndex] ??= chunkId(memoryId, row.chunkIndex));
+        const known = target.chunks.get(id);
+        if (known) {
+          known.count += row.count;
+          if (!known.description) known.description = row.description;
+        } else
+          target.chunks.set(id, {
+            count: row.count,
+            description: row.description,
+            validFrom: row.validFrom ?? null,
+            validTo: row.validTo ?? null,
+          });
+        const named = chunkTargets[row.chunkIndex];
+        if (!named) this.targetsOfChunk.set(id, (chunkTargets[row.chunkIndex] = [row.targetId]));
+        else if (!named.includes(row.targetId)) named.push(row.targetId);
+      }
+      this.byMemory.set(memoryId, kept);
+    }
+    const named: { entity: GraphEntityInfo; lastRow: number }[] = [];
+    for (const [id, target] of targets) {
+      this.weights.set(id, target.weight);
+      if (target.entity) named.push({ entity: target.entity, lastRow: target.lastRow });
+    }
+    // Alias keys' ids in the order of their entities' last rows, as repeated puts leave them.
+    named.sort((a, b) => a.lastRow - b.lastRow);
+    for (const { entity } of named) this.addAliases(entity);
+    this.timelineCache = null;
   }
 
   get entityCount(): number {
@@ -183,22 +259,23 @@ export class GraphPartition {
       else if (fact) this.putFact(fact);
       else continue;
       kept.push(row);
-      const id = chunkId(memoryId, row.chunkIndex);
-      let chunks = this.provenance.get(row.targetId);
-      if (!chunks) this.provenance.set(row.targetId, (chunks = new Map()));
-      const known = chunks.get(id);
-      chunks.set(id, {
-        count: (known?.count ?? 0) + row.count,
-        description: known?.description || row.description,
-        validFrom: known ? known.validFrom : (row.validFrom ?? null),
-        validTo: known ? known.validTo : (row.validTo ?? null),
-      });
-      let targets = this.targetsOfChunk.get(id);
-      if (!targets) this.targetsOfChunk.set(id, (targets = new Set()));
-      targets.add(row.targetId);
-      this.weights.set(row.targetId, (this.weights.get(row.targetId) ?? 0) + row.count);
+      this.addProvenance(chunkId(memoryId, row.chunkIndex), row);
     }
     this.byMemory.set(memoryId, kept);
+  }
+
+  /** Adds one row of a memory (its target put already) to the provenance, chunk targets and weights. */
+  private addProvenance(id: string, row: ProvenanceRow): void {
+    let chunks = this.provenance.get(row.targetId);
+    if (!chunks) this.provenance.set(row.targetId, (chunks = new Map()));
+    const known = chunks.get(id);
+    if (known) known.count += row.count;
+    else chunks.set(id, { count: row.count, description: row.description, validFrom: row.validFrom ?? null, validTo: row.validTo ?? null });
+    if (known && !known.description) known.description = row.description;
+    const targets = this.targetsOfChunk.get(id);
+    if (!targets) this.targetsOfChunk.set(id, [row.targetId]);
+    else if (!targets.includes(row.targetId)) targets.push(row.targetId);
+    this.weights.set(row.targetId, (this.weights.get(row.targetId) ?? 0) + row.count);
   }
 
   removeMemory(memoryId: string): void {
@@ -225,6 +302,10 @@ export class GraphPartition {
     const previous = this.entities.get(entity.id);
     if (previous) for (const key of previous.aliasKeys) this.byAlias.get(key)?.delete(entity.id);
     this.entities.set(entity.id, entity);
+    this.addAliases(entity);
+  }
+
+  private addAliases(entity: GraphEntityInfo): void {
     for (const key of entity.aliasKeys) {
       let ids = this.byAlias.get(key);
       if (!ids) this.byAlias.set(key, (ids = new Set()));
@@ -275,7 +356,7 @@ export class GraphPartition {
   }
 
   /** The entities and facts a chunk mentions. */
-  targetsOf(chunk: string): ReadonlySet<string> | undefined {
+  targetsOf(chunk: string): readonly string[] | undefined {
     return this.targetsOfChunk.get(chunk);
   }
 

@@ -18,7 +18,7 @@ import {
   type ProvenanceRow,
 } from './graph-index.js';
 import type { LexicalIndex } from './lexical-index.js';
-import { turnFactsOf, type PartitionSnapshot } from './partition-snapshot.js';
+import { turnFactsOf, type DecodedPartitionSnapshot } from './partition-snapshot.js';
 import type { TurnFacts } from './turn-facts.js';
 import type { VectorIndex } from './vector-index.js';
 
@@ -37,7 +37,7 @@ const RECONCILE_ROUNDS = 3;
 export class SnapshotUnusable extends Error {}
 
 /** A decoded snapshot, the index-feed seq its state was at, and its size in bytes (about what its partitions hold). */
-export type SeqSnapshot = PartitionSnapshot & { seq: number; bytes: number };
+export type SeqSnapshot = DecodedPartitionSnapshot & { seq: number; bytes: number };
 
 /** The in-process indexes of one search index, all partitioned by collection. */
 export interface PartitionedIndexes {

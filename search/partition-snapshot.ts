@@ -78,12 +78,26 @@ export interface VectorColumns {
   rows: Float32Array;
 }
 
+/**
+ * The vector rows of a decoded snapshot: their bytes (little-endian float32) as pieces in order,
+ * views of the parts the store read, so that they are copied once, into the row store
+ * (Partition.fromRows), and not first into one buffer of their own.
+ */
+export interface DecodedVectorColumns {
+  dimensions: number;
+  lexicalSlot: Int32Array;
+  rowBytes: readonly Uint8Array[];
+}
+
 export interface PartitionSnapshot {
   lexical: LexicalState;
   turns: TurnColumns;
   vectors: VectorColumns;
   graph: GraphState;
 }
+
+/** What decodePartitionSnapshot gives: a PartitionSnapshot whose vector rows are still bytes. */
+export type DecodedPartitionSnapshot = Omit<PartitionSnapshot, 'vectors'> & { vectors: DecodedVectorColumns };
 
 /** The vector rows as a snapshot keeps them: each row's chunk named by its slot in the lexical state. */
 export function vectorColumns(
@@ -105,7 +119,10 @@ export function vectorColumns(
 }
 
 /** The vector partition's chunk and memory ids, in its slot order (the inverse of vectorColumns). */
-export function vectorIdsOf(snapshot: PartitionSnapshot): { chunkIds: string[]; memoryIds: string[] } {
+export function vectorIdsOf(snapshot: Pick<PartitionSnapshot, 'lexical'> & { vectors: { lexicalSlot: Int32Array } }): {
+  chunkIds: string[];
+  memoryIds: string[];
+} {
   const { chunkIds, memoryIds } = snapshot.lexical;
   const slots = snapshot.vectors.lexicalSlot;
   return {
@@ -140,8 +157,12 @@ export function turnColumns(chunkIds: readonly string[], factOf: (chunkId: strin
   return { flags, dateCount, dates, speaker, speakers };
 }
 
+const NO_DATES = new Float64Array(0);
+
 /** The turn facts a snapshot holds, chunk by chunk in slot order (the inverse of turnColumns). */
-export function* turnFactsOf(snapshot: PartitionSnapshot): Generator<{ chunkId: string; memoryId: string; fact: TurnFact }> {
+export function* turnFactsOf(
+  snapshot: Pick<PartitionSnapshot, 'lexical' | 'turns'>,
+): Generator<{ chunkId: string; memoryId: string; fact: TurnFact }> {
   const { chunkIds, memoryIds } = snapshot.lexical;
   const { flags, dateCount, dates, speaker, speakers } = snapshot.turns;
   let at = 0;
@@ -150,7 +171,8 @@ export function* turnFactsOf(snapshot: PartitionSnapshot): Generator<{ chunkId: 
     const fact = {
       question: (flags[slot]! & 1) === 1,
       answers: flags[slot]! >> 1,
-      dates: dates.slice(at, at + count),
+      // Most turns speak of no date: they share one empty array (nothing writes to a fact's dates).
+      dates: count === 0 ? NO_DATES : dates.slice(at, at + count),
       speaker: speakers[speaker[slot]!],
     };
     yield { chunkId: chunkIds[slot]!, memoryId: memoryIds[slot]!, fact };
@@ -319,40 +341,84 @@ export function encodePartitionSnapshot(snapshot: PartitionSnapshot): Buffer {
   return out;
 }
 
-/** Reads sections in order from aligned bytes; throws on anything that runs past the end. */
+/**
+ * Reads sections in order from the snapshot's bytes, given as one buffer or as the pieces the store
+ * read (any sizes, any alignment); throws on anything that runs past the end. A section within one
+ * piece is a view of it; one across pieces, or not aligned for its typed array, is copied.
+ */
 class SectionReader {
+  private part = 0;
   private offset = 0;
 
-  constructor(private readonly data: Uint8Array) {}
+  constructor(private readonly parts: readonly Uint8Array[]) {
+    this.skipEmpty();
+  }
 
   get done(): boolean {
-    return this.offset === this.data.byteLength;
+    return this.part === this.parts.length;
+  }
+
+  private skipEmpty(): void {
+    while (this.part < this.parts.length && this.offset === this.parts[this.part]!.byteLength) {
+      this.part++;
+      this.offset = 0;
+    }
+  }
+
+  /** The next `byteLength` bytes as views of the pieces they lie in, then the section's padding skipped. */
+  pieces(byteLength: number): Uint8Array[] {
+    if (byteLength < 0) throw new Error('index snapshot: truncated');
+    const views: Uint8Array[] = [];
+    for (let need = padded(byteLength), wanted = byteLength; need > 0;) {
+      const current = this.parts[this.part];
+      if (!current) throw new Error('index snapshot: truncated');
+      const step = Math.min(need, current.byteLength - this.offset);
+      const kept = Math.min(step, wanted);
+      // Plain views, whatever the pieces are (a driver's Buffers): the sections decode alike.
+      if (kept > 0) views.push(new Uint8Array(current.buffer, current.byteOffset + this.offset, kept));
+      wanted -= kept;
+      need -= step;
+      this.offset += step;
+      this.skipEmpty();
+    }
+    return views;
   }
 
   take(byteLength: number): Uint8Array {
-    if (byteLength < 0 || this.offset + byteLength > this.data.byteLength) throw new Error('index snapshot: truncated');
-    const view = this.data.subarray(this.offset, this.offset + byteLength);
-    this.offset += padded(byteLength);
-    return view;
+    const views = this.pieces(byteLength);
+    if (views.length === 1) return views[0]!;
+    const joined = new Uint8Array(byteLength);
+    let at = 0;
+    for (const view of views) {
+      joined.set(view, at);
+      at += view.byteLength;
+    }
+    return joined;
+  }
+
+  /** The next section, at an offset its typed array can view (copied when it is not). */
+  private aligned(byteLength: number, alignment: number): Uint8Array {
+    const view = this.take(byteLength);
+    return view.byteOffset % alignment === 0 ? view : new Uint8Array(view);
   }
 
   ints(count: number): Int32Array {
-    const view = this.take(count * 4);
+    const view = this.aligned(count * 4, 4);
     return new Int32Array(view.buffer, view.byteOffset, count);
   }
 
   uints(count: number): Uint32Array {
-    const view = this.take(count * 4);
+    const view = this.aligned(count * 4, 4);
     return new Uint32Array(view.buffer, view.byteOffset, count);
   }
 
-  floats(count: number): Float32Array {
-    const view = this.take(count * 4);
-    return new Float32Array(view.buffer, view.byteOffset, count);
+  shorts(count: number): Uint16Array {
+    const view = this.aligned(count * 2, 2);
+    return new Uint16Array(view.buffer, view.byteOffset, count);
   }
 
   doubles(count: number): Float64Array {
-    const view = this.take(count * 8);
+    const view = this.aligned(count * 8, 8);
     return new Float64Array(view.buffer, view.byteOffset, count);
   }
 
@@ -434,13 +500,15 @@ function decodeGraph(reader: SectionReader): GraphState {
     for (; row < end; row++) {
       const targetId = targetIds[target[row]!];
       if (targetId === undefined) throw new Error('index snapshot: graph row target out of range');
-      rows.push({
-        targetId,
-        chunkIndex: chunkIndex[row]!,
-        count: count[row]!,
-        description: str(description[row]!),
-        ...(flags[row]! & HAS_VALIDITY ? { validFrom: date(validFrom[row]!), validTo: date(validTo[row]!) } : {}),
-      });
+      const at = chunkIndex[row]!;
+      const times = count[row]!;
+      const said = str(description[row]!);
+      // Literals, not a spread of the validity: 138,000 rows at 100k chunks, each copied by a spread.
+      rows.push(
+        flags[row]! & HAS_VALIDITY
+          ? { targetId, chunkIndex: at, count: times, description: said, validFrom: date(validFrom[row]!), validTo: date(validTo[row]!) }
+          : { targetId, chunkIndex: at, count: times, description: said },
+      );
     }
     memories.push({ memoryId: str(memoryIds[i]!), rows });
   }
@@ -448,10 +516,13 @@ function decodeGraph(reader: SectionReader): GraphState {
   return { entities, facts, memories };
 }
 
-/** Decodes what encodePartitionSnapshot wrote; throws on anything malformed. */
-export function decodePartitionSnapshot(bytes: Uint8Array): PartitionSnapshot {
-  // Typed-array views need aligned offsets: work on an aligned copy when the input is not.
-  const reader = new SectionReader(bytes.byteOffset % 8 === 0 ? bytes : new Uint8Array(bytes));
+/**
+ * Decodes what encodePartitionSnapshot wrote, from one buffer or from its bytes in pieces (the
+ * parts the store read, in order); throws on anything malformed. The result may view the input:
+ * it holds the input's memory until it is built into partitions.
+ */
+export function decodePartitionSnapshot(bytes: Uint8Array | readonly Uint8Array[]): DecodedPartitionSnapshot {
+  const reader = new SectionReader(bytes instanceof Uint8Array ? [bytes] : bytes);
   const header = reader.uints(HEADER_WORDS);
   const [version, slots, terms, postings, dates, chunkIdBytes, memoryIdBytes, termBytes, speakerCount, speakerBytes, dimensions] =
     header as unknown as number[];
@@ -462,8 +533,7 @@ export function decodePartitionSnapshot(bytes: Uint8Array): PartitionSnapshot {
   const docLength = reader.ints(slots!);
   const termLength = reader.ints(terms!);
   const postingSlots = reader.ints(postings!);
-  const frequencyBytes = reader.take(postings! * 2);
-  const postingFrequencies = new Uint16Array(frequencyBytes.buffer, frequencyBytes.byteOffset, postings!);
+  const postingFrequencies = reader.shorts(postings!);
   const flags = reader.take(slots!);
   const dateCount = reader.ints(slots!);
   const speaker = reader.ints(slots!);
@@ -472,13 +542,13 @@ export function decodePartitionSnapshot(bytes: Uint8Array): PartitionSnapshot {
   for (const index of speaker) if (index < -1 || index >= speakers.length) throw new Error('index snapshot: speaker out of range');
   const lexicalSlot = reader.ints(slots!);
   for (const slot of lexicalSlot) if (slot < 0 || slot >= slots!) throw new Error('index snapshot: vector slot out of range');
-  const rows = reader.floats(slots! * dimensions!);
+  const rowBytes = reader.pieces(slots! * dimensions! * 4);
   const graph = decodeGraph(reader);
   if (!reader.done) throw new Error('index snapshot: trailing bytes');
   return {
     lexical: { chunkIds, memoryIds, docLength, terms: termList, termLength, postingSlots, postingFrequencies },
     turns: { flags, dateCount, dates: dateValues, speaker, speakers },
-    vectors: { dimensions: dimensions!, lexicalSlot, rows },
+    vectors: { dimensions: dimensions!, lexicalSlot, rowBytes },
     graph,
   };
 }

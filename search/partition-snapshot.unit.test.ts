@@ -66,6 +66,21 @@ const lexicalOnly = (lexical: LexicalState): PartitionSnapshot => ({
   graph: NO_GRAPH,
 });
 
+/**
+ * The bytes split as the store may hand them over: pieces of `size` bytes (the last shorter), each
+ * at an odd offset of its own buffer, so no section is aligned for its typed array.
+ */
+function inPieces(bytes: Uint8Array, size: number): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  for (let at = 0; at < bytes.byteLength; at += size) {
+    const piece = bytes.subarray(at, Math.min(bytes.byteLength, at + size));
+    const buffer = new Uint8Array(piece.byteLength + 3);
+    buffer.set(piece, 3);
+    pieces.push(buffer.subarray(3));
+  }
+  return pieces;
+}
+
 describe('partition snapshot', () => {
   it('rebuilds a lexical partition that scores every query exactly as the original', () => {
     const { index, partition } = churned();
@@ -128,6 +143,34 @@ describe('partition snapshot', () => {
     assert.deepEqual(restored.bytes('c'), turns.bytes('c'));
   });
 
+  it('decodes the same from misaligned pieces of any size as from one buffer', () => {
+    const { partition, turns } = churned();
+    const state = partition.exportState();
+    const dimensions = 8;
+    const rows = Float32Array.from({ length: state.chunkIds.length * dimensions }, (_, i) => Math.sin(i));
+    const bytes = encodePartitionSnapshot({
+      ...lexicalOnly(state),
+      turns: turnColumns(state.chunkIds, (chunkId) => turns.factOf('c', chunkId)),
+      vectors: vectorColumns(dimensions, state.chunkIds, { chunkIds: state.chunkIds, rows }),
+      graph: {
+        entities: [{ id: 'e1', name: 'Lisbon', category: 'place', description: 'naïve café in Lisbon', aliasKeys: ['lisbon'] }],
+        facts: [],
+        memories: [{ memoryId: 'm1', rows: [{ targetId: 'e1', chunkIndex: 0, count: 2, description: 'it says Lisbon' }] }],
+      },
+    });
+    const whole = decodePartitionSnapshot(bytes);
+    const rowBytesOf = (pieces: readonly Uint8Array[]): Buffer => Buffer.concat(pieces);
+    for (const size of [1, 3, 7, 64, 1000, bytes.byteLength]) {
+      const decoded = decodePartitionSnapshot(inPieces(bytes, size));
+      assert.deepEqual(decoded.lexical, whole.lexical, `lexical, pieces of ${size}`);
+      assert.deepEqual(decoded.turns, whole.turns, `turns, pieces of ${size}`);
+      assert.deepEqual(decoded.graph, whole.graph, `graph, pieces of ${size}`);
+      assert.deepEqual(decoded.vectors.lexicalSlot, whole.vectors.lexicalSlot);
+      assert.deepEqual(rowBytesOf(decoded.vectors.rowBytes), Buffer.from(rows.buffer), `vector rows, pieces of ${size}`);
+    }
+    assert.throws(() => decodePartitionSnapshot(inPieces(bytes.subarray(0, bytes.byteLength - 8), 1000)), /truncated/);
+  });
+
   it('refuses truncated or foreign bytes instead of building a wrong partition', () => {
     const { partition } = churned();
     const state = partition.exportState();
@@ -145,50 +188,56 @@ describe('partition snapshot', () => {
     assert.match(SNAPSHOT_FORMAT, /^partition-4-[0-9a-f]{16}$/);
   });
 
-  it('rebuilds a vector partition that ranks every query bit for bit as the original, before and after later changes', () => {
-    const dimensions = 20; // padded to 32 floats per row: the rows are stored without the padding
-    const random = seededRandom(21);
-    const vector = (): Float32Array => Float32Array.from({ length: dimensions }, () => random() * 2 - 1);
-    const vectors = new VectorIndex(dimensions);
-    const lexical = new LexicalIndex();
-    const original = vectors.createPartition('c');
-    const words = lexical.createPartition('c');
-    const upsert = (chunkId: string, memoryId: string, text: string, row: Float32Array): void => {
-      vectors.partition('c')!.upsert(chunkId, memoryId, row);
-      lexical.partition('c')!.upsert(chunkId, memoryId, text);
-    };
-    for (const [i, text] of texts(1500, 31).entries()) upsert(`m${Math.floor(i / 5)}:${i % 5}`, `m${Math.floor(i / 5)}`, text, vector());
-    // Swap-removals leave the slots in an order no insertion gives.
-    for (let m = 0; m < 300; m += 7) {
-      vectors.removeMemory(`m${m}`);
-      lexical.removeMemory(`m${m}`);
-    }
-    const state = words.exportState();
-    const snapshot = decodePartitionSnapshot(
-      encodePartitionSnapshot({ ...lexicalOnly(state), vectors: vectorColumns(dimensions, state.chunkIds, original.exportRows()) }),
-    );
-    const ids = vectorIdsOf(snapshot);
-    const rebuilt = new VectorIndex(dimensions);
-    rebuilt.setPartition('c', rebuilt.partitionOfRows(ids.chunkIds, ids.memoryIds, snapshot.vectors.rows));
-    assert.deepEqual([...rebuilt.entries(['c'])], [...vectors.entries(['c'])], 'the same slots in the same order');
-    assert.equal(rebuilt.partition('c')!.bytes, original.bytes, 'the same room as a partition grown row by row');
-    const queries = Array.from({ length: 12 }, vector);
-    const same = (label: string): void => {
-      for (const query of queries) assert.deepEqual(rebuilt.search(query, ['c'], 25), vectors.search(query, ['c'], 25), label);
-    };
-    same('as loaded');
-    for (const index of [vectors, rebuilt]) {
-      const changes = seededRandom(41);
-      for (let i = 0; i < 200; i++)
-        index.partition('c')!.upsert(
-          `n${i}:0`,
-          `n${i}`,
-          Float32Array.from({ length: dimensions }, () => changes()),
-        );
-      for (let m = 1; m < 300; m += 11) index.removeMemory(`m${m}`);
-    }
-    same('after upserts and removals');
-  });
+  // 20: padded to 32 floats per row, the rows are stored without the padding; 32: no padding, the
+  // row bytes are copied straight from the pieces into the row store.
+  for (const dimensions of [20, 32])
+    it(`rebuilds a vector partition (${dimensions} dimensions) from the store's pieces that ranks every query bit for bit as the original, before and after later changes`, () => {
+      const random = seededRandom(21);
+      const vector = (): Float32Array => Float32Array.from({ length: dimensions }, () => random() * 2 - 1);
+      const vectors = new VectorIndex(dimensions);
+      const lexical = new LexicalIndex();
+      const original = vectors.createPartition('c');
+      const words = lexical.createPartition('c');
+      const upsert = (chunkId: string, memoryId: string, text: string, row: Float32Array): void => {
+        vectors.partition('c')!.upsert(chunkId, memoryId, row);
+        lexical.partition('c')!.upsert(chunkId, memoryId, text);
+      };
+      for (const [i, text] of texts(1500, 31).entries()) upsert(`m${Math.floor(i / 5)}:${i % 5}`, `m${Math.floor(i / 5)}`, text, vector());
+      // Swap-removals leave the slots in an order no insertion gives.
+      for (let m = 0; m < 300; m += 7) {
+        vectors.removeMemory(`m${m}`);
+        lexical.removeMemory(`m${m}`);
+      }
+      const state = words.exportState();
+      const snapshot = decodePartitionSnapshot(
+        inPieces(
+          encodePartitionSnapshot({ ...lexicalOnly(state), vectors: vectorColumns(dimensions, state.chunkIds, original.exportRows()) }),
+          4099,
+        ),
+      );
+      assert.ok(snapshot.vectors.rowBytes.length > 1, 'the rows span several pieces');
+      const ids = vectorIdsOf(snapshot);
+      const rebuilt = new VectorIndex(dimensions);
+      rebuilt.setPartition('c', rebuilt.partitionOfRows(ids.chunkIds, ids.memoryIds, snapshot.vectors.rowBytes));
+      assert.deepEqual([...rebuilt.entries(['c'])], [...vectors.entries(['c'])], 'the same slots in the same order');
+      assert.equal(rebuilt.partition('c')!.bytes, original.bytes, 'the same room as a partition grown row by row');
+      const queries = Array.from({ length: 12 }, vector);
+      const same = (label: string): void => {
+        for (const query of queries) assert.deepEqual(rebuilt.search(query, ['c'], 25), vectors.search(query, ['c'], 25), label);
+      };
+      same('as loaded');
+      for (const index of [vectors, rebuilt]) {
+        const changes = seededRandom(41);
+        for (let i = 0; i < 200; i++)
+          index.partition('c')!.upsert(
+            `n${i}:0`,
+            `n${i}`,
+            Float32Array.from({ length: dimensions }, () => changes()),
+          );
+        for (let m = 1; m < 300; m += 11) index.removeMemory(`m${m}`);
+      }
+      same('after upserts and removals');
+    });
 
   it('rebuilds a graph partition that matches, ranks hits and replays timelines exactly as the original', () => {
     const random = seededRandom(51);

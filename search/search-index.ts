@@ -519,7 +519,7 @@ export class SearchIndex {
       // Each built whole from the snapshot's bytes (no chunk or graph document is read), one per
       // event-loop turn so that no single step holds the loop for the whole load.
       const { chunkIds, memoryIds } = vectorIdsOf(snapshot);
-      const vector = this.index.partitionOfRows(chunkIds, memoryIds, snapshot.vectors.rows);
+      const vector = this.index.partitionOfRows(chunkIds, memoryIds, snapshot.vectors.rowBytes);
       await nextTurn();
       const lexical = LexicalPartition.fromState(snapshot.lexical);
       await nextTurn();
@@ -581,10 +581,10 @@ export class SearchIndex {
     const stored = await this.store.indexSnapshots.read(collectionId, this.modelId);
     if (!stored || stored.format !== SNAPSHOT_FORMAT) return null;
     try {
-      const snapshot = decodePartitionSnapshot(stored.bytes);
+      const snapshot = decodePartitionSnapshot(stored.parts);
       if (snapshot.vectors.dimensions !== this.index.dimensions)
         throw new Error(`index snapshot: ${snapshot.vectors.dimensions} dimensions, index has ${this.index.dimensions}`);
-      return { ...snapshot, seq: stored.seq, bytes: stored.bytes.byteLength };
+      return { ...snapshot, seq: stored.seq, bytes: stored.byteLength };
     } catch (error) {
       this.logger.warn({ collectionId, err: error }, 'index snapshot unreadable: loading from the chunks');
       return null;

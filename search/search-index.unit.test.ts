@@ -238,7 +238,14 @@ class SnapshotKeepingStore extends FakeStore {
   override indexSnapshots: SearchIndexStore['indexSnapshots'] = {
     read: () => Promise.resolve(this.saved),
     write: (meta, bytes) => {
-      this.saved = { ...meta, generation: 'g1', bytes: Uint8Array.from(bytes) };
+      // In pieces of an odd size at odd offsets, as no store would align them.
+      const parts = Array.from({ length: Math.ceil(bytes.byteLength / 1001) }, (_, i) => {
+        const piece = bytes.subarray(i * 1001, (i + 1) * 1001);
+        const buffer = new Uint8Array(piece.byteLength + 1);
+        buffer.set(piece, 1);
+        return buffer.subarray(1);
+      });
+      this.saved = { ...meta, generation: 'g1', parts, byteLength: bytes.byteLength };
       return Promise.resolve('g1');
     },
     removeGeneration: () => {

@@ -469,22 +469,35 @@ export class Partition {
 
   /**
    * A partition holding exactly these rows in this slot order (exportRows' output), sized to them:
-   * a load from a snapshot copies them in at once instead of one chunk at a time.
+   * a load from a snapshot copies them in at once instead of one chunk at a time. The rows may come
+   * as their bytes (little-endian float32) in pieces of any size, as a snapshot's parts hold them:
+   * copied straight into the row store.
    */
   static fromRows(
     dimensions: number,
     chunkIds: readonly string[],
     memoryIds: readonly string[],
-    rows: Float32Array,
+    rows: Float32Array | readonly Uint8Array[],
     capacity = chunkIds.length,
   ): Partition {
     const count = chunkIds.length;
-    if (memoryIds.length !== count || rows.length !== count * dimensions) throw new Error('vector rows: inconsistent lengths');
+    const floats = rows instanceof Float32Array ? rows.length : rows.reduce((sum, piece) => sum + piece.byteLength, 0) / 4;
+    if (memoryIds.length !== count || floats !== count * dimensions) throw new Error('vector rows: inconsistent lengths');
     const partition = new Partition(dimensions, Math.max(count, capacity));
     const target = partition.store.rows;
     const stride = partition.stride;
-    if (stride === dimensions) target.set(rows);
-    else for (let slot = 0; slot < count; slot++) target.set(rows.subarray(slot * dimensions, (slot + 1) * dimensions), slot * stride);
+    if (!(rows instanceof Float32Array) && stride === dimensions) {
+      const bytes = new Uint8Array(target.buffer, target.byteOffset, target.byteLength);
+      let at = 0;
+      for (const piece of rows) {
+        bytes.set(piece, at);
+        at += piece.byteLength;
+      }
+    } else {
+      const values = rows instanceof Float32Array ? rows : joinedFloats(rows, floats);
+      if (stride === dimensions) target.set(values);
+      else for (let slot = 0; slot < count; slot++) target.set(values.subarray(slot * dimensions, (slot + 1) * dimensions), slot * stride);
+    }
     for (let slot = 0; slot < count; slot++) {
       const chunkId = chunkIds[slot]!;
       if (partition.slotOf.has(chunkId)) throw new Error(`vector rows: chunk ${chunkId} twice`);
@@ -604,6 +617,18 @@ export class Partition {
   }
 }
 
+/** Float32 values from their bytes in pieces (copied into one array). */
+function joinedFloats(pieces: readonly Uint8Array[], count: number): Float32Array {
+  const values = new Float32Array(count);
+  const bytes = new Uint8Array(values.buffer);
+  let at = 0;
+  for (const piece of pieces) {
+    bytes.set(piece, at);
+    at += piece.byteLength;
+  }
+  return values;
+}
+
 const INITIAL_PARTITION_ROWS = 64;
 
 export class VectorIndex extends PartitionedIndex<Partition> {
@@ -625,7 +650,7 @@ export class VectorIndex extends PartitionedIndex<Partition> {
    * from INITIAL_PARTITION_ROWS would have: the same bytes against the budget as a load that read
    * them one by one, and no doubling at the next upsert.
    */
-  partitionOfRows(chunkIds: readonly string[], memoryIds: readonly string[], rows: Float32Array): Partition {
+  partitionOfRows(chunkIds: readonly string[], memoryIds: readonly string[], rows: Float32Array | readonly Uint8Array[]): Partition {
     let capacity = INITIAL_PARTITION_ROWS;
     while (capacity < chunkIds.length) capacity *= 2;
     return Partition.fromRows(this.dimensions, chunkIds, memoryIds, rows, capacity);

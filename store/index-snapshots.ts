@@ -56,7 +56,13 @@ export interface IndexSnapshotMeta {
 
 export interface StoredIndexSnapshot extends IndexSnapshotMeta {
   generation: string;
-  bytes: Uint8Array;
+  /**
+   * The snapshot's bytes in order, as the parts were read: views of the driver's reply buffers
+   * (fresh for every reply), not copied into one buffer, since a 100k-chunk snapshot is hundreds of MB.
+   */
+  parts: Uint8Array[];
+  /** Their total length. */
+  byteLength: number;
 }
 
 const headId = (collectionId: string, model: string): string => `${collectionId}\n${model}`;
@@ -135,7 +141,7 @@ export class IndexSnapshotRepository {
   async read(collectionId: string, model: string): Promise<StoredIndexSnapshot | null> {
     const head = await this.heads.findOne({ _id: headId(collectionId, model), kind: 'head' });
     if (!head) return null;
-    const bytes = new Uint8Array(head.bytes);
+    const bytes: Uint8Array[] = [];
     let offset = 0;
     let count = 0;
     const parts = this.parts.find<Pick<IndexSnapshotPartDoc, 'part' | 'data'>>(
@@ -145,8 +151,8 @@ export class IndexSnapshotRepository {
     for await (const doc of parts) {
       if (doc.part !== count) return null;
       const data = doc.data.buffer;
-      if (offset + data.byteLength > bytes.byteLength) return null;
-      bytes.set(data, offset);
+      if (offset + data.byteLength > head.bytes) return null;
+      bytes.push(data);
       offset += data.byteLength;
       count++;
     }
@@ -159,7 +165,8 @@ export class IndexSnapshotRepository {
       seq: head.seq,
       chunks: head.chunks,
       generation: head.generation,
-      bytes,
+      parts: bytes,
+      byteLength: offset,
     };
   }
 

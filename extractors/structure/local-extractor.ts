@@ -44,7 +44,8 @@ export { normalizeEntityName } from './normalize.js';
 const MAX_INPUT_CHARS = 20_000;
 const MAX_ENTITIES = 200;
 const MAX_FACTS = 200;
-const MAX_ENTITY_DESCRIPTION = 200;
+/** Characters of its sentence an entity keeps as its description (a mention row carries the same). */
+export const MAX_ENTITY_DESCRIPTION = 200;
 const MAX_FACT_DESCRIPTION = 300;
 /** Run-on "sentences" (lists, tables) longer than this give no facts: the clause reader would only guess. */
 const MAX_FACT_SENTENCE_TOKENS = 120;
