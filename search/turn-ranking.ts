@@ -23,6 +23,10 @@
  *     (its session), its own included: what a question asks about is usually talked over in one
  *     session, so among turns that match about as well, those of the session that matches best
  *     come first. (Spreading the top turns over sessions instead lowered every figure.)
+ *   - **Threads.** Last, a turn gains `thread` × how far its speaker's turn two before or after
+ *     scores above it, when the turn between them asks: a topic, the other speaker's question about
+ *     it, and the answer are one exchange, and the question's words often sit in one turn of it and
+ *     the answer in the other. Its weight was chosen by leave-one-conversation-out (docs/search.md).
  *
  * The neighbours of every candidate join the candidates (their cosine read from the index) so that
  * the answer to a matching question can rank. Chunk ids are `<memory id>:<index>`.
@@ -39,6 +43,7 @@ export interface TurnRankingWeights {
   speakerMismatch: number;
   answerKind: number;
   episode: number;
+  thread: number;
 }
 
 export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = {
@@ -49,6 +54,7 @@ export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = {
   speakerMismatch: 0.5,
   answerKind: 0.3,
   episode: 0.5,
+  thread: 0.3,
 };
 
 /** What the ranking reads from the index about chunks beyond the pools. */
@@ -167,7 +173,44 @@ export function rerankTurns(
     for (const entry of reranked) bestOfMemory.set(entry.memoryId, Math.max(bestOfMemory.get(entry.memoryId) ?? 0, entry.score));
     for (const entry of reranked) entry.score += weights.episode * bestOfMemory.get(entry.memoryId)!;
   }
+  if (weights.thread > 0) liftThreads(reranked, source, weights.thread);
   for (const entry of reranked) entry.score = Math.round(entry.score * 10_000) / 10_000;
   reranked.sort((a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
   return reranked;
+}
+
+/**
+ * Threads: a turn gains `weight` × how far its speaker's turn two before or after scores above it,
+ * when the turn between them asks ("We went to a show." / "What's the band?" / "Summer Sounds!").
+ * The scores are those after every other rule (episodes included), read from one snapshot, so the
+ * order in which turns are visited does not matter. Only candidates lend, and only across a
+ * candidate that asks: nothing is read beyond what the ranking holds.
+ */
+export function liftThreads(entries: FusedCandidate[], source: Pick<TurnSource, 'isQuestion' | 'speakerOf'>, weight: number): void {
+  // Each memory's candidates by turn index, parsed once: the lookups below are numeric.
+  const turnsOf = new Map<string, Map<number, FusedCandidate>>();
+  const placed = entries.map((entry) => {
+    const position = chunkPosition(entry.chunkId);
+    if (!position) return null;
+    let turns = turnsOf.get(position.memoryId);
+    if (!turns) turnsOf.set(position.memoryId, (turns = new Map()));
+    turns.set(position.index, entry);
+    return { turns, index: position.index };
+  });
+  const gains = entries.map((entry, at) => {
+    if (!placed[at]) return 0;
+    const { turns, index } = placed[at];
+    let gain = 0;
+    for (const offset of [-2, 2]) {
+      const other = turns.get(index + offset);
+      if (!other || other.score <= entry.score) continue;
+      const between = turns.get(index + offset / 2);
+      if (!between || !source.isQuestion(between.chunkId)) continue;
+      const speaker = source.speakerOf(entry.chunkId);
+      if (speaker === undefined || source.speakerOf(other.chunkId) !== speaker) continue;
+      gain = Math.max(gain, weight * (other.score - entry.score));
+    }
+    return gain;
+  });
+  entries.forEach((entry, index) => (entry.score += gains[index]!));
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Candidate, FusedCandidate } from './fusion.js';
 import { periodMatch, queryPeriod, turnDates } from './turn-dates.js';
-import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, rerankTurns, type TurnSource } from './turn-ranking.js';
+import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, liftThreads, rerankTurns, type TurnSource } from './turn-ranking.js';
 import { querySpeakers, turnSpeaker, withoutSpeaker } from './turn-speakers.js';
 import { ANSWER_NAME, ANSWER_QUANTITY, ANSWER_TIME, mentionsName, queryAnswerKind, turnAnswerKinds } from './turn-answers.js';
 
@@ -128,6 +128,74 @@ describe('turn ranking', () => {
     assert.deepEqual(about('What did Evan like about the cabin?'), ['m:1', 'm:2', 'm:0']);
     assert.deepEqual(about('What did Sam and Evan talk about?'), ['m:2', 'm:1', 'm:0'], 'both named: no rule');
     assert.deepEqual(about('What was the cabin like?'), ['m:2', 'm:1', 'm:0'], 'none named: no rule');
+  });
+});
+
+describe('threads', () => {
+  const thread: Record<string, string> = {
+    't:0': 'Melanie: That pic was from a show I went to. It was so much fun!',
+    't:1': "Caroline: Wow, what a fun moment! What's the band?",
+    't:2': 'Melanie: "Summer Sounds", they played an awesome pop song.',
+    't:3': 'Caroline: Did they play an encore?',
+    't:4': 'Melanie: They did, twice!',
+    't:5': 'Caroline: I love live music.',
+    't:6': 'Melanie: Me too.',
+    'u:0': 'Melanie: We went camping last week.',
+    'u:1': 'Caroline: Really?',
+    'u:2': 'Caroline: Where did you go?',
+  };
+  const source = {
+    isQuestion: (id: string) => thread[id]?.endsWith('?') ?? false,
+    speakerOf: (id: string) => turnSpeaker(thread[id] ?? ''),
+  };
+  const scored = (scores: Record<string, number>): FusedCandidate[] =>
+    Object.entries(scores).map(([chunkId, score]) => ({ chunkId, memoryId: chunkId.split(':')[0]!, score, breakdown: {} }));
+  const lifted = (scores: Record<string, number>, weight = 0.3) => {
+    const entries = scored(scores);
+    liftThreads(entries, source, weight);
+    return Object.fromEntries(entries.map((entry) => [entry.chunkId, Math.round(entry.score * 1000) / 1000]));
+  };
+
+  it("lifts a turn by its speaker's turn across the other speaker's question, both ways", () => {
+    assert.deepEqual(lifted({ 't:0': 2, 't:1': 0.5, 't:2': 1 }), { 't:0': 2, 't:1': 0.5, 't:2': 1.3 }, 'the answer after the question');
+    assert.deepEqual(lifted({ 't:0': 1, 't:1': 0.5, 't:2': 2 }), { 't:0': 1.3, 't:1': 0.5, 't:2': 2 }, 'the topic before it');
+  });
+
+  it('lends nothing without a question between, across speakers, between equals, or from outside the candidates', () => {
+    const cases: [string, Record<string, number>, number?][] = [
+      ['no question between (t:5)', { 't:4': 2, 't:5': 0.5, 't:6': 1 }],
+      ['the turn two away is another speaker', { 'u:0': 2, 'u:1': 0.5, 'u:2': 1 }],
+      ['neither scores above the other', { 't:0': 1, 't:1': 0.5, 't:2': 1 }],
+      ['weight 0', { 't:0': 2, 't:1': 0.5, 't:2': 1 }, 0],
+      ['the turn two away is no candidate', { 't:1': 0.5, 't:2': 1 }],
+      ['the question between is no candidate', { 't:0': 2, 't:2': 1 }],
+    ];
+    for (const [name, scores, weight] of cases) assert.deepEqual(lifted(scores, weight), scores, name);
+  });
+
+  it('lends the scores from before any turn gained, and never reorders the pair it lifts', () => {
+    // t:2 gains from t:4 (to 3); t:0 gains from what t:2 had (2), not from 3.
+    const after = lifted({ 't:0': 1, 't:1': 0.1, 't:2': 2, 't:3': 0.1, 't:4': 4 }, 0.5);
+    assert.equal(after['t:2'], 3);
+    assert.equal(after['t:0'], 1.5);
+    assert.ok(after['t:0']! < after['t:2']! && after['t:2']! < after['t:4']!);
+  });
+
+  it('is the last rule of the turn ranking', () => {
+    const ranked = rerankTurns(scored({ 't:0': 1, 't:1': 0.2, 't:2': 0.5 }), new Map(), {
+      ...source,
+      answersOf: () => 0,
+    });
+    const without = rerankTurns(
+      scored({ 't:0': 1, 't:1': 0.2, 't:2': 0.5 }),
+      new Map(),
+      { ...source, answersOf: () => 0 },
+      { weights: { ...DEFAULT_TURN_WEIGHTS, thread: 0 } },
+    );
+    const score = (list: FusedCandidate[], id: string) => list.find((entry) => entry.chunkId === id)!.score;
+    const gap = score(without, 't:0') - score(without, 't:2');
+    assert.ok(Math.abs(score(ranked, 't:2') - score(without, 't:2') - DEFAULT_TURN_WEIGHTS.thread * gap) < 1e-3);
+    assert.equal(score(ranked, 't:0'), score(without, 't:0'));
   });
 });
 

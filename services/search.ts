@@ -330,9 +330,10 @@ export function createSearchService(deps: {
       const wanted = input.limit * 2 + 5;
       // Memory records are read only for candidates that can still reach the top: activation adds
       // at most its weight to a chunk's score, and the turn ranking's episode rule as much again
-      // times its weight, so anything further below the `wanted`-th score cannot. (Reading a few
-      // hundred memory records per search was most of its time at 100k chunks.) Filters need the
-      // whole pool, since they may remove any of the leaders.
+      // times its weight, so anything further below the `wanted`-th score cannot. (The turn
+      // ranking's threads lend within a memory, whose turns share its activation: they add nothing
+      // here.) Reading a few hundred memory records per search was most of its time at 100k
+      // chunks. Filters need the whole pool, since they may remove any of the leaders.
       let leaders = [...candidates.values()];
       if (isEmptyFilter(input.filters) && leaders.length > wanted) {
         const preliminary = rank(leaders, fusionContext);

@@ -3,9 +3,15 @@
  * fusion as it was (search/fusion.ts with vector and lexical), and the service's current ranking
  * (search/turn-ranking.ts), all over the service's own index classes.
  */
-import { DEFAULT_FUSION_WEIGHTS, fuse, type Candidate } from '../../search/fusion.js';
+import { DEFAULT_FUSION_WEIGHTS, fuse, type Candidate, type FusedCandidate } from '../../search/fusion.js';
 import type { LexicalIndex } from '../../search/lexical-index.js';
-import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, rerankTurns, type TurnSource } from '../../search/turn-ranking.js';
+import {
+  DEFAULT_TURN_WEIGHTS,
+  expandTurnCandidates,
+  rerankTurns,
+  type TurnRankingWeights,
+  type TurnSource,
+} from '../../search/turn-ranking.js';
 import type { VectorIndex } from '../../search/vector-index.js';
 import type { TurnFacts } from '../../search/turn-facts.js';
 import { querySpeakers } from '../../search/turn-speakers.js';
@@ -30,7 +36,8 @@ const overrides = <T>(name: string, defaults: T): T => {
   return raw ? { ...defaults, ...(JSON.parse(raw) as Partial<T>) } : defaults;
 };
 const FUSION_WEIGHTS = overrides('LOCOMO_FUSION_WEIGHTS', DEFAULT_FUSION_WEIGHTS);
-const TURN_WEIGHTS = overrides('LOCOMO_TURN_WEIGHTS', DEFAULT_TURN_WEIGHTS);
+/** The turn weights the harness ranks with (the service's, with LOCOMO_TURN_WEIGHTS applied). */
+export const HARNESS_TURN_WEIGHTS = overrides('LOCOMO_TURN_WEIGHTS', DEFAULT_TURN_WEIGHTS);
 const POOL = 100;
 
 /** What the ranking searches for: the query without the speakers it names, when it names some (search/turn-speakers.ts). */
@@ -44,6 +51,8 @@ export function rankOffline(
   vectorOf: (text: string) => Float32Array,
   collectionId: string,
   limit: number,
+  turnWeights: TurnRankingWeights = HARNESS_TURN_WEIGHTS,
+  trace?: (ranking: { fused: FusedCandidate[]; reranked: FusedCandidate[]; answerKind: number }) => void,
 ): string[] {
   // Each signal alone, and the fusion as it was, search the query as written.
   let queryVector = vectorOf(query);
@@ -105,7 +114,7 @@ export function rankOffline(
     speakerOf: (chunkId) => corpus.facts.speakerOf([collectionId], chunkId),
     chunks: () => corpus.vectors.entries([collectionId]),
   };
-  const dated = expandTurnCandidates(candidates, query, source, TURN_WEIGHTS);
+  const dated = expandTurnCandidates(candidates, query, source, turnWeights);
   const fused = fuse(
     [...candidates.values()],
     {
@@ -117,7 +126,7 @@ export function rankOffline(
     },
     FUSION_WEIGHTS,
   );
-  return rerankTurns(fused, dated, source, { speakers, answerKind: queryAnswerKind(query), weights: TURN_WEIGHTS })
-    .slice(0, limit)
-    .map((entry) => entry.chunkId);
+  const reranked = rerankTurns(fused, dated, source, { speakers, answerKind: queryAnswerKind(query), weights: turnWeights });
+  trace?.({ fused, reranked, answerKind: queryAnswerKind(query) });
+  return reranked.slice(0, limit).map((entry) => entry.chunkId);
 }

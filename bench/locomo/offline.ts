@@ -7,6 +7,11 @@
  * data/locomo-cache/ (outside the repository, like the data).
  *
  *   scripts/node dist/bench/locomo/offline.js [--dump file]   (LOCOMO_VARIANTS, LOCOMO_BY_CATEGORY=1)
+ *
+ * LOCOMO_GRID='{"<turn weight>": [values], ...}' instead chooses turn weights by
+ * leave-one-conversation-out: each conversation in turn is held out, the grid point with the best
+ * MRR (then recall_all@10) on the other four is chosen, and the held-out conversation is scored
+ * with it; the five held-out scores together estimate what the choice does on unseen conversations.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,7 +22,8 @@ import { VectorIndex } from '../../search/vector-index.js';
 import { TurnFacts } from '../../search/turn-facts.js';
 import { CATEGORY_NAMES, loadLocomo, type LocomoConversation } from './dataset.js';
 import { aggregateLocomo, scoreLocomo, type LocomoAggregate, type LocomoScore } from './metrics.js';
-import { rankOffline, searchedText, type OfflineCorpus } from './offline-ranking.js';
+import { HARNESS_TURN_WEIGHTS, rankOffline, searchedText, type OfflineCorpus } from './offline-ranking.js';
+import type { TurnRankingWeights } from '../../search/turn-ranking.js';
 
 /** Conversations the ranking may be tuned on; the others only check it. */
 export const TUNE_SAMPLES = new Set(['conv-26', 'conv-41', 'conv-43']);
@@ -76,6 +82,84 @@ function buildCorpus(conversations: LocomoConversation[], passages: Map<string, 
 const fmt = (figures: LocomoAggregate): string =>
   `R@5 ${figures.recallAny5.toFixed(3)} R@10 ${figures.recallAny10.toFixed(3)} all@10 ${figures.recallAll10.toFixed(3)} MRR ${figures.reciprocalRank.toFixed(3)} (${figures.questions})`;
 
+type Row = { sample: string; category: number; score: LocomoScore };
+
+/** Every combination of the grid's values, over the harness's turn weights. */
+function gridPoints(grid: Record<string, number[]>): TurnRankingWeights[] {
+  let points: TurnRankingWeights[] = [HARNESS_TURN_WEIGHTS];
+  for (const [name, values] of Object.entries(grid)) {
+    if (!(name in HARNESS_TURN_WEIGHTS)) throw new Error(`LOCOMO_GRID: no turn weight named ${name}`);
+    points = points.flatMap((point) => values.map((value) => ({ ...point, [name]: value })));
+  }
+  return points;
+}
+
+function leaveOneConversationOut(
+  corpus: OfflineCorpus,
+  questions: LocomoConversation['questions'],
+  vectorOf: (text: string) => Float32Array,
+  grid: Record<string, number[]>,
+): void {
+  const points = gridPoints(grid);
+  const label = (point: TurnRankingWeights) =>
+    Object.keys(grid)
+      .map((name) => `${name} ${point[name as keyof TurnRankingWeights]}`)
+      .join(', ');
+  const rowsAt = points.map((point) =>
+    questions.map((question): Row => {
+      const ranked = rankOffline(corpus, 'current', question.question, vectorOf, question.sampleId, 10, point);
+      const texts = ranked.map((chunkId) => corpus.turns.get(chunkId)!.text);
+      return { sample: question.sampleId, category: question.category, score: scoreLocomo(texts, question.evidence) };
+    }),
+  );
+  const baseline = rankOfflineRows(corpus, questions, vectorOf);
+  const samples = [...new Set(questions.map((question) => question.sampleId))];
+  for (const [index, point] of points.entries())
+    console.log(`grid ${label(point).padEnd(40)} ${fmt(aggregateLocomo(rowsAt[index]!.map((r) => r.score)))}`);
+  const heldOut: Row[] = [];
+  for (const sample of samples) {
+    let best = 0;
+    let bestKey = [-1, -1];
+    for (const [index, rows] of rowsAt.entries()) {
+      const tuned = aggregateLocomo(rows.filter((row) => row.sample !== sample).map((row) => row.score));
+      const key = [tuned.reciprocalRank, tuned.recallAll10];
+      if (key[0]! > bestKey[0]! + 1e-9 || (Math.abs(key[0]! - bestKey[0]!) <= 1e-9 && key[1]! > bestKey[1]!))
+        [best, bestKey] = [index, key];
+    }
+    const scored = rowsAt[best]!.filter((row) => row.sample === sample);
+    heldOut.push(...scored);
+    const before = baseline.filter((row) => row.sample === sample);
+    console.log(`fold ${sample}: chose ${label(points[best]!)} (tune MRR ${bestKey[0]!.toFixed(3)})`);
+    console.log(`  held out, before ${fmt(aggregateLocomo(before.map((r) => r.score)))}`);
+    console.log(`  held out, after  ${fmt(aggregateLocomo(scored.map((r) => r.score)))}`);
+  }
+  const report = (name: string, rows: Row[]) => console.log(`${name.padEnd(28)} ${fmt(aggregateLocomo(rows.map((r) => r.score)))}`);
+  report('all held out, before', baseline);
+  report('all held out, after', heldOut);
+  for (const category of [1, 2, 3, 4]) {
+    report(
+      `  ${CATEGORY_NAMES[category]}, before`,
+      baseline.filter((row) => row.category === category),
+    );
+    report(
+      `  ${CATEGORY_NAMES[category]}, after`,
+      heldOut.filter((row) => row.category === category),
+    );
+  }
+}
+
+/** The harness's ranking (the service's turn weights, with LOCOMO_TURN_WEIGHTS applied) of every question. */
+const rankOfflineRows = (
+  corpus: OfflineCorpus,
+  questions: LocomoConversation['questions'],
+  vectorOf: (text: string) => Float32Array,
+): Row[] =>
+  questions.map((question) => {
+    const ranked = rankOffline(corpus, 'current', question.question, vectorOf, question.sampleId, 10);
+    const texts = ranked.map((chunkId) => corpus.turns.get(chunkId)!.text);
+    return { sample: question.sampleId, category: question.category, score: scoreLocomo(texts, question.evidence) };
+  });
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const dumpAt = args.indexOf('--dump');
@@ -96,6 +180,52 @@ async function main(): Promise<void> {
     questions.flatMap((q) => [q.question, searchedText(corpus, q.question, q.sampleId)]),
   );
 
+  if (process.env.LOCOMO_GRID) {
+    leaveOneConversationOut(
+      corpus,
+      questions,
+      (text) => queries.get(text)!,
+      JSON.parse(process.env.LOCOMO_GRID) as Record<string, number[]>,
+    );
+    return;
+  }
+  if (process.env.LOCOMO_TRACE) {
+    // Debugging aid: each question's top 40 candidates, fused score and score after the turn rules.
+    const traced = questions.map((question) => {
+      let row: unknown;
+      rankOffline(
+        corpus,
+        'current',
+        question.question,
+        (text) => queries.get(text)!,
+        question.sampleId,
+        10,
+        HARNESS_TURN_WEIGHTS,
+        (t) => {
+          const fusedScore = new Map(t.fused.map((entry) => [entry.chunkId, entry.score]));
+          row = {
+            question: question.question,
+            searched: searchedText(corpus, question.question, question.sampleId),
+            category: question.category,
+            evidence: question.evidence,
+            answerKind: t.answerKind,
+            fused: Object.fromEntries(fusedScore),
+            top: t.reranked.slice(0, 40).map((entry) => ({
+              id: entry.chunkId,
+              score: entry.score,
+              fused: fusedScore.get(entry.chunkId),
+              ...entry.breakdown,
+              asks: corpus.facts.isQuestion([question.sampleId], entry.chunkId),
+              answers: corpus.facts.answersOf([question.sampleId], entry.chunkId),
+            })),
+          };
+        },
+      );
+      return row;
+    });
+    writeFileSync(process.env.LOCOMO_TRACE, JSON.stringify(traced));
+    return;
+  }
   const variants = (process.env.LOCOMO_VARIANTS ?? 'vector,lexical,before,current').split(',');
   const results = new Map<string, { sample: string; category: number; score: LocomoScore; top: string[] }[]>();
   for (const variant of variants) {
