@@ -448,18 +448,24 @@ describe('snapshot sealing and opening', () => {
   });
 });
 
+/** The sample body's first episode and its mentions `count` times, under new ids, with the weights that gives. */
+function repeatedEpisodes(count: number): SnapshotBody {
+  const base = sampleBody();
+  const body: SnapshotBody = { ...base, episodes: [], mentions: [] };
+  for (let i = 0; i < count; i++) {
+    const id = randomUUID();
+    body.episodes.push({ ...base.episodes[0]!, id });
+    for (const mention of base.mentions) body.mentions.push({ ...mention, episode_id: id });
+  }
+  body.entities = body.entities.map((entity) => ({ ...entity, weight: count }));
+  body.facts = body.facts.map((fact) => ({ ...fact, weight: count }));
+  return body;
+}
+
 describe('opening a large snapshot', () => {
   it('gives the event loop a turn between items while it parses, resolves, checks and flattens the body', async () => {
     const EPISODES = 30;
-    const base = sampleBody();
-    const body: SnapshotBody = { episodes: [], entities: base.entities, facts: base.facts, mentions: [] };
-    for (let i = 0; i < EPISODES; i++) {
-      const id = randomUUID();
-      body.episodes.push({ ...base.episodes[0]!, id });
-      for (const mention of base.mentions) body.mentions.push({ ...mention, episode_id: id });
-    }
-    body.entities = body.entities.map((entity) => ({ ...entity, weight: EPISODES }));
-    body.facts = body.facts.map((fact) => ({ ...fact, weight: EPISODES }));
+    const body = repeatedEpisodes(EPISODES);
     const ks = await keyset();
     const slicer = new CountingSlicer();
     const bigCaps = { ...caps, maxEpisodes: EPISODES, maxMentions: 3 * EPISODES };
@@ -561,16 +567,8 @@ describe('opening through the prepared-snapshot cache', () => {
 
   it("works out a sealed snapshot's body on its next open, an episode per turn, not when it is kept", async () => {
     const ks = await keyset();
-    const base = sampleBody();
-    const body: SnapshotBody = { ...base, episodes: [], mentions: [] };
     const EPISODES = 6;
-    for (let i = 0; i < EPISODES; i++) {
-      const id = randomUUID();
-      body.episodes.push({ ...base.episodes[0]!, id });
-      for (const mention of base.mentions) body.mentions.push({ ...mention, episode_id: id });
-    }
-    body.entities = body.entities.map((entity) => ({ ...entity, weight: EPISODES }));
-    body.facts = body.facts.map((fact) => ({ ...fact, weight: EPISODES }));
+    const body = repeatedEpisodes(EPISODES);
     const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body }, ks);
     const document = JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
     const cache = new PreparedSnapshotCache(8, {
