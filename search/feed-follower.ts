@@ -32,8 +32,13 @@ export type ChangedMemories = ReadonlyMap<string, ReadonlySet<string> | null>;
 
 /** What the follower asks of the index, in feed order. */
 export interface FeedClient {
-  /** A memory was removed: it leaves every partition at once. */
-  removeMemory(memoryId: string): void;
+  /**
+   * A memory was removed: it leaves every partition at once. Returns the entities it named that
+   * other memories still back: the delete may have taken some of their names (store/graph.ts).
+   */
+  removeMemory(memoryId: string): string[];
+  /** Re-reads these entities' records (their names) into the partitions that hold them. */
+  refreshEntities(entityIds: string[]): Promise<void>;
   /** Memories changed: re-read those in a loaded partition (the others just leave theirs). */
   applyUpserts(upserts: ChangedMemories): Promise<void>;
   /** Collections were removed with all their memories (an expiry publishes this one notice, not one remove per memory). */
@@ -108,6 +113,7 @@ export class FeedFollower {
         continue;
       }
       const upserts = new Map<string, Set<string> | null>();
+      const renamed = new Set<string>();
       const dropped = new Set<string>();
       const reloaded = new Set<string>();
       for (const change of changes) {
@@ -117,7 +123,7 @@ export class FeedFollower {
           if (change.collection_id) reloaded.add(change.collection_id);
         } else if (change.op === 'remove') {
           upserts.delete(change.memory_id);
-          this.client.removeMemory(change.memory_id);
+          for (const entityId of this.client.removeMemory(change.memory_id)) renamed.add(entityId);
         } else {
           const known = upserts.has(change.memory_id) ? upserts.get(change.memory_id)! : new Set<string>();
           const named = known && change.collection_ids ? new Set([...known, ...change.collection_ids]) : null;
@@ -125,6 +131,7 @@ export class FeedFollower {
         }
       }
       await this.client.applyUpserts(upserts);
+      if (renamed.size > 0) await this.client.refreshEntities([...renamed]);
       this.client.dropCollections(dropped);
       await this.client.reloadCollections([...reloaded].filter((id) => !dropped.has(id)));
       this.lastSeq = changes[changes.length - 1]!.seq;

@@ -238,6 +238,18 @@ export class GraphPartition {
     return this.byMemory.has(memoryId);
   }
 
+  /** The entities the memory's provenance names here. */
+  entityIdsOf(memoryId: string): string[] {
+    return (this.byMemory.get(memoryId) ?? []).map((row) => row.targetId).filter((id) => this.entities.has(id));
+  }
+
+  /** Takes an entity's current record (its names may have changed), if this partition holds it. */
+  refreshEntity(entity: GraphEntityInfo): void {
+    if (!this.entities.has(entity.id)) return;
+    this.putEntity(entity);
+    this.timelineCache = null;
+  }
+
   /**
    * Replaces the memory's provenance. `entities` and `facts` hold the current records of what the
    * rows name (and may hold more); a row whose record is missing (deleted meanwhile) is skipped.
@@ -586,6 +598,20 @@ export class GraphIndex extends PartitionedIndex<GraphPartition> {
     const partition = new GraphPartition();
     this.partitions.set(collectionId, partition);
     return partition;
+  }
+
+  /** The entities the memory's provenance names in any partition. */
+  entityIdsOf(memoryId: string): string[] {
+    return [...new Set([...this.partitions.values()].flatMap((partition) => partition.entityIdsOf(memoryId)))];
+  }
+
+  holdsEntity(entityId: string): boolean {
+    return [...this.partitions.values()].some((partition) => partition.entity(entityId) !== undefined);
+  }
+
+  /** Entities' current records into every partition that holds them. */
+  refreshEntities(entities: readonly GraphEntityInfo[]): void {
+    for (const partition of this.partitions.values()) for (const entity of entities) partition.refreshEntity(entity);
   }
 
   /** Puts a partition built elsewhere (GraphPartition.fromState) in place of any the collection had. */

@@ -168,6 +168,13 @@ export class PartitionLoader {
     for (const [memoryId, rows] of rowsByMemory) partition.setMemory(memoryId, rows, entities, facts);
   }
 
+  /** Re-reads entities' records into the graph partitions that hold them (a delete may have renamed them). */
+  async refreshEntities(entityIds: string[]): Promise<void> {
+    if (entityIds.length === 0) return;
+    const entities = await this.store.graph.entitiesByIds(entityIds);
+    this.indexes.graph.refreshEntities(entities.map(graphEntityInfo));
+  }
+
   /** Removes a memory's chunks from every chunk index (its graph provenance stays). */
   removeMemoryChunks(memoryId: string): void {
     this.indexes.vector.removeMemory(memoryId);

@@ -166,6 +166,7 @@ export class SearchIndex {
   private feedClient(): FeedClient {
     return {
       removeMemory: (memoryId) => this.removeMemory(memoryId),
+      refreshEntities: (entityIds) => this.loader.refreshEntities(entityIds),
       applyUpserts: (upserts) => this.loader.applyUpserts(upserts),
       // A removed collection's partitions go, even one a search holds or a load is filling: the
       // collection and every memory of it are gone (its expiry publishes this one notice, not
@@ -419,9 +420,12 @@ export class SearchIndex {
     for (const memoryId of memoryIds) this.removeMemory(memoryId);
   }
 
-  private removeMemory(memoryId: string): void {
+  /** Returns the entities the memory named that remain in a partition (FeedClient.removeMemory). */
+  private removeMemory(memoryId: string): string[] {
+    const named = this.graph.entityIdsOf(memoryId);
     this.removeMemoryChunks(memoryId);
     this.graph.removeMemory(memoryId);
+    return named.filter((id) => this.graph.holdsEntity(id));
   }
 
   private removeMemoryChunks(memoryId: string): void {
