@@ -226,6 +226,11 @@ export class PartitionLoader {
     const [entities, facts] = await Promise.all([this.store.graph.entitiesByIds(entityIds), this.store.graph.factsByIds(factIds)]);
     const entityInfos = new Map(entities.map((entity) => [entity.id, graphEntityInfo(entity)]));
     const factInfos = new Map(facts.map((fact) => [fact.id, graphFactInfo(fact)]));
+    // Entities a memory named before and no longer does (it was deleted, or rewritten): a delete may
+    // have taken names from them, so the ones still held are read again below.
+    const formerly = new Set(
+      memoryIds.flatMap((memoryId) => this.indexes.graph.entityIdsOf(memoryId)).filter((id) => !entityInfos.has(id)),
+    );
     const grouped = new Map<string, ProvenanceRow[]>();
     for (const row of rows) {
       const key = `${row.collection_id}\n${row.memory_id}`;
@@ -241,6 +246,7 @@ export class PartitionLoader {
           ?.setMemory(memoryId, grouped.get(`${collectionId}\n${memoryId}`) ?? [], entityInfos, factInfos);
       }
     }
+    await this.refreshEntities([...formerly].filter((id) => this.indexes.graph.holdsEntity(id)));
   }
 }
 

@@ -107,11 +107,16 @@ export interface IndexBudgetStats {
   snapshotLoads: number;
 }
 
+/** Deleted memories whose entities wait for their delete's notice to be read again (SearchIndex.forget). */
+const MAX_FORGOTTEN = 10_000;
+
 export class SearchIndex {
   private readonly index: VectorIndex;
   private readonly lexical = new LexicalIndex();
   private readonly turns = new TurnFacts();
   private readonly graph = new GraphIndex();
+  /** By deleted memory: the entities it named, read again when its delete's notice arrives (forget). */
+  private readonly forgottenEntities = new Map<string, string[]>();
   private readonly loading = new Map<string, Promise<void>>();
   private readonly loader: PartitionLoader;
   private readonly follower: FeedFollower;
@@ -415,17 +420,28 @@ export class SearchIndex {
     return this.graph.hits(collectionIds, hits);
   }
 
-  /** The deleting process drops the memory at once instead of waiting for its own notice. */
+  /**
+   * The deleting process drops the memory at once instead of waiting for its own notice. The
+   * entities it named are kept until that notice: the delete publishes it after it has taken the
+   * memory's names from them, so they are read again then.
+   */
   forget(memoryIds: string[]): void {
-    for (const memoryId of memoryIds) this.removeMemory(memoryId);
+    for (const memoryId of memoryIds) {
+      const named = this.removeMemory(memoryId);
+      if (named.length === 0) continue;
+      this.forgottenEntities.set(memoryId, named);
+      // Bounded: a notice lost to a crash must not keep its entry for ever.
+      if (this.forgottenEntities.size > MAX_FORGOTTEN) this.forgottenEntities.delete(this.forgottenEntities.keys().next().value!);
+    }
   }
 
   /** Returns the entities the memory named that remain in a partition (FeedClient.removeMemory). */
   private removeMemory(memoryId: string): string[] {
-    const named = this.graph.entityIdsOf(memoryId);
+    const named = [...this.graph.entityIdsOf(memoryId), ...(this.forgottenEntities.get(memoryId) ?? [])];
+    this.forgottenEntities.delete(memoryId);
     this.removeMemoryChunks(memoryId);
     this.graph.removeMemory(memoryId);
-    return named.filter((id) => this.graph.holdsEntity(id));
+    return [...new Set(named)].filter((id) => this.graph.holdsEntity(id));
   }
 
   private removeMemoryChunks(memoryId: string): void {
