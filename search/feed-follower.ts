@@ -33,8 +33,8 @@ export type ChangedMemories = ReadonlyMap<string, ReadonlySet<string> | null>;
 /** What the follower asks of the index, in feed order. */
 export interface FeedClient {
   /**
-   * A memory was removed: it leaves every partition at once. Returns the entities it named that
-   * other memories still back: the delete may have taken some of their names (store/graph.ts).
+   * A memory was removed: it leaves every partition at once. Returns the entities it named: the
+   * delete may have taken some names from those other memories still back (store/graph.ts).
    */
   removeMemory(memoryId: string): string[];
   /** Re-reads these entities' records (their names) into the partitions that hold them. */

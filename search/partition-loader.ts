@@ -168,10 +168,14 @@ export class PartitionLoader {
     for (const [memoryId, rows] of rowsByMemory) partition.setMemory(memoryId, rows, entities, facts);
   }
 
-  /** Re-reads entities' records into the graph partitions that hold them (a delete may have renamed them). */
-  async refreshEntities(entityIds: string[]): Promise<void> {
-    if (entityIds.length === 0) return;
-    const entities = await this.store.graph.entitiesByIds(entityIds);
+  /**
+   * Re-reads entities' records into the graph partitions that hold them (a delete may have renamed
+   * them); those no partition holds any more are not read.
+   */
+  async refreshEntities(entityIds: Iterable<string>): Promise<void> {
+    const held = [...entityIds].filter((id) => this.indexes.graph.holdsEntity(id));
+    if (held.length === 0) return;
+    const entities = await this.store.graph.entitiesByIds(held);
     this.indexes.graph.refreshEntities(entities.map(graphEntityInfo));
   }
 
@@ -246,7 +250,7 @@ export class PartitionLoader {
           ?.setMemory(memoryId, grouped.get(`${collectionId}\n${memoryId}`) ?? [], entityInfos, factInfos);
       }
     }
-    await this.refreshEntities([...formerly].filter((id) => this.indexes.graph.holdsEntity(id)));
+    await this.refreshEntities(formerly);
   }
 }
 

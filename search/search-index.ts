@@ -435,13 +435,13 @@ export class SearchIndex {
     }
   }
 
-  /** Returns the entities the memory named that remain in a partition (FeedClient.removeMemory). */
+  /** Returns the entities the memory named, forget's included (FeedClient.removeMemory). */
   private removeMemory(memoryId: string): string[] {
     const named = [...this.graph.entityIdsOf(memoryId), ...(this.forgottenEntities.get(memoryId) ?? [])];
     this.forgottenEntities.delete(memoryId);
     this.removeMemoryChunks(memoryId);
     this.graph.removeMemory(memoryId);
-    return [...new Set(named)].filter((id) => this.graph.holdsEntity(id));
+    return [...new Set(named)];
   }
 
   private removeMemoryChunks(memoryId: string): void {
