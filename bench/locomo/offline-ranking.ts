@@ -11,7 +11,7 @@ import {
   type FusionWeights,
   type SignalName,
 } from '../../search/fusion.js';
-import { matchGraph, type GraphPartition } from '../../search/graph-index.js';
+import { matchGraph, type GraphMatchOptions, type GraphPartition } from '../../search/graph-index.js';
 import { graphValue } from '../../services/graph-search.js';
 import type { LexicalIndex } from '../../search/lexical-index.js';
 import {
@@ -68,6 +68,7 @@ export function rankOffline(
   limit: number,
   turnWeights: TurnRankingWeights = HARNESS_TURN_WEIGHTS,
   fusionWeights: FusionWeights = HARNESS_FUSION_WEIGHTS,
+  graphOptions: GraphMatchOptions = {},
   trace?: (ranking: { fused: FusedCandidate[]; reranked: FusedCandidate[]; answerKind: number }) => void,
 ): string[] {
   // Each signal alone, and the fusion as it was, search the query as written.
@@ -108,7 +109,7 @@ export function rankOffline(
   // The service's ranking (services/search.ts) without activation, and without the graph signal
   // unless the corpus has the graphs. The graph matches the query as written, as the service's does.
   const partition = corpus.graph?.partitions.get(collectionId);
-  const graph = partition && fusionWeights.graph > 0 ? matchGraph([partition], corpus.graph!.keysOf.get(query) ?? []) : null;
+  const graph = partition && fusionWeights.graph > 0 ? matchGraph([partition], corpus.graph!.keysOf.get(query) ?? [], graphOptions) : null;
   const speakers = querySpeakers(query, corpus.facts.speakers([collectionId]));
   if (speakers) {
     query = speakers.text;

@@ -9,7 +9,7 @@
  *
  *   scripts/node dist/bench/locomo/offline.js [--dump file]   (LOCOMO_VARIANTS, LOCOMO_BY_CATEGORY=1)
  *
- * LOCOMO_GRID='{"<turn or fusion weight>": [values], ...}' instead chooses those weights by
+ * LOCOMO_GRID='{"<turn or fusion weight, or specificityPower>": [values], ...}' instead chooses those by
  * leave-one-conversation-out: each conversation in turn is held out, the grid point with the best
  * MRR (then recall_all@10) on the other four is chosen, and the held-out conversation is scored
  * with it; the five held-out scores together estimate what the choice does on unseen conversations.
@@ -21,7 +21,7 @@ import { loadEmbedder, type Embedder } from '../../models/embedder.js';
 import { LexicalIndex } from '../../search/lexical-index.js';
 import { VectorIndex } from '../../search/vector-index.js';
 import { TurnFacts } from '../../search/turn-facts.js';
-import type { GraphPartition } from '../../search/graph-index.js';
+import { ENTITY_SPECIFICITY_POWER, type GraphMatchOptions, type GraphPartition } from '../../search/graph-index.js';
 import { CATEGORY_NAMES, loadLocomo, type LocomoConversation } from './dataset.js';
 import { aggregateLocomo, scoreLocomo, type LocomoAggregate, type LocomoScore } from './metrics.js';
 import { HARNESS_FUSION_WEIGHTS, HARNESS_TURN_WEIGHTS, rankOffline, searchedText, type OfflineCorpus } from './offline-ranking.js';
@@ -93,21 +93,32 @@ type Row = { sample: string; category: number; score: LocomoScore };
 interface GridPoint {
   turn: TurnRankingWeights;
   fusion: FusionWeights;
+  graph: Required<GraphMatchOptions>;
 }
 
-/** Every combination of the grid's values, over the harness's turn and fusion weights (a name is looked up in that order). */
+/**
+ * Every combination of the grid's values, over the harness's turn and fusion weights and the graph
+ * match's options (a name is looked up in that order).
+ */
 function gridPoints(grid: Record<string, number[]>): GridPoint[] {
-  let points: GridPoint[] = [{ turn: HARNESS_TURN_WEIGHTS, fusion: HARNESS_FUSION_WEIGHTS }];
+  let points: GridPoint[] = [
+    { turn: HARNESS_TURN_WEIGHTS, fusion: HARNESS_FUSION_WEIGHTS, graph: { specificityPower: ENTITY_SPECIFICITY_POWER } },
+  ];
   for (const [name, values] of Object.entries(grid)) {
-    const part = name in HARNESS_TURN_WEIGHTS ? 'turn' : name in HARNESS_FUSION_WEIGHTS ? 'fusion' : null;
-    if (!part) throw new Error(`LOCOMO_GRID: no turn or fusion weight named ${name}`);
+    const part =
+      name in HARNESS_TURN_WEIGHTS ? 'turn' : name in HARNESS_FUSION_WEIGHTS ? 'fusion' : name in points[0]!.graph ? 'graph' : null;
+    if (!part) throw new Error(`LOCOMO_GRID: no turn weight, fusion weight or graph option named ${name}`);
     points = points.flatMap((point) => values.map((value) => ({ ...point, [part]: { ...point[part], [name]: value } })));
   }
   return points;
 }
 
 const weightOf = (point: GridPoint, name: string): number =>
-  name in point.turn ? point.turn[name as keyof TurnRankingWeights] : point.fusion[name as keyof FusionWeights];
+  name in point.turn
+    ? point.turn[name as keyof TurnRankingWeights]
+    : name in point.fusion
+      ? point.fusion[name as keyof FusionWeights]
+      : point.graph[name as keyof GraphMatchOptions];
 
 function leaveOneConversationOut(
   corpus: OfflineCorpus,
@@ -122,15 +133,31 @@ function leaveOneConversationOut(
       .join(', ');
   const rowsAt = points.map((point) =>
     questions.map((question): Row => {
-      const ranked = rankOffline(corpus, 'current', question.question, vectorOf, question.sampleId, 10, point.turn, point.fusion);
+      const ranked = rankOffline(
+        corpus,
+        'current',
+        question.question,
+        vectorOf,
+        question.sampleId,
+        10,
+        point.turn,
+        point.fusion,
+        point.graph,
+      );
       const texts = ranked.map((chunkId) => corpus.turns.get(chunkId)!.text);
       return { sample: question.sampleId, category: question.category, score: scoreLocomo(texts, question.evidence) };
     }),
   );
   const baseline = rankOfflineRows(corpus, questions, vectorOf);
   const samples = [...new Set(questions.map((question) => question.sampleId))];
-  for (const [index, point] of points.entries())
+  for (const [index, point] of points.entries()) {
     console.log(`grid ${label(point).padEnd(40)} ${fmt(aggregateLocomo(rowsAt[index]!.map((r) => r.score)))}`);
+    if (!process.env.LOCOMO_BY_CONVERSATION) continue;
+    for (const sample of new Set(questions.map((question) => question.sampleId))) {
+      const rows = rowsAt[index]!.filter((row) => row.sample === sample);
+      console.log(`  ${sample.padEnd(43)} ${fmt(aggregateLocomo(rows.map((r) => r.score)))}`);
+    }
+  }
   const heldOut: Row[] = [];
   for (const sample of samples) {
     let best = 0;
@@ -230,6 +257,7 @@ async function main(): Promise<void> {
         10,
         HARNESS_TURN_WEIGHTS,
         HARNESS_FUSION_WEIGHTS,
+        {},
         (t) => {
           const fusedScore = new Map(t.fused.map((entry) => [entry.chunkId, entry.score]));
           row = {
