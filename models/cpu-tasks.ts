@@ -6,7 +6,9 @@
  * thread of its own and only there (models/model-tasks.ts). Add a handler here to move another kind of work off the event loop; the thread entry
  * (cpu-thread.ts) serves this map, and the main side gets its types from it.
  */
-import { parseJsonBody, type ParsedJsonBody } from '../core/json-body.js';
+import { decodeJson, parseJsonBody, type JsonTextDigest, type ParsedJsonBody } from '../core/json-body.js';
+import { joinJson, valueAt, type JsonPath } from '../core/json-pieces.js';
+import { TimeSlicer } from '../core/time-slice.js';
 import { transferring, type WorkerPool } from '../core/worker-pool.js';
 import { extractChunkStructure, extractParsedChunk, LOCAL_EXTRACTOR_ID } from '../extractors/structure/local-extractor.js';
 import type { ChunkStructure, ExtractOptions, ParsedChunkStructure, StructureExtractor } from '../extractors/structure/types.js';
@@ -35,8 +37,60 @@ export interface PoolJob {
   signal?: AbortSignal | undefined;
 }
 
+/** JSON from this size on (1 MiB) is parsed on the pool: below it JSON.parse takes a few milliseconds, less than the trip to a thread. */
+export const POOLED_JSON_MIN_BYTES = 1024 * 1024;
+
+/** JSON bytes parsed (`parseJson`), with what was worked out beside the value. */
+export type ParsedJson =
+  | {
+      ok: true;
+      value: unknown;
+      /** UTF-8 bytes of the decoded text (what Buffer.byteLength of the body parser's rawBody gives). */
+      textBytes: number;
+      /** By the parsed object they describe (those at `digestPaths`): the JSON.stringify text of it, hashed. */
+      digests: WeakMap<object, JsonTextDigest>;
+    }
+  /** What co-body threw: its status (400) and message. */
+  | { ok: false; status: number; message: string };
+
+/**
+ * JSON bytes (already inflated) parsed as co-body parses a request body: from `POOLED_JSON_MIN_BYTES`
+ * on (or `minBytes`) on a pool thread, which also hashes the JSON text of the values at
+ * `digestPaths` and hands the value back in pieces taken in with a turn of the event loop between
+ * them (core/json-pieces.ts); a smaller text on the loop (the digests then left to the caller).
+ * The one way a large JSON text is parsed in an API process: a request body
+ * (api/middleware/pooled-json-body.ts) and a snapshot downloaded by reference (services/device-memory.ts).
+ * The bytes' buffer is moved to the thread when it is theirs alone: do not use them afterwards.
+ */
+export async function parseJson(
+  pool: Pick<WorkerPool<CpuTasks>, 'run'>,
+  bytes: Uint8Array,
+  options: { strict: boolean; digestPaths: JsonPath[]; minBytes?: number },
+  job: PoolJob,
+): Promise<ParsedJson> {
+  const digests = new WeakMap<object, JsonTextDigest>();
+  if (bytes.byteLength < (options.minBytes ?? POOLED_JSON_MIN_BYTES)) {
+    const decoded = await decodeJson(bytes, options.strict);
+    if (!decoded.ok) return decoded;
+    return { ok: true, value: decoded.value, textBytes: Buffer.byteLength(decoded.text), digests };
+  }
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const parsed = await pool.run(
+    'parseJsonBody',
+    { bytes, strict: options.strict, digestPaths: options.digestPaths },
+    { key: job.key, signal: job.signal, transfer: whole ? [bytes.buffer as ArrayBuffer] : [] },
+  );
+  if (!parsed.ok) return parsed;
+  const value = await joinJson(parsed.pieces, new TimeSlicer());
+  for (const { path, text } of parsed.digests) {
+    const at = valueAt(value, path);
+    if (typeof at === 'object' && at !== null) digests.set(at, text);
+  }
+  return { ok: true, value, textBytes: parsed.textBytes, digests };
+}
+
 /** The local extractor, run on the pool: same results, one task per chunk. */
-export function pooledExtractor(pool: WorkerPool<CpuTasks>, job: PoolJob): StructureExtractor {
+export function pooledExtractor(pool: Pick<WorkerPool<CpuTasks>, 'run'>, job: PoolJob): StructureExtractor {
   return {
     id: LOCAL_EXTRACTOR_ID,
     extract: (text: string, options: ExtractOptions = {}): Promise<ChunkStructure> => pool.run('extractStructure', { text, options }, job),

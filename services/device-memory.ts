@@ -24,7 +24,7 @@ import { planChunks } from '../extractors/chunking.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import { applyValidity, type RelationshipValidity, type ValidityRequest } from './fact-validity.js';
-import { pooledExtractor, type CpuTasks } from '../models/cpu-tasks.js';
+import { parseJson, pooledExtractor, type CpuTasks } from '../models/cpu-tasks.js';
 import type { Embedder } from '../models/embedder.js';
 import { matchGraph } from '../search/graph-index.js';
 import {
@@ -122,8 +122,11 @@ export function createDeviceMemoryService(deps: {
   extractor: StructureExtractor;
   /** The functional-predicate lexicon: validity and supersession of facts, as in collection mode. */
   classifier: PredicateClassifier;
-  /** The worker-thread pool: a device create's chunks are extracted there, never on the event loop. */
-  cpu: { pool: WorkerPool<CpuTasks> };
+  /**
+   * The worker-thread pool: a device create's chunks are extracted there, and a large snapshot
+   * downloaded by reference is parsed (and its body hashed) there, never on the event loop.
+   */
+  cpu: { pool: Pick<WorkerPool<CpuTasks>, 'run'> };
   keys: KeysetSource;
   /** Snapshots already opened, prepared, per tenant, under the search index's budget. */
   snapshotCache: PreparedSnapshotCache;
@@ -182,10 +185,11 @@ export function createDeviceMemoryService(deps: {
     if (!ref.get_url) throw validationError([{ field: 'snapshot_ref.get_url', issue: 'get_url is required to read the snapshot' }]);
     const headers = outboundHeaders(ref.get_headers, 'snapshot_ref.get_headers');
     const bytes = await outbound('snapshot_ref.get_url', () => deps.outbound.get(ref.get_url!, headers, options.maxBytes, signal));
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(bytes.toString('utf8'));
-    } catch {
+    // Parsed as a posted snapshot is (the same co-body parse, on a pool thread from 1 MiB on, its
+    // body's digest worked out there): 32 MiB of JSON held the event loop for every tenant otherwise.
+    const parsed = await parseJson(deps.cpu.pool, bytes, { strict: false, digestPaths: [['body']] }, { key: tenantId, signal });
+    // Not JSON, or no text at all (co-body gives '' for an empty text when not strict).
+    if (!parsed.ok || parsed.value === '') {
       throw new AppError(
         400,
         'snapshot_invalid',
@@ -193,7 +197,9 @@ export function createDeviceMemoryService(deps: {
         [{ field: 'snapshot_ref.get_url', issue: 'not valid JSON' }],
       );
     }
-    return withEmbedder(await translate(() => openSnapshot(parsed, context, 'snapshot_ref')), embedder);
+    const { value } = parsed;
+    const sent = isObject(value) && isObject(value.body) ? parsed.digests.get(value.body) : undefined;
+    return withEmbedder(await translate(() => openSnapshot(value, context, 'snapshot_ref', sent)), embedder);
   }
 
   /** Writes a sealed snapshot to a signed URL (the collection already authorized), answering the receipt. */
@@ -592,6 +598,8 @@ function withEmbedder(opened: OpenedSnapshot, embedder: Embedder): OpenedSnapsho
     embedder,
   };
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 function outboundHeaders(headers: Record<string, string> | undefined, field: string): Record<string, string> {
   try {

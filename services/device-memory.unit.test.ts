@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../core/fact-lexicon.js';
 import { OutboundRefusal } from '../core/outbound/policy.js';
 import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.js';
-import type { WorkerPool } from '../core/worker-pool.js';
-import type { CpuTasks } from '../models/cpu-tasks.js';
+import { jsonTextDigest } from '../core/json-body.js';
+import { WorkerPool } from '../core/worker-pool.js';
+import { cpuThreadScript, POOLED_JSON_MIN_BYTES, type CpuTasks } from '../models/cpu-tasks.js';
 import type { Embedder } from '../models/embedder.js';
 import { encodeFloat16, type SnapshotBody } from '../snapshot/format.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
@@ -63,19 +64,22 @@ async function snapshotOf(tenantId: string, snapshotBody: SnapshotBody = body())
   return JSON.parse(Buffer.concat(sealed.pieces).toString('utf8'));
 }
 
-function setup(overrides: Partial<DeviceMemoryOptions> = {}) {
+function setup(overrides: Partial<DeviceMemoryOptions> = {}, pool: Pick<WorkerPool<CpuTasks>, 'run'> | null = null) {
   const store = fakeStore();
   store.collections.seed(A, 'a1');
   store.collections.seed(B, 'b1');
   const outbound = {
     puts: [] as string[],
     refuse: null as OutboundRefusal | null,
+    /** What a GET answers (a fresh copy each time, as a download is: the service may move its buffer to a thread). */
+    download: null as Buffer | null,
     precheck(url: string) {
       if (this.refuse) throw this.refuse;
       void url;
     },
     async get(): Promise<Buffer> {
-      throw new Error('no GET in these tests');
+      if (!this.download) throw new Error('no GET in this test');
+      return Buffer.from(this.download);
     },
     async put(url: string): Promise<{ status: number }> {
       this.puts.push(url);
@@ -89,8 +93,8 @@ function setup(overrides: Partial<DeviceMemoryOptions> = {}) {
     embedder: async () => embedder,
     extractor: { id: 'unused', extract: () => Promise.reject(new Error('no extraction on these paths')) },
     classifier: new PredicateClassifier(DEFAULT_FACT_LEXICON),
-    // Only a device create extracts on the pool; no test here creates.
-    cpu: { pool: null as unknown as WorkerPool<CpuTasks> },
+    // A device create extracts on the pool and a large download is parsed there; the tests that need it hand one in.
+    cpu: { pool: pool ?? { run: () => Promise.reject(new Error('no pool in this test')) } },
     keys: { current: keyset },
     snapshotCache: new PreparedSnapshotCache(10),
     outbound,
@@ -273,6 +277,93 @@ describe('device memory: import into an ephemeral collection', () => {
     const collections = createCollectionService(store, { maxCollectionsPerTenant: 1 });
     await rejectsWith(collections.createEphemeral(A, TTL_SECONDS), 409, 'collection_limit_reached', 'name');
   });
+});
+
+/** The CPU pool, with the kind of each task it ran and what the thread answered. */
+function recordingPool(pool: WorkerPool<CpuTasks>) {
+  const ran: { kind: string; output: unknown }[] = [];
+  const recording: Pick<WorkerPool<CpuTasks>, 'run'> = {
+    run: (kind, input, options) => {
+      const running = pool.run(kind, input, options);
+      // Recorded before the caller takes the answer (this reaction is registered first).
+      running.then(
+        (output) => ran.push({ kind, output }),
+        () => undefined,
+      );
+      return running;
+    },
+  };
+  return { pool: recording, ran };
+}
+
+/** A sealed snapshot of one episode whose chunk holds `chars` characters, as a signed URL would serve it. */
+async function sealedBytes(tenantId: string, chars: number): Promise<Buffer> {
+  const snapshotBody = body(1);
+  snapshotBody.episodes[0]!.chunks[0]!.text = 'Alice Chen visits Berlin. '.repeat(Math.ceil(chars / 26)).slice(0, chars);
+  const sealed = await sealSnapshot({ graphId: randomUUID(), tenantId, embeddingModel: MODEL, body: snapshotBody }, await keyset());
+  return Buffer.concat(sealed.pieces);
+}
+
+describe('device memory: a snapshot downloaded by snapshot_ref', () => {
+  const threads = new WorkerPool<CpuTasks>(cpuThreadScript, 1);
+  after(() => threads.close());
+  const ref = { collection_id: 'a1', get_url: 'https://objects.example/snapshot' };
+  const MAX_BYTES = 4 << 20;
+
+  it("from 1 MiB on is parsed on the worker-thread pool, which also works out its body's digest (nothing of it on the event loop)", async () => {
+    const { pool, ran } = recordingPool(threads);
+    const { service, store, outbound } = setup({ maxBytes: MAX_BYTES }, pool);
+    outbound.download = await sealedBytes(A, 1_200_000);
+    assert.ok(outbound.download.length >= POOLED_JSON_MIN_BYTES, `${outbound.download.length} bytes`);
+    const document = JSON.parse(outbound.download.toString('utf8')) as { body: unknown };
+    await service.importSnapshot(A, { snapshotRef: ref });
+    assert.equal(store.snapshots.imports[0]?.memories[0]?.chunks[0]?.text.length, 1_200_000, 'the whole snapshot was imported');
+    assert.deepEqual(
+      ran.map((task) => task.kind),
+      ['parseJsonBody'],
+      'the download was parsed on a pool thread',
+    );
+    const answer = ran[0]!.output as { ok: true; digests: { path: unknown[]; text: unknown }[] };
+    assert.deepEqual(answer.digests, [{ path: ['body'], text: jsonTextDigest(document.body) }], "the body's digest was worked out there");
+  });
+
+  it('below 1 MiB is parsed on the loop, by the same parser (no trip to a thread)', async () => {
+    const { pool, ran } = recordingPool(threads);
+    const { service, store, outbound } = setup({ maxBytes: MAX_BYTES }, pool);
+    outbound.download = await sealedBytes(A, 1000);
+    await service.importSnapshot(A, { snapshotRef: ref });
+    assert.equal(store.snapshots.imports[0]?.memories[0]?.chunks[0]?.text.length, 1000);
+    assert.deepEqual(ran, []);
+  });
+
+  // What is not a snapshot answers the same whichever side parsed it: each case small (on the loop)
+  // and padded past 1 MiB with the whitespace JSON allows (on a thread).
+  const pad = ' '.repeat(POOLED_JSON_MIN_BYTES);
+  const notSnapshots: [string, (whole: Buffer) => string, string, string][] = [
+    ['a truncated snapshot', (whole) => whole.subarray(0, whole.length >> 1).toString('utf8'), 'snapshot_ref.get_url', 'not valid JSON'],
+    ['an empty download', () => '', 'snapshot_ref.get_url', 'not valid JSON'],
+    ['a stray token', (whole) => `${whole.toString('utf8')},`, 'snapshot_ref.get_url', 'not valid JSON'],
+    ['a __proto__ key (refused as the body parser refuses it)', () => '{"__proto__":{"a":1}}', 'snapshot_ref.get_url', 'not valid JSON'],
+    ['a JSON number', () => '123', 'snapshot_ref', 'must be a JSON object'],
+    ['a JSON array', () => '[]', 'snapshot_ref', 'must be a JSON object'],
+  ];
+  for (const [name, make, field, issue] of notSnapshots) {
+    it(`${name} is 400 snapshot_invalid on ${field}, parsed on the loop or on a thread, and nothing is imported`, async () => {
+      const whole = await sealedBytes(A, 1000);
+      for (const [side, text] of [
+        ['loop', make(whole)],
+        ['thread', `${make(whole)}${pad}`],
+      ] as const) {
+        const { pool, ran } = recordingPool(threads);
+        const { service, store, outbound } = setup({ maxBytes: MAX_BYTES }, pool);
+        outbound.download = Buffer.from(text, 'utf8');
+        const error = await rejectsWith(service.importSnapshot(A, { snapshotRef: ref }), 400, 'snapshot_invalid', field);
+        assert.match(error.message, new RegExp(issue), side);
+        assert.equal(ran.length, side === 'thread' ? 1 : 0, side);
+        assert.deepEqual(store.journal.names('collections.'), [], `${side}: no ephemeral collection`);
+      }
+    });
+  }
 });
 
 describe('device memory: the expiry sweep', () => {

@@ -4,8 +4,9 @@
  * stretch, 43-410 ms of wall time on a loaded machine, during which no other tenant's request,
  * ping or deadline timer ran (docs/device-memory.md). The bytes are read here as @koa/bodyparser
  * reads them (raw-body after inflation, the same length and limit checks, the same errors), then
- * parsed on a thread by co-body as the body parser parses them (core/json-body.ts), and the value
- * comes back in pieces taken in with a turn of the loop between them (core/json-pieces.ts).
+ * parsed on a thread by co-body as the body parser parses them (models/cpu-tasks.ts `parseJson`,
+ * the path a downloaded snapshot takes too), and the value comes back in pieces taken in with a
+ * turn of the loop between them (core/json-pieces.ts).
  *
  * A body below `minBytes` (Content-Length), another method or media type, or a process without a
  * pool is left to the body parser mounted after this, on the loop: it costs a few milliseconds.
@@ -14,10 +15,9 @@ import type { Middleware } from 'koa';
 import inflate from 'inflation';
 import getRawBody from 'raw-body';
 import type { JsonTextDigest } from '../../core/json-body.js';
-import { joinJson, valueAt, type JsonPath } from '../../core/json-pieces.js';
-import { TimeSlicer } from '../../core/time-slice.js';
+import type { JsonPath } from '../../core/json-pieces.js';
 import type { WorkerPool } from '../../core/worker-pool.js';
-import type { CpuTasks } from '../../models/cpu-tasks.js';
+import { parseJson, POOLED_JSON_MIN_BYTES, type CpuTasks } from '../../models/cpu-tasks.js';
 import type { AppState } from '../context.js';
 import { declaredBodyBytes } from './bodies-in-flight.js';
 
@@ -30,9 +30,6 @@ const JSON_TYPES = [
   'application/reports+json',
   'application/scim+json',
 ];
-
-/** Bodies from this size on (1 MiB): below it JSON.parse takes a few milliseconds, less than the trip to a thread. */
-export const POOLED_BODY_MIN_BYTES = 1024 * 1024;
 
 /** What the thread worked out beside the value: the text's size, and the digests of the values at `digestPaths`. */
 export interface ParsedBodyText {
@@ -50,7 +47,7 @@ export function pooledJsonBody(options: {
   digestPaths: JsonPath[];
 }): Middleware<AppState> {
   const { pool, limit, digestPaths } = options;
-  const minBytes = options.minBytes ?? POOLED_BODY_MIN_BYTES;
+  const minBytes = options.minBytes ?? POOLED_JSON_MIN_BYTES;
   return async (ctx, next) => {
     if (!pool || !['POST', 'PUT', 'PATCH'].includes(ctx.method.toUpperCase()) || ctx.request.body !== undefined) return next();
     if (declaredBodyBytes(ctx.get('content-length'), ctx.get('transfer-encoding'), limit) < minBytes) return next();
@@ -68,22 +65,17 @@ export function pooledJsonBody(options: {
       limit,
       ...(declared && encoding === 'identity' ? { length: ~~declared } : {}),
     });
-    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-    const parsed = await pool.run(
-      'parseJsonBody',
-      { bytes, strict: true, digestPaths },
-      { key: ctx.state.principal.tenantId, signal: ctx.state.signal, transfer: whole ? [bytes.buffer as ArrayBuffer] : [] },
+    // Chosen by its declared size (a chunked body's is unknown): parsed on the pool whatever size it turns out to be.
+    const parsed = await parseJson(
+      pool,
+      bytes,
+      { strict: true, digestPaths, minBytes: 0 },
+      { key: ctx.state.principal.tenantId, signal: ctx.state.signal },
     );
     // The body parser's error, as co-body threw it (status 400 and its message): the error handler maps both alike.
     if (!parsed.ok) throw Object.assign(new SyntaxError(parsed.message), { status: parsed.status });
-    const body = await joinJson(parsed.pieces, new TimeSlicer());
-    const digests = new WeakMap<object, JsonTextDigest>();
-    for (const { path, text } of parsed.digests) {
-      const value = valueAt(body, path);
-      if (typeof value === 'object' && value !== null) digests.set(value, text);
-    }
-    ctx.request.body = body;
-    ctx.state.parsedBody = { textBytes: parsed.textBytes, digests };
+    ctx.request.body = parsed.value;
+    ctx.state.parsedBody = { textBytes: parsed.textBytes, digests: parsed.digests };
     return next();
   };
 }
