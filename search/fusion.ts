@@ -34,14 +34,14 @@ export interface FusionWeights {
  * Tuned with the turn ranking (search/turn-ranking.ts) on three LoCoMo conversations and checked
  * on the other two (docs/search.md): BM25 counts for more than it did (0.4 with β 0.5 before),
  * since names and rare words in a question are what tells one turn of a long chat from another.
- * The graph's weight (1 before) and its entities' specificity (search/graph-index.ts entityScore)
- * were chosen together by leave-one-conversation-out on LoCoMo: at 1 the graph lowered MRR, since
- * its matches mostly repeat what BM25 already found.
+ * The graph keeps weight 1 now that its entities are weighted by their specificity
+ * (search/graph-index.ts entityScore): LoCoMo's folds preferred 0.25 offline, but through the API
+ * 0.25 gave the same MRR as 1 and the retrieval bench lost recall at 0.25 (docs/decisions.md).
  */
 export const DEFAULT_FUSION_WEIGHTS: FusionWeights = {
   vector: 1,
   lexical: 0.8,
-  graph: 0.25,
+  graph: 1,
   activation: 0.1,
   lexicalRarity: 0,
 };
