@@ -41,7 +41,7 @@ export interface OpenedSnapshot {
   /**
    * Its header as signed (every top-level field but body and signature) and the signature: a call
    * that sends the same bytes again is verified against the keyset of the moment from these, with
-   * no body work (snapshot/seal.ts openPrepared). Absent on a snapshot this service sealed.
+   * no body work (snapshot/seal.ts openPrepared). Absent only on the empty snapshot.
    */
   signed?: { header: Record<string, unknown>; signature: string };
   /** Its graph index for search: built on its first search, then kept with it. */

@@ -186,6 +186,7 @@ export function openedOf(sealed: SealedSnapshot): OpenedSnapshot {
       body ??= await fromWireInSlices(resolved.body, slicer);
     },
     wire: sealed.wire,
+    signed: { header: headerOf({ ...sealed.header }), signature: sealed.header.signature },
     // As a client sends it back: the canonical bytes, parsed (the wire object's keys are in another order).
     get bodySent(): unknown {
       return (bodySent ??= JSON.parse(Buffer.concat(sealed.bodyPieces).toString('utf8')));
@@ -374,7 +375,7 @@ export async function openSnapshot(
  */
 export async function openPrepared(opened: OpenedSnapshot, context: OpenContext, field = 'snapshot'): Promise<OpenedSnapshot> {
   const signed = opened.signed;
-  // Only snapshots opened from a request are found by their bytes, and those keep their header.
+  // Every snapshot kept prepared keeps its header (opened from a request, or sealed here).
   if (!signed) throw new Error('openPrepared: a prepared snapshot without its signed header');
   await verifyHeader(signed.signature, signed.header, context, field);
   await opened.ready?.(context.slicer ?? new TimeSlicer());

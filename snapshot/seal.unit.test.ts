@@ -715,9 +715,16 @@ describe('opening bytes sent before (found by their digest, not parsed again)', 
     });
   }
 
-  it('a sealed snapshot (no header kept) is never opened as bytes sent before', async () => {
+  it('a snapshot this service sealed (a device create kept it) is remembered by the bytes it comes back as, and checked alike', async () => {
     const ks = await keyset();
+    const cache = new PreparedSnapshotCache(8);
     const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body: sampleBody() }, ks);
-    await assert.rejects(openPrepared(openedOf(snapshot), context(ks)), /without its signed header/);
+    const kept = openedOf(snapshot);
+    cache.store(TENANT, kept);
+    const sent = JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
+    assert.equal(await openSnapshot(sent, context(ks, { cache }), 'snapshot', undefined, SPAN), kept);
+    assert.equal(cache.bySpan(TENANT, SPAN), kept);
+    assert.equal(await openPrepared(kept, context(ks, { cache })), kept);
+    await rejects(openPrepared(kept, context(await keyset(), { cache })), 'snapshot_signature_invalid');
   });
 });
