@@ -188,8 +188,11 @@ export class GraphBuilder {
       }
     }
     await this.options.graph.write(scope, [...entities.values()], [...facts.values()], await dedupeMentions(mentions, slicer));
-    // The subjects whose facts may have superseded (or been superseded by) others.
-    const subjectIds = [...new Set([...facts.values()].map((fact) => fact.subjectId))];
+    // The subjects whose facts may have superseded (or been superseded by) others: only a fact whose
+    // predicate some object gives a class takes part in a timeline, so a subject this memory gave
+    // none of those is not read back (on a long-lived subject that read grew with its history).
+    const mayHaveClass = (predicate: string) => classifier?.mayHaveClass(predicate) ?? true;
+    const subjectIds = [...new Set([...facts.values()].filter((fact) => mayHaveClass(fact.predicate)).map((fact) => fact.subjectId))];
     return { entities: entities.size, facts: facts.size, subjectIds };
   }
 

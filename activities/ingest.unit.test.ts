@@ -62,7 +62,13 @@ const extractor: StructureExtractor = {
 
 type EmbedCall = { texts: string[]; signal: AbortSignal | undefined };
 
-function setup(options: { extract?: FileExtractors['extract']; embed?: (call: EmbedCall) => Promise<Float32Array[]> | null } = {}) {
+function setup(
+  options: {
+    extract?: FileExtractors['extract'];
+    embed?: (call: EmbedCall) => Promise<Float32Array[]> | null;
+    extractor?: StructureExtractor;
+  } = {},
+) {
   const fake = fakeIngestionStore();
   const embedCalls: EmbedCall[] = [];
   const embedder: Embedder = {
@@ -87,7 +93,7 @@ function setup(options: { extract?: FileExtractors['extract']; embed?: (call: Em
     maxChunksPerMemory: 5,
     embeddingBatchSize: 2,
     embeddingCoalesceMs: 0,
-    extractor,
+    extractor: options.extractor ?? extractor,
     entitySimilarityThreshold: 0.9,
     classifier: new PredicateClassifier(DEFAULT_FACT_LEXICON),
   });
@@ -381,3 +387,31 @@ async function eventually(condition: () => boolean): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+describe('ingestContent: supersessions', () => {
+  it('replays only the subjects given a fact whose predicate may have a class', async () => {
+    const person = (key: string, name: string) => ({ key, name, category: 'person' as const, aliases: [], mentions: 1, description: name });
+    const stated = (subjectKey: string, predicate: string, objectKey: string) => ({
+      subjectKey,
+      predicate,
+      objectKey,
+      confidence: 0.9,
+      description: `${subjectKey} ${predicate} ${objectKey}`,
+    });
+    const withFacts: StructureExtractor = {
+      id: 'fake-facts',
+      extract: async () => ({
+        entities: [person('alice', 'Alice'), person('acme', 'Acme'), person('bob', 'Bob'), person('pizza', 'Pizza')],
+        // "like" is no class's under any object: Bob's timeline cannot change, so it is not read.
+        facts: [stated('alice', 'work at', 'acme'), stated('bob', 'like', 'pizza')],
+      }),
+    };
+    const { fake, activities } = setup({ extractor: withFacts });
+    fake.seedMemory({ id: 'm1', content: { chunks: ['Alice works at Acme. Bob likes pizza.'] } });
+    const outcome = await attempt(fake).run(activities.ingestContent, { memoryId: 'm1', tenantId: 'tenant-1' });
+    assert.deepEqual(outcome, { status: 'complete', chunkCount: 1 });
+    const employer = [...fake.graph.facts.values()].find((fact) => fact.predicate === 'work at')!;
+    assert.equal(fake.graph.facts.size, 2);
+    assert.deepEqual(fake.factEvents.announced, [{ memoryId: 'm1', collectionId: 'col-a', subjectIds: [employer.subjectId] }]);
+  });
+});

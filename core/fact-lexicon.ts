@@ -292,6 +292,16 @@ export class PredicateClassifier {
     return (this.byNegatedEnd.get(predicate) ?? []).filter((entry) => objectFits(entry, objectKey)).map((entry) => entry.name);
   }
 
+  /**
+   * Whether some object could give the predicate a class (assert, end, or end when said over).
+   * A fact whose predicate has none stands alone in every timeline: its rows can neither
+   * supersede nor be superseded, whatever its object turns out to be named.
+   */
+  mayHaveClass(predicate: string): boolean {
+    const base = predicate.startsWith('not ') ? predicate.slice(4) : predicate;
+    return this.byAssert.has(base) || this.byEnd.has(base) || this.byNegatedEnd.has(base);
+  }
+
   /** The class a predicate asserts for this object, or null. */
   assertsOf(predicate: string, objectKey: string): string | null {
     if (predicate.startsWith('not ')) return null;

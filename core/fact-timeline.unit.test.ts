@@ -98,6 +98,17 @@ describe('the functional-predicate lexicon', () => {
     });
   }
 
+  it('a predicate some object gives a class may have one; one no object can give a class never does', () => {
+    // The ingest path reads a subject's timelines only when one of its new facts may have a class.
+    for (const [predicate, objectKey] of roles) {
+      if (classifier.roleOf(predicate, objectKey).kind !== 'none') assert.equal(classifier.mayHaveClass(predicate), true, predicate);
+    }
+    for (const predicate of ['be with', 'not be with', 'join as', 'be', 'become'])
+      assert.equal(classifier.mayHaveClass(predicate), true, predicate);
+    for (const predicate of ['like', 'not like', 'visit', 'use', 'hire', 'switch to', 'take at'])
+      assert.equal(classifier.mayHaveClass(predicate), false, predicate);
+  });
+
   it('"part with" may end an employer or a spouse; "be with" ends an employer only when said to be over', () => {
     assert.deepEqual(classifier.endsOf('part with', 'acme'), ['employer', 'spouse']);
     assert.deepEqual(classifier.endsWhenSaidOver('be with', 'acme'), ['employer']);

@@ -170,7 +170,11 @@ class IngestionFactEvents extends FakeFactEvents {
     this.graph.remove(memoryIds, onlyCollections);
   }
 
-  async announceSupersessions(scope: GraphScope, memoryId: string): Promise<void> {
+  /** The subjects each call was asked to replay. */
+  readonly announced: { memoryId: string; collectionId: string; subjectIds: string[] }[] = [];
+
+  async announceSupersessions(scope: GraphScope, memoryId: string, subjectIds: string[]): Promise<void> {
+    this.announced.push({ memoryId, collectionId: scope.collectionId, subjectIds });
     this.log.record('factEvents.announceSupersessions', memoryId, scope.collectionId);
   }
 }
