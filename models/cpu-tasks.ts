@@ -9,6 +9,7 @@
  */
 import { decodeJson, parseJsonBody, type JsonTextDigest, type ParsedJsonBody } from '../core/json-body.js';
 import { joinJson, valueAt, type JsonPath } from '../core/json-pieces.js';
+import { locateObjectSpan, type HashedJsonSpan } from '../core/json-span.js';
 import { TimeSlicer } from '../core/time-slice.js';
 import { transferring, type WorkerPool } from '../core/worker-pool.js';
 import { extractChunkStructure, extractParsedChunk, LOCAL_EXTRACTOR_ID } from '../extractors/structure/local-extractor.js';
@@ -20,6 +21,8 @@ export const cpuTasks = {
     const parsed = await parseJsonBody(input);
     return parsed.ok ? transferring(parsed, [parsed.pieces.shell, ...parsed.pieces.fills.map((fill) => fill.items)]) : parsed;
   },
+  /** Where a top-level member's object value lies in JSON bytes, and the digest of its bytes (core/json-span.ts). */
+  locateObjectSpan: (input: { bytes: Uint8Array; key: string }): HashedJsonSpan | null => locateObjectSpan(input.bytes, input.key),
   /** Entities and facts of one chunk (milliseconds per chunk). */
   extractStructure: (input: { text: string; options: ExtractOptions }): ChunkStructure => extractChunkStructure(input.text, input.options),
   /** The same, with the parsed sentences (structured-cloned back: a fraction of a millisecond against the parse). */

@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import { jsonTextDigest } from '../../core/json-body.js';
+import { sha256Hex } from '../../core/hash.js';
 import { createLogger } from '../../core/logger.js';
 import { WorkerPool } from '../../core/worker-pool.js';
 import { cpuThreadScript, type CpuTasks } from '../../models/cpu-tasks.js';
@@ -113,4 +114,119 @@ describe('request bodies parsed on a worker thread answer as the body parser doe
     const parsed = JSON.parse(big) as { snapshot: { body: object } };
     assert.deepEqual(answer.digest, jsonTextDigest(parsed.snapshot.body));
   });
+});
+
+/**
+ * Bytes of a snapshot already held prepared are looked up by their digest before the body is
+ * parsed: the rest of the body is parsed as before and the snapshot reads {} (the routes then use
+ * the prepared one). Anything else parses the whole body, with the same answers.
+ */
+describe('a known snapshot in a request body is not parsed again', () => {
+  const pool = new WorkerPool<CpuTasks>(cpuThreadScript, 1);
+  const servers: http.Server[] = [];
+  const known = JSON.stringify({ format: 'x', body: { episodes: Array.from({ length: 200 }, (_, i) => ({ id: `e${i}`, t: 'ø✓' })) } });
+  const knownDigest = `sha256:${sha256Hex(known)}`;
+  /** What the cache would hand back: only tenant t holds the snapshot. */
+  const prepared = { graphId: 'g', snapshotId: 's', body: { episodes: [], entities: [], facts: [], mentions: [] }, bodyBytes: 1 };
+  const lookups: [string, string][] = [];
+  let loopUrl = '';
+  let spanUrl = '';
+
+  function app(withSpan: boolean): Koa<AppState> {
+    const koa = new Koa<AppState>();
+    koa.use(errorHandler(createLogger('test', 'silent'), LIMIT));
+    koa.use(async (ctx, next) => {
+      ctx.state.requestId = 'r';
+      ctx.state.principal = { tenantId: ctx.get('x-tenant') || 't' } as AppState['principal'];
+      ctx.state.signal = new AbortController().signal;
+      await next();
+    });
+    if (withSpan) {
+      koa.use(
+        pooledJsonBody({
+          pool,
+          limit: LIMIT,
+          minBytes: 0,
+          digestPaths: [['snapshot', 'body']],
+          knownSpan: {
+            key: 'snapshot',
+            lookup: (tenantId, digest) => {
+              lookups.push([tenantId, digest]);
+              return tenantId === 't' && digest === knownDigest ? prepared : null;
+            },
+          },
+        }),
+      );
+    }
+    koa.use(bodyParser({ enableTypes: ['json'], jsonLimit: LIMIT, jsonStrict: true }));
+    koa.use((ctx) => {
+      const rawBody: unknown = ctx.request.rawBody;
+      const span = ctx.state.parsedBody?.span;
+      ctx.body = {
+        text: JSON.stringify(ctx.request.body),
+        textBytes: ctx.state.parsedBody?.textBytes ?? (typeof rawBody === 'string' ? Buffer.byteLength(rawBody) : null),
+        span: span ? { key: span.key, digest: span.digest, prepared: span.prepared === prepared } : null,
+      };
+    });
+    return koa;
+  }
+
+  async function listen(koa: Koa<AppState>): Promise<string> {
+    const server = http.createServer(koa.callback());
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  before(async () => {
+    loopUrl = await listen(app(false));
+    spanUrl = await listen(app(true));
+  });
+  after(async () => {
+    for (const server of servers) server.close();
+    await pool.close();
+  });
+
+  async function post(url: string, body: string, tenant = 't') {
+    const response = await fetch(`${url}/`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Tenant': tenant }, body });
+    return { status: response.status, text: await response.text() };
+  }
+  type Answer = { text: string; textBytes: number; span: { key: string; digest: string; prepared: boolean } | null };
+
+  it('parses only the rest of a body around known bytes, counting the whole text', async () => {
+    const body = ` {"query":"where is ørret","snapshot": ${known} ,"limit":5}`;
+    const answer = JSON.parse((await post(spanUrl, body)).text) as Answer;
+    assert.equal(answer.text, '{"query":"where is ørret","snapshot":{},"limit":5}');
+    assert.deepEqual(answer.span, { key: 'snapshot', digest: knownDigest, prepared: true });
+    assert.equal(answer.textBytes, Buffer.byteLength(body));
+    assert.deepEqual(lookups.at(-1), ['t', knownDigest]);
+  });
+
+  // Each parses the whole body: the answer is the body parser's, and no prepared snapshot is used.
+  const whole: [name: string, body: string, tenant?: string][] = [
+    ["another tenant's call with the same bytes", `{"query":"q","snapshot":${known}}`, 'u'],
+    ['bytes this process does not hold', `{"query":"q","snapshot":${known.replace('e199', 'e198')}}`],
+    ['the known bytes with a spare space inside', `{"query":"q","snapshot":${known.replace('"body":', '"body": ')}}`],
+    ['the known bytes twice (the last counts)', `{"snapshot":${known},"snapshot":{"a":1}}`],
+    ['the known bytes under an escaped key', `{"snap\\u0073hot":${known}}`],
+    ['the known bytes in a malformed body', `{"query":,"snapshot":${known}}`],
+    ['the known bytes beside a __proto__ key', `{"__proto__":{"admin":true},"snapshot":${known}}`],
+    ['the known bytes nested', `{"outer":{"snapshot":${known}}}`],
+    ['the known bytes, then trailing bytes', `{"snapshot":${known}} x`],
+  ];
+  for (const [name, body, tenant] of whole) {
+    it(`${name}: the whole body is parsed, as the body parser parses it`, async () => {
+      const onLoop = await post(loopUrl, body, tenant);
+      const withSpan = await post(spanUrl, body, tenant);
+      assert.equal(withSpan.status, onLoop.status, withSpan.text);
+      if (onLoop.status !== 200) {
+        assert.equal(withSpan.text, onLoop.text, 'the same error: status, code, message, fields');
+        return;
+      }
+      const loop = JSON.parse(onLoop.text) as Answer;
+      const answer = JSON.parse(withSpan.text) as Answer;
+      assert.equal(answer.text, loop.text, 'the same value, keys in the same order');
+      assert.equal(answer.textBytes, loop.textBytes);
+      assert.ok(answer.span === null || answer.span.prepared === false, JSON.stringify(answer.span));
+    });
+  }
 });
