@@ -1,6 +1,7 @@
 /**
  * The CPU-heavy work an API process hands to its worker-thread pool (core/worker-pool.ts), by
- * name: structure extraction (compromise, synchronous). Not the embedding model: onnxruntime-node
+ * name: structure extraction (compromise, synchronous) and the parse of large JSON texts (request
+ * bodies, downloaded snapshots: `parseJson`). Not the embedding model: onnxruntime-node
  * loaded in a worker thread and the main thread at once crashed the process (a native
  * "Cannot create a handle without a HandleScope" in OrtValueToNapiValue), so the model runs on a
  * thread of its own and only there (models/model-tasks.ts). Add a handler here to move another kind of work off the event loop; the thread entry
