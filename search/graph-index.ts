@@ -105,6 +105,48 @@ export const SUPPORT_CAP = 200;
 const categoryWeight = (category: string): number => (category === 'concept' ? 0.5 : 1);
 
 /**
+ * How much the specificity of a matched entity counts (the power it is raised to). Chosen by
+ * leave-one-conversation-out on LoCoMo's development half (docs/search.md).
+ */
+export const ENTITY_SPECIFICITY_POWER = 3;
+
+/**
+ * How specific an entity is to the chunks that mention it, in (0, 1]: an IDF over the chunks of
+ * its partition, ln(1 + N / df) / ln(1 + N), with df the chunks that mention the entity and N the
+ * chunks that mention anything. An entity one chunk names scores 1; one named in every chunk (a
+ * conversation's speaker) scores ln 2 / ln(1 + N), which falls as the collection grows; the "1 +"
+ * keeps it above zero, so a collection of one chunk still ranks by what it names.
+ */
+export function entitySpecificity(chunksMentioning: number, chunksNamingAnything: number): number {
+  if (chunksMentioning <= 0) return 1;
+  const n = Math.max(chunksNamingAnything, chunksMentioning);
+  return Math.log1p(n / chunksMentioning) / Math.log1p(n);
+}
+
+/**
+ * A matched entity's score: its category's weight (concepts half), damped by how often it is
+ * mentioned (`mentions`, the sum of its provenance counts) and by how many of the partition's
+ * chunks mention it (entitySpecificity, raised to `specificityPower`). The mention damping alone
+ * let a speaker named in most turns of a conversation lend a quarter of what a name said once lends
+ * to every one of those turns; the specificity makes it lend well under one per cent of it.
+ */
+export function entityScore(
+  category: string,
+  mentions: number,
+  chunksMentioning: number,
+  chunksNamingAnything: number,
+  specificityPower = ENTITY_SPECIFICITY_POWER,
+): number {
+  const specificity = entitySpecificity(chunksMentioning, chunksNamingAnything);
+  return (categoryWeight(category) * specificity ** specificityPower) / (1 + Math.log1p(mentions));
+}
+
+export interface GraphMatchOptions {
+  /** The power of an entity's specificity in its score (entityScore); the bench varies it. */
+  specificityPower?: number;
+}
+
+/**
  * A graph partition's content (GraphPartition.exportState / fromState): the records it holds and
  * every memory's provenance rows, memories in the order they were set.
  */
@@ -355,14 +397,19 @@ export class GraphPartition {
     }
   }
 
-  /** Adds what this partition knows about the query's keys into `match`. */
-  collect(keys: string[], match: MatchBuilder): void {
+  /**
+   * Adds what this partition knows about the query's keys into `match`. The counts entityScore
+   * reads are the sizes of maps kept as memories come and go (provenance per target, targets per
+   * chunk), so they are current after every add and delete and cost nothing to read.
+   */
+  collect(keys: string[], match: MatchBuilder, specificityPower = ENTITY_SPECIFICITY_POWER): void {
     for (const key of keys) {
       for (const id of this.byAlias.get(key) ?? []) {
         const entity = this.entities.get(id);
         if (!entity) continue;
         const weight = this.weights.get(id) ?? 1;
-        match.matched.set(id, { entity, weight, score: categoryWeight(entity.category) / (1 + Math.log1p(weight)), partition: this });
+        const score = entityScore(entity.category, weight, this.provenance.get(id)?.size ?? 1, this.targetsOfChunk.size, specificityPower);
+        match.matched.set(id, { entity, weight, score, partition: this });
       }
     }
   }
@@ -480,16 +527,17 @@ const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(':'));
 
 /**
  * The graph signal over the given partitions:
- *   - an entity the query names scores (1 for named things, 0.5 for concepts) / (1 + ln(1 + weight));
+ *   - an entity the query names scores (1 for named things, 0.5 for concepts) × specificity³ /
+ *     (1 + ln(1 + weight)), its specificity an IDF over the partition's chunks (entityScore);
  *   - a neighbour through a fact scores half that times the fact's confidence;
  *   - a fact touching a named entity scores the entity's score times its confidence;
  *   - a chunk's value is 1 − e^(−Σ scores of what it mentions);
  *   - a memory that mentions a named (non-concept) matched entity lends that entity's score to
  *     every chunk of it (episode proximity: conversations rarely repeat who they are about).
  */
-export function matchGraph(partitions: GraphPartition[], keys: string[]): GraphMatch {
+export function matchGraph(partitions: GraphPartition[], keys: string[], options: GraphMatchOptions = {}): GraphMatch {
   const builder: MatchBuilder = { matched: new Map() };
-  for (const partition of partitions) partition.collect(keys, builder);
+  for (const partition of partitions) partition.collect(keys, builder, options.specificityPower);
   // The best MAX_MATCHED, ties broken by entityOrder: the same graph gives the same answer whatever
   // order it was loaded in (a collection's partition and a snapshot's are built in different orders).
   if (builder.matched.size > MAX_MATCHED) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
-import { GraphIndex, matchGraph, type GraphEntityInfo } from './graph-index.js';
+import { describe, it } from 'node:test';
+import { GraphIndex, GraphPartition, entityScore, entitySpecificity, matchGraph, type GraphEntityInfo } from './graph-index.js';
 
 it('takes the names a delete left an entity: the memory that gave the old name leaves, the match shows the new one', () => {
   const index = new GraphIndex();
@@ -30,4 +30,65 @@ it('takes the names a delete left an entity: the memory that gave the old name l
 
   index.refreshEntities([{ ...before, id: 'e2' }]);
   assert.equal(index.holdsEntity('e2'), false, 'an entity no partition holds is not added');
+});
+
+describe('entity specificity: a matched entity lends by how few of its partition’s chunks mention it', () => {
+  const person = (id: string, name: string): GraphEntityInfo => ({
+    id,
+    name,
+    category: 'person',
+    description: '',
+    aliasKeys: [name.toLowerCase()],
+  });
+  const caroline = person('speaker', 'Caroline');
+  const lisbon: GraphEntityInfo = { id: 'place', name: 'Lisbon', category: 'place', description: '', aliasKeys: ['lisbon'] };
+  const records = new Map([
+    [caroline.id, caroline],
+    [lisbon.id, lisbon],
+  ]);
+  const row = (targetId: string, count: number) => ({ targetId, chunkIndex: 0, count, description: '' });
+  /** Ten one-chunk memories: Caroline once in each, Lisbon ten times in the first: the same mentions in all. */
+  const conversation = (): GraphPartition => {
+    const partition = new GraphPartition();
+    for (let turn = 0; turn < 10; turn++)
+      partition.setMemory(`m${turn}`, turn === 0 ? [row('speaker', 1), row('place', 10)] : [row('speaker', 1)], records, new Map());
+    return partition;
+  };
+  const scores = (partition: GraphPartition): Map<string, number> =>
+    new Map(matchGraph([partition], ['caroline', 'lisbon']).entities.map((entity) => [entity.name, entity.score]));
+
+  it('is 1 for an entity one chunk names, falls with the chunks that name it, and never reaches 0', () => {
+    assert.equal(entitySpecificity(1, 400), 1);
+    assert.equal(entitySpecificity(1, 1), 1, 'a one-chunk collection still ranks by what it names');
+    assert.ok(entitySpecificity(10, 400) < entitySpecificity(2, 400));
+    assert.ok(entitySpecificity(400, 400) > 0);
+    assert.ok(Math.abs(entitySpecificity(400, 400) - Math.log(2) / Math.log(401)) < 1e-12);
+    assert.equal(entitySpecificity(5, 3), entitySpecificity(5, 5), 'more chunks naming it than counted: as if it were in all');
+  });
+
+  it('lets a speaker named in every turn lend far less than a place named in one, at the same number of mentions', () => {
+    const matched = scores(conversation());
+    assert.equal(matched.get('Lisbon'), 1, 'the most specific match leads');
+    assert.ok(matched.get('Caroline')! < 0.05, `Caroline scores ${matched.get('Caroline')}`);
+    const { chunks } = matchGraph([conversation()], ['caroline']);
+    assert.ok(chunks.get('m1:0')!.value < 0.01, 'a turn that only names the speaker gains almost nothing');
+  });
+
+  it('follows adds and deletes: the counts are those of the memories the partition holds now, as a fresh load of them gives', () => {
+    const partition = conversation();
+    for (let turn = 1; turn < 10; turn++) partition.removeMemory(`m${turn}`);
+    const alone = new GraphPartition();
+    alone.setMemory('m0', [row('speaker', 1), row('place', 10)], records, new Map());
+    assert.deepEqual(scores(partition), scores(alone));
+    assert.equal(scores(alone).get('Caroline'), 1, 'named in the only chunk, the speaker is as specific as can be');
+    assert.deepEqual(scores(GraphPartition.fromState(conversation().exportState())), scores(conversation()), 'a bulk load counts the same');
+    partition.setMemory('m1', [row('speaker', 1)], records, new Map());
+    assert.ok(scores(partition).get('Caroline')! < scores(alone).get('Caroline')!, 'a new turn naming the speaker lowers its specificity');
+  });
+
+  it('weighs the score by category, mentions and specificity (entityScore)', () => {
+    assert.equal(entityScore('person', 1, 1, 100, 0), 1 / (1 + Math.log(2)), 'power 0: the mention damping alone, as before');
+    assert.equal(entityScore('concept', 1, 1, 100), 0.5 / (1 + Math.log(2)));
+    assert.ok(entityScore('person', 10, 10, 100) < entityScore('person', 10, 1, 100));
+  });
 });

@@ -104,7 +104,7 @@ export function visibleGraph(signal: GraphSignal, visible: (memoryId: string) =>
 export const EPISODE_SHARE = 0.5;
 
 /** A chunk's graph value from its own evidence and its memory's episode score. */
-export const graphValue = (signal: GraphSignal, chunkId: string, memoryId: string): number => {
+export const graphValue = (signal: Pick<GraphSignal, 'chunks' | 'episodes'>, chunkId: string, memoryId: string): number => {
   const direct = signal.chunks.get(chunkId)?.value ?? 0;
   const episode = signal.episodes.get(memoryId) ?? 0;
   return 1 - (1 - direct) * Math.exp(-EPISODE_SHARE * episode);
@@ -139,11 +139,15 @@ export const collectionGraph =
   (keys) =>
     searchIndex.graphMatch(collectionIds, keys);
 
-/** The query's keys (its word runs and the entities the extractor finds in it), ranked against the graph. */
-export async function graphSignal(match: GraphMatcher, extractor: StructureExtractor, query: string): Promise<GraphSignal> {
+/** The keys a query looks entities up by: its word runs and the entities the extractor finds in it. */
+export async function graphKeys(extractor: StructureExtractor, query: string): Promise<string[]> {
   const extracted = await extractor.extract(query);
-  const keys = [...new Set([...queryKeys(query), ...extracted.entities.map((entity) => entity.key)])];
-  return resultsOf(match(keys));
+  return [...new Set([...queryKeys(query), ...extracted.entities.map((entity) => entity.key)])];
+}
+
+/** The query's keys (graphKeys), ranked against the graph. */
+export async function graphSignal(match: GraphMatcher, extractor: StructureExtractor, query: string): Promise<GraphSignal> {
+  return resultsOf(match(await graphKeys(extractor, query)));
 }
 
 /** A graph match as the response shows it. */

@@ -3,7 +3,16 @@
  * fusion as it was (search/fusion.ts with vector and lexical), and the service's current ranking
  * (search/turn-ranking.ts), all over the service's own index classes.
  */
-import { DEFAULT_FUSION_WEIGHTS, fuse, type Candidate, type FusedCandidate } from '../../search/fusion.js';
+import {
+  DEFAULT_FUSION_WEIGHTS,
+  fuse,
+  type Candidate,
+  type FusedCandidate,
+  type FusionWeights,
+  type SignalName,
+} from '../../search/fusion.js';
+import { matchGraph, type GraphMatchOptions, type GraphPartition } from '../../search/graph-index.js';
+import { graphValue } from '../../services/graph-search.js';
 import type { LexicalIndex } from '../../search/lexical-index.js';
 import {
   DEFAULT_TURN_WEIGHTS,
@@ -23,6 +32,11 @@ export interface OfflineCorpus {
   turns: Map<string, { text: string; time: Date; role: string }>;
   /** The service's per-chunk turn facts (asks, dates, speaker), one partition per conversation. */
   facts: TurnFacts;
+  /**
+   * Each conversation's graph (bench/locomo/offline-graph.ts) and each query's graph keys (its
+   * word runs and extracted names, services/graph-search.ts), when the graph signal is ranked.
+   */
+  graph?: { partitions: Map<string, GraphPartition>; keysOf: Map<string, string[]> };
 }
 
 const MIN_SIMILARITY = 0.78;
@@ -35,7 +49,8 @@ const overrides = <T>(name: string, defaults: T): T => {
   const raw = process.env[name];
   return raw ? { ...defaults, ...(JSON.parse(raw) as Partial<T>) } : defaults;
 };
-const FUSION_WEIGHTS = overrides('LOCOMO_FUSION_WEIGHTS', DEFAULT_FUSION_WEIGHTS);
+/** The fusion weights the harness ranks with (the service's, with LOCOMO_FUSION_WEIGHTS applied). */
+export const HARNESS_FUSION_WEIGHTS = overrides('LOCOMO_FUSION_WEIGHTS', DEFAULT_FUSION_WEIGHTS);
 /** The turn weights the harness ranks with (the service's, with LOCOMO_TURN_WEIGHTS applied). */
 export const HARNESS_TURN_WEIGHTS = overrides('LOCOMO_TURN_WEIGHTS', DEFAULT_TURN_WEIGHTS);
 const POOL = 100;
@@ -52,6 +67,8 @@ export function rankOffline(
   collectionId: string,
   limit: number,
   turnWeights: TurnRankingWeights = HARNESS_TURN_WEIGHTS,
+  fusionWeights: FusionWeights = HARNESS_FUSION_WEIGHTS,
+  graphOptions: GraphMatchOptions = {},
   trace?: (ranking: { fused: FusedCandidate[]; reranked: FusedCandidate[]; answerKind: number }) => void,
 ): string[] {
   // Each signal alone, and the fusion as it was, search the query as written.
@@ -89,7 +106,10 @@ export function rankOffline(
     );
     return fused.slice(0, limit).map((entry) => entry.chunkId);
   }
-  // The service's ranking (services/search.ts) without the graph signal and activation.
+  // The service's ranking (services/search.ts) without activation, and without the graph signal
+  // unless the corpus has the graphs. The graph matches the query as written, as the service's does.
+  const partition = corpus.graph?.partitions.get(collectionId);
+  const graph = partition && fusionWeights.graph > 0 ? matchGraph([partition], corpus.graph!.keysOf.get(query) ?? [], graphOptions) : null;
   const speakers = querySpeakers(query, corpus.facts.speakers([collectionId]));
   if (speakers) {
     query = speakers.text;
@@ -105,7 +125,13 @@ export function rankOffline(
   };
   for (const hit of currentVectorHits) candidate(hit.chunkId, hit.memoryId).cosine = hit.score;
   for (const hit of currentLexical.hits) candidate(hit.chunkId, hit.memoryId).bm25 = hit.score;
-  for (const [chunkId, entry] of candidates) if (!entry.bm25 && (entry.cosine ?? 0) < MIN_SIMILARITY) candidates.delete(chunkId);
+  if (graph) {
+    const graphBest = [...graph.chunks].sort((a, b) => b[1].value - a[1].value).slice(0, POOL);
+    for (const [chunkId, { memoryId }] of graphBest) candidate(chunkId, memoryId);
+  }
+  for (const [chunkId, entry] of candidates)
+    if (!entry.bm25 && !(graph && graphValue(graph, chunkId, entry.memoryId)) && (entry.cosine ?? 0) < MIN_SIMILARITY)
+      candidates.delete(chunkId);
   const source: TurnSource = {
     cosineOf: (chunkIds) => corpus.vectors.similarities(queryVector, [collectionId], chunkIds),
     isQuestion: (chunkId) => corpus.facts.isQuestion([collectionId], chunkId),
@@ -115,16 +141,23 @@ export function rankOffline(
     chunks: () => corpus.vectors.entries([collectionId]),
   };
   const dated = expandTurnCandidates(candidates, query, source, turnWeights);
+  if (graph) {
+    for (const entry of candidates.values()) {
+      const value = graphValue(graph, entry.chunkId, entry.memoryId);
+      if (value > 0) entry.graph = value;
+    }
+  }
+  const signals: SignalName[] = graph ? ['vector', 'lexical', 'graph'] : ['vector', 'lexical'];
   const fused = fuse(
     [...candidates.values()],
     {
-      signals: new Set(['vector', 'lexical']),
+      signals: new Set(signals),
       cosineFloor: Math.min(...currentVectorHits.map((hit) => hit.score)),
       cosineMax: Math.max(...currentVectorHits.map((hit) => hit.score)),
       bm25Max: currentLexical.hits[0]?.score ?? 0,
       lexicalRarity: currentLexical.stats.maxRarity,
     },
-    FUSION_WEIGHTS,
+    fusionWeights,
   );
   const reranked = rerankTurns(fused, dated, source, { speakers, answerKind: queryAnswerKind(query), weights: turnWeights });
   trace?.({ fused, reranked, answerKind: queryAnswerKind(query) });

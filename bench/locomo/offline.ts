@@ -2,13 +2,14 @@
  * Offline harness for iterating on the ranking: the LoCoMo development half in this process's own
  * search indexes (the service's VectorIndex and LexicalIndex, the embedder it loads), ranked by
  * the same code the search service calls (search/turn-ranking.ts), without the stack. No graph
- * signal (that needs the structuring stage): the figures the project reports come from
+ * signal unless LOCOMO_GRAPH=1, which builds each conversation's graph with the service's
+ * structuring code (bench/locomo/offline-graph.ts): the figures the project reports come from
  * `BENCH_ONLY=locomo`, through the API. Passage and query vectors are cached under
  * data/locomo-cache/ (outside the repository, like the data).
  *
  *   scripts/node dist/bench/locomo/offline.js [--dump file]   (LOCOMO_VARIANTS, LOCOMO_BY_CATEGORY=1)
  *
- * LOCOMO_GRID='{"<turn weight>": [values], ...}' instead chooses turn weights by
+ * LOCOMO_GRID='{"<turn or fusion weight, or specificityPower>": [values], ...}' instead chooses those by
  * leave-one-conversation-out: each conversation in turn is held out, the grid point with the best
  * MRR (then recall_all@10) on the other four is chosen, and the held-out conversation is scored
  * with it; the five held-out scores together estimate what the choice does on unseen conversations.
@@ -20,10 +21,15 @@ import { loadEmbedder, type Embedder } from '../../models/embedder.js';
 import { LexicalIndex } from '../../search/lexical-index.js';
 import { VectorIndex } from '../../search/vector-index.js';
 import { TurnFacts } from '../../search/turn-facts.js';
+import { ENTITY_SPECIFICITY_POWER, type GraphMatchOptions, type GraphPartition } from '../../search/graph-index.js';
 import { CATEGORY_NAMES, loadLocomo, type LocomoConversation } from './dataset.js';
 import { aggregateLocomo, scoreLocomo, type LocomoAggregate, type LocomoScore } from './metrics.js';
-import { HARNESS_TURN_WEIGHTS, rankOffline, searchedText, type OfflineCorpus } from './offline-ranking.js';
+import { HARNESS_FUSION_WEIGHTS, HARNESS_TURN_WEIGHTS, rankOffline, searchedText, type OfflineCorpus } from './offline-ranking.js';
 import type { TurnRankingWeights } from '../../search/turn-ranking.js';
+import type { FusionWeights } from '../../search/fusion.js';
+import { createLocalExtractor } from '../../extractors/structure/local-extractor.js';
+import { graphKeys } from '../../services/graph-search.js';
+import { conversationGraph } from './offline-graph.js';
 
 /** Conversations the ranking may be tuned on; the others only check it. */
 export const TUNE_SAMPLES = new Set(['conv-26', 'conv-41', 'conv-43']);
@@ -84,15 +90,35 @@ const fmt = (figures: LocomoAggregate): string =>
 
 type Row = { sample: string; category: number; score: LocomoScore };
 
-/** Every combination of the grid's values, over the harness's turn weights. */
-function gridPoints(grid: Record<string, number[]>): TurnRankingWeights[] {
-  let points: TurnRankingWeights[] = [HARNESS_TURN_WEIGHTS];
+interface GridPoint {
+  turn: TurnRankingWeights;
+  fusion: FusionWeights;
+  graph: Required<GraphMatchOptions>;
+}
+
+/**
+ * Every combination of the grid's values, over the harness's turn and fusion weights and the graph
+ * match's options (a name is looked up in that order).
+ */
+function gridPoints(grid: Record<string, number[]>): GridPoint[] {
+  let points: GridPoint[] = [
+    { turn: HARNESS_TURN_WEIGHTS, fusion: HARNESS_FUSION_WEIGHTS, graph: { specificityPower: ENTITY_SPECIFICITY_POWER } },
+  ];
   for (const [name, values] of Object.entries(grid)) {
-    if (!(name in HARNESS_TURN_WEIGHTS)) throw new Error(`LOCOMO_GRID: no turn weight named ${name}`);
-    points = points.flatMap((point) => values.map((value) => ({ ...point, [name]: value })));
+    const part =
+      name in HARNESS_TURN_WEIGHTS ? 'turn' : name in HARNESS_FUSION_WEIGHTS ? 'fusion' : name in points[0]!.graph ? 'graph' : null;
+    if (!part) throw new Error(`LOCOMO_GRID: no turn weight, fusion weight or graph option named ${name}`);
+    points = points.flatMap((point) => values.map((value) => ({ ...point, [part]: { ...point[part], [name]: value } })));
   }
   return points;
 }
+
+const weightOf = (point: GridPoint, name: string): number =>
+  name in point.turn
+    ? point.turn[name as keyof TurnRankingWeights]
+    : name in point.fusion
+      ? point.fusion[name as keyof FusionWeights]
+      : point.graph[name as keyof GraphMatchOptions];
 
 function leaveOneConversationOut(
   corpus: OfflineCorpus,
@@ -101,21 +127,37 @@ function leaveOneConversationOut(
   grid: Record<string, number[]>,
 ): void {
   const points = gridPoints(grid);
-  const label = (point: TurnRankingWeights) =>
+  const label = (point: GridPoint) =>
     Object.keys(grid)
-      .map((name) => `${name} ${point[name as keyof TurnRankingWeights]}`)
+      .map((name) => `${name} ${weightOf(point, name)}`)
       .join(', ');
   const rowsAt = points.map((point) =>
     questions.map((question): Row => {
-      const ranked = rankOffline(corpus, 'current', question.question, vectorOf, question.sampleId, 10, point);
+      const ranked = rankOffline(
+        corpus,
+        'current',
+        question.question,
+        vectorOf,
+        question.sampleId,
+        10,
+        point.turn,
+        point.fusion,
+        point.graph,
+      );
       const texts = ranked.map((chunkId) => corpus.turns.get(chunkId)!.text);
       return { sample: question.sampleId, category: question.category, score: scoreLocomo(texts, question.evidence) };
     }),
   );
   const baseline = rankOfflineRows(corpus, questions, vectorOf);
   const samples = [...new Set(questions.map((question) => question.sampleId))];
-  for (const [index, point] of points.entries())
+  for (const [index, point] of points.entries()) {
     console.log(`grid ${label(point).padEnd(40)} ${fmt(aggregateLocomo(rowsAt[index]!.map((r) => r.score)))}`);
+    if (!process.env.LOCOMO_BY_CONVERSATION) continue;
+    for (const sample of new Set(questions.map((question) => question.sampleId))) {
+      const rows = rowsAt[index]!.filter((row) => row.sample === sample);
+      console.log(`  ${sample.padEnd(43)} ${fmt(aggregateLocomo(rows.map((r) => r.score)))}`);
+    }
+  }
   const heldOut: Row[] = [];
   for (const sample of samples) {
     let best = 0;
@@ -174,6 +216,19 @@ async function main(): Promise<void> {
     conversations.flatMap((c) => c.sessions.flatMap((s) => s.turns.map((t) => t.content))),
   );
   const corpus = buildCorpus(conversations, passages, embedder.dimensions);
+  if (process.env.LOCOMO_GRAPH) {
+    // The graph signal, as the service ranks it: each conversation's graph built by the service's
+    // structuring code, each question's keys as the service takes them.
+    const started = performance.now();
+    const extractor = createLocalExtractor();
+    const options = { extractor, embedder, similarityThreshold: config.ENTITY_SIMILARITY_THRESHOLD, lexicon: config.FACT_LEXICON };
+    const partitions = new Map<string, GraphPartition>();
+    for (const conversation of conversations) partitions.set(conversation.sampleId, await conversationGraph(conversation, options));
+    const keysOf = new Map<string, string[]>();
+    for (const question of questions) keysOf.set(question.question, await graphKeys(extractor, question.question));
+    corpus.graph = { partitions, keysOf };
+    process.stderr.write(`  graphs built in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  }
   const queries = await cachedVectors(
     embedder,
     'query',
@@ -201,6 +256,8 @@ async function main(): Promise<void> {
         question.sampleId,
         10,
         HARNESS_TURN_WEIGHTS,
+        HARNESS_FUSION_WEIGHTS,
+        {},
         (t) => {
           const fusedScore = new Map(t.fused.map((entry) => [entry.chunkId, entry.score]));
           row = {
