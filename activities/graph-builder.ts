@@ -123,13 +123,13 @@ export class GraphBuilder {
     scope: GraphScope,
     memoryId: string,
     extractions: ChunkExtraction[],
-  ): Promise<{ entities: number; facts: number; subjectIds: string[] }> {
+  ): Promise<{ entities: number; facts: number; subjectIds: string[]; predicates: string[] }> {
     // A large memory (a 2M-character device create: ~1,700 chunks) is seconds of work here; in an API
     // process it runs on the event loop (it calls the embedder and the graph), so it gives the loop a
     // turn between slices (core/time-slice.ts).
     const slicer = new TimeSlicer();
     const merged = await mergeEntities(extractions, slicer);
-    if (merged.size === 0) return { entities: 0, facts: 0, subjectIds: [] };
+    if (merged.size === 0) return { entities: 0, facts: 0, subjectIds: [], predicates: [] };
     const { idOfKey, vectors } = await this.resolve(scope, merged, slicer);
 
     // Several keys of this memory may resolve to one entity: one write per entity, all aliases.
@@ -192,8 +192,9 @@ export class GraphBuilder {
     // predicate some object gives a class takes part in a timeline, so a subject this memory gave
     // none of those is not read back (on a long-lived subject that read grew with its history).
     const mayHaveClass = (predicate: string) => classifier?.mayHaveClass(predicate) ?? true;
-    const subjectIds = [...new Set([...facts.values()].filter((fact) => mayHaveClass(fact.predicate)).map((fact) => fact.subjectId))];
-    return { entities: entities.size, facts: facts.size, subjectIds };
+    const classed = [...facts.values()].filter((fact) => mayHaveClass(fact.predicate));
+    const subjectIds = [...new Set(classed.map((fact) => fact.subjectId))];
+    return { entities: entities.size, facts: facts.size, subjectIds, predicates: [...new Set(classed.map((fact) => fact.predicate))] };
   }
 
   /** Maps every key to an entity id, with the name vectors computed on the way (stored with new entities). */

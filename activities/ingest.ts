@@ -222,7 +222,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       const written = await builder.writeToCollection(scope, memory.id, extractions);
       entities = Math.max(entities, written.entities);
       facts = Math.max(facts, written.facts);
-      await store.factEvents.announceSupersessions(scope, memory.id, written.subjectIds);
+      await store.factEvents.announceSupersessions(scope, memory.id, written.subjectIds, written.predicates);
     }
     return { chunks: chunks.length, entities, facts, extractions };
   }

@@ -412,6 +412,8 @@ describe('ingestContent: supersessions', () => {
     assert.deepEqual(outcome, { status: 'complete', chunkCount: 1 });
     const employer = [...fake.graph.facts.values()].find((fact) => fact.predicate === 'work at')!;
     assert.equal(fake.graph.facts.size, 2);
-    assert.deepEqual(fake.factEvents.announced, [{ memoryId: 'm1', collectionId: 'col-a', subjectIds: [employer.subjectId] }]);
+    assert.deepEqual(fake.factEvents.announced, [
+      { memoryId: 'm1', collectionId: 'col-a', subjectIds: [employer.subjectId], predicates: ['work at'] },
+    ]);
   });
 });

@@ -47,7 +47,15 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.use(rateLimit(deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST));
   app.use(bodiesInFlight(deps.config.BODY_BYTES_IN_FLIGHT_MAX, deps.config.BODY_BYTES_IN_FLIGHT_PER_TENANT, deps.config.BODY_LIMIT_BYTES));
   // Device snapshots' bodies are hashed there too: their digest covers the JSON text of `snapshot.body`.
-  app.use(pooledJsonBody({ pool: deps.cpuPool ?? null, limit: deps.config.BODY_LIMIT_BYTES, digestPaths: [['snapshot', 'body']] }));
+  app.use(
+    pooledJsonBody({
+      pool: deps.cpuPool ?? null,
+      limit: deps.config.BODY_LIMIT_BYTES,
+      digestPaths: [['snapshot', 'body']],
+      // Device calls send the same snapshot again and again (api/routes/device-memory/presenter.ts inlineSnapshot).
+      knownSpan: { key: 'snapshot', lookup: (tenantId, digest) => deps.services.deviceMemory.preparedBySpan(tenantId, digest) },
+    }),
+  );
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));
 
   // Search is mounted before memories so /v1/memories/search is not read as a memory id.

@@ -19,7 +19,8 @@
  *   device      11. device memory: snapshot size, export/import time, device create and search beside
  *                   collection search, on 1,000 memories (bench/device.ts; BENCH_DEVICE_MEMORIES);
  *   device-open 11b. one device search on a 1,000-memory snapshot built in-process, in CPU time: format
- *                   1.1 opened in full, 2.0 opened in full, 2.0 prepared (bench/device-open.ts; no stack);
+ *                   1.1 opened in full, 2.0 opened in full, 2.0 prepared, 2.0 sent again as the same bytes
+ *                   (bench/device-open.ts; no stack);
  *   webhooks    13. webhook delivery: events/s to 1 and to 20 subscriptions, append → receipt p50/p95,
  *                   through a delivering process of its own to a loopback HTTPS receiver (bench/webhooks.ts);
  *   flatcost    13. 500 × 1 KB memories into an empty database, then again after a bulk pre-fill of 200,000

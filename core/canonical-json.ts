@@ -188,6 +188,27 @@ export function canonicalJsonBytes(value: unknown): Buffer {
   return Buffer.from(canonicalJson(value), 'utf8');
 }
 
+/**
+ * A string longer than this is written in pieces of at most this many characters (before
+ * escaping) when it lies within the opened levels: the mention rows of a 2M-character device
+ * episode are one 8 MB string, which took 23-29 ms of CPU to check and escape in one step, and as
+ * much again to encode and hash with the piece it ended up in.
+ */
+export const STRING_PIECE_CHARS = 64 * 1024;
+
+/** encodeString(value) in pieces of at most STRING_PIECE_CHARS characters, a surrogate pair never split (its halves would read as lone surrogates). */
+function* stringPieces(value: string, path: string): Generator<string> {
+  yield '"';
+  for (let start = 0; start < value.length;) {
+    let end = Math.min(value.length, start + STRING_PIECE_CHARS);
+    const last = value.charCodeAt(end - 1);
+    if (end < value.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    yield encodeString(value.slice(start, end), path).slice(1, -1);
+    start = end;
+  }
+  yield '"';
+}
+
 /** The pieces of canonicalJson(value), its arrays and objects opened down to `depth` levels (see canonicalJsonPieces). */
 function* piecesOf(
   value: unknown,
@@ -197,6 +218,10 @@ function* piecesOf(
   level: number,
   worthOpening: (container: object, level: number) => boolean,
 ): Generator<string> {
+  if (depth > 0 && typeof value === 'string' && value.length > STRING_PIECE_CHARS) {
+    yield* stringPieces(value, path);
+    return;
+  }
   if (depth <= 0 || value === null || typeof value !== 'object' || !worthOpening(value, level)) {
     yield fastCanonical(value, ancestors) ?? encode(value, path, ancestors);
     return;
@@ -236,8 +261,9 @@ function* piecesOf(
  * canonicalJson(value) as a sequence of pieces whose concatenation is exactly that text, the
  * arrays and objects of the first `depth` levels opened member by member: a caller producing the
  * canonical JSON of a large document (a device snapshot) can stop between pieces to let the event
- * loop run (core/time-slice.ts). Same rules and errors as canonicalJson. `worthOpening` (the value
- * itself at level 0) may keep a small container in one piece: each piece costs a call of its own.
+ * loop run (core/time-slice.ts). A string longer than STRING_PIECE_CHARS within those levels comes
+ * in pieces too. Same rules and errors as canonicalJson. `worthOpening` (the value itself at level 0)
+ * may keep a small container in one piece: each piece costs a call of its own.
  */
 export function canonicalJsonPieces(
   value: unknown,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CanonicalJsonError, canonicalJson, canonicalJsonBytes, canonicalJsonPieces } from './canonical-json.js';
+import { CanonicalJsonError, canonicalJson, canonicalJsonBytes, canonicalJsonPieces, STRING_PIECE_CHARS } from './canonical-json.js';
 
 describe('canonicalJson', () => {
   it('sorts object keys recursively and keeps array order', () => {
@@ -172,6 +172,32 @@ describe('canonicalJson', () => {
         ['{', '"large":', '[', '{"z":1}', ',', '{"y":2}', ']', ',"small":', '{"a":[1,2],"b":1}', '}'],
       );
       assert.equal([...canonicalJsonPieces(value, 3, opened)].join(''), canonicalJson(value));
+    });
+
+    it("writes a long string in pieces (a device episode's 8 MB of mention rows), the text unchanged and no surrogate pair split", () => {
+      // A surrogate pair straddles the first boundary; escapes and non-ASCII follow.
+      const long = `${'a'.repeat(STRING_PIECE_CHARS - 1)}😀${'é\n"\\;,'.repeat(STRING_PIECE_CHARS / 2)}`;
+      const value = { mentions: long, id: 'e' };
+      const pieces = [...canonicalJsonPieces(value, 2)];
+      assert.equal(pieces.join(''), canonicalJson(value));
+      const stringPieces = pieces.slice(pieces.indexOf(',"mentions":') + 1, -1);
+      assert.ok(stringPieces.length >= 5, `${stringPieces.length} pieces`);
+      // At most STRING_PIECE_CHARS characters each before escaping (an escape writes at most 6).
+      assert.ok(Math.max(...stringPieces.map((piece) => piece.length)) <= 6 * STRING_PIECE_CHARS);
+      assert.ok(stringPieces[1]!.endsWith('a'), 'the pair went to the next piece whole');
+      // Beyond the levels opened, it stays one piece.
+      assert.ok([...canonicalJsonPieces(value, 1)].includes(JSON.stringify(long)));
+    });
+
+    it('refuses a lone surrogate in a long string wherever it falls, as canonicalJson does', () => {
+      for (const long of [
+        `${'a'.repeat(STRING_PIECE_CHARS - 1)}\uD800b${'c'.repeat(STRING_PIECE_CHARS)}`,
+        `${'a'.repeat(STRING_PIECE_CHARS)}\uDC00`,
+        `${'a'.repeat(2 * STRING_PIECE_CHARS)}\uD800`,
+      ]) {
+        assert.throws(() => canonicalJson({ s: long }), { message: /\$\.s: string contains a lone surrogate/ });
+        assert.throws(() => [...canonicalJsonPieces({ s: long }, 2)], { message: /\$\.s: string contains a lone surrogate/ });
+      }
     });
 
     it('refuses what canonicalJson refuses, at any depth, naming where', () => {

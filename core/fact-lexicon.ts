@@ -302,6 +302,41 @@ export class PredicateClassifier {
     return this.byAssert.has(base) || this.byEnd.has(base) || this.byNegatedEnd.has(base);
   }
 
+  /**
+   * The predicates whose facts a replay of `predicates`' timelines must read: every predicate of
+   * the classes they may have (whatever the object), and of the classes tied to those either way
+   * (`endsWith` cuts one class's intervals where the other's end). A fact of any other predicate
+   * sits in no timeline these touch. Null when none of them may have a class.
+   */
+  timelinePredicates(predicates: Iterable<string>): Set<string> | null {
+    const classes = new Set<string>();
+    for (const predicate of predicates) {
+      const base = predicate.startsWith('not ') ? predicate.slice(4) : predicate;
+      for (const map of [this.byAssert, this.byEnd, this.byNegatedEnd]) for (const entry of map.get(base) ?? []) classes.add(entry.name);
+    }
+    if (classes.size === 0) return null;
+    // Tied classes, both ways, until nothing is added.
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const [name, ties] of this.tiesOf) {
+        const linked = classes.has(name) || ties.some((tied) => classes.has(tied));
+        for (const other of linked ? [name, ...ties] : []) {
+          if (!classes.has(other)) {
+            classes.add(other);
+            grew = true;
+          }
+        }
+      }
+    }
+    const result = new Set<string>();
+    for (const entry of this.lexicon.classes) {
+      if (!classes.has(entry.name)) continue;
+      for (const predicate of [...entry.asserts, ...(entry.endsWhenNegated ?? [])]) result.add(predicate).add(`not ${predicate}`);
+      for (const predicate of entry.ends) result.add(predicate);
+    }
+    return result;
+  }
+
   /** The class a predicate asserts for this object, or null. */
   assertsOf(predicate: string, objectKey: string): string | null {
     if (predicate.startsWith('not ')) return null;

@@ -601,3 +601,44 @@ describe('what deleting memories changes', () => {
     });
   });
 });
+
+describe('which facts a supersession replay must read (PredicateClassifier.timelinePredicates)', () => {
+  it('reads nothing for predicates of no class, a class for its own, and a role with the employment it is tied to', () => {
+    assert.equal(classifier.timelinePredicates(['like', 'visit', 'not like']), null);
+    const spouse = classifier.timelinePredicates(['be married to'])!;
+    for (const predicate of ['be married to', 'not be married to', 'divorce']) assert.ok(spouse.has(predicate), predicate);
+    assert.ok(!spouse.has('work at') && !spouse.has('live in'));
+    // Either side of the tie brings the other: a role ends with its employment, and a new employer ends a role.
+    for (const asked of [['join as'], ['join'], ['leave']]) {
+      const read = classifier.timelinePredicates(asked)!;
+      for (const predicate of ['join as', 'become', 'work at', 'join', 'leave', 'not work at', 'be with'])
+        assert.ok(read.has(predicate), `${asked.join()} reads ${predicate}`);
+    }
+  });
+
+  // One subject's history across classes; every memory's supersessions are the same whether the
+  // replay reads all of the subject's facts or only those of the classes the memory's facts touch.
+  const history: TimelineFact[] = [
+    fact('acme', 'alice', 'work at', 'o-acme', [row('m1', '2024-01-10')]),
+    fact('cfo', 'alice', 'join as', 'cfo', [row('m2', '2025-06-01')]),
+    fact('globex', 'alice', 'join', 'o-globex', [row('m2', '2025-06-01')]),
+    fact('berlin', 'alice', 'live in', 'o-berlin', [row('m1', '2024-01-10')]),
+    fact('lisbon', 'alice', 'move to', 'o-lisbon', [row('m3', '2025-07-01')]),
+    fact('left', 'alice', 'leave', 'o-globex', [row('m4', null, '2025-08-01')]),
+    fact('initech', 'alice', 'join', 'o-initech', [row('m5', '2025-09-01')]),
+    fact('bob', 'alice', 'be married to', 'o-bob', [row('m3', '2023-05-01')]),
+    fact('pizza', 'alice', 'like', 'o-pizza', [row('m4', '2024-03-01'), row('m5', '2025-03-01')]),
+    fact('paris', 'alice', 'visit', 'o-paris', [row('m6', '2025-04-01')]),
+    fact('with', 'alice', 'be with', 'o-initech', [row('m6', null, '2025-10-01')]),
+    // A later role: the CFO role ended with Globex in August, so it is not superseded by this one.
+    fact('cto', 'alice', 'become', 'cto', [row('m7', '2025-11-01')]),
+  ];
+  for (const memoryId of ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']) {
+    it(`${memoryId}: the same supersessions from the facts of its classes as from all`, () => {
+      const predicates = history.filter((f) => f.rows.some((r) => r.memoryId === memoryId)).map((f) => f.predicate);
+      const read = classifier.timelinePredicates(predicates);
+      const narrowed = read === null ? [] : history.filter((f) => read.has(f.predicate));
+      assert.deepEqual(newSupersessions(narrowed, memoryId, classifier), newSupersessions(history, memoryId, classifier));
+    });
+  }
+});

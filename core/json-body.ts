@@ -2,10 +2,10 @@
  * JSON parsed on a worker thread (models/cpu-tasks.ts `parseJsonBody`, called through `parseJson`
  * there), for request bodies large enough that parsing them on the event loop held every other
  * request of the process (api/middleware/pooled-json-body.ts), and for snapshots a device call
- * downloads from a signed URL (services/device-memory.ts). The bytes are decoded and parsed by co-body, the parser
- * @koa/bodyparser runs on the loop for every other body: the same decoding (a UTF-8 BOM dropped),
- * the same strict check (an object or an array), the same `__proto__` refusal and the same error
- * messages, so a body answers the same whichever side parsed it.
+ * downloads from a signed URL (services/device-memory.ts). The bytes are decoded and parsed by
+ * co-body, the parser @koa/bodyparser runs on the loop for every other body: the same decoding (a
+ * UTF-8 BOM dropped), the same strict check (an object or an array), the same `__proto__` refusal
+ * and the same error messages, so a body answers the same whichever side parsed it.
  *
  * Beside the value, the thread works out the SHA-256 of the JSON text of values at given paths
  * (a device snapshot's `body`: what its signed digest covers), which the loop then need not write
@@ -45,7 +45,7 @@ export type DecodedJson = { ok: true; value: unknown; text: string } | { ok: fal
 
 /**
  * JSON bytes (already inflated) decoded and parsed by co-body, as the body parser parses a
- * request: on a worker thread (`parseJsonBody`) or, for a few kilobytes, on the loop. `strict`:
+ * request: on a worker thread (`parseJsonBody`) or, below 1 MiB, on the loop. `strict`:
  * only an object or an array (an empty text is then `{}`); otherwise any JSON value (an empty text
  * is then the empty string).
  */

@@ -12,6 +12,9 @@
  * past the top-level object) answers null, and the caller parses the whole text as before.
  */
 
+import { isUtf8 } from 'node:buffer';
+import { sha256Hex } from './hash.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
@@ -116,4 +119,26 @@ export function topLevelObjectSpan(bytes: Uint8Array, key: string): JsonSpan | n
     if (bytes[index] !== CLOSE_BRACE) return null;
     return skipSpace(bytes, index + 1) === bytes.length ? found : null;
   }
+}
+
+/** A member's object value located, with the SHA-256 of its exact bytes. */
+export interface HashedJsonSpan extends JsonSpan {
+  digest: string;
+}
+
+/**
+ * `topLevelObjectSpan` with the digest of the span's bytes (run on a worker thread: a scan and a
+ * hash of megabytes). Null also for bytes that are not valid UTF-8, which a decoder would replace:
+ * their length would not be the decoded text's.
+ */
+export function locateObjectSpan(bytes: Uint8Array, key: string): HashedJsonSpan | null {
+  const span = topLevelObjectSpan(bytes, key);
+  if (span === null) return null;
+  const value = bytes.subarray(span.start, span.end);
+  return isUtf8(value) ? { ...span, digest: `sha256:${sha256Hex(value)}` } : null;
+}
+
+/** The text with the span replaced by `{}`: what is left to parse when the span's value is already known. */
+export function withoutSpan(bytes: Uint8Array, span: JsonSpan): Buffer {
+  return Buffer.concat([bytes.subarray(0, span.start), Buffer.from('{}'), bytes.subarray(span.end)]);
 }

@@ -1,6 +1,7 @@
 /**
  * The CPU-heavy work an API process hands to its worker-thread pool (core/worker-pool.ts), by
- * name: structure extraction (compromise, synchronous). Not the embedding model: onnxruntime-node
+ * name: structure extraction (compromise, synchronous) and the parse of large JSON texts (request
+ * bodies, downloaded snapshots: `parseJson`). Not the embedding model: onnxruntime-node
  * loaded in a worker thread and the main thread at once crashed the process (a native
  * "Cannot create a handle without a HandleScope" in OrtValueToNapiValue), so the model runs on a
  * thread of its own and only there (models/model-tasks.ts). Add a handler here to move another kind of work off the event loop; the thread entry
@@ -8,6 +9,7 @@
  */
 import { decodeJson, parseJsonBody, type JsonTextDigest, type ParsedJsonBody } from '../core/json-body.js';
 import { joinJson, valueAt, type JsonPath } from '../core/json-pieces.js';
+import { locateObjectSpan, type HashedJsonSpan } from '../core/json-span.js';
 import { TimeSlicer } from '../core/time-slice.js';
 import { transferring, type WorkerPool } from '../core/worker-pool.js';
 import { extractChunkStructure, extractParsedChunk, LOCAL_EXTRACTOR_ID } from '../extractors/structure/local-extractor.js';
@@ -19,6 +21,8 @@ export const cpuTasks = {
     const parsed = await parseJsonBody(input);
     return parsed.ok ? transferring(parsed, [parsed.pieces.shell, ...parsed.pieces.fills.map((fill) => fill.items)]) : parsed;
   },
+  /** Where a top-level member's object value lies in JSON bytes, and the digest of its bytes (core/json-span.ts). */
+  locateObjectSpan: (input: { bytes: Uint8Array; key: string }): HashedJsonSpan | null => locateObjectSpan(input.bytes, input.key),
   /** Entities and facts of one chunk (milliseconds per chunk). */
   extractStructure: (input: { text: string; options: ExtractOptions }): ChunkStructure => extractChunkStructure(input.text, input.options),
   /** The same, with the parsed sentences (structured-cloned back: a fraction of a millisecond against the parse). */

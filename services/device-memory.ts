@@ -38,7 +38,15 @@ import {
   type SnapshotCaps,
 } from '../snapshot/format.js';
 import type { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
-import { openedOf, openSnapshot, sealSnapshot, SnapshotError, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
+import {
+  openedOf,
+  openPrepared,
+  openSnapshot,
+  sealSnapshot,
+  SnapshotError,
+  type OpenedSnapshot,
+  type SealedSnapshot,
+} from '../snapshot/seal.js';
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
 import type { ChunkSource } from '../store/chunks.js';
 import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
@@ -61,9 +69,12 @@ export interface SnapshotRef {
 
 /**
  * Where a snapshot comes from: inline in the request (with the digest of its body's JSON text when
- * a worker thread parsed the request), or fetched from a signed URL.
+ * a worker thread parsed the request, and the digest of its exact bytes), or inline as bytes this
+ * tenant sent before and already held prepared (`preparedBySpan`: not parsed again), or fetched
+ * from a signed URL.
  */
-export type SnapshotSource = { snapshot: unknown; sent?: JsonTextDigest } | { snapshotRef: SnapshotRef };
+export type SnapshotSource =
+  { snapshot: unknown; sent?: JsonTextDigest; spanDigest?: string } | { prepared: OpenedSnapshot } | { snapshotRef: SnapshotRef };
 
 /** What a PUT to a signed URL answers instead of the snapshot (docs/device-memory.md). */
 export interface SnapshotReceipt {
@@ -178,8 +189,12 @@ export function createDeviceMemoryService(deps: {
   /** Opens an inline or referenced snapshot; a reference's collection is authorized before its URL is touched. */
   async function load(tenantId: string, source: SnapshotSource, signal?: AbortSignal): Promise<OpenedSnapshot & { embedder: Embedder }> {
     const { embedder, context } = await openContext(tenantId);
+    if ('prepared' in source) return withEmbedder(await translate(() => openPrepared(source.prepared, context)), embedder);
     if ('snapshot' in source)
-      return withEmbedder(await translate(() => openSnapshot(source.snapshot, context, 'snapshot', source.sent)), embedder);
+      return withEmbedder(
+        await translate(() => openSnapshot(source.snapshot, context, 'snapshot', source.sent, source.spanDigest)),
+        embedder,
+      );
     const ref = source.snapshotRef;
     await deps.collections.assertReadable(tenantId, [ref.collection_id], 'snapshot_ref.collection_id');
     if (!ref.get_url) throw validationError([{ field: 'snapshot_ref.get_url', issue: 'get_url is required to read the snapshot' }]);
@@ -243,6 +258,14 @@ export function createDeviceMemoryService(deps: {
   }
 
   return {
+    /**
+     * The snapshot these exact bytes (their SHA-256) opened to for this tenant, while it is held
+     * prepared: the request's body parser then leaves them unparsed (api/middleware/pooled-json-body.ts).
+     */
+    preparedBySpan(tenantId: string, digest: string): OpenedSnapshot | null {
+      return deps.snapshotCache.bySpan(tenantId, digest);
+    },
+
     async publicKeys(): Promise<PublicKeyset> {
       return publicJwks(await deps.keys.current());
     },

@@ -38,6 +38,12 @@ export interface OpenedSnapshot {
    * service's major version: a device create sends the mentions of its untouched episodes again.
    */
   wire?: WireBody;
+  /**
+   * Its header as signed (every top-level field but body and signature) and the signature: a call
+   * that sends the same bytes again is verified against the keyset of the moment from these, with
+   * no body work (snapshot/seal.ts openPrepared). Absent only on the empty snapshot.
+   */
+  signed?: { header: Record<string, unknown>; signature: string };
   /** Its graph index for search: built on its first search, then kept with it. */
   partition?: GraphPartition;
   /**
@@ -89,9 +95,17 @@ export interface PreparedCacheStats {
   misses: number;
 }
 
+/** Snapshot bytes remembered per entry: a client may send one snapshot spaced or ordered in a few ways. */
+const SPANS_PER_ENTRY = 4;
+
 export class PreparedSnapshotCache {
   /** Least recently used first (a Map keeps insertion order). */
   private readonly entries = new Map<string, Entry>();
+  /**
+   * By tenant and the SHA-256 of a snapshot's exact bytes as a request carried them: the entry
+   * those bytes opened to (core/json-span.ts). Oldest first; at most SPANS_PER_ENTRY per entry.
+   */
+  private readonly spans = new Map<string, { key: string; opened: OpenedSnapshot }>();
   private hits = 0;
   private misses = 0;
 
@@ -124,14 +138,47 @@ export class PreparedSnapshotCache {
     return entry.opened;
   }
 
+  /**
+   * The prepared snapshot that these exact bytes opened to for this tenant, while it is held (the
+   * caller still verifies its signature against the current keyset: seal.ts openPrepared).
+   */
+  bySpan(tenantId: string, digest: string): OpenedSnapshot | null {
+    const spanKey = PreparedSnapshotCache.spanKey(tenantId, digest);
+    const span = this.spans.get(spanKey);
+    if (!span) return null;
+    const entry = this.entries.get(span.key);
+    // The entry may have gone (evicted) or been replaced by another opening of the same body.
+    if (!entry || entry.tenantId !== tenantId || entry.opened !== span.opened) {
+      this.spans.delete(spanKey);
+      return null;
+    }
+    this.entries.delete(span.key);
+    this.entries.set(span.key, entry);
+    this.budget?.touchResident(span.key, tenantId);
+    this.count(true);
+    return entry.opened;
+  }
+
+  /** Remembers that these exact bytes opened to `opened`, when it is the entry held for this tenant. */
+  rememberSpan(tenantId: string, digest: string, opened: OpenedSnapshot): void {
+    if (opened.snapshotId === null) return;
+    const key = PreparedSnapshotCache.key(tenantId, opened.snapshotId);
+    if (this.entries.get(key)?.opened !== opened) return;
+    const spanKey = PreparedSnapshotCache.spanKey(tenantId, digest);
+    this.spans.delete(spanKey);
+    const others = [...this.spans].filter(([, span]) => span.key === key);
+    if (others.length >= SPANS_PER_ENTRY) this.spans.delete(others[0]![0]);
+    this.spans.set(spanKey, { key, opened });
+  }
+
   /** Keeps a snapshot that passed every check, prepared, for this tenant only. */
   store(tenantId: string, opened: OpenedSnapshot): void {
     if (this.maxEntries <= 0 || opened.snapshotId === null) return;
     const key = PreparedSnapshotCache.key(tenantId, opened.snapshotId);
     this.remove(key);
     this.entries.set(key, { tenantId, opened });
-    if (this.budget && !this.budget.admitResident(key, tenantId, preparedBytes(opened), () => this.entries.delete(key))) {
-      this.entries.delete(key);
+    if (this.budget && !this.budget.admitResident(key, tenantId, preparedBytes(opened), () => this.forget(key))) {
+      this.forget(key);
       return;
     }
     while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value!);
@@ -152,7 +199,7 @@ export class PreparedSnapshotCache {
     opened.partition = partition;
     if (held && key !== null) {
       held.partition = partition;
-      if (this.budget && !this.budget.resizeResident(key, preparedBytes(held))) this.entries.delete(key);
+      if (this.budget && !this.budget.resizeResident(key, preparedBytes(held))) this.forget(key);
     }
     return partition;
   }
@@ -161,9 +208,19 @@ export class PreparedSnapshotCache {
     return { entries: this.entries.size, hits: this.hits, misses: this.misses };
   }
 
+  private static spanKey(tenantId: string, digest: string): string {
+    return JSON.stringify([tenantId, digest]);
+  }
+
   private remove(key: string): void {
-    if (!this.entries.delete(key)) return;
+    if (!this.forget(key)) return;
     this.budget?.removeResident(key);
+  }
+
+  /** Drops an entry and the bytes known to open to it (they hold its body). */
+  private forget(key: string): boolean {
+    for (const [spanKey, span] of this.spans) if (span.key === key) this.spans.delete(spanKey);
+    return this.entries.delete(key);
   }
 
   private count(hit: boolean): void {

@@ -135,3 +135,64 @@ describe('prepared snapshot cache', () => {
     assert.equal(cache.stats().entries, 0);
   });
 });
+
+describe('prepared snapshots found by the bytes a request carried', () => {
+  const digest = (n: number) => `sha256:${String(n).padStart(64, '0')}`;
+
+  // Bytes a tenant sent are found only by that tenant, and only while the entry they opened to is held.
+  const isolation: [name: string, tenant: string][] = [
+    ['another tenant', 'tenant-b'],
+    ['a tenant id that is a prefix', 'tenant'],
+    ['an empty tenant id', ''],
+    ['a tenant id holding the separator', 'tenant-a","sha256:'],
+  ];
+  for (const [name, other] of isolation) {
+    it(`never serves them to ${name}`, () => {
+      const cache = new PreparedSnapshotCache(8, new RecordingBudget());
+      const entry = opened('2.0 sha256:aa');
+      cache.store('tenant-a', entry);
+      cache.rememberSpan('tenant-a', digest(1), entry);
+      assert.equal(cache.bySpan(other, digest(1)), null);
+      assert.equal(cache.bySpan('tenant-a', digest(1)), entry, 'the owner still finds it');
+    });
+  }
+
+  it('remembers bytes only for the entry held, and forgets them with it', () => {
+    const budget = new RecordingBudget();
+    const cache = new PreparedSnapshotCache(8, budget);
+    const entry = opened('2.0 sha256:aa');
+    cache.rememberSpan('tenant-a', digest(1), entry);
+    assert.equal(cache.bySpan('tenant-a', digest(1)), null, 'not held: nothing to remember');
+    cache.store('tenant-a', entry);
+    cache.rememberSpan('tenant-a', digest(1), entry);
+    assert.equal(cache.bySpan('tenant-a', digest(1)), entry);
+    // Another opening of the same body (another header) replaces the entry: the bytes of the first no longer lead anywhere.
+    const reopened = opened('2.0 sha256:aa');
+    cache.store('tenant-a', reopened);
+    assert.equal(cache.bySpan('tenant-a', digest(1)), null);
+    cache.rememberSpan('tenant-a', digest(2), reopened);
+    budget.evict([...budget.held.keys()][0]!);
+    assert.equal(cache.bySpan('tenant-a', digest(2)), null, 'evicted by the budget');
+  });
+
+  it('keeps a few spellings of one snapshot, the oldest out first', () => {
+    const cache = new PreparedSnapshotCache(8, new RecordingBudget());
+    const entry = opened('2.0 sha256:aa');
+    cache.store('tenant-a', entry);
+    for (let n = 1; n <= 5; n++) cache.rememberSpan('tenant-a', digest(n), entry);
+    assert.equal(cache.bySpan('tenant-a', digest(1)), null);
+    for (let n = 2; n <= 5; n++) assert.equal(cache.bySpan('tenant-a', digest(n)), entry);
+  });
+
+  it('counts a find by bytes as a hit and moves the entry to the back of the eviction order', () => {
+    const cache = new PreparedSnapshotCache(2, new RecordingBudget());
+    const first = opened('2.0 sha256:aa');
+    cache.store('tenant-a', first);
+    cache.rememberSpan('tenant-a', digest(1), first);
+    cache.store('tenant-a', opened('2.0 sha256:bb'));
+    assert.equal(cache.bySpan('tenant-a', digest(1)), first);
+    cache.store('tenant-a', opened('2.0 sha256:cc'));
+    assert.equal(cache.bySpan('tenant-a', digest(1)), first, 'the least recently used was the other one');
+    assert.equal(cache.stats().hits, 2);
+  });
+});

@@ -186,6 +186,7 @@ export function openedOf(sealed: SealedSnapshot): OpenedSnapshot {
       body ??= await fromWireInSlices(resolved.body, slicer);
     },
     wire: sealed.wire,
+    signed: { header: headerOf({ ...sealed.header }), signature: sealed.header.signature },
     // As a client sends it back: the canonical bytes, parsed (the wire object's keys are in another order).
     get bodySent(): unknown {
       return (bodySent ??= JSON.parse(Buffer.concat(sealed.bodyPieces).toString('utf8')));
@@ -247,6 +248,8 @@ export async function openSnapshot(
   field = 'snapshot',
   /** The digest of JSON.stringify(input.body), when a worker thread worked it out (core/json-body.ts). */
   sent?: JsonTextDigest,
+  /** The SHA-256 of the snapshot's exact bytes as the request carried them (core/json-span.ts), remembered once it opens. */
+  spanDigest?: string,
 ): Promise<OpenedSnapshot> {
   if (!isObject(input)) throw new SnapshotError('snapshot_invalid', field, `${field} must be a JSON object`);
   if (Object.keys(input).length === 0) return { graphId: randomUUID(), snapshotId: null, body: EMPTY_BODY(), bodyBytes: 0 };
@@ -286,17 +289,13 @@ export async function openSnapshot(
     }
   }
 
-  await verifySignature(header.data.signature, input, context.keyset, field);
-  if (header.data.tenant_binding !== tenantBinding(context.tenantId)) {
-    throw new SnapshotError('snapshot_tenant_mismatch', `${field}.tenant_binding`, `${field} was made for another tenant`);
-  }
-  if (header.data.embedding_model !== context.embeddingModel) {
-    throw new SnapshotError(
-      'snapshot_model_mismatch',
-      `${field}.embedding_model`,
-      `${field}.embedding_model is ${header.data.embedding_model}; this service embeds with ${context.embeddingModel} and never mixes models`,
-    );
-  }
+  await verifyHeader(header.data.signature, input, context, field);
+  // Bytes sent again open to the entry they opened to now, when it was opened from this very header.
+  const remember = (opened: OpenedSnapshot): OpenedSnapshot => {
+    if (spanDigest !== undefined && opened.signed?.signature === header.data.signature)
+      context.cache?.rememberSpan(context.tenantId, spanDigest, opened);
+    return opened;
+  };
 
   // Verified over the bytes once. The body as JSON.stringify writes it is its canonical JSON when
   // its keys came in canonical order, as they do in a snapshot handed back unchanged. A snapshot
@@ -311,7 +310,7 @@ export async function openSnapshot(
   );
   if (prepared) {
     await prepared.ready?.(context.slicer ?? new TimeSlicer());
-    return prepared;
+    return remember(prepared);
   }
   const asSent = sent ?? jsonTextDigest(body);
   const sentDigest = asSent.digest;
@@ -361,10 +360,41 @@ export async function openSnapshot(
     bodyBytes: asSent.bytes,
     // Kept only when its text is the bytes that were digested (a reordered body is never matched).
     ...(sentDigest === header.data.digest ? { bodySent: body } : {}),
+    signed: { header: headerOf(input), signature: header.data.signature },
   };
   // A body that came reordered is not kept: it could never be matched again.
   if (opened.bodySent !== undefined) context.cache?.store(context.tenantId, opened);
+  return remember(opened);
+}
+
+/**
+ * A snapshot whose exact bytes this tenant's call opened before (the cache found them by their
+ * digest: PreparedSnapshotCache.bySpan): the same bytes hold the same header and body, so only
+ * what may have changed since is checked again — the signature against the keyset of the moment
+ * (a key retired meanwhile), then tenant and model as openSnapshot checks them.
+ */
+export async function openPrepared(opened: OpenedSnapshot, context: OpenContext, field = 'snapshot'): Promise<OpenedSnapshot> {
+  const signed = opened.signed;
+  // Every snapshot kept prepared keeps its header (opened from a request, or sealed here).
+  if (!signed) throw new Error('openPrepared: a prepared snapshot without its signed header');
+  await verifyHeader(signed.signature, signed.header, context, field);
+  await opened.ready?.(context.slicer ?? new TimeSlicer());
   return opened;
+}
+
+/** The signature over the header, then the tenant it was made for and the model it embeds with. */
+async function verifyHeader(signature: string, document: Record<string, unknown>, context: OpenContext, field: string): Promise<void> {
+  await verifySignature(signature, document, context.keyset, field);
+  if (document.tenant_binding !== tenantBinding(context.tenantId)) {
+    throw new SnapshotError('snapshot_tenant_mismatch', `${field}.tenant_binding`, `${field} was made for another tenant`);
+  }
+  if (document.embedding_model !== context.embeddingModel) {
+    throw new SnapshotError(
+      'snapshot_model_mismatch',
+      `${field}.embedding_model`,
+      `${field}.embedding_model is ${String(document.embedding_model)}; this service embeds with ${context.embeddingModel} and never mixes models`,
+    );
+  }
 }
 
 /**

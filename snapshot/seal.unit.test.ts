@@ -23,7 +23,7 @@ import {
   type SnapshotBody,
 } from './format.js';
 import { PreparedSnapshotCache } from './prepared-cache.js';
-import { openedOf, openSnapshot, sameJsonText, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
+import { openedOf, openPrepared, openSnapshot, sameJsonText, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
 import { SnapshotGraph } from './snapshot-graph.js';
 
 const DIMS = 4;
@@ -676,3 +676,55 @@ function withBody(document: Record<string, unknown>, change: (body: WireBody) =>
   change(body);
   return { ...document, body };
 }
+
+describe('opening bytes sent before (found by their digest, not parsed again)', () => {
+  const SPAN = `sha256:${'ab'.repeat(32)}`;
+
+  it('remembers the bytes a snapshot opened from, and a call carrying them opens it prepared', async () => {
+    const ks = await keyset();
+    const cache = new PreparedSnapshotCache(8);
+    const first = await openSnapshot(await sealed(ks), context(ks, { cache }), 'snapshot', undefined, SPAN);
+    const found = cache.bySpan(TENANT, SPAN);
+    assert.equal(found, first);
+    assert.equal(await openPrepared(found!, context(ks, { cache })), first);
+  });
+
+  it('remembers nothing for bytes whose header differs from the one held (the same body under another header)', async () => {
+    const ks = await keyset();
+    const cache = new PreparedSnapshotCache(8);
+    const body = sampleBody();
+    await openSnapshot(await sealed(ks, body), context(ks, { cache }));
+    // The same body sealed again: another graph id and signature, the same digest, served prepared.
+    const other = await sealed(ks, body);
+    await openSnapshot(other, context(ks, { cache }), 'snapshot', undefined, SPAN);
+    assert.equal(cache.bySpan(TENANT, SPAN), null, 'the held entry carries the first header');
+  });
+
+  // What may have changed since the bytes were opened is checked again on every call.
+  const changes: [name: string, overrides: (ks: SigningKeyset) => Promise<Partial<OpenContext>>, code: string][] = [
+    ['its key retired from the keyset', async () => ({ keyset: await keyset() }), 'snapshot_signature_invalid'],
+    ['another tenant (never found by bytes, refused if handed over)', async () => ({ tenantId: 'tenant-b' }), 'snapshot_tenant_mismatch'],
+    ['another embedding model', async () => ({ embeddingModel: 'other/model' }), 'snapshot_model_mismatch'],
+  ];
+  for (const [name, overrides, code] of changes) {
+    it(`refuses a prepared snapshot with ${name}: ${code}`, async () => {
+      const ks = await keyset();
+      const cache = new PreparedSnapshotCache(8);
+      const first = await openSnapshot(await sealed(ks), context(ks, { cache }), 'snapshot', undefined, SPAN);
+      await rejects(openPrepared(first, context(ks, { cache, ...(await overrides(ks)) })), code);
+    });
+  }
+
+  it('a snapshot this service sealed (a device create kept it) is remembered by the bytes it comes back as, and checked alike', async () => {
+    const ks = await keyset();
+    const cache = new PreparedSnapshotCache(8);
+    const snapshot = await sealSnapshot({ graphId: randomUUID(), tenantId: TENANT, embeddingModel: MODEL, body: sampleBody() }, ks);
+    const kept = openedOf(snapshot);
+    cache.store(TENANT, kept);
+    const sent = JSON.parse(Buffer.concat(snapshot.pieces).toString('utf8')) as Record<string, unknown>;
+    assert.equal(await openSnapshot(sent, context(ks, { cache }), 'snapshot', undefined, SPAN), kept);
+    assert.equal(cache.bySpan(TENANT, SPAN), kept);
+    assert.equal(await openPrepared(kept, context(ks, { cache })), kept);
+    await rejects(openPrepared(kept, context(await keyset(), { cache })), 'snapshot_signature_invalid');
+  });
+});

@@ -24,8 +24,12 @@ export class FactEvents {
    * in validity order. A retried stage may append one twice: delivery is at least once, and
    * (old_fact_id, new_fact_id, superseded_at) identifies it.
    */
-  async announceSupersessions(scope: GraphScope, memoryId: string, subjectIds: string[]): Promise<void> {
-    const { facts, names } = await this.graph.subjectTimelines(scope, subjectIds);
+  async announceSupersessions(scope: GraphScope, memoryId: string, subjectIds: string[], predicates?: string[]): Promise<void> {
+    // Only the timelines the memory's predicates take part in (their classes and those tied to
+    // them): a subject's other facts cannot change, and reading them grew with its history.
+    const only = predicates ? this.classifier.timelinePredicates(predicates) : undefined;
+    if (only === null) return;
+    const { facts, names } = await this.graph.subjectTimelines(scope, subjectIds, only);
     await this.appendSuperseded(scope, newSupersessions(facts, memoryId, this.classifier), facts, names);
   }
 

@@ -446,11 +446,21 @@ export class GraphRepository implements GraphStore {
    * Every fact of these subjects in one collection, with its provenance rows' validity, and the
    * names of the entities they link: what a supersession check replays (core/fact-timeline.ts).
    */
-  async subjectTimelines(scope: GraphScope, subjectIds: string[]): Promise<{ facts: TimelineFact[]; names: Map<string, string> }> {
-    if (subjectIds.length === 0) return { facts: [], names: new Map() };
+  async subjectTimelines(
+    scope: GraphScope,
+    subjectIds: string[],
+    /** Only facts of these predicates (PredicateClassifier.timelinePredicates): every fact when absent. */
+    predicates?: ReadonlySet<string>,
+  ): Promise<{ facts: TimelineFact[]; names: Map<string, string> }> {
+    if (subjectIds.length === 0 || predicates?.size === 0) return { facts: [], names: new Map() };
     const facts = await this.facts
       .find(
-        { tenant_id: scope.tenantId, collection_id: scope.collectionId, subject_id: { $in: subjectIds } },
+        {
+          tenant_id: scope.tenantId,
+          collection_id: scope.collectionId,
+          subject_id: { $in: subjectIds },
+          ...(predicates ? { predicate: { $in: [...predicates] } } : {}),
+        },
         { projection: { subject_id: 1, object_id: 1, predicate: 1 } },
       )
       .toArray();

@@ -28,9 +28,12 @@ export function assertSnapshotBodySize(ctx: ParameterizedContext<AppState>, maxB
  * writes the body out again nor hashes it on the event loop.
  */
 export function inlineSnapshot(ctx: ParameterizedContext<AppState>, snapshot: Record<string, unknown>): SnapshotSource {
+  const span = ctx.state.parsedBody?.span;
+  // Bytes this tenant sent before: the body parser left them unparsed (`snapshot` reads {} here).
+  if (span?.key === 'snapshot' && span.prepared) return { prepared: span.prepared };
   const body = snapshot.body;
   const sent = typeof body === 'object' && body !== null ? ctx.state.parsedBody?.digests.get(body) : undefined;
-  return sent ? { snapshot, sent } : { snapshot };
+  return { snapshot, ...(sent ? { sent } : {}), ...(span?.key === 'snapshot' ? { spanDigest: span.digest } : {}) };
 }
 
 /** `{"results": <snapshot>}` (export) or `{"results": {"snapshot": <snapshot>}}` (device create), or the receipt of a PUT. */

@@ -171,10 +171,10 @@ class IngestionFactEvents extends FakeFactEvents {
   }
 
   /** The subjects each call was asked to replay. */
-  readonly announced: { memoryId: string; collectionId: string; subjectIds: string[] }[] = [];
+  readonly announced: { memoryId: string; collectionId: string; subjectIds: string[]; predicates: string[] | undefined }[] = [];
 
-  async announceSupersessions(scope: GraphScope, memoryId: string, subjectIds: string[]): Promise<void> {
-    this.announced.push({ memoryId, collectionId: scope.collectionId, subjectIds });
+  async announceSupersessions(scope: GraphScope, memoryId: string, subjectIds: string[], predicates?: string[]): Promise<void> {
+    this.announced.push({ memoryId, collectionId: scope.collectionId, subjectIds, predicates });
     this.log.record('factEvents.announceSupersessions', memoryId, scope.collectionId);
   }
 }
