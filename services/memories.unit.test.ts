@@ -290,10 +290,7 @@ describe('memory service: delete is one cascade that reaches everything derived'
     orchestrator.failing = true;
     const memory = seed({ tenant_id: A, collection_ids: ['a1'] });
     await service.delete(A, [memory.id]);
-    assert.deepEqual(
-      store.journal.names(),
-      [...CASCADE.filter((step) => step !== 'orchestrator.stopIngestion'), 'searchIndex.forgotten'],
-    );
+    assert.deepEqual(store.journal.names(), [...CASCADE.filter((step) => step !== 'orchestrator.stopIngestion'), 'searchIndex.forgotten']);
   });
 
   it('a delete interrupted after its intent is finished by the sweep, record included', async () => {
