@@ -435,6 +435,18 @@ export class SearchIndex {
     }
   }
 
+  /**
+   * After the delete of `memoryIds` has taken their names from the entities they named: those
+   * entities are read again now, so that once DELETE has answered this process's searches show no
+   * name the store no longer holds (other processes read them at the delete's notice). Kept for
+   * the notice if the read fails.
+   */
+  async forgotten(memoryIds: string[]): Promise<void> {
+    const named = new Set(memoryIds.flatMap((memoryId) => this.forgottenEntities.get(memoryId) ?? []));
+    if (named.size > 0) await this.loader.refreshEntities(named);
+    for (const memoryId of memoryIds) this.forgottenEntities.delete(memoryId);
+  }
+
   /** Returns the entities the memory named, forget's included (FeedClient.removeMemory). */
   private removeMemory(memoryId: string): string[] {
     const named = [...this.graph.entityIdsOf(memoryId), ...(this.forgottenEntities.get(memoryId) ?? [])];

@@ -114,7 +114,7 @@ export interface MemoryServiceDeps {
   collections: Pick<CollectionService, 'assertReadable' | 'assertWritable'>;
   uploads: Pick<UploadService, 'take' | 'untake' | 'attached'>;
   /** Present in processes that serve search: lets a delete drop vectors without waiting. */
-  searchIndex: Pick<SearchIndex, 'forget'> | null;
+  searchIndex: Pick<SearchIndex, 'forget' | 'forgotten'> | null;
   logger: Logger;
   /** MAX_COLLECTIONS_PER_MEMORY: each membership copies the memory's chunks into another index partition. */
   maxCollectionsPerMemory?: number;
@@ -400,6 +400,11 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     const deleted = purges.map((one) => one.memoryId);
     deps.searchIndex?.forget(deleted);
     await completePurges(purges, false, options);
+    // The names are gone from the store: this process's index reads the entities again before the
+    // delete answers. The delete is done whatever happens here; a failed read waits for the notice.
+    await deps.searchIndex
+      ?.forgotten(deleted)
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not read the entities of deleted memories again; the index feed will'));
     const deletedSet = new Set(deleted);
     return { deleted, notFound: unique.filter((id) => !deletedSet.has(id)) };
   }

@@ -20,6 +20,7 @@ function setup(options: { maxCollectionsPerMemory?: number } = {}) {
   store.collections.seed(A, 'eph', FUTURE);
   store.collections.seed(B, 'b1');
   const forgotten: string[] = [];
+  const reread: string[] = [];
   const service = createMemoryService({
     store,
     orchestrator,
@@ -29,7 +30,14 @@ function setup(options: { maxCollectionsPerMemory?: number } = {}) {
       untake: () => Promise.resolve(),
       attached: () => Promise.resolve(),
     },
-    searchIndex: { forget: (ids) => void forgotten.push(...ids) },
+    searchIndex: {
+      forget: (ids) => void forgotten.push(...ids),
+      // Recorded with the cascade: it must come after the step that takes the names (and the notice).
+      forgotten: async (ids) => {
+        reread.push(...ids);
+        store.journal.record('searchIndex.forgotten', ids);
+      },
+    },
     logger: silentLogger(),
     ...options,
   });
@@ -38,7 +46,7 @@ function setup(options: { maxCollectionsPerMemory?: number } = {}) {
     store.memories.rows.set(memory.id, structuredClone(memory));
     return memory;
   };
-  return { store, orchestrator, service, seed, forgotten };
+  return { store, orchestrator, service, seed, forgotten, reread };
 }
 
 const textInput = (collectionId: string, text = 'hello'): CreateMemoryInput => ({
@@ -253,14 +261,15 @@ describe('memory service: delete is one cascade that reaches everything derived'
     'intents.remove',
   ];
 
-  it("runs every step, in order, and drops the memory from this process's index at once", async () => {
-    const { service, seed, store, forgotten } = setup();
+  it("runs every step, in order, drops the memory from this process's index at once and reads its entities again at the end", async () => {
+    const { service, seed, store, forgotten, reread } = setup();
     const memory = seed({ tenant_id: A, collection_ids: ['a1'] });
     store.chunks.seed(memory, ['one', 'two']);
     const result = await service.delete(A, [memory.id, memory.id]);
     assert.deepEqual(result, { deleted: [memory.id], notFound: [] });
-    assert.deepEqual(store.journal.names(), CASCADE);
+    assert.deepEqual(store.journal.names(), [...CASCADE, 'searchIndex.forgotten']);
     assert.deepEqual(forgotten, [memory.id]);
+    assert.deepEqual(reread, [memory.id]);
     assert.equal(store.chunks.rows.size, 0);
     assert.equal(store.intents.rows.size, 0);
     assert.deepEqual(store.indexChanges.notices, [{ op: 'remove', tenantId: A, memoryId: memory.id }]);
@@ -281,10 +290,7 @@ describe('memory service: delete is one cascade that reaches everything derived'
     orchestrator.failing = true;
     const memory = seed({ tenant_id: A, collection_ids: ['a1'] });
     await service.delete(A, [memory.id]);
-    assert.deepEqual(
-      store.journal.names(),
-      CASCADE.filter((step) => step !== 'orchestrator.stopIngestion'),
-    );
+    assert.deepEqual(store.journal.names(), [...CASCADE.filter((step) => step !== 'orchestrator.stopIngestion'), 'searchIndex.forgotten']);
   });
 
   it('a delete interrupted after its intent is finished by the sweep, record included', async () => {
