@@ -64,7 +64,13 @@ describe('fusion signals', () => {
     const withLexical = await ranked(collectionId, query, ['vector', 'lexical', 'activation']);
     const fused = await ranked(collectionId, query);
     const lexicalOnly = await ranked(collectionId, query, ['lexical']);
-    assert.ok(rankOf(withoutLexical, ids.target!) > 1, `without lexical a look-alike wins (rank ${rankOf(withoutLexical, ids.target!)})`);
+    // The premise: by meaning the six tickets are one text. A look-alike's cosine to the query is
+    // within a hair of the target's (which of them edges ahead is float noise: it moved between
+    // runs), so the vector signal is not what can put the exact code first.
+    const cosineOf = (hit: Hit) => hit.raw_scores.cosine ?? 0;
+    const targetCosine = cosineOf(withoutLexical.find((hit) => hit.memory_id === ids.target)!);
+    const lookAlike = Math.max(...withoutLexical.filter((hit) => hit.memory_id !== ids.target).map(cosineOf));
+    assert.ok(lookAlike > targetCosine - 0.02, `without lexical a look-alike is as close: ${lookAlike} against ${targetCosine}`);
     assert.equal(rankOf(withLexical, ids.target!), 1, 'adding lexical ranks the exact code first');
     assert.equal(rankOf(fused, ids.target!), 1, 'and so does the full fusion');
     assert.equal(rankOf(lexicalOnly, ids.target!), 1);
