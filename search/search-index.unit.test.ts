@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { createLogger } from '../core/logger.js';
 import { vectorToBinary } from '../store/chunks.js';
+import type { GraphEntity, GraphMention } from '../store/graph.js';
 import type { StoredIndexSnapshot } from '../store/index-snapshots.js';
 import { seededRandom } from '../core/random.js';
 import type { IndexNotice } from './feed-follower.js';
@@ -71,15 +72,24 @@ class FakeStore implements SearchIndexStore {
     removeGeneration: () => Promise.resolve(),
   };
 
+  /** Graph records (none unless a test adds them): entities, and entity provenance rows. */
+  entityRows: GraphEntity[] = [];
+  mentionRows: GraphMention[] = [];
+  /** Entity ids passed to each entitiesByIds read. */
+  entityReads: string[][] = [];
+
   graph: SearchIndexStore['graph'] = {
-    entitiesOfCollection: () => iterate([]),
+    entitiesOfCollection: (collectionId) => iterate(this.entityRows.filter((entity) => entity.collection_id === collectionId)),
     factsOfCollection: () => iterate([]),
-    mentionsOfCollection: () => iterate([]),
+    mentionsOfCollection: (collectionId) => iterate(this.mentionRows.filter((row) => row.collection_id === collectionId)),
     mentionsOfMemories: (memoryIds) => {
       this.memoryReads.push([...memoryIds]);
-      return Promise.resolve([]);
+      return Promise.resolve(this.mentionRows.filter((row) => memoryIds.includes(row.memory_id)));
     },
-    entitiesByIds: () => Promise.resolve([]),
+    entitiesByIds: (ids) => {
+      this.entityReads.push([...ids]);
+      return Promise.resolve(this.entityRows.filter((entity) => ids.includes(entity.id)));
+    },
     factsByIds: () => Promise.resolve([]),
   };
 
@@ -330,5 +340,78 @@ describe('a search index loading a collection from its persisted snapshot', () =
     const counted = await open({ snapshotMinChunks: 1 });
     assert.equal(counted.budgetStats().snapshotLoads, 0);
     assert.equal(counted.vectorSearch(queries[2]!, ['A'], 100).filter((hit) => hit.memoryId === 'silent').length, 1);
+  });
+});
+
+describe('the process that deletes a memory reads the entities it named again before the delete answers', () => {
+  const at = new Date('2026-01-01T00:00:00Z');
+  const entity = (name: string, aliasKeys: string[]): GraphEntity => ({
+    id: 'e1',
+    tenant_id: 't',
+    collection_id: 'A',
+    key: aliasKeys[0]!,
+    name,
+    category: 'person',
+    aliases: [name],
+    alias_keys: aliasKeys,
+    tokens: [],
+    description: '',
+    created_at: at,
+    updated_at: at,
+  });
+  const row = (memoryId: string): GraphMention => ({
+    id: `${memoryId}-e1`,
+    tenant_id: 't',
+    collection_id: 'A',
+    memory_id: memoryId,
+    chunk_index: 0,
+    target_kind: 'entity',
+    target_id: 'e1',
+    count: 1,
+    confidence: 1,
+  });
+  const namesFor = (index: SearchIndex, key: string): string[] => index.graphMatch(['A'], [key]).entities.map((matched) => matched.name);
+
+  async function loaded(store: FakeStore): Promise<SearchIndex> {
+    store.addMemory('m1', ['A'], 'ingrid marit halvorsen leads the lab', [1, 0, 0, 0]);
+    store.addMemory('m2', ['A'], 'ingrid halvorsen', [0, 1, 0, 0]);
+    store.entityRows = [entity('Ingrid Marit Halvorsen', ['ingrid marit halvorsen', 'ingrid halvorsen'])];
+    store.mentionRows = [row('m1'), row('m2')];
+    const index = new SearchIndex(store, MODEL, DIMENSIONS, createLogger('test', 'silent'), { snapshotMinChunks: Infinity });
+    await index.start();
+    await index.stop();
+    await index.prepare(['A'], 't');
+    index.release(['A']);
+    assert.deepEqual(namesFor(index, 'ingrid halvorsen'), ['Ingrid Marit Halvorsen']);
+    return index;
+  }
+
+  it('shows the name the store holds once the delete has taken the old one', async () => {
+    const store = new FakeStore();
+    const index = await loaded(store);
+    index.forget(['m1']);
+    // What the delete's cascade does in the store: m1's rows go, and with them the name only it gave.
+    store.mentionRows = [row('m2')];
+    store.entityRows = [entity('Ingrid Halvorsen', ['ingrid halvorsen'])];
+    await index.forgotten(['m1']);
+    assert.deepEqual(store.entityReads, [['e1']]);
+    assert.deepEqual(namesFor(index, 'ingrid halvorsen'), ['Ingrid Halvorsen']);
+    assert.deepEqual(namesFor(index, 'ingrid marit halvorsen'), [], 'the lost alias no longer matches');
+  });
+
+  it('keeps the entities for the notice when the read fails', async () => {
+    const store = new FakeStore();
+    const index = await loaded(store);
+    index.forget(['m1']);
+    store.mentionRows = [row('m2')];
+    store.entityRows = [entity('Ingrid Halvorsen', ['ingrid halvorsen'])];
+    const read = store.graph.entitiesByIds;
+    store.graph.entitiesByIds = () => Promise.reject(new Error('the store is down'));
+    await assert.rejects(index.forgotten(['m1']), /the store is down/);
+    store.graph.entitiesByIds = read;
+    // The delete's notice arrives: the follower reads the entities the memory named.
+    store.publish({ op: 'remove', memory_id: 'm1' });
+    await index.catchUp();
+    assert.deepEqual(namesFor(index, 'ingrid halvorsen'), ['Ingrid Halvorsen']);
   });
 });
