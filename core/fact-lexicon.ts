@@ -298,8 +298,13 @@ export class PredicateClassifier {
    * supersede nor be superseded, whatever its object turns out to be named.
    */
   mayHaveClass(predicate: string): boolean {
+    return this.possibleClasses(predicate).length > 0;
+  }
+
+  /** The classes some object could give the predicate (asserts, endsOf and endsWhenSaidOver together). */
+  private possibleClasses(predicate: string): PredicateClass[] {
     const base = predicate.startsWith('not ') ? predicate.slice(4) : predicate;
-    return this.byAssert.has(base) || this.byEnd.has(base) || this.byNegatedEnd.has(base);
+    return [this.byAssert, this.byEnd, this.byNegatedEnd].flatMap((map) => map.get(base) ?? []);
   }
 
   /**
@@ -310,10 +315,7 @@ export class PredicateClassifier {
    */
   timelinePredicates(predicates: Iterable<string>): Set<string> | null {
     const classes = new Set<string>();
-    for (const predicate of predicates) {
-      const base = predicate.startsWith('not ') ? predicate.slice(4) : predicate;
-      for (const map of [this.byAssert, this.byEnd, this.byNegatedEnd]) for (const entry of map.get(base) ?? []) classes.add(entry.name);
-    }
+    for (const predicate of predicates) for (const entry of this.possibleClasses(predicate)) classes.add(entry.name);
     if (classes.size === 0) return null;
     // Tied classes, both ways, until nothing is added.
     for (let grew = true; grew;) {

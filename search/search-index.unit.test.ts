@@ -372,7 +372,8 @@ describe('the process that deletes a memory reads the entities it named again be
   });
   const namesFor = (index: SearchIndex, key: string): string[] => index.graphMatch(['A'], [key]).entities.map((matched) => matched.name);
 
-  async function loaded(store: FakeStore): Promise<SearchIndex> {
+  /** An index with A loaded, after m1 was deleted: dropped from the index, its rows and the name only it gave gone from the store. */
+  async function afterDeletingFirst(store: FakeStore): Promise<SearchIndex> {
     store.addMemory('m1', ['A'], 'ingrid marit halvorsen leads the lab', [1, 0, 0, 0]);
     store.addMemory('m2', ['A'], 'ingrid halvorsen', [0, 1, 0, 0]);
     store.entityRows = [entity('Ingrid Marit Halvorsen', ['ingrid marit halvorsen', 'ingrid halvorsen'])];
@@ -383,16 +384,15 @@ describe('the process that deletes a memory reads the entities it named again be
     await index.prepare(['A'], 't');
     index.release(['A']);
     assert.deepEqual(namesFor(index, 'ingrid halvorsen'), ['Ingrid Marit Halvorsen']);
+    index.forget(['m1']);
+    store.mentionRows = [row('m2')];
+    store.entityRows = [entity('Ingrid Halvorsen', ['ingrid halvorsen'])];
     return index;
   }
 
   it('shows the name the store holds once the delete has taken the old one', async () => {
     const store = new FakeStore();
-    const index = await loaded(store);
-    index.forget(['m1']);
-    // What the delete's cascade does in the store: m1's rows go, and with them the name only it gave.
-    store.mentionRows = [row('m2')];
-    store.entityRows = [entity('Ingrid Halvorsen', ['ingrid halvorsen'])];
+    const index = await afterDeletingFirst(store);
     await index.forgotten(['m1']);
     assert.deepEqual(store.entityReads, [['e1']]);
     assert.deepEqual(namesFor(index, 'ingrid halvorsen'), ['Ingrid Halvorsen']);
@@ -401,10 +401,7 @@ describe('the process that deletes a memory reads the entities it named again be
 
   it('keeps the entities for the notice when the read fails', async () => {
     const store = new FakeStore();
-    const index = await loaded(store);
-    index.forget(['m1']);
-    store.mentionRows = [row('m2')];
-    store.entityRows = [entity('Ingrid Halvorsen', ['ingrid halvorsen'])];
+    const index = await afterDeletingFirst(store);
     const read = store.graph.entitiesByIds;
     store.graph.entitiesByIds = () => Promise.reject(new Error('the store is down'));
     await assert.rejects(index.forgotten(['m1']), /the store is down/);

@@ -131,11 +131,7 @@ export class PreparedSnapshotCache {
       this.count(false);
       return undefined;
     }
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    this.budget?.touchResident(key, tenantId);
-    this.count(true);
-    return entry.opened;
+    return this.hit(key, entry);
   }
 
   /**
@@ -152,11 +148,7 @@ export class PreparedSnapshotCache {
       this.spans.delete(spanKey);
       return null;
     }
-    this.entries.delete(span.key);
-    this.entries.set(span.key, entry);
-    this.budget?.touchResident(span.key, tenantId);
-    this.count(true);
-    return entry.opened;
+    return this.hit(span.key, entry);
   }
 
   /** Remembers that these exact bytes opened to `opened`, when it is the entry held for this tenant. */
@@ -206,6 +198,15 @@ export class PreparedSnapshotCache {
 
   stats(): PreparedCacheStats {
     return { entries: this.entries.size, hits: this.hits, misses: this.misses };
+  }
+
+  /** An entry found: last out of the eviction order here and in the budget, and counted. */
+  private hit(key: string, entry: Entry): OpenedSnapshot {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.budget?.touchResident(key, entry.tenantId);
+    this.count(true);
+    return entry.opened;
   }
 
   private static spanKey(tenantId: string, digest: string): string {

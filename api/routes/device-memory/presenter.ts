@@ -23,9 +23,10 @@ export function assertSnapshotBodySize(ctx: ParameterizedContext<AppState>, maxB
 }
 
 /**
- * The inline snapshot a device call opens, with the digest of its body's JSON text when the
- * request was parsed on a worker thread (which worked it out there): openSnapshot then neither
- * writes the body out again nor hashes it on the event loop.
+ * The inline snapshot a device call opens. A request parsed on a worker thread brings the digest
+ * of the body's JSON text (openSnapshot then neither writes the body out again nor hashes it on
+ * the event loop) and the digest of the snapshot's exact bytes (remembered once it opens); bytes
+ * this tenant sent before come as the prepared snapshot they opened to, unparsed.
  */
 export function inlineSnapshot(ctx: ParameterizedContext<AppState>, snapshot: Record<string, unknown>): SnapshotSource {
   const span = ctx.state.parsedBody?.span;
