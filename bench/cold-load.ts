@@ -109,6 +109,9 @@ async function load(dataDir: string, runs: number): Promise<void> {
       const label = run === 0 ? 'cold' : 'warm_process';
       const index = new SearchIndex(store, MODEL_ID, DIMENSIONS, logger);
       await index.start();
+      const gcs: { duration: number; detail?: unknown }[] = [];
+      const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
+      observer.observe({ entryTypes: ['gc'] });
       const mongoCpu = processCpuMs(mongoPid);
       const cpu = process.cpuUsage();
       const started = performance.now();
@@ -116,6 +119,10 @@ async function load(dataDir: string, runs: number): Promise<void> {
       const loadedMs = performance.now() - started;
       const used = process.cpuUsage(cpu);
       const storeCpuMs = processCpuMs(mongoPid) - mongoCpu;
+      await new Promise((resolve) => setImmediate(resolve)); // the observer's last entries
+      observer.disconnect();
+      // kind 4: mark-compact (perf_hooks constants.NODE_PERFORMANCE_GC_MAJOR)
+      const major = gcs.filter((entry) => (entry.detail as { kind?: number } | undefined)?.kind === 4);
       const searched = performance.now();
       const vector = new Float32Array(DIMENSIONS).map((_, i) => Math.sin(i + 1));
       const hits = [
@@ -131,6 +138,17 @@ async function load(dataDir: string, runs: number): Promise<void> {
       metric(`coldload_${label}_system_cpu`, used.system / 1000, 'ms');
       metric(`coldload_${label}_store_cpu`, storeCpuMs, 'ms');
       metric(`coldload_${label}_first_search_ms`, searchMs, 'ms');
+      metric(
+        `coldload_${label}_gc_ms`,
+        gcs.reduce((sum, entry) => sum + entry.duration, 0),
+        'ms',
+      );
+      metric(`coldload_${label}_major_gcs`, major.length, 'count');
+      metric(
+        `coldload_${label}_major_gc_ms`,
+        major.reduce((sum, entry) => sum + entry.duration, 0),
+        'ms',
+      );
       await index.stop();
     }
   });

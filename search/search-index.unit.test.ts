@@ -12,7 +12,7 @@ import type { GraphEntity, GraphMention } from '../store/graph.js';
 import type { StoredIndexSnapshot } from '../store/index-snapshots.js';
 import { seededRandom } from '../core/random.js';
 import type { IndexNotice } from './feed-follower.js';
-import { SearchIndex, type SearchIndexStore } from './search-index.js';
+import { IndexBudgetError, SearchIndex, type SearchIndexStore } from './search-index.js';
 
 const MODEL = 'test-model';
 const DIMENSIONS = 4;
@@ -250,7 +250,7 @@ class SnapshotKeepingStore extends FakeStore {
   override indexSnapshots: SearchIndexStore['indexSnapshots'] = {
     read: (_collectionId, _model, wanted) => {
       // As the store does: the head is offered first, and a snapshot not wanted is not read.
-      if (!this.saved || (wanted && !wanted(this.saved))) return Promise.resolve(null);
+      if (!this.saved || (wanted && !wanted({ ...this.saved, bytes: this.saved.byteLength }))) return Promise.resolve(null);
       this.whileReading?.();
       return Promise.resolve(this.saved);
     },
@@ -367,6 +367,19 @@ describe('a search index loading a collection from its persisted snapshot', () =
     const baseline = await open({ snapshotMinChunks: Infinity });
     assert.equal(reader.loadedChunkCount(), baseline.loadedChunkCount());
     for (const query of queries) assert.deepEqual(reader.vectorSearch(query, ['A'], 50), baseline.vectorSearch(query, ['A'], 50));
+  });
+
+  it('refuses a snapshot larger than the budget before reading its parts', async () => {
+    let partsRead = false;
+    store.whileReading = () => (partsRead = true);
+    const index = new SearchIndex(store, MODEL, DIMENSIONS, logger, {
+      snapshotMinChunks: 1,
+      maxBytes: store.saved!.byteLength - 1,
+    });
+    await index.start();
+    await assert.rejects(index.prepare(['A'], 't'), (error) => error instanceof IndexBudgetError && error.kind === 'exceeded');
+    assert.equal(partsRead, false);
+    assert.equal(index.budgetStats().collections, 0);
   });
 
   it('does not read the parts of a snapshot of another format', async () => {

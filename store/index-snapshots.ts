@@ -145,11 +145,11 @@ export class IndexSnapshotRepository {
   async read(
     collectionId: string,
     model: string,
-    wanted?: (head: Pick<IndexSnapshotMeta, 'format' | 'seq' | 'chunks'>) => boolean,
+    wanted?: (head: Pick<IndexSnapshotMeta, 'format' | 'seq' | 'chunks'> & { bytes: number }) => boolean,
   ): Promise<StoredIndexSnapshot | null> {
     const head = await this.heads.findOne({ _id: headId(collectionId, model), kind: 'head' });
     if (!head) return null;
-    if (wanted && !wanted({ format: head.format, seq: head.seq, chunks: head.chunks })) return null;
+    if (wanted && !wanted({ format: head.format, seq: head.seq, chunks: head.chunks, bytes: head.bytes })) return null;
     const bytes: Uint8Array[] = [];
     let offset = 0;
     let count = 0;
