@@ -42,7 +42,7 @@ try {
       vectors.setPartition('c', vectors.partitionOfRows(chunkIds, memoryIds, snapshot.vectors.rowBytes));
     });
     timed('lexical', () => LexicalPartition.fromState(snapshot.lexical));
-    timed('graph', () => GraphPartition.fromState(snapshot.graph));
+    timed('graph', () => GraphPartition.fromState(snapshot.graph, snapshot.lexical));
     timed('turns', () => {
       const turns = new TurnFacts();
       turns.createPartition('c');

@@ -548,7 +548,7 @@ export class SearchIndex {
       await nextTurn();
       const lexical = LexicalPartition.fromState(snapshot.lexical);
       await nextTurn();
-      built = { vector, lexical, graph: GraphPartition.fromState(snapshot.graph) };
+      built = { vector, lexical, graph: GraphPartition.fromState(snapshot.graph, snapshot.lexical) };
     }
     // From here to the loader nothing awaits: the partitions appear together, as a follower sees them.
     if (built) {
