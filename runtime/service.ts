@@ -185,7 +185,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   const extractor = createLocalExtractor();
   const classifier = new PredicateClassifier(config.FACT_LEXICON);
   // CPU-heavy work of a process that serves the API runs on these threads, never on its event loop (DEVELOPERS.md).
-  const cpu = plan.cpuPool ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS, 1, plan.backgroundThreadNiceness, observePoolTasks('cpu')) : null;
+  const cpu = plan.cpuPool
+    ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS, 1, plan.backgroundThreadNiceness, observePoolTasks('cpu'))
+    : null;
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
