@@ -325,6 +325,13 @@ export class GraphPartition {
     this.timelineCache = null;
   }
 
+  /** A held fact's current record (its description), from the store. */
+  refreshFact(fact: GraphFactInfo): void {
+    if (!this.facts.has(fact.id)) return;
+    this.putFact(fact);
+    this.timelineCache = null;
+  }
+
   /**
    * Replaces the memory's provenance. `entities` and `facts` hold the current records of what the
    * rows name (and may hold more); a row whose record is missing (deleted meanwhile) is skipped.
@@ -690,9 +697,16 @@ export class GraphIndex extends PartitionedIndex<GraphPartition> {
     return [...this.partitions.values()].some((partition) => partition.entity(entityId) !== undefined);
   }
 
+  holdsFact(factId: string): boolean {
+    return [...this.partitions.values()].some((partition) => partition.hasFact(factId));
+  }
+
   /** Entities' current records into every partition that holds them. */
-  refreshEntities(entities: readonly GraphEntityInfo[]): void {
-    for (const partition of this.partitions.values()) for (const entity of entities) partition.refreshEntity(entity);
+  refreshRecords(entities: readonly GraphEntityInfo[], facts: readonly GraphFactInfo[] = []): void {
+    for (const partition of this.partitions.values()) {
+      for (const entity of entities) partition.refreshEntity(entity);
+      for (const fact of facts) partition.refreshFact(fact);
+    }
   }
 
   /** Puts a partition built elsewhere (GraphPartition.fromState) in place of any the collection had. */
