@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GraphIndex, GraphPartition, entityScore, entitySpecificity, matchGraph, type GraphEntityInfo } from './graph-index.js';
+import { GraphIndex, GraphPartition, type GraphEntityInfo } from './graph-index.js';
+import { entityScore, entitySpecificity, matchGraph } from './graph-match.js';
 
 it('takes the names a delete left an entity: the memory that gave the old name leaves, the match shows the new one', () => {
   const index = new GraphIndex();
