@@ -590,7 +590,7 @@ export class SearchIndex {
    * The collection's persisted partitions, if one of this code's format exists and decodes.
    * `bounded`: a snapshot too large for the budget is refused (OverBudget) before its parts are read.
    */
-  private async readSnapshot(collectionId: string, bounded: boolean): Promise<(SeqSnapshot & { reserved?: VectorPartition }) | null> {
+  private async readSnapshot(collectionId: string, bounded: boolean): Promise<SeqSnapshot | null> {
     if (this.snapshotMinChunks === Infinity || !this.snapshotReads) return null;
     let storedChunks: Promise<number> | undefined;
     const stored = await this.store.indexSnapshots.read(collectionId, this.modelId, (head) => {
