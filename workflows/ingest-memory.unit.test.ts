@@ -51,7 +51,9 @@ function fakeActivities(calls: Call[], behaviour: Behaviour): Activities {
   } as unknown as Activities; // Only the stages the workflows call; the rest of the activity surface is not reached.
 }
 
-describe('ingestion workflows on the dev server', () => {
+// Concurrent: each case has a task queue and a worker of its own, and most of their time is spent
+// waiting on the server (timers, retries, task round trips), so together they take about the longest one.
+describe('ingestion workflows on the dev server', { concurrency: true }, () => {
   let env: TestWorkflowEnvironment;
   before(async () => {
     assert.ok(existsSync(temporalBinary), `the Temporal CLI is installed by scripts/setup.sh at ${temporalBinary}`);
