@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CountingSlicer } from '../test/support/counting-slicer.js';
+import { decodeMentionRow, decodeSpanRow } from './mentions.js';
 import {
   decodeMentions,
   decodeMentionsInSlices,
@@ -67,6 +68,63 @@ describe('packed mention rows (format 2.0)', () => {
 
   it('ignores unknown fields of a newer minor when not strict', () => {
     assert.deepEqual(decodeMentions('0,0,3,x{"new":1},n2', false), { rows: [{ target: 0, span: [0, 3], count: 2 }] });
+  });
+});
+
+describe('the one-scan decoder of the usual row (decodeSpanRow)', () => {
+  // Valid rows, then each mutated a character or a field at a time: the scan must give exactly
+  // what the full decoder gives, or leave the row to it (null).
+  const valid = [
+    '0,0,96',
+    '12,97,174,n2',
+    '280,0,96,p0.75,f2026-01-01T00:00:00.000Z,t-',
+    '3,5,9,c2,n3,p1e-7,f-,t2026-02-01T00:00:00.000Z',
+    '9999999999,0,1,c0',
+    '4,1,2,t2026-02-01T00:00:00+02:00,f2025-01-01T00:00:00Z',
+  ];
+  const mutations = (row: string): string[] => {
+    const out = new Set<string>();
+    const fields = row.split(',');
+    const swaps = [
+      '',
+      '-1',
+      '00',
+      '0',
+      '1',
+      '=x',
+      'x1',
+      'n0',
+      'n1',
+      'c',
+      'c01',
+      'p1',
+      'p1.5',
+      'p.5',
+      'f-',
+      't-',
+      'f2026-13-01T00:00:00Z',
+      '12345678901',
+    ];
+    for (let i = 0; i < fields.length; i++) {
+      for (const swap of swaps) out.add([...fields.slice(0, i), swap, ...fields.slice(i + 1)].join(','));
+      out.add([...fields.slice(0, i), ...fields.slice(i + 1)].join(','));
+      out.add([...fields.slice(0, i + 1), fields[i]!, ...fields.slice(i + 1)].join(','));
+    }
+    for (let i = 0; i <= row.length; i++)
+      for (const char of ['', ',', ' ', '0', 'a', '.', '%']) out.add(row.slice(0, i) + char + row.slice(i + 1));
+    return [...out];
+  };
+  it('decodes every row as decodeMentionRow does, or leaves it to it', () => {
+    let scanned = 0;
+    for (const row of valid.flatMap((text) => [text, ...mutations(text)])) {
+      const fast = decodeSpanRow(row);
+      for (const strict of [true, false]) {
+        if (fast !== null) assert.deepEqual(fast, decodeMentionRow(row, 0, strict), row);
+      }
+      if (fast !== null) scanned += 1;
+    }
+    for (const row of valid) assert.notEqual(decodeSpanRow(row), null, `${row}: the usual row is scanned`);
+    assert.ok(scanned > 100, `${scanned} rows scanned`);
   });
 });
 
