@@ -78,3 +78,29 @@ export function decodeFloat16(encoded: string, dimensions: number): Float32Array
   }
   return vector;
 }
+
+/**
+ * What decodeFloat16 accepts, without making the vector: the length, and no component whose
+ * exponent bits are all set (an infinity or a NaN). The checks of a snapshot's open read every
+ * chunk vector this way (decoding each one was a third of those checks).
+ */
+export function isFloat16Vector(encoded: string, dimensions: number): boolean {
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.length !== dimensions * 2) return false;
+  for (let at = 1; at < bytes.length; at += 2) if ((bytes[at]! & 0x7c) === 0x7c) return false;
+  return true;
+}
+
+/** Whether `text` is base64 as the format writes it: /^[A-Za-z0-9+/]*={0,2}$/, tested in one scan (the regular expression took 15 ms over a 1,000-memory snapshot's vectors). */
+export function isBase64(text: string): boolean {
+  let end = text.length;
+  if (end > 0 && text.charCodeAt(end - 1) === 61) end -= 1;
+  if (end > 0 && text.charCodeAt(end - 1) === 61) end -= 1;
+  for (let at = 0; at < end; at++) {
+    const code = text.charCodeAt(at);
+    // A-Z, a-z, 0-9, + and /
+    if (!((code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 43 || code === 47))
+      return false;
+  }
+  return true;
+}
