@@ -468,25 +468,29 @@ export async function checkReferences(body: WireBodyById, dimensions: number, sl
       }
     });
     const rows = new Set<string>();
-    episode.mentions.forEach((mention, m) => {
-      // Written only for a row with a problem (writing it for every row was a tenth of these checks).
-      const path = (field = ''): string => `body.episodes.${e}.mentions.${m}${field}`;
+    // The path is written only for a row with a problem (writing it for every row was a tenth of these checks).
+    const path = (m: number, field = ''): string => `body.episodes.${e}.mentions.${m}${field}`;
+    const { mentions } = episode;
+    for (let m = 0; m < mentions.length; m++) {
+      const mention = mentions[m]!;
+      const target = mention.target_id;
+      const isEntity = entities.has(target);
       const length = lengths.get(mention.chunk);
-      if (length === undefined) add(path('.chunk'), `episode ${episode.id} has no chunk ${mention.chunk}`);
+      if (length === undefined) add(path(m, '.chunk'), `episode ${episode.id} has no chunk ${mention.chunk}`);
       else if (mention.span && (mention.span[0] > mention.span[1] || mention.span[1] > length))
-        add(path('.span'), 'must lie within the chunk text');
+        add(path(m, '.span'), 'must lie within the chunk text');
       if ((mention.description === undefined) === (mention.span === undefined))
-        add(path('.description'), 'exactly one of description and span is required');
-      if (!entities.has(mention.target_id) && !facts.has(mention.target_id))
-        add(path('.target_id'), mention.target_id ? `no entity or fact ${mention.target_id}` : 'no entity or fact at that index');
-      if (entities.has(mention.target_id) && (mention.valid_from !== undefined || mention.valid_to !== undefined))
-        add(path('.valid_from'), 'validity belongs to fact mentions only');
+        add(path(m, '.description'), 'exactly one of description and span is required');
+      if (!isEntity && !facts.has(target))
+        add(path(m, '.target_id'), target ? `no entity or fact ${target}` : 'no entity or fact at that index');
+      if (isEntity && (mention.valid_from !== undefined || mention.valid_to !== undefined))
+        add(path(m, '.valid_from'), 'validity belongs to fact mentions only');
       if (mention.valid_from && mention.valid_to && Date.parse(mention.valid_from) > Date.parse(mention.valid_to))
-        add(path('.valid_to'), 'must not be before valid_from');
-      const row = `${mention.chunk}\n${mention.target_id}`;
-      if (rows.has(row)) add(path(), 'duplicate provenance row');
+        add(path(m, '.valid_to'), 'must not be before valid_from');
+      const row = `${mention.chunk}\n${target}`;
+      if (rows.has(row)) add(path(m), 'duplicate provenance row');
       rows.add(row);
-    });
+    }
   }
   if (slicer.due()) await slicer.pause();
   const weights = weightsOf(body.episodes.flatMap((episode) => episode.mentions));
