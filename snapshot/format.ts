@@ -467,7 +467,8 @@ export async function checkReferences(body: WireBodyById, dimensions: number, sl
         add(`body.episodes.${e}.chunks.${c}.vector`, `must be ${dimensions} finite float16 values`);
       }
     });
-    const rows = new Set<string>();
+    // Chunk → the targets its rows name (a string key per row cost more than these checks' other work).
+    const named = new Map<number, Set<string>>();
     // The path is written only for a row with a problem (writing it for every row was a tenth of these checks).
     const path = (m: number, field = ''): string => `body.episodes.${e}.mentions.${m}${field}`;
     const { mentions } = episode;
@@ -487,9 +488,10 @@ export async function checkReferences(body: WireBodyById, dimensions: number, sl
         add(path(m, '.valid_from'), 'validity belongs to fact mentions only');
       if (mention.valid_from && mention.valid_to && Date.parse(mention.valid_from) > Date.parse(mention.valid_to))
         add(path(m, '.valid_to'), 'must not be before valid_from');
-      const row = `${mention.chunk}\n${target}`;
-      if (rows.has(row)) add(path(m), 'duplicate provenance row');
-      rows.add(row);
+      let targets = named.get(mention.chunk);
+      if (!targets) named.set(mention.chunk, (targets = new Set()));
+      if (targets.has(target)) add(path(m), 'duplicate provenance row');
+      targets.add(target);
     }
   }
   if (slicer.due()) await slicer.pause();
