@@ -90,7 +90,8 @@ export async function decodeMentionsInSlices(
   const rows: WireMention[] = [];
   const parts = text.split(';');
   for (let r = 0; r < parts.length; r++) {
-    if (slicer.due()) await slicer.pause();
+    // The clock is read every 64 rows (read per row, it was a sixth of decoding them).
+    if ((r & 63) === 0 && slicer.due()) await slicer.pause();
     const row = decodeSpanRow(parts[r]!) ?? decodeMentionRow(parts[r]!, r, strict);
     if ('issue' in row) return row;
     rows.push(row);
