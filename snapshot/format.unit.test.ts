@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { CountingSlicer } from '../test/support/counting-slicer.js';
 import { decodeMentionRow, decodeSpanRow } from './mentions.js';
 import {
+  bodySchema,
+  bodySchemaById,
   decodeMentions,
   decodeMentionsInSlices,
   encodeMentions,
@@ -166,4 +168,67 @@ describe('decoding an episode of many rows, in slices', () => {
     assert.deepEqual(sliced, resolveTargets(body, true));
     assert.ok(slicer.pauses >= rows.length / 64, `${slicer.pauses} turns for one episode of ${rows.length} rows`);
   });
+});
+
+describe('the body schema read strictly', () => {
+  // seal.ts openSnapshot uses the body as sent once the strict schema accepts it: that holds only
+  // while the schema changes nothing (no default, transform, coercion or stripping).
+  const caps = { maxEpisodes: 10, maxEntities: 10, maxFacts: 10, maxMentions: 10, maxChunks: 10 };
+  const episode = {
+    id: '0b0e4b8e-3f39-4b8e-9d6c-2f1f5c7a9e10',
+    kind: 'conversation',
+    name: 'a call',
+    metadata: { topic: 'offices', nested: { list: [1, 'two', null, { deep: true }] }, '10': 'ten', '9': 'nine' },
+    created_at: '2026-11-24T10:00:00.000+02:00',
+    chunks: [
+      {
+        index: 0,
+        text: 'Alice manages the Berlin office.',
+        source: {
+          type: 'message',
+          role: 'user',
+          message_index: 3,
+          start: 0,
+          end: 31,
+          file_index: 1,
+          filename: 'call.mp3',
+          media_type: 'audio/mpeg',
+          page: 2,
+          start_s: 1.5,
+          end_s: 3.25,
+          heading: 'Intro',
+          method: 'whisper',
+        },
+        vector: 'AAAAAA==',
+      },
+      { index: 1, text: '', source: { type: 'text' }, vector: null },
+    ],
+  };
+  const entity = {
+    id: 'e1',
+    key: 'alice',
+    name: 'Alice',
+    category: 'person',
+    aliases: ['Alice'],
+    alias_keys: ['alice'],
+    description: '',
+    weight: 2,
+    name_vector: null,
+  };
+  const fact = { id: 'f1', subject_id: 'e1', predicate: 'manage', object_id: 'e1', description: 'd', weight: 1, confidence: 0.5 };
+  const byId = [
+    { chunk: 0, target_id: 'e1', count: 2, confidence: 0.5, span: [0, 5] },
+    { chunk: 1, target_id: 'f1', description: 'x', valid_from: null, valid_to: '2026-01-01T00:00:00Z' },
+  ];
+  const bodies: [string, unknown, ReturnType<typeof bodySchema> | ReturnType<typeof bodySchemaById>][] = [
+    ['2.x', { episodes: [{ ...episode, mentions: '0,0,5,n2' }], entities: [entity], facts: [fact] }, bodySchema(caps, true)],
+    ['1.x', { episodes: [{ ...episode, mentions: byId }], entities: [entity], facts: [fact] }, bodySchemaById(caps, true)],
+  ];
+  for (const [version, body, schema] of bodies) {
+    it(`gives back the ${version} body as sent, every optional field in it`, () => {
+      const parsed = schema.safeParse(body);
+      assert.ok(parsed.success, JSON.stringify(parsed.error?.issues));
+      assert.deepStrictEqual(parsed.data, body);
+    });
+  }
 });
