@@ -6,6 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import { info, metric } from './stats.js';
 
 let ticksPerSecond = 100;
 try {
@@ -120,4 +122,34 @@ export class CpuMeter {
       machineBusyPct: total > 0 ? (100 * busy) / total : Number.NaN,
     };
   }
+}
+
+/** A process's resident set and its peak, in MB, from /proc; null when it cannot be read. */
+export function readRssMb(pid: number): { rss: number; peak: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const rss = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    const peak = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    if (!rss) return null;
+    return { rss: Number(rss) / 1024, peak: peak ? Number(peak) / 1024 : Number.NaN };
+  } catch {
+    return null;
+  }
+}
+
+/** Prints a phase's CPU use: metrics with the given prefix, or only a stderr line. */
+export function reportCpu(phase: string, usage: CpuUsage | null, asMetrics: boolean): void {
+  if (!usage) return;
+  const parts = Object.entries(usage.seconds).map(([group, value]) => `${group} ${value.toFixed(1)}`);
+  info(
+    `   CPU-seconds during ${phase} (${usage.wallSeconds.toFixed(1)} s wall, ${os.cpus().length} cores, machine ${usage.machineBusyPct.toFixed(0)} % busy): ${parts.join(', ')}`,
+  );
+  if (usage.seconds.other !== undefined && usage.seconds.other > 0.15 * usage.wallSeconds) {
+    info(
+      `   WARNING: ${usage.seconds.other.toFixed(1)} CPU-seconds went to other work on this machine during ${phase}: figures are skewed by it`,
+    );
+  }
+  if (!asMetrics) return;
+  for (const [group, value] of Object.entries(usage.seconds)) metric(`${phase}_cpu_${group}_seconds`, value, 's');
+  metric(`${phase}_cpu_machine_busy`, usage.machineBusyPct, '%');
 }

@@ -27,8 +27,9 @@ import { EMPTY_BODY, openPrepared, openSnapshot, sealSnapshot, type OpenedSnapsh
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
 import { info, metric, percentile } from './stats.js';
 import { makeQueries, makeTexts } from './texts.js';
+import { benchNumber } from './env.js';
 
-const MEMORIES = Number(process.env.BENCH_DEVICE_MEMORIES ?? 1000);
+const MEMORIES = benchNumber('BENCH_DEVICE_MEMORIES', 1000);
 const QUERIES = 40;
 const TENANT = 'bench-tenant';
 const CAPS = { maxEpisodes: 20_000, maxEntities: 200_000, maxFacts: 400_000, maxMentions: 2_000_000, maxChunks: 1000 };

@@ -21,10 +21,11 @@ import { ApiClient } from './client.js';
 import { CpuMeter } from './cpu.js';
 import { info, metric, percentile, sleep } from './stats.js';
 import { makeQueries, makeTexts } from './texts.js';
+import { benchNumber } from './env.js';
 
-const MEMORIES = Number(process.env.BENCH_DEVICE_MEMORIES ?? 1000);
+const MEMORIES = benchNumber('BENCH_DEVICE_MEMORIES', 1000);
 /** Characters of each large device create (MAX_TEXT_CHARS allows 2,000,000; this keeps the run minutes long). */
-const LARGE_CREATE_CHARS = Number(process.env.BENCH_DEVICE_LARGE_CHARS ?? 200_000);
+const LARGE_CREATE_CHARS = benchNumber('BENCH_DEVICE_LARGE_CHARS', 200_000);
 const LOAD_SEARCHES = 40;
 const CONCURRENCY = 16;
 const SEARCH_RUNS = 60;

@@ -15,8 +15,9 @@ import WebSocket from 'ws';
 import type { Store } from '../store/index.js';
 import { ApiClient } from './client.js';
 import { info, metric, percentile, sleep } from './stats.js';
+import { benchNumber } from './env.js';
 
-const LOAD_SECONDS = Number(process.env.BENCH_FAIRNESS_SECONDS ?? 20);
+const LOAD_SECONDS = benchNumber('BENCH_FAIRNESS_SECONDS', 20);
 const FLOOD_CONCURRENCY = 8;
 const B_MEMORIES = 12;
 const BASELINE_SEARCHES = 40;
@@ -26,7 +27,7 @@ const A_COLLECTIONS = 8;
 const A_MEMORIES_PER_COLLECTION = 3;
 /** The fairness process's limits (small, so a bounded run reaches them). */
 export const FAIRNESS_LIMITS = {
-  SEARCH_INDEX_MAX_BYTES: String(Number(process.env.BENCH_FAIRNESS_INDEX_BYTES ?? 512 * 1024)),
+  SEARCH_INDEX_MAX_BYTES: String(benchNumber('BENCH_FAIRNESS_INDEX_BYTES', 512 * 1024)),
   WS_MAX_SESSIONS_PER_KEY: '4',
   WS_MAX_SESSIONS_PER_TENANT: '6',
 };

@@ -10,13 +10,24 @@
  * with their ratios, and the store's disk bytes beside its logical bytes after the load and again
  * after a clean restart of the store.
  */
-import type { Store } from '../store/index.js';
+import path from 'node:path';
+import type { Config } from '../config/index.js';
+import { freePort, registerCleanup } from '../dev/embedded.js';
+import { spawnService, stopChild, waitForReady, type BackingServices } from '../dev/stack.js';
+import { createAdminService } from '../services/admin.js';
+import { openStore, type Store } from '../store/index.js';
+import { ApiClient } from './client.js';
+import { ingestScenario } from './pipeline.js';
 import { info, metric } from './stats.js';
+import { makeTexts } from './texts.js';
 import { SyntheticText } from './synthetic.js';
 import { writeSyntheticCorpus } from './synthetic.js';
+import { benchNumber } from './env.js';
 
-export const FLATCOST_CHUNKS = Number(process.env.BENCH_FLATCOST_CHUNKS ?? 200_000);
-export const FLATCOST_MEMORIES = Number(process.env.BENCH_FLATCOST_MEMORIES ?? 20_000);
+export const FLATCOST_CHUNKS = benchNumber('BENCH_FLATCOST_CHUNKS', 200_000);
+export const FLATCOST_MEMORIES = benchNumber('BENCH_FLATCOST_MEMORIES', 20_000);
+/** flatcost: memories ingested (unmeasured) before its "empty" phase. */
+const FLATCOST_WARMUP = 32;
 const TENANTS = 2;
 const COLLECTIONS = 50;
 
@@ -128,4 +139,102 @@ export function reportFlatCost(empty: IngestFigures, loaded: IngestFigures): voi
   // The same comparison in CPU: empty ÷ loaded, so that 1 is flat and below 1 is dearer when loaded.
   metric('flatcost_cpu_ratio', empty.cpuMsPerMemory.stack / loaded.cpuMsPerMemory.stack, 'ratio');
   info('   goal: throughput ratio >= 0.8 (timings under machine contention are noisy: the CPU ratio is the steadier figure)');
+}
+
+/** What the flat-cost scenario is given by bench/run.ts: the stack it shares, and a database of its own. */
+export interface FlatCostContext {
+  config: Config;
+  services: BackingServices;
+  taskQueue: string;
+  db: string;
+  serviceEnv: (backing: BackingServices, db: string) => Record<string, string>;
+  logDir: string;
+  ingestCount: number;
+}
+
+const seconds = (ms: number): number => ms / 1000;
+
+/**
+ * 13) flat cost, with an API process (ROLE=all) and a database of its own, so that "empty" is
+ * empty whatever ran before it; the bench's own service idles meanwhile. Runs last: its pre-fill
+ * and the store restart at its end would skew any scenario after it.
+ */
+export async function flatCostScenario(context: FlatCostContext): Promise<void> {
+  const { config, services, taskQueue, serviceEnv, logDir } = context;
+  const flatDb = context.db;
+  info(
+    `13) flat cost: ${context.ingestCount} memories into an empty database, then into one pre-filled with ${FLATCOST_CHUNKS} chunks in ${FLATCOST_MEMORIES} memories`,
+  );
+  const port = await freePort();
+  const flatService = spawnService(
+    'api/main.js',
+    {
+      ROLE: 'all',
+      ...serviceEnv(services, flatDb),
+      TEMPORAL_TASK_QUEUE: `${taskQueue}-flat`,
+      PORT: String(port),
+    },
+    path.join(logDir, 'flatcost-api.log'),
+  );
+  const stopFlatService = () => stopChild(flatService);
+  registerCleanup(stopFlatService);
+  const flatStore = await openStore({ ...config, MONGODB_DB: flatDb }, services.mongoUri);
+  try {
+    await waitForReady(`http://127.0.0.1:${port}`, 180_000, flatService);
+    const admin = createAdminService(flatStore);
+    const first = await admin.bootstrap('flatcost-a', 'empty', 'bench');
+    const second = await admin.bootstrap('flatcost-b', 'first', 'bench');
+    const api = new ApiClient(`http://127.0.0.1:${port}`, first.apiKey);
+    const pid = flatService.pid ?? 0;
+    // A few memories first, unmeasured: JIT warm-up of the service and the store would otherwise count against "empty".
+    const warmup = await admin.createCollection(first.tenant.id, 'warm-up');
+    await ingestScenario(api, flatStore, first.tenant.id, warmup.id, makeTexts(FLATCOST_WARMUP, 1212), pid, 'flatcost_warmup');
+    const empty = await ingestScenario(
+      api,
+      flatStore,
+      first.tenant.id,
+      first.collection.id,
+      makeTexts(context.ingestCount, 1313),
+      pid,
+      'flatcost_empty',
+    );
+    const [sample] = await flatStore.memories.collection.find({ tenant_id: first.tenant.id }, { limit: 1 }).toArray();
+    const embeddingModel = sample?.embedding_model ?? config.EMBEDDING_MODEL;
+    const tenantIds = [first.tenant.id, second.tenant.id];
+    const collectionIds: string[][] = [];
+    for (const tenantId of tenantIds) {
+      const ids: string[] = [];
+      for (let c = 0; c < 50; c++) ids.push((await admin.createCollection(tenantId, `prefill-${c}`)).id);
+      collectionIds.push(ids);
+    }
+    await prefillStore(flatStore, tenantIds, collectionIds, embeddingModel);
+    reportFootprint('after_load', await storeFootprint(flatStore));
+    const loadedCollection = await admin.createCollection(first.tenant.id, 'loaded');
+    const loaded = await ingestScenario(
+      api,
+      flatStore,
+      first.tenant.id,
+      loadedCollection.id,
+      makeTexts(context.ingestCount, 1414),
+      pid,
+      'flatcost_loaded',
+    );
+    reportFlatCost(empty, loaded);
+    await stopFlatService();
+    if (services.restartMongo) {
+      info('   restarting the store cleanly');
+      const restartStarted = performance.now();
+      await services.restartMongo();
+      metric('flatcost_store_restart_seconds', seconds(performance.now() - restartStarted), 's');
+      const reopened = await openStore({ ...config, MONGODB_DB: flatDb }, services.mongoUri);
+      try {
+        reportFootprint('after_restart', await storeFootprint(reopened));
+      } finally {
+        await reopened.close();
+      }
+    }
+  } finally {
+    await stopFlatService();
+    await flatStore.close().catch(() => undefined);
+  }
 }

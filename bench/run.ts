@@ -49,7 +49,7 @@
  * there are no timed assertions. Exit code 1 on any failure, after tearing everything down.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, loadEmbeddedMongoConfig, projectRoot } from '../config/index.js';
@@ -58,29 +58,24 @@ import { spawnService, startBackingServices, stopChild, waitForReady, type Backi
 import { loadEmbedder } from '../models/embedder.js';
 import { createAdminService } from '../services/admin.js';
 import { openStore, type Store } from '../store/index.js';
-import { fetchBreakdowns } from './breakdown.js';
-import {
-  FLATCOST_CHUNKS,
-  FLATCOST_MEMORIES,
-  prefillStore,
-  reportFlatCost,
-  reportFootprint,
-  storeFootprint,
-  type IngestFigures,
-} from './flatcost.js';
+import { flatCostScenario } from './flatcost.js';
 import { deviceScenario } from './device.js';
 import { deviceOpenScenario } from './device-open.js';
 import { embeddingBatchMeter } from './embedding-batches.js';
 import { eventScenario } from './events.js';
 import { FAIRNESS_LIMITS, fairnessScenario } from './fairness.js';
 import { extractorScenario, officeScenario } from './extractors.js';
-import { CpuMeter, type CpuUsage } from './cpu.js';
-import { ApiClient, type MemoryRecord } from './client.js';
+import { readRssMb } from './cpu.js';
+import { benchNumber } from './env.js';
+import { ingestScenario, latencyScenario, probeEmbedding, rawEmbedScenario } from './pipeline.js';
+import { summarizeServiceLog } from './service-log.js';
+import { SEARCH_CHUNKS_PER_MEMORY, searchScenario } from './search-latency.js';
+import { ApiClient } from './client.js';
 import { retrievalScenario } from './retrieval/scenario.js';
 import { locomoScenario } from './locomo/scenario.js';
 import { extractionScenario } from './extraction/scenario.js';
 import { budgetScenario, coldLoad } from './index-budget.js';
-import { info, metric, percentile, sleep } from './stats.js';
+import { info, metric } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { makeTexts, seededRandom, type BenchText } from './texts.js';
 import { soakScenario } from './soak.js';
@@ -89,38 +84,20 @@ import { webhookScenario } from './webhooks.js';
 import { procedureScenario } from './procedures/scenario.js';
 import { validityScenario } from './validity/scenario.js';
 
-const LATENCY_WARMUPS = 5;
-const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 50);
-const INGEST_COUNT = Number(process.env.BENCH_INGEST_COUNT ?? 500);
-const INGEST_CONCURRENCY = 16;
-/** flatcost: memories ingested (unmeasured) before its "empty" phase. */
-const FLATCOST_WARMUP = 32;
-/** Search latency is measured at each size, each in its own collection (100 chunks per memory). */
+const INGEST_COUNT = benchNumber('BENCH_INGEST_COUNT', 500);
+/** Search latency is measured at each size, each in its own collection (SEARCH_CHUNKS_PER_MEMORY chunks per memory). */
 const SEARCH_SIZES = [
   { label: '10k', memories: 100 },
   { label: '100k', memories: 1000 },
 ];
-const SEARCH_CHUNKS_PER_MEMORY = 100;
-/** The service's SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS default: collections this large get a lexical snapshot after a load. */
-const SNAPSHOT_MIN_CHUNKS_DEFAULT = loadConfig({}).SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS;
 /** index-budget: the cold-load collection's size when the search scenario's 100k one is not there. */
-const COLD_LOAD_CHUNKS = Number(process.env.BENCH_COLD_LOAD_CHUNKS ?? 20_000);
+const COLD_LOAD_CHUNKS = benchNumber('BENCH_COLD_LOAD_CHUNKS', 20_000);
 /** index-budget: collections searched round-robin under a budget that holds 3 of them, and their size. */
-const BUDGET_COLLECTIONS = Number(process.env.BENCH_BUDGET_COLLECTIONS ?? 8);
-const BUDGET_CHUNKS = Number(process.env.BENCH_BUDGET_CHUNKS ?? 2000);
+const BUDGET_COLLECTIONS = benchNumber('BENCH_BUDGET_COLLECTIONS', 8);
+const BUDGET_CHUNKS = benchNumber('BENCH_BUDGET_CHUNKS', 2000);
 /** e5-small-v2, the default model; the index-budget scenario writes vectors of this size. */
 const EMBEDDING_DIMENSIONS = 384;
-const SEARCH_WARMUPS = 5;
-const SEARCH_RUNS = 200;
 const EMBED_BATCH = 32;
-const POLL_MS = 5;
-const MEMORY_TIMEOUT_MS = 120_000;
-/**
- * Ingestion fails when no memory has completed for this long (a stalled pipeline), not after a
- * fixed total: on a shared 2-core machine 500 memories took over 700 s while progressing steadily,
- * and a fixed 420 s deadline stopped the whole bench there.
- */
-const INGEST_STALL_MS = 180_000;
 
 /** Every scenario, in the order they run, and whether it needs the service running (`stack`) or not. */
 const SCENARIO_NEEDS = {
@@ -231,522 +208,9 @@ registerCleanup(async () => {
 
 const seconds = (ms: number): number => ms / 1000;
 
-function readRssMb(pid: number): { rss: number; peak: number } | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const rss = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-    const peak = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
-    if (!rss) return null;
-    return { rss: Number(rss) / 1024, peak: peak ? Number(peak) / 1024 : Number.NaN };
-  } catch {
-    return null;
-  }
-}
-
-/** Prints a phase's CPU use: metrics with the given prefix, or only a stderr line. */
-function reportCpu(phase: string, usage: CpuUsage | null, asMetrics: boolean): void {
-  if (!usage) return;
-  const parts = Object.entries(usage.seconds).map(([group, value]) => `${group} ${value.toFixed(1)}`);
-  info(
-    `   CPU-seconds during ${phase} (${usage.wallSeconds.toFixed(1)} s wall, ${os.cpus().length} cores, machine ${usage.machineBusyPct.toFixed(0)} % busy): ${parts.join(', ')}`,
-  );
-  if (usage.seconds.other !== undefined && usage.seconds.other > 0.15 * usage.wallSeconds) {
-    info(
-      `   WARNING: ${usage.seconds.other.toFixed(1)} CPU-seconds went to other work on this machine during ${phase}: figures are skewed by it`,
-    );
-  }
-  if (!asMetrics) return;
-  for (const [group, value] of Object.entries(usage.seconds)) metric(`${phase}_cpu_${group}_seconds`, value, 's');
-  metric(`${phase}_cpu_machine_busy`, usage.machineBusyPct, '%');
-}
-
-/** Polls GET /v1/memories/{id} every POLL_MS until the memory leaves the pipeline. */
-async function waitForMemory(api: ApiClient, id: string, started: number): Promise<MemoryRecord> {
-  for (;;) {
-    const record = await api.getMemory(id);
-    if (record.status === 'complete' || record.status === 'failed') return record;
-    if (performance.now() - started > MEMORY_TIMEOUT_MS)
-      throw new Error(`memory ${id} still ${record.status} after ${MEMORY_TIMEOUT_MS} ms`);
-    await sleep(POLL_MS);
-  }
-}
-
-interface LatencySample {
-  id: string;
-  workflowId: string;
-  totalMs: number;
-  acceptMs: number;
-}
-
-async function latencyScenario(
-  api: ApiClient,
-  collectionId: string,
-  temporalAddress: string,
-  namespace: string,
-  servicePid: number,
-): Promise<{ embeddingModel: string; sampleId: string }> {
-  info(`1) POST → searchable: ${LATENCY_WARMUPS} warm-ups + ${LATENCY_RUNS} sequential 1 KB memories (poll every ${POLL_MS} ms)`);
-  const texts = makeTexts(LATENCY_WARMUPS + LATENCY_RUNS, 1001);
-  const samples: LatencySample[] = [];
-  let misses = 0;
-  let failed = 0;
-  let embeddingModel: string | null = null;
-  const searchMs: number[] = [];
-  let meter: CpuMeter | null = null;
-  for (const [index, item] of texts.entries()) {
-    const warmup = index < LATENCY_WARMUPS;
-    if (index === LATENCY_WARMUPS) meter = new CpuMeter(servicePid);
-    const t0 = performance.now();
-    const created = await api.createMemory(collectionId, item.text, `latency-${index}`);
-    const accepted = performance.now();
-    const record = await waitForMemory(api, created.id, t0);
-    const complete = performance.now();
-    if (record.status === 'failed') {
-      failed += 1;
-      info(`  memory ${created.id} failed: ${record.status_message ?? '(no message)'}`);
-      continue;
-    }
-    embeddingModel ??= record.embedding_model;
-    const searchStarted = performance.now();
-    const found = await api.search(item.query, [collectionId], 10);
-    const searched = performance.now();
-    const hit = found.hits.some((h) => h.memory_id === created.id);
-    if (warmup) continue;
-    searchMs.push(searched - searchStarted);
-    if (!hit) misses += 1;
-    samples.push({ id: created.id, workflowId: created.workflow_id, totalMs: complete - t0, acceptMs: accepted - t0 });
-    if (samples.length % 10 === 0) info(`  ${samples.length}/${LATENCY_RUNS} (last ${(complete - t0).toFixed(1)} ms)`);
-  }
-  reportCpu('latency', meter?.stop() ?? null, false);
-  if (samples.length === 0 || !embeddingModel) throw new Error('no memory completed in the latency scenario');
-
-  const totals = samples.map((s) => s.totalMs);
-  metric('post_to_searchable_p50', percentile(totals, 50), 'ms');
-  metric('post_to_searchable_p95', percentile(totals, 95), 'ms');
-  metric('post_to_searchable_misses', misses, 'count');
-  metric('post_to_searchable_failed', failed, 'count');
-  metric(
-    'post_accept_p50',
-    percentile(
-      samples.map((s) => s.acceptMs),
-      50,
-    ),
-    'ms',
-  );
-  metric(
-    'post_accept_p95',
-    percentile(
-      samples.map((s) => s.acceptMs),
-      95,
-    ),
-    'ms',
-  );
-  metric('searchable_check_search_p50', percentile(searchMs, 50), 'ms');
-
-  info('   breakdown from Temporal histories (ActivityTaskStarted → ActivityTaskCompleted summed = compute)');
-  const { breakdowns, errors } = await fetchBreakdowns(
-    temporalAddress,
-    namespace,
-    samples.map((s) => s.workflowId),
-  );
-  for (const error of errors.slice(0, 5)) info(`  history: ${error}`);
-  const compute: number[] = [];
-  const orchestration: number[] = [];
-  const workflow: number[] = [];
-  const outside: number[] = [];
-  const tail: number[] = [];
-  const outsideToLastActivity: number[] = [];
-  const perActivity = new Map<string, number[]>();
-  let activityCount = 0;
-  let workflowTaskCount = 0;
-  for (const sample of samples) {
-    const breakdown = breakdowns.get(sample.workflowId);
-    if (!breakdown) continue;
-    compute.push(breakdown.computeMs);
-    orchestration.push(breakdown.orchestrationMs);
-    workflow.push(breakdown.workflowMs);
-    outside.push(sample.totalMs - breakdown.workflowMs);
-    tail.push(breakdown.tailMs);
-    outsideToLastActivity.push(sample.totalMs - breakdown.toLastActivityMs);
-    for (const [name, ms] of breakdown.perActivity) perActivity.set(name, [...(perActivity.get(name) ?? []), ms]);
-    activityCount += breakdown.activities;
-    workflowTaskCount += breakdown.workflowTasks;
-  }
-  if (workflow.length > 0) {
-    info(
-      `   ${workflow.length} histories: ${(activityCount / workflow.length).toFixed(1)} activities and ${(workflowTaskCount / workflow.length).toFixed(1)} workflow tasks per workflow`,
-    );
-    metric('breakdown_workflow_p50', percentile(workflow, 50), 'ms');
-    metric('breakdown_compute_p50', percentile(compute, 50), 'ms');
-    metric('breakdown_orchestration_p50', percentile(orchestration, 50), 'ms');
-    metric('breakdown_outside_workflow_p50', percentile(outside, 50), 'ms');
-    // The memory turns `complete` inside the last activity, before the workflow closes: the close
-    // (one more workflow task) is after the searchable point, so total − workflow can be negative.
-    metric('breakdown_workflow_tail_p50', percentile(tail, 50), 'ms');
-    metric('breakdown_outside_to_last_activity_p50', percentile(outsideToLastActivity, 50), 'ms');
-    for (const [name, values] of perActivity) metric(`breakdown_activity_${name}_p50`, percentile(values, 50), 'ms');
-    info('   note: status turns complete inside the last activity; workflow_ms also counts the close after it (breakdown_workflow_tail),');
-    info(
-      '   so outside_workflow = total − workflow_ms can be negative; outside_to_last_activity = total − (last activity done − workflow start)',
-    );
-  }
-  return { embeddingModel, sampleId: samples[0]!.id };
-}
-
-async function ingestScenario(
-  api: ApiClient,
-  db: Store,
-  tenantId: string,
-  collectionId: string,
-  texts: BenchText[],
-  servicePid: number,
-  label = 'ingest',
-): Promise<IngestFigures> {
-  info(
-    `${label === 'ingest' ? '2) ingestion' : `   ${label}`}: ${texts.length} × 1 KB memories from ${INGEST_CONCURRENCY} concurrent clients; completion counted in MongoDB every 100 ms`,
-  );
-  const filter = { tenant_id: tenantId, collection_ids: collectionId };
-  let next = 0;
-  let postsDone = 0;
-  const started = performance.now();
-  let postsFinished = Number.NaN;
-  const meter = new CpuMeter(servicePid);
-  const posting = Promise.all(
-    Array.from({ length: INGEST_CONCURRENCY }, async () => {
-      while (next < texts.length) {
-        const index = next++;
-        await api.createMemory(collectionId, texts[index]!.text, `${label}-${index}`);
-        postsDone += 1;
-      }
-    }),
-  ).then(() => {
-    postsFinished = performance.now();
-  });
-  let postError: unknown = null;
-  posting.catch((error: unknown) => {
-    postError = error;
-  });
-
-  let complete: number;
-  let failed: number;
-  let lastReport = started;
-  let lastDone = 0;
-  let lastProgress = started;
-  // When the completed count first reached each tenth of the corpus: shows the ramp-up.
-  const reachedAt = new Map<number, number>();
-  for (;;) {
-    if (postError) throw postError;
-    [complete, failed] = await Promise.all([
-      db.memories.collection.countDocuments({ ...filter, status: 'complete' }),
-      db.memories.collection.countDocuments({ ...filter, status: 'failed' }),
-    ]);
-    for (let tenth = 0; tenth <= 10; tenth++) {
-      if (!reachedAt.has(tenth) && complete >= Math.max(1, (tenth * texts.length) / 10)) reachedAt.set(tenth, performance.now() - started);
-    }
-    if (complete + failed >= texts.length) break;
-    const now = performance.now();
-    if (complete + failed > lastDone) {
-      lastDone = complete + failed;
-      lastProgress = now;
-    }
-    if (now - lastProgress > INGEST_STALL_MS)
-      throw new Error(
-        `ingestion stalled: ${complete} of ${texts.length} complete, none more in the last ${INGEST_STALL_MS / 1000} s (${seconds(now - started).toFixed(0)} s in all)`,
-      );
-    if (now - lastReport > 5000) {
-      info(`  ${postsDone} posted, ${complete} complete, ${failed} failed after ${seconds(now - started).toFixed(1)} s`);
-      lastReport = now;
-    }
-    await sleep(100);
-  }
-  const finished = performance.now();
-  const usage = meter.stop();
-  await posting;
-  const totalSeconds = seconds(finished - started);
-  const throughput = complete / totalSeconds;
-  metric(`${label}_throughput`, throughput, 'memories/s');
-  metric(`${label}_total_seconds`, totalSeconds, 's');
-  metric(`${label}_post_seconds`, seconds(postsFinished - started), 's');
-  metric(`${label}_first_complete_seconds`, seconds(reachedAt.get(0) ?? Number.NaN), 's');
-  const t10 = reachedAt.get(1);
-  const t90 = reachedAt.get(9);
-  if (t10 !== undefined && t90 !== undefined && t90 > t10) {
-    // The rate between 10 % and 90 % completed: the pipeline's steady state, without ramp-up and drain.
-    metric(`${label}_steady_throughput`, (0.8 * texts.length) / seconds(t90 - t10), 'memories/s');
-  }
-  metric(`${label}_failed`, failed, 'count');
-  info(
-    `   completed tenths at (s): ${[...reachedAt.entries()].map(([tenth, ms]) => `${tenth * 10}% ${seconds(ms).toFixed(1)}`).join(', ')}`,
-  );
-  reportCpu(label, usage, true);
-  // CPU per memory of the whole stack (service + MongoDB + Temporal): robust to other load on the machine.
-  const perMemory = (group: string): number => (usage && complete > 0 ? (1000 * (usage.seconds[group] ?? 0)) / complete : Number.NaN);
-  const cpuMsPerMemory = {
-    service: perMemory('service'),
-    mongo: perMemory('mongo'),
-    temporal: perMemory('temporal'),
-    stack: perMemory('service') + perMemory('mongo') + perMemory('temporal'),
-  };
-  if (Number.isFinite(cpuMsPerMemory.stack)) metric(`${label}_stack_cpu_per_memory`, cpuMsPerMemory.stack, 'ms');
-  return { throughput, cpuMsPerMemory };
-}
-
-async function searchScenario(
-  api: ApiClient,
-  db: Store,
-  tenantId: string,
-  collectionId: string,
-  size: { label: string; memories: number },
-  text: SyntheticText,
-  embeddingModel: string,
-  dimensions: number,
-  servicePid: number,
-): Promise<void> {
-  const { label } = size;
-  const total = size.memories * SEARCH_CHUNKS_PER_MEMORY;
-  info(`4) search at ${total} chunks: writing ${size.memories} memories × ${SEARCH_CHUNKS_PER_MEMORY} chunks directly through the store`);
-  info(
-    `   the ${total} vectors are SYNTHETIC (random unit vectors, ${dimensions} dims, model ${embeddingModel}): vector hits are meaningless, but a brute-force scan costs the same;`,
-  );
-  info(
-    `   the text is synthetic too (~150 words per chunk from a ${text.words.length}-word Zipf-like vocabulary), queries 3–8 words from it: the lexical index has real work`,
-  );
-  const writeStarted = performance.now();
-  let lastReport = writeStarted;
-  await writeSyntheticCorpus(db, {
-    tenantId,
-    collectionId,
-    embeddingModel,
-    dimensions,
-    memories: size.memories,
-    chunksPerMemory: SEARCH_CHUNKS_PER_MEMORY,
-    seed: 4004 + total,
-    text,
-    onProgress: (written) => {
-      const now = performance.now();
-      if (now - lastReport < 10_000) return;
-      lastReport = now;
-      info(`   ${written}/${total} chunks written (${(written / seconds(now - writeStarted)).toFixed(0)}/s)`);
-    },
-  });
-  const writeSeconds = seconds(performance.now() - writeStarted);
-  info(`   corpus written in ${writeSeconds.toFixed(1)} s (${(total / writeSeconds).toFixed(0)} chunks/s)`);
-  metric(`search_${label}_write_seconds`, writeSeconds, 's');
-
-  const random = seededRandom(5005 + total);
-  const queries = Array.from({ length: SEARCH_WARMUPS + SEARCH_RUNS }, () => text.query(random));
-  const client: number[] = [];
-  const server: number[] = [];
-  const stages = new Map<string, number[]>();
-  let meter: CpuMeter | null = null;
-  for (const [i, query] of queries.entries()) {
-    if (i === SEARCH_WARMUPS) meter = new CpuMeter(servicePid);
-    const started = performance.now();
-    const results = await api.search(query, [collectionId], 10);
-    const elapsed = performance.now() - started;
-    if (i === 0) {
-      const breakdown = Object.entries(results.timings_ms)
-        .map(([stage, ms]) => `${stage} ${ms}`)
-        .join(', ');
-      info(`   first search (loads the partition): ${elapsed.toFixed(1)} ms client (server: ${breakdown}), ${results.total_hits} hits`);
-      metric(`search_first_${label}`, elapsed, 'ms');
-      if (results.timings_ms.index_ms !== undefined) metric(`search_index_load_${label}`, results.timings_ms.index_ms, 'ms');
-      if (results.total_hits === 0)
-        throw new Error(`search over the synthetic ${label} corpus returned no hits: the partition did not load its vectors`);
-      // That load writes the collection's lexical snapshot in the background: let it finish
-      // before measuring, so the measured searches do not share the CPU with it.
-      if (total >= SNAPSHOT_MIN_CHUNKS_DEFAULT) {
-        const waited = performance.now();
-        while (!(await db.indexSnapshots.headOf(collectionId, embeddingModel)) && performance.now() - waited < 120_000) await sleep(250);
-        info(`   its lexical snapshot written ${(performance.now() - waited).toFixed(0)} ms after the first search answered`);
-      }
-    }
-    if (i < SEARCH_WARMUPS) continue;
-    client.push(elapsed);
-    server.push(results.timings_ms.total_ms);
-    for (const [stage, ms] of Object.entries(results.timings_ms)) {
-      if (stage === 'total_ms' || typeof ms !== 'number') continue;
-      stages.set(stage, [...(stages.get(stage) ?? []), ms]);
-    }
-  }
-  reportCpu(`search_${label}`, meter?.stop() ?? null, false);
-  metric(`search_${label}_p50`, percentile(client, 50), 'ms');
-  metric(`search_${label}_p95`, percentile(client, 95), 'ms');
-  metric(`search_${label}_server_p50`, percentile(server, 50), 'ms');
-  metric(`search_${label}_server_p95`, percentile(server, 95), 'ms');
-  // Per-stage server timings, whatever stages this server version reports (embed_ms → search_10k_embed_p50).
-  for (const [stage, values] of stages) {
-    const name = stage.replace(/_ms$/, '');
-    metric(`search_${label}_${name}_p50`, percentile(values, 50), 'ms');
-    metric(`search_${label}_${name}_p95`, percentile(values, 95), 'ms');
-  }
-}
-
-/** For a search-only run: one small memory through the pipeline, to learn the model and its dimension. */
-async function probeEmbedding(api: ApiClient, collectionId: string): Promise<{ embeddingModel: string; sampleId: string }> {
-  const [probe] = makeTexts(1, 1001);
-  const created = await api.createMemory(collectionId, probe!.text, 'embedding-probe');
-  const record = await waitForMemory(api, created.id, performance.now());
-  if (record.status !== 'complete' || !record.embedding_model)
-    throw new Error(`embedding probe ${created.id} ended ${record.status}: ${record.status_message ?? '(no message)'}`);
-  return { embeddingModel: record.embedding_model, sampleId: created.id };
-}
-
-async function rawEmbedScenario(texts: BenchText[]): Promise<{ throughput: number; cpuMsPerItem: number }> {
-  const config = loadConfig({ ...process.env, MONGODB_DB: dbName });
-  info(
-    `3) raw embedding: ${config.EMBEDDING_MODEL} alone in the bench process, batches of ${EMBED_BATCH}, ${texts.length} texts; the service and backing services are already stopped (no part of the stack runs meanwhile)`,
-  );
-  const embedder = await loadEmbedder({
-    modelId: config.EMBEDDING_MODEL,
-    modelsDir: config.MODELS_DIR,
-    allowRemoteModels: false,
-    maxBatchSize: EMBED_BATCH,
-  });
-  const inputs = texts.map((t) => t.text);
-  await embedder.embedPassages(inputs.slice(0, EMBED_BATCH)); // warm-up, untimed
-  const meter = new CpuMeter(-1);
-  const started = performance.now();
-  let vectors = 0;
-  for (let i = 0; i < inputs.length; i += EMBED_BATCH) {
-    vectors += (await embedder.embedPassages(inputs.slice(i, i + EMBED_BATCH))).length;
-  }
-  const elapsed = seconds(performance.now() - started);
-  const throughput = vectors / elapsed;
-  const usage = meter.stop();
-  reportCpu('embed_raw', usage, false);
-  metric('embed_raw_throughput', throughput, 'chunks/s');
-  metric('embed_raw_total_seconds', elapsed, 's');
-  const cpuMsPerItem = usage ? (1000 * (usage.seconds.bench ?? Number.NaN)) / vectors : Number.NaN;
-  if (usage) metric('embed_raw_cpu_per_chunk', cpuMsPerItem, 'ms');
-  return { throughput, cpuMsPerItem };
-}
-
-let logSummarized = false;
-
-function summarizeServiceLog(): void {
-  if (logSummarized) return;
-  logSummarized = true;
-  let text: string;
-  try {
-    text = readFileSync(logFile, 'utf8');
-  } catch {
-    return;
-  }
-  // Entries: pino JSON lines, or multi-line records from other loggers (e.g. the Temporal SDK's
-  // default logger: "<ISO time> [LEVEL] message {...}"), or anything else (crash traces).
-  const entries: string[] = [];
-  for (const line of text.split('\n')) {
-    if (line.startsWith('{') || /^\d{4}-\d\d-\d\dT/.test(line) || entries.length === 0) entries.push(line);
-    else entries[entries.length - 1] += `\n${line}`;
-  }
-  let json = 0;
-  let foreign = 0;
-  const problems: string[] = [];
-  for (const entry of entries) {
-    if (!entry.trim()) continue;
-    try {
-      const parsed = JSON.parse(entry) as { level?: number };
-      json += 1;
-      if ((parsed.level ?? 0) >= 40) problems.push(entry);
-    } catch {
-      foreign += 1;
-      if (!/^\S+ \[(INFO|DEBUG|TRACE)\]/.test(entry)) problems.push(entry);
-    }
-  }
-  info(
-    `service log ${logFile}: ${json} JSON entries, ${foreign} non-JSON entries, ${problems.length} at warn level or above (or unrecognised)`,
-  );
-  for (const entry of problems.slice(0, 10)) info(`  ${entry.replace(/\s*\n\s*/g, ' ').slice(0, 600)}`);
-}
-
 interface PipelineFigures {
   throughput: number;
   cpuMsPerItem: number;
-}
-
-/**
- * 13) flat cost, with an API process (ROLE=all) and a database of its own, so that "empty" is
- * empty whatever ran before it; the bench's own service idles meanwhile. Runs last: its pre-fill
- * and the store restart at its end would skew any scenario after it.
- */
-async function flatCostScenario(config: ReturnType<typeof loadConfig>, services: BackingServices, taskQueue: string): Promise<void> {
-  info(
-    `13) flat cost: ${INGEST_COUNT} memories into an empty database, then into one pre-filled with ${FLATCOST_CHUNKS} chunks in ${FLATCOST_MEMORIES} memories`,
-  );
-  const flatDb = `${dbName}_flat`;
-  const port = await freePort();
-  const flatService = spawnService(
-    'api/main.js',
-    {
-      ROLE: 'all',
-      ...serviceEnv(services, flatDb),
-      TEMPORAL_TASK_QUEUE: `${taskQueue}-flat`,
-      PORT: String(port),
-    },
-    path.join(logDir, 'flatcost-api.log'),
-  );
-  const stopFlatService = () => stopChild(flatService);
-  registerCleanup(stopFlatService);
-  const flatStore = await openStore({ ...config, MONGODB_DB: flatDb }, services.mongoUri);
-  try {
-    await waitForReady(`http://127.0.0.1:${port}`, 180_000, flatService);
-    const admin = createAdminService(flatStore);
-    const first = await admin.bootstrap('flatcost-a', 'empty', 'bench');
-    const second = await admin.bootstrap('flatcost-b', 'first', 'bench');
-    const api = new ApiClient(`http://127.0.0.1:${port}`, first.apiKey);
-    const pid = flatService.pid ?? 0;
-    // A few memories first, unmeasured: JIT warm-up of the service and the store would otherwise count against "empty".
-    const warmup = await admin.createCollection(first.tenant.id, 'warm-up');
-    await ingestScenario(api, flatStore, first.tenant.id, warmup.id, makeTexts(FLATCOST_WARMUP, 1212), pid, 'flatcost_warmup');
-    const empty = await ingestScenario(
-      api,
-      flatStore,
-      first.tenant.id,
-      first.collection.id,
-      makeTexts(INGEST_COUNT, 1313),
-      pid,
-      'flatcost_empty',
-    );
-    const [sample] = await flatStore.memories.collection.find({ tenant_id: first.tenant.id }, { limit: 1 }).toArray();
-    const embeddingModel = sample?.embedding_model ?? config.EMBEDDING_MODEL;
-    const tenantIds = [first.tenant.id, second.tenant.id];
-    const collectionIds: string[][] = [];
-    for (const tenantId of tenantIds) {
-      const ids: string[] = [];
-      for (let c = 0; c < 50; c++) ids.push((await admin.createCollection(tenantId, `prefill-${c}`)).id);
-      collectionIds.push(ids);
-    }
-    await prefillStore(flatStore, tenantIds, collectionIds, embeddingModel);
-    reportFootprint('after_load', await storeFootprint(flatStore));
-    const loadedCollection = await admin.createCollection(first.tenant.id, 'loaded');
-    const loaded = await ingestScenario(
-      api,
-      flatStore,
-      first.tenant.id,
-      loadedCollection.id,
-      makeTexts(INGEST_COUNT, 1414),
-      pid,
-      'flatcost_loaded',
-    );
-    reportFlatCost(empty, loaded);
-    await stopFlatService();
-    if (services.restartMongo) {
-      info('   restarting the store cleanly');
-      const restartStarted = performance.now();
-      await services.restartMongo();
-      metric('flatcost_store_restart_seconds', seconds(performance.now() - restartStarted), 's');
-      const reopened = await openStore({ ...config, MONGODB_DB: flatDb }, services.mongoUri);
-      try {
-        reportFootprint('after_restart', await storeFootprint(reopened));
-      } finally {
-        await reopened.close();
-      }
-    }
-  } finally {
-    await stopFlatService();
-    await flatStore.close().catch(() => undefined);
-  }
 }
 
 /** Boots the stack and runs the selected scenarios that need it; stops it again. */
@@ -975,7 +439,8 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
 
   const memory = readRssMb(servicePid);
   // Last: its pre-fill and the store restart would skew anything after it.
-  if (runs('flatcost')) await flatCostScenario(config, backing, taskQueue);
+  if (runs('flatcost'))
+    await flatCostScenario({ config, services: backing, taskQueue, db: `${dbName}_flat`, serviceEnv, logDir, ingestCount: INGEST_COUNT });
   if (memory) {
     metric('bench_memory_rss_mb', memory.rss, 'MB');
     metric('bench_memory_peak_rss_mb', memory.peak, 'MB');
@@ -985,7 +450,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
 
   info('stopping the service and the backing services');
   await stopStack();
-  summarizeServiceLog();
+  summarizeServiceLog(logFile);
   return pipeline;
 }
 
@@ -999,7 +464,7 @@ async function main(): Promise<void> {
   const pipeline = STACK_SCENARIOS.some(runs) ? await stackScenarios(config, ingestTexts) : null;
 
   if (runs('embed')) {
-    const raw = await rawEmbedScenario(ingestTexts);
+    const raw = await rawEmbedScenario(loadConfig({ ...process.env, MONGODB_DB: dbName }), ingestTexts, EMBED_BATCH);
     if (pipeline) {
       metric('pipeline_vs_raw_ratio', pipeline.throughput / raw.throughput, 'ratio');
       // The same comparison in CPU time (raw CPU per chunk ÷ whole-stack CPU per memory): what the
@@ -1062,7 +527,7 @@ try {
   } else {
     keepDataDir = true;
     info(`FAILED: ${(error as Error).stack ?? String(error)}`);
-    summarizeServiceLog();
+    summarizeServiceLog(logFile);
   }
 }
 await teardown();

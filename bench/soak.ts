@@ -20,6 +20,7 @@ import { loadEmbeddedMongoConfig } from '../config/index.js';
 import { freePort, mongoStoreDir, startMongoStandin, type EmbeddedMongo, type MongoStandinBackend } from '../dev/embedded.js';
 import { info, metric } from './stats.js';
 import { seededRandom } from './texts.js';
+import { benchNumber } from './env.js';
 
 const BATCH = 50;
 
@@ -276,10 +277,10 @@ export async function runStoreSoak(options: SoakOptions): Promise<SoakResult> {
 }
 
 export async function soakScenario(): Promise<void> {
-  const docs = Number(process.env.BENCH_SOAK_DOCS ?? 1_000_000);
-  const kills = Number(process.env.BENCH_SOAK_KILLS ?? 20);
-  const writers = Number(process.env.BENCH_SOAK_WRITERS ?? 8);
-  const docBytes = Number(process.env.BENCH_SOAK_DOC_BYTES ?? 1000);
+  const docs = benchNumber('BENCH_SOAK_DOCS', 1_000_000);
+  const kills = benchNumber('BENCH_SOAK_KILLS', 20);
+  const writers = benchNumber('BENCH_SOAK_WRITERS', 8);
+  const docBytes = benchNumber('BENCH_SOAK_DOC_BYTES', 1000);
   const settings = loadEmbeddedMongoConfig(process.env);
   const backend: MongoStandinBackend =
     process.env.BENCH_MONGO_BACKEND === 'memory' ||

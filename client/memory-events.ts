@@ -15,13 +15,13 @@
  *  - the connection is restarted with exponential backoff and jitter after a close, an error,
  *    or two heartbeat intervals without a heartbeat_ack.
  */
-import { type JWK } from 'jose';
 import WebSocket, { type RawData } from 'ws';
-import { verifyEventFrame } from '../core/event-signature.js';
 import { backoffDelay, DEFAULT_RECONNECT, type ReconnectPolicy } from './backoff.js';
 import { ConnectionLostError, HttpError, MemoryEventsError, RejectedEventError, ServerFrameError, UpgradeRejectedError } from './errors.js';
 import { type ControlFrame, type ErrorFrame, type EventFrame, type ClientFrame, parseServerFrame } from './frames.js';
 import { errorBodyFields, mintTicket } from './http.js';
+import type { ClientState, ClientStats, MemoryEventsClientOptions } from './options.js';
+import { PinnedKeys } from './pinned-keys.js';
 
 /** Close code of a session whose API key was revoked (docs/events.md). */
 const KEY_REVOKED_CLOSE = 4401;
@@ -30,72 +30,7 @@ export * from './errors.js';
 export * from './frames.js';
 export { backoffDelay, DEFAULT_RECONNECT, type ReconnectPolicy } from './backoff.js';
 export { defaultWsUrl, fetchSigningKeys, mintTicket, type HttpOptions, type SigningJwk, type TicketInfo } from './http.js';
-
-export interface VerifyOptions {
-  /** Public keys to verify with (e.g. from fetchSigningKeys, fetched once and kept: pinned). */
-  jwks: readonly JWK[];
-  /** When given, only signatures by these kids are accepted (others: kid_not_pinned). Default: the kids of `jwks`. */
-  kids?: readonly string[];
-}
-
-export interface MemoryEventsClientOptions {
-  /** HTTP base URL of the service, e.g. http://127.0.0.1:8080 (a path prefix is kept). */
-  baseUrl: string;
-  apiKey: string;
-  /** Collection ids to subscribe to; empty or absent = every collection the key can read. */
-  collections?: readonly string[];
-  /** Event types; empty or absent = all. */
-  eventTypes?: readonly string[];
-  /**
-   * A stable name for this consumer (1–128 of A–Z a–z 0–9 . _ : -). The server keeps acks per (API key, subscriber_id), so a
-   * client that starts without a high-water mark resumes after the last event it acked.
-   */
-  subscriberId?: string;
-  /** The seq of the last event already processed (e.g. persisted by the caller): the initial high-water mark. */
-  lastProcessedSeq?: number;
-  /** Signature verification; off when false or absent. */
-  verify?: VerifyOptions | false;
-  /** Called once per accepted event, in seq order; the next event waits until it settles. */
-  onEvent: (frame: EventFrame) => void | Promise<void>;
-  /** Every server frame that is not an event (subscribed, heartbeat_ack, error, subscribe_error, unknown). */
-  onControl?: (frame: ControlFrame) => void;
-  /** Rejected events, server error frames, lost connections and the final error when the client gives up. */
-  onError?: (error: MemoryEventsError) => void;
-  /** Reconnect policy (default DEFAULT_RECONNECT: 250 ms doubling to 30 s, unlimited); false: never reconnect. */
-  reconnect?: ReconnectPolicy | false;
-  /** Heartbeat interval (default 15 s); 0 disables heartbeats and the dead-connection check. */
-  heartbeatMs?: number;
-  /** Handshake timeout of each WebSocket connection (default 10 s). */
-  connectTimeoutMs?: number;
-  /** Injected for tests: the randomness of the backoff jitter and the fetch used to mint tickets. */
-  random?: () => number;
-  fetch?: typeof fetch;
-}
-
-export type ClientState =
-  /** Constructed, start() not called yet. */
-  | 'idle'
-  /** Minting a ticket, connecting, or waiting for `subscribed`. */
-  | 'connecting'
-  /** The server confirmed the subscription. */
-  | 'subscribed'
-  /** Waiting out a backoff delay before reconnecting. */
-  | 'backoff'
-  /** stop() was called, or the client gave up. */
-  | 'stopped';
-
-export interface ClientStats {
-  /** Event frames received (including rejected and duplicate ones). */
-  received: number;
-  /** Events onEvent completed and that were acked (or would have been, if the socket was gone). */
-  processed: number;
-  /** Events dropped before onEvent (stale seq, signature problems). */
-  rejected: number;
-  /** Connections attempted after the first. */
-  reconnects: number;
-  /** `subscribed` frames received. */
-  subscriptions: number;
-}
+export type { ClientState, ClientStats, MemoryEventsClientOptions, VerifyOptions } from './options.js';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 /** What the server accepts as subscriber_id. */
@@ -133,8 +68,8 @@ export class MemoryEventsClient {
   readonly #options: MemoryEventsClientOptions;
   readonly #reconnect: ReconnectPolicy | false;
   readonly #heartbeatMs: number;
-  readonly #pinnedKids: ReadonlySet<string> | undefined;
-  readonly #pinnedKeys: readonly JWK[];
+  /** Undefined: verification is off. */
+  readonly #pinned: PinnedKeys | undefined;
 
   #state: ClientState = 'idle';
   #highWater: number | undefined;
@@ -171,14 +106,7 @@ export class MemoryEventsClient {
     this.#heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.#highWater = options.lastProcessedSeq;
     this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
-    if (options.verify) {
-      const kids = options.verify.kids ? new Set(options.verify.kids) : undefined;
-      this.#pinnedKeys = options.verify.jwks.filter((jwk) => typeof jwk.kid === 'string' && (!kids || kids.has(jwk.kid)));
-      this.#pinnedKids = new Set(this.#pinnedKeys.map((jwk) => jwk.kid as string));
-    } else {
-      this.#pinnedKeys = [];
-      this.#pinnedKids = undefined;
-    }
+    this.#pinned = options.verify ? new PinnedKeys(options.verify) : undefined;
   }
 
   /** The seq of the last event processed and acked (or given as lastProcessedSeq); undefined before any. */
@@ -563,26 +491,10 @@ export class MemoryEventsClient {
 
   /** True when the event may be processed; otherwise it has been reported as rejected. */
   async #verify(frame: EventFrame): Promise<boolean> {
-    if (!this.#pinnedKids) return true;
-    const signature: unknown = frame.signature;
-    if (signature === undefined) {
-      this.#reject('signature_missing', frame, 'no signature (verification is on)');
-      return false;
-    }
-    const kid = typeof signature === 'object' && signature !== null ? (signature as { key_id?: unknown }).key_id : undefined;
-    if (typeof kid !== 'string') {
-      this.#reject('signature_invalid', frame, 'signature without a string key_id');
-      return false;
-    }
-    if (!this.#pinnedKids.has(kid)) {
-      this.#reject('kid_not_pinned', frame, `signed with key ${kid}, which is not pinned`, kid);
-      return false;
-    }
-    if (!(await verifyEventFrame(frame, this.#pinnedKeys))) {
-      this.#reject('signature_invalid', frame, `signature by key ${kid} does not verify`, kid);
-      return false;
-    }
-    return true;
+    const rejection = await this.#pinned?.check(frame);
+    if (!rejection) return true;
+    this.#reject(rejection.code, frame, rejection.message, rejection.kid);
+    return false;
   }
 
   async #process(conn: Connection, frame: EventFrame): Promise<void> {

@@ -5,10 +5,8 @@
  *
  * Layout, chosen to hold 100k chunks of ~1 KB per partition in ~140 MB rather than many hundreds:
  * - chunks get an integer slot; per-slot data lives in typed arrays; chunk text is never kept;
- * - every term's postings (slot, term frequency) are a block inside one shared pair of typed
- *   arrays (the "arena"), so a term costs a dictionary entry and a few ints, not its own arrays;
- * - a block that fills up moves to the arena's end with twice the room; the old block is free
- *   space until the arena is compacted, in place;
+ * - every term's postings (slot, term frequency) are a block in one shared arena
+ *   (search/posting-arena.ts), so a term costs a dictionary entry and a few ints;
  * - deleting a chunk only marks its slot dead and updates the counts; postings of dead slots are
  *   skipped when scoring and dropped lazily: from a list whenever a query reads it, from all
  *   lists when the arena is compacted, and slots are renumbered once over 30% of them are dead.
@@ -16,6 +14,8 @@
  * when a query reads the list, so it is exact under any sequence of upserts and removals.
  */
 import { PieceTable } from './piece-table.js';
+import { TopSlots } from './top-slots.js';
+import { ARENA_GROWTH, grownInt32, INITIAL_ARENA, PostingArena } from './posting-arena.js';
 import { detachedString, hashRun, pieceTerms, scanPlainAscii, tokenize, tokenizeParts } from './tokenize.js';
 import { PartitionedIndex } from './partitioned-index.js';
 
@@ -72,42 +72,13 @@ const B = 0.75;
 const MAX_TERM_FREQUENCY = 0xffff;
 
 const INITIAL_SLOTS = 16;
-const INITIAL_TERMS = 64;
-const INITIAL_ARENA = 256;
-const MIN_BLOCK = 2;
 /** Distinct pieces a partition memoises at most (a natural vocabulary with its case variants fits). */
 const PIECE_CACHE_LIMIT = 100_000;
-const BLOCK_GROWTH = 2;
-/** Small steps: growing copies the arena while the old one is still alive, so peaks are old + new. */
-const ARENA_GROWTH = 1.2;
-/** Compact instead of growing when this share of the arena is reclaimable (see reclaimableEntries). */
-const ARENA_RECLAIM_FRACTION = 0.25;
-/** After compacting, grow anyway unless this share of the arena is free for new postings. */
-const ARENA_MIN_FREE_AFTER_COMPACTION = 0.1;
 /** After a partition compaction, give memory back when less than this share of the arena is used. */
 const ARENA_SHRINK_BELOW = 0.5;
 const PARTITION_DEAD_FRACTION = 0.3;
 /** Below this many dead slots renumbering is not worth its cost; they only cost a skip. */
 const MIN_DEAD_SLOTS_TO_COMPACT = 32;
-
-/**
- * Arena layout: a sequence of blocks, each one header entry then `capacity` postings. The header
- * (in postingSlots) is the owning term id, or, for a block no term owns any more, its negated
- * total size. This lets compaction walk the arena in address order and slide blocks down.
- */
-function freeBlockHeader(capacity: number): number {
-  return -(capacity + 1);
-}
-
-function freeBlockSize(header: number): number {
-  return -header;
-}
-
-function grownInt32(array: Int32Array, minLength: number): Int32Array<ArrayBuffer> {
-  const grown = new Int32Array(Math.max(minLength, array.length * 2));
-  grown.set(array);
-  return grown;
-}
 
 /** Per-query working memory, shared by every partition of one index (search is synchronous). */
 export class ScoreScratch {
@@ -128,23 +99,14 @@ export class ScoreScratch {
 }
 
 export class LexicalPartition {
-  // Term dictionary: term → id; per id its postings are arena[start, start + length), with room
-  // up to start + capacity (the block's header sits at start - 1). Ids of dropped terms are reused.
+  // Term dictionary: term → id; per id its postings are a block of the arena. Ids of dropped terms
+  // are reused.
   private readonly termIds = new Map<string, number>();
   private termText: (string | undefined)[] = [];
   private readonly freeTermIds: number[] = [];
-  private termStart = new Int32Array(INITIAL_TERMS);
-  private termLength = new Int32Array(INITIAL_TERMS);
-  private termCapacity = new Int32Array(INITIAL_TERMS);
+  private arena = new PostingArena();
   /** Scratch for upsert: occurrences per term id in the chunk being added; all zero otherwise. */
-  private frequencyOfTerm = new Int32Array(INITIAL_TERMS);
-  private termCount = 0;
-
-  private postingSlots = new Int32Array(INITIAL_ARENA);
-  private postingFrequencies = new Uint16Array(INITIAL_ARENA);
-  private arenaUsed = 0;
-  /** Postings, inside term blocks, that point at dead slots. */
-  private deadPostings = 0;
+  private frequencyOfTerm = new Int32Array(64);
 
   private chunkIdOfSlot: (string | undefined)[] = [];
   private memoryIdOfSlot: (string | undefined)[] = [];
@@ -215,7 +177,7 @@ export class LexicalPartition {
     this.docTermCount[slot] = distinctTermIds.length;
     // Compactions triggered while appending never renumber slots nor free term ids.
     for (const termId of distinctTermIds) {
-      this.appendPosting(termId, slot, Math.min(this.frequencyOfTerm[termId]!, MAX_TERM_FREQUENCY));
+      this.arena.append(termId, slot, Math.min(this.frequencyOfTerm[termId]!, MAX_TERM_FREQUENCY), this.deadSlot);
       this.frequencyOfTerm[termId] = 0;
     }
     this.liveDocs++;
@@ -259,23 +221,23 @@ export class LexicalPartition {
       memoryIds[target] = this.memoryIdOfSlot[slot]!;
       docLength[target] = this.docLength[slot]!;
     }
-    let postings = 0;
-    for (let termId = 0; termId < this.termCount; termId++) postings += this.termLength[termId]!;
+    const arena = this.arena;
+    const postings = arena.postingCount();
     const terms: string[] = [];
     const termLengths: number[] = [];
     const postingSlots = new Int32Array(postings);
     const postingFrequencies = new Uint16Array(postings);
     let write = 0;
-    for (let termId = 0; termId < this.termCount; termId++) {
+    for (let termId = 0; termId < arena.termCount; termId++) {
       const term = this.termText[termId];
       if (term === undefined) continue;
-      const start = this.termStart[termId]!;
+      const start = arena.start[termId]!;
       const before = write;
-      for (let at = start; at < start + this.termLength[termId]!; at++) {
-        const slot = this.postingSlots[at]!;
+      for (let at = start; at < start + arena.length[termId]!; at++) {
+        const slot = arena.slots[at]!;
         if (this.deadSlot[slot] === 1) continue;
         postingSlots[write] = remap[slot]!;
-        postingFrequencies[write] = this.postingFrequencies[at]!;
+        postingFrequencies[write] = arena.frequencies[at]!;
         write++;
       }
       if (write === before) continue;
@@ -318,65 +280,32 @@ export class LexicalPartition {
       if (!chunks) partition.chunksOfMemory.set(memoryId, (chunks = []));
       chunks.push(chunkId);
     }
-    const capacity = Math.max(INITIAL_TERMS, termCount);
-    partition.termStart = new Int32Array(capacity);
-    partition.termLength = new Int32Array(capacity);
-    partition.termCapacity = new Int32Array(capacity);
-    partition.frequencyOfTerm = new Int32Array(capacity);
+    partition.arena = PostingArena.fromLists(state.termLength, state.postingSlots, state.postingFrequencies);
+    partition.frequencyOfTerm = new Int32Array(partition.arena.start.length);
     partition.termText = state.terms.slice();
-    partition.termCount = termCount;
-    // The arena as appends would lay it out: each term's block is its header, then its postings.
-    const arenaLength = Math.max(INITIAL_ARENA, Math.ceil((postings + termCount) * ARENA_GROWTH));
-    partition.postingSlots = new Int32Array(arenaLength);
-    partition.postingFrequencies = new Uint16Array(arenaLength);
-    let read = 0;
-    let write = 0;
-    for (let termId = 0; termId < termCount; termId++) {
-      const length = state.termLength[termId]!;
-      if (length <= 0 || read + length > postings) throw new Error('lexical state: bad posting list');
-      partition.termIds.set(state.terms[termId]!, termId);
-      partition.postingSlots[write] = termId;
-      const start = write + 1;
-      partition.postingSlots.set(state.postingSlots.subarray(read, read + length), start);
-      partition.postingFrequencies.set(state.postingFrequencies.subarray(read, read + length), start);
-      for (let at = read; at < read + length; at++) {
-        const slot = state.postingSlots[at]!;
-        if (slot < 0 || slot >= slots) throw new Error('lexical state: posting of a missing slot');
-        partition.docTermCount[slot]!++;
-      }
-      partition.termStart[termId] = start;
-      partition.termLength[termId] = length;
-      partition.termCapacity[termId] = length;
-      read += length;
-      write = start + length;
+    for (let termId = 0; termId < termCount; termId++) partition.termIds.set(state.terms[termId]!, termId);
+    if (partition.termIds.size !== termCount) throw new Error('lexical state: bad posting lists');
+    for (let at = 0; at < postings; at++) {
+      const slot = state.postingSlots[at]!;
+      if (slot < 0 || slot >= slots) throw new Error('lexical state: posting of a missing slot');
+      partition.docTermCount[slot]!++;
     }
-    if (read !== postings || partition.termIds.size !== termCount) throw new Error('lexical state: bad posting lists');
-    partition.arenaUsed = write;
     return partition;
   }
 
   storageStats(): LexicalStorageStats {
-    let postings = 0;
-    for (let termId = 0; termId < this.termCount; termId++) postings += this.termLength[termId]!;
+    const postings = this.arena.postingCount();
     return {
       documents: this.liveDocs,
       slots: this.slotCount,
       deadSlots: this.deadSlots,
       terms: this.termIds.size,
-      postings: postings - this.deadPostings,
-      deadPostings: this.deadPostings,
-      arenaCapacity: this.postingSlots.length,
-      typedArrayBytes: [
-        this.termStart,
-        this.termLength,
-        this.termCapacity,
-        this.frequencyOfTerm,
-        this.postingSlots,
-        this.postingFrequencies,
-        this.docLength,
-        this.docTermCount,
-        this.deadSlot,
-      ].reduce((sum, array) => sum + array.byteLength, 0),
+      postings: postings - this.arena.deadPostings,
+      deadPostings: this.arena.deadPostings,
+      arenaCapacity: this.arena.slots.length,
+      typedArrayBytes:
+        this.arena.byteLength() +
+        [this.frequencyOfTerm, this.docLength, this.docTermCount, this.deadSlot].reduce((sum, array) => sum + array.byteLength, 0),
       cachedPieces: this.pieceCache.size,
     };
   }
@@ -399,8 +328,7 @@ export class LexicalPartition {
     const lengthNormBase = K1 * (1 - B);
     const lengthNormPerToken = (K1 * B * documentCount) / Math.max(this.totalLength, 1);
     const highestIdf = inverseDocumentFrequency(1, documentCount);
-    const postingSlots = this.postingSlots;
-    const postingFrequencies = this.postingFrequencies;
+    const arena = this.arena;
     const docLength = this.docLength;
     let maxIdf = 0;
     let touchedCount = 0;
@@ -408,12 +336,12 @@ export class LexicalPartition {
     for (let index = 0; index < queryTerms.length; index++) {
       const termId = this.termIds.get(queryTerms[index]!);
       if (termId === undefined) continue;
-      const start = this.termStart[termId]!;
-      let length = this.termLength[termId]!;
+      const start = arena.start[termId]!;
+      let length = arena.length[termId]!;
       // With tombstones around, one pass drops this list's dead postings in place, counts the
       // live ones (the exact document frequency, needed for the IDF) and keeps their BM25 term
       // weights, which a second pass scales by the IDF. Without tombstones, df is the length.
-      const weighed = this.deadPostings > 0;
+      const weighed = arena.deadPostings > 0;
       if (weighed) {
         length = this.dropDeadAndWeigh(termId, scratch, lengthNormBase, lengthNormPerToken);
         if (length === 0) continue;
@@ -424,6 +352,8 @@ export class LexicalPartition {
       if (k <= 0) continue;
 
       const weights = scratch.weights;
+      const postingSlots = arena.slots;
+      const postingFrequencies = arena.frequencies;
       for (let offset = 0; offset < length; offset++) {
         const slot = postingSlots[start + offset]!;
         let weight: number;
@@ -443,50 +373,15 @@ export class LexicalPartition {
     return { hits, maxRarity: maxIdf === 0 ? 0 : maxIdf / highestIdf };
   }
 
-  /** Partial top-k with a size-k min-heap keyed on (score, then reverse chunk id). */
+  /** The best `k` of the touched slots (ties by chunk id), unordered. */
   private selectTop(scores: Float64Array, touched: Int32Array, touchedCount: number, k: number): LexicalHit[] {
     const chunkIdOfSlot = this.chunkIdOfSlot;
-    const worse = (slotA: number, slotB: number): boolean => {
-      const scoreA = scores[slotA]!;
-      const scoreB = scores[slotB]!;
-      return scoreA < scoreB || (scoreA === scoreB && chunkIdOfSlot[slotA]! > chunkIdOfSlot[slotB]!);
-    };
-    const capacity = Math.min(k, touchedCount);
-    const heap = new Int32Array(capacity);
-    let heapSize = 0;
-    const siftDown = (from: number): void => {
-      let parent = from;
-      for (;;) {
-        const left = 2 * parent + 1;
-        if (left >= heapSize) return;
-        const right = left + 1;
-        const child = right < heapSize && worse(heap[right]!, heap[left]!) ? right : left;
-        if (!worse(heap[child]!, heap[parent]!)) return;
-        const swap = heap[parent]!;
-        heap[parent] = heap[child]!;
-        heap[child] = swap;
-        parent = child;
-      }
-    };
+    const top = new TopSlots(Math.min(k, touchedCount), (slotA, slotB) => chunkIdOfSlot[slotA]! > chunkIdOfSlot[slotB]!);
     for (let index = 0; index < touchedCount; index++) {
       const slot = touched[index]!;
-      if (heapSize < capacity) {
-        let child = heapSize++;
-        heap[child] = slot;
-        while (child > 0) {
-          const parent = (child - 1) >> 1;
-          if (!worse(heap[child]!, heap[parent]!)) break;
-          const swap = heap[parent]!;
-          heap[parent] = heap[child]!;
-          heap[child] = swap;
-          child = parent;
-        }
-      } else if (worse(heap[0]!, slot)) {
-        heap[0] = slot;
-        siftDown(0);
-      }
+      top.offer(scores[slot]!, slot);
     }
-    return Array.from(heap.subarray(0, heapSize), (slot) => ({
+    return Array.from(top.slots.subarray(0, top.size), (slot) => ({
       chunkId: chunkIdOfSlot[slot]!,
       memoryId: this.memoryIdOfSlot[slot]!,
       score: scores[slot]!,
@@ -498,24 +393,25 @@ export class LexicalPartition {
    * BM25 term weight in `scratch.weights`, and returns the new length: the live document frequency.
    */
   private dropDeadAndWeigh(termId: number, scratch: ScoreScratch, lengthNormBase: number, lengthNormPerToken: number): number {
-    const start = this.termStart[termId]!;
-    const end = start + this.termLength[termId]!;
+    const arena = this.arena;
+    const start = arena.start[termId]!;
+    const end = start + arena.length[termId]!;
     const weights = scratch.weights;
     let write = start;
     for (let read = start; read < end; read++) {
-      const slot = this.postingSlots[read]!;
+      const slot = arena.slots[read]!;
       if (this.deadSlot[slot] === 1) continue;
-      const frequency = this.postingFrequencies[read]!;
+      const frequency = arena.frequencies[read]!;
       if (write !== read) {
-        this.postingSlots[write] = slot;
-        this.postingFrequencies[write] = frequency;
+        arena.slots[write] = slot;
+        arena.frequencies[write] = frequency;
       }
       weights[write - start] = termWeight(frequency, lengthNormBase + lengthNormPerToken * this.docLength[slot]!);
       write++;
     }
     const live = write - start;
-    this.deadPostings -= end - write;
-    this.termLength[termId] = live;
+    arena.deadPostings -= end - write;
+    arena.length[termId] = live;
     return live;
   }
 
@@ -525,7 +421,7 @@ export class LexicalPartition {
     this.deadSlots++;
     this.liveDocs--;
     this.totalLength -= this.docLength[slot]!;
-    this.deadPostings += this.docTermCount[slot]!;
+    this.arena.deadPostings += this.docTermCount[slot]!;
     this.slotOf.delete(this.chunkIdOfSlot[slot]!);
     this.chunkIdOfSlot[slot] = undefined;
     this.memoryIdOfSlot[slot] = undefined;
@@ -574,157 +470,14 @@ export class LexicalPartition {
     if (existing !== undefined) return existing;
     let termId = this.freeTermIds.pop();
     if (termId === undefined) {
-      termId = this.termCount++;
-      if (termId >= this.termStart.length) {
-        this.termStart = grownInt32(this.termStart, termId + 1);
-        this.termLength = grownInt32(this.termLength, termId + 1);
-        this.termCapacity = grownInt32(this.termCapacity, termId + 1);
-        this.frequencyOfTerm = grownInt32(this.frequencyOfTerm, termId + 1);
-      }
+      termId = this.arena.newTerm();
+      if (termId >= this.frequencyOfTerm.length) this.frequencyOfTerm = grownInt32(this.frequencyOfTerm, termId + 1);
       this.termText.push(undefined);
-    }
+    } else this.arena.clearTerm(termId);
     const ownedTerm = detachedString(term);
     this.termIds.set(ownedTerm, termId);
     this.termText[termId] = ownedTerm;
-    this.termStart[termId] = 0;
-    this.termLength[termId] = 0;
-    this.termCapacity[termId] = 0;
     return termId;
-  }
-
-  private appendPosting(termId: number, slot: number, frequency: number): void {
-    if (this.termLength[termId] === this.termCapacity[termId]) this.growBlock(termId);
-    const at = this.termStart[termId]! + this.termLength[termId]!;
-    this.postingSlots[at] = slot;
-    this.postingFrequencies[at] = frequency;
-    this.termLength[termId]!++;
-  }
-
-  /**
-   * Gives a full block twice the room: in place when it is the arena's last block, otherwise by
-   * moving it to the arena's end (dropping its dead postings) and freeing the old block.
-   */
-  private growBlock(termId: number): void {
-    const oldCapacity = this.termCapacity[termId]!;
-    const newCapacity = Math.max(MIN_BLOCK, Math.ceil(oldCapacity * BLOCK_GROWTH));
-    this.ensureArenaRoom(newCapacity + 1);
-    // A compaction may just have dropped dead postings of this term, leaving room where it is.
-    const capacity = this.termCapacity[termId]!;
-    const length = this.termLength[termId]!;
-    if (length < capacity) return;
-    const from = this.termStart[termId]!;
-    if (capacity > 0 && from + capacity === this.arenaUsed) {
-      this.arenaUsed += newCapacity - capacity;
-      this.termCapacity[termId] = newCapacity;
-      return;
-    }
-    const to = this.arenaUsed + 1;
-    this.postingSlots[to - 1] = termId;
-    let write = to;
-    if (this.deadPostings === 0) {
-      this.postingSlots.copyWithin(to, from, from + length);
-      this.postingFrequencies.copyWithin(to, from, from + length);
-      write += length;
-    } else {
-      for (let read = from; read < from + length; read++) {
-        const slot = this.postingSlots[read]!;
-        if (this.deadSlot[slot] === 1) continue;
-        this.postingSlots[write] = slot;
-        this.postingFrequencies[write] = this.postingFrequencies[read]!;
-        write++;
-      }
-      this.deadPostings -= length - (write - to);
-    }
-    if (capacity > 0) this.postingSlots[from - 1] = freeBlockHeader(capacity);
-    this.termStart[termId] = to;
-    this.termLength[termId] = write - to;
-    this.termCapacity[termId] = newCapacity;
-    this.arenaUsed = to + newCapacity;
-  }
-
-  /** Makes room for `extra` entries at the arena's end: by compacting when enough is reclaimable, else by growing. */
-  private ensureArenaRoom(extra: number): void {
-    if (this.arenaUsed + extra <= this.postingSlots.length) return;
-    if (this.reclaimableEntries() >= this.arenaUsed * ARENA_RECLAIM_FRACTION) this.compactArena(undefined, false);
-    // Grow when compaction left little free room, so that appends do not compact over and over.
-    const length = this.postingSlots.length;
-    if (this.arenaUsed + extra <= length && this.arenaUsed <= length * (1 - ARENA_MIN_FREE_AFTER_COMPACTION)) return;
-    this.resizeArena(Math.max(this.arenaUsed + extra, Math.ceil(length * ARENA_GROWTH)));
-  }
-
-  /** Entries a compaction would give back: free blocks, dead postings, spare room beyond 1/8 per block. */
-  private reclaimableEntries(): number {
-    let kept = -this.deadPostings;
-    for (let termId = 0; termId < this.termCount; termId++) {
-      const length = this.termLength[termId]!;
-      if (this.termCapacity[termId]! > 0) kept += 1 + length + (length >> 3);
-    }
-    return this.arenaUsed - kept;
-  }
-
-  private resizeArena(length: number): void {
-    const slots = new Int32Array(length);
-    slots.set(this.postingSlots.subarray(0, this.arenaUsed));
-    const frequencies = new Uint16Array(length);
-    frequencies.set(this.postingFrequencies.subarray(0, this.arenaUsed));
-    this.postingSlots = slots;
-    this.postingFrequencies = frequencies;
-  }
-
-  /**
-   * Slides every block toward the arena's start, in address order (the block headers make the
-   * arena walkable), dropping free blocks and dead postings, so no second arena is allocated.
-   * Each block keeps up to 1/8 spare room where the gap allows. With `slotRemap` slots are
-   * renumbered; `freeEmptyTerms` drops terms left without postings (not while an upsert is
-   * appending: it may hold their ids).
-   */
-  private compactArena(slotRemap: Int32Array | undefined, freeEmptyTerms: boolean): void {
-    const slots = this.postingSlots;
-    const frequencies = this.postingFrequencies;
-    let read = 0;
-    let write = 0;
-    while (read < this.arenaUsed) {
-      const header = slots[read]!;
-      if (header < 0) {
-        read += freeBlockSize(header);
-        continue;
-      }
-      const termId = header;
-      const from = read + 1;
-      const end = from + this.termLength[termId]!;
-      const nextRead = from + this.termCapacity[termId]!;
-      // Writing never overtakes reading: write <= read, and a block never gets longer than its gap.
-      let out = write + 1;
-      for (let at = from; at < end; at++) {
-        const slot = slots[at]!;
-        if (this.deadSlot[slot] === 1) continue;
-        slots[out] = slotRemap ? slotRemap[slot]! : slot;
-        frequencies[out] = frequencies[at]!;
-        out++;
-      }
-      read = nextRead;
-      const live = out - write - 1;
-      if (live === 0) {
-        this.termLength[termId] = 0;
-        this.termCapacity[termId] = 0;
-        if (freeEmptyTerms) this.freeTerm(termId);
-        continue;
-      }
-      const capacity = Math.min(live + (live >> 3), nextRead - write - 1);
-      slots[write] = termId;
-      this.termStart[termId] = write + 1;
-      this.termLength[termId] = live;
-      this.termCapacity[termId] = capacity;
-      write += 1 + capacity;
-    }
-    this.arenaUsed = write;
-    this.deadPostings = 0;
-    if (freeEmptyTerms) {
-      // Terms that never got a block (or lost it earlier) are not met by the walk.
-      for (let termId = 0; termId < this.termCount; termId++) {
-        if (this.termCapacity[termId] === 0 && this.termText[termId] !== undefined) this.freeTerm(termId);
-      }
-    }
   }
 
   private freeTerm(termId: number): void {
@@ -734,8 +487,7 @@ export class LexicalPartition {
     this.termIds.delete(term);
     this.termText[termId] = undefined;
     this.freeTermIds.push(termId);
-    this.termLength[termId] = 0;
-    this.termCapacity[termId] = 0;
+    this.arena.clearTerm(termId);
   }
 
   /** Renumbers live slots densely and rebuilds the arena once dead slots are a large share. */
@@ -744,10 +496,13 @@ export class LexicalPartition {
     const remap = new Int32Array(this.slotCount);
     let liveSlots = 0;
     for (let slot = 0; slot < this.slotCount; slot++) remap[slot] = this.deadSlot[slot] === 1 ? -1 : liveSlots++;
-    this.compactArena(remap, true);
-    if (this.arenaUsed < this.postingSlots.length * ARENA_SHRINK_BELOW) {
-      this.resizeArena(Math.max(INITIAL_ARENA, Math.ceil(this.arenaUsed * ARENA_GROWTH)));
+    const arena = this.arena;
+    arena.compact(this.deadSlot, remap, (termId) => this.freeTerm(termId));
+    // Terms that never got a block (or lost it earlier) are not met by the walk.
+    for (let termId = 0; termId < arena.termCount; termId++) {
+      if (arena.capacity[termId] === 0 && this.termText[termId] !== undefined) this.freeTerm(termId);
     }
+    if (arena.used < arena.slots.length * ARENA_SHRINK_BELOW) arena.resize(Math.max(INITIAL_ARENA, Math.ceil(arena.used * ARENA_GROWTH)));
 
     const capacity = Math.max(INITIAL_SLOTS, Math.ceil(liveSlots * 1.25));
     const docLength = new Int32Array(capacity);

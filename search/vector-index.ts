@@ -8,6 +8,7 @@
  * unrolled JS loop over the same layout instead.
  */
 import { PartitionedIndex } from './partitioned-index.js';
+import { TopSlots } from './top-slots.js';
 
 export interface VectorHit {
   chunkId: string;
@@ -292,75 +293,6 @@ function createRowStore(stride: number, capacity: number, backend: PartitionBack
     }
   }
   return new JsRows(stride, capacity);
-}
-
-// --- Top-k selection ----------------------------------------------------------------------------
-
-/**
- * Bounded min-heap of (score, slot): the root is the weakest kept hit, evicted first. On equal
- * scores the later slot counts as weaker, so ties keep the earliest slots (as a stable sort would).
- */
-class TopSlots {
-  readonly scores: Float64Array;
-  readonly slots: Int32Array;
-  size = 0;
-
-  constructor(readonly limit: number) {
-    this.scores = new Float64Array(limit);
-    this.slots = new Int32Array(limit);
-  }
-
-  private weaker(a: number, b: number): boolean {
-    const sa = this.scores[a]!;
-    const sb = this.scores[b]!;
-    return sa < sb || (sa === sb && this.slots[a]! > this.slots[b]!);
-  }
-
-  private swap(a: number, b: number): void {
-    const score = this.scores[a]!;
-    const slot = this.slots[a]!;
-    this.scores[a] = this.scores[b]!;
-    this.slots[a] = this.slots[b]!;
-    this.scores[b] = score;
-    this.slots[b] = slot;
-  }
-
-  /** Adds the hit, evicting the weakest when full; callers only offer hits stronger than `weakest`. */
-  push(score: number, slot: number): void {
-    if (this.size < this.limit) {
-      let at = this.size++;
-      this.scores[at] = score;
-      this.slots[at] = slot;
-      while (at > 0) {
-        const parent = (at - 1) >> 1;
-        if (!this.weaker(at, parent)) break;
-        this.swap(at, parent);
-        at = parent;
-      }
-      return;
-    }
-    this.scores[0] = score;
-    this.slots[0] = slot;
-    for (let at = 0; ;) {
-      const left = 2 * at + 1;
-      if (left >= this.size) break;
-      const right = left + 1;
-      const child = right < this.size && this.weaker(right, left) ? right : left;
-      if (!this.weaker(child, at)) break;
-      this.swap(child, at);
-      at = child;
-    }
-  }
-
-  get weakest(): number {
-    return this.size < this.limit ? -Infinity : this.scores[0]!;
-  }
-
-  /** Heap positions ordered strongest first (score descending, then slot ascending). */
-  ranked(): number[] {
-    const order = Array.from({ length: this.size }, (_, i) => i);
-    return order.sort((a, b) => this.scores[b]! - this.scores[a]! || this.slots[a]! - this.slots[b]!);
-  }
 }
 
 // --- Partitions ---------------------------------------------------------------------------------

@@ -24,27 +24,12 @@ import {
   Webhook,
   WebhookAttempt,
 } from './responses.js';
-import { collectionIdParams, collectionNameParams, createCollectionBody, listCollectionsQuery } from '../routes/collections/schema.js';
-import {
-  appendMessagesBody,
-  contentQuery,
-  createMemoryBody,
-  deleteManyBody,
-  listMemoriesQuery,
-  memoryIdParams,
-  updateMemoryBody,
-} from '../routes/memories/schema.js';
-import { exportBody, importBody } from '../routes/device-memory/schema.js';
-import { searchBody } from '../routes/search/schema.js';
-import { createUploadBody, signedUrlQuery, uploadIdParams } from '../routes/uploads/schema.js';
-import {
-  createWebhookBody,
-  listAttemptsQuery,
-  listWebhooksQuery,
-  replayWebhookBody,
-  updateWebhookBody,
-  webhookIdParams,
-} from '../routes/webhooks/schema.js';
+import * as collections from '../routes/collections/schema.js';
+import * as memories from '../routes/memories/schema.js';
+import * as deviceMemory from '../routes/device-memory/schema.js';
+import * as search from '../routes/search/schema.js';
+import * as uploads from '../routes/uploads/schema.js';
+import * as webhooks from '../routes/webhooks/schema.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -138,7 +123,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'collections',
       summary: 'Create a collection',
       auth: 'bearer',
-      body: createCollectionBody,
+      body: collections.createCollectionBody,
       success: { status: 201, description: 'Created', schema: results(Collection) },
       errors: [400, 409],
     },
@@ -149,7 +134,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'collections',
       summary: 'List collections',
       auth: 'bearer',
-      query: listCollectionsQuery,
+      query: collections.listCollectionsQuery,
       success: { status: 200, description: 'List envelope', schema: listEnvelope(Collection) },
       errors: [400],
     },
@@ -160,7 +145,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'collections',
       summary: 'Retrieve a collection by name',
       auth: 'bearer',
-      params: collectionNameParams,
+      params: collections.collectionNameParams,
       success: { status: 200, description: 'The collection', schema: results(Collection) },
       errors: [400, 404],
     },
@@ -171,7 +156,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'collections',
       summary: 'Retrieve a collection',
       auth: 'bearer',
-      params: collectionIdParams,
+      params: collections.collectionIdParams,
       success: { status: 200, description: 'The collection', schema: results(Collection) },
       errors: [400, 404],
     },
@@ -187,7 +172,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
         'In device mode an Idempotency-Key names the episode: a retry whose episode the snapshot already holds adds nothing (Idempotent-Replayed: true).',
       auth: 'bearer',
       idempotencyKey: true,
-      body: createMemoryBody(limits),
+      body: memories.createMemoryBody(limits),
       success: {
         status: 202,
         description: 'Accepted; ingestion continues in the background',
@@ -210,7 +195,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'memories',
       summary: 'List memories',
       auth: 'bearer',
-      query: listMemoriesQuery,
+      query: memories.listMemoriesQuery,
       success: { status: 200, description: 'List envelope', schema: listEnvelope(MemorySummary) },
       errors: [400, 404],
     },
@@ -221,7 +206,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'search',
       summary: 'Search memories (collection mode answers a MemoryResponse, device mode a SnapshotSearchResult)',
       auth: 'bearer',
-      body: searchBody,
+      body: search.searchBody,
       success: {
         status: 200,
         description: 'MemoryResponse or SnapshotSearchResult',
@@ -236,7 +221,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'memories',
       summary: 'Delete many memories permanently',
       auth: 'bearer',
-      body: deleteManyBody,
+      body: memories.deleteManyBody,
       success: {
         status: 200,
         description: 'Which ids were deleted and which were not found',
@@ -251,7 +236,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'memories',
       summary: 'Retrieve a memory with its chunks',
       auth: 'bearer',
-      params: memoryIdParams,
+      params: memories.memoryIdParams,
       success: { status: 200, description: 'The memory record', schema: results(MemoryRecord) },
       errors: [400, 404],
     },
@@ -262,8 +247,8 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'memories',
       summary: 'Download an original file of a memory',
       auth: 'bearer',
-      params: memoryIdParams,
-      query: contentQuery,
+      params: memories.memoryIdParams,
+      query: memories.contentQuery,
       success: { status: 200, description: 'The file bytes, with its media type', contentType: 'application/octet-stream' },
       errors: [400, 404],
     },
@@ -274,8 +259,8 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'memories',
       summary: 'Update name, metadata (merge_metadata) or collection associations',
       auth: 'bearer',
-      params: memoryIdParams,
-      body: updateMemoryBody,
+      params: memories.memoryIdParams,
+      body: memories.updateMemoryBody,
       success: { status: 200, description: 'The updated memory', schema: results(MemorySummary) },
       errors: [400, 404, 409],
     },
@@ -286,8 +271,8 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'memories',
       summary: 'Append messages to a conversation memory (202: re-ingested in the background)',
       auth: 'bearer',
-      params: memoryIdParams,
-      body: appendMessagesBody(limits),
+      params: memories.memoryIdParams,
+      body: memories.appendMessagesBody(limits),
       success: {
         status: 202,
         description: 'Accepted',
@@ -303,7 +288,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'memories',
       summary: 'Delete one memory permanently',
       auth: 'bearer',
-      params: memoryIdParams,
+      params: memories.memoryIdParams,
       success: {
         status: 200,
         description: 'Deleted',
@@ -318,7 +303,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'device-memory',
       summary: "Export a collection's graph as a signed snapshot (inline, or PUT to a signed URL)",
       auth: 'bearer',
-      body: exportBody,
+      body: deviceMemory.exportBody,
       success: {
         status: 200,
         description: 'The snapshot, or the receipt of its PUT to destination.put_url',
@@ -333,7 +318,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'device-memory',
       summary: 'Import a snapshot into an ephemeral, read-only collection that expires',
       auth: 'bearer',
-      body: importBody,
+      body: deviceMemory.importBody,
       success: {
         status: 201,
         description: 'The ephemeral collection',
@@ -359,7 +344,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'uploads',
       summary: 'Start a presigned upload for a file above the inline limit',
       auth: 'bearer',
-      body: createUploadBody,
+      body: uploads.createUploadBody,
       success: {
         status: 201,
         description: 'PUT the bytes to upload_url, then create the memory with content_parts: [{type: "document", upload_id}]',
@@ -383,8 +368,8 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'uploads',
       summary: 'Upload the bytes to a presigned URL (no API key: the signature is the credential)',
       auth: 'signed_url',
-      params: uploadIdParams,
-      query: signedUrlQuery,
+      params: uploads.uploadIdParams,
+      query: uploads.signedUrlQuery,
       rawBody: 'application/octet-stream',
       success: {
         status: 200,
@@ -416,7 +401,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'webhooks',
       summary: 'Create a webhook subscription; the answer carries its whsec_ secret, shown only this once',
       auth: 'bearer',
-      body: createWebhookBody,
+      body: webhooks.createWebhookBody,
       success: {
         status: 201,
         description: 'Created; delivery starts with the events appended from now on',
@@ -432,7 +417,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'webhooks',
       summary: 'List webhook subscriptions',
       auth: 'bearer',
-      query: listWebhooksQuery,
+      query: webhooks.listWebhooksQuery,
       success: { status: 200, description: 'List envelope', schema: listEnvelope(Webhook) },
       errors: [400],
     },
@@ -443,7 +428,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'webhooks',
       summary: 'Retrieve a webhook subscription',
       auth: 'bearer',
-      params: webhookIdParams,
+      params: webhooks.webhookIdParams,
       success: { status: 200, description: 'The subscription', schema: results(Webhook) },
       errors: [400, 404],
     },
@@ -454,8 +439,8 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'webhooks',
       summary: 'Change a subscription (URL, filters, description), or disable / re-enable it',
       auth: 'bearer',
-      params: webhookIdParams,
-      body: updateWebhookBody,
+      params: webhooks.webhookIdParams,
+      body: webhooks.updateWebhookBody,
       success: { status: 200, description: 'The updated subscription', schema: results(Webhook) },
       errors: [400, 404],
     },
@@ -466,7 +451,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'webhooks',
       summary: 'Delete a subscription and its attempt history',
       auth: 'bearer',
-      params: webhookIdParams,
+      params: webhooks.webhookIdParams,
       success: { status: 200, description: 'Deleted', schema: results(z.strictObject({ id: z.string(), deleted: z.literal(true) })) },
       errors: [400, 404],
     },
@@ -477,7 +462,7 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'webhooks',
       summary: 'Rotate the secret: the new one is shown once; the previous one still signs until previous_secret_expires_at',
       auth: 'bearer',
-      params: webhookIdParams,
+      params: webhooks.webhookIdParams,
       success: {
         status: 200,
         description: 'The new secret',
@@ -492,8 +477,8 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'webhooks',
       summary: 'Send the subscription’s events again, in order, from a seq or a time (as far as the event log retains them)',
       auth: 'bearer',
-      params: webhookIdParams,
-      body: replayWebhookBody,
+      params: webhooks.webhookIdParams,
+      body: webhooks.replayWebhookBody,
       success: {
         status: 202,
         description: 'The cursor was moved; delivery continues from it in the background',
@@ -508,8 +493,8 @@ export function describeRoutes(limits: Limits): RouteDescription[] {
       tag: 'webhooks',
       summary: 'Recent delivery attempts, newest first, with their status codes',
       auth: 'bearer',
-      params: webhookIdParams,
-      query: listAttemptsQuery,
+      params: webhooks.webhookIdParams,
+      query: webhooks.listAttemptsQuery,
       success: { status: 200, description: 'Attempts', schema: results(z.array(WebhookAttempt)) },
       errors: [400, 404],
     },

@@ -22,12 +22,13 @@ import { info, metric, percentile } from '../stats.js';
 import { runPool, waitUntilComplete } from '../ingest-pool.js';
 import { CATEGORY_NAMES, defaultLocomoFile, loadLocomo, type LocomoConversation, type LocomoQuestion } from './dataset.js';
 import { aggregateLocomo, evidenceRanks, scoreLocomo, type LocomoAggregate, type LocomoScore } from './metrics.js';
+import { benchNumber } from '../env.js';
 
-const INGEST_CONCURRENCY = Number(process.env.BENCH_LOCOMO_CONCURRENCY ?? 8);
+const INGEST_CONCURRENCY = benchNumber('BENCH_LOCOMO_CONCURRENCY', 8);
 const LIMIT = 10;
 const POLL_MS = 100;
 /** Under heavy machine load the whole half took over 30 minutes to ingest. */
-const INGEST_TIMEOUT_MS = Number(process.env.BENCH_LOCOMO_TIMEOUT_S ?? 7200) * 1000;
+const INGEST_TIMEOUT_MS = benchNumber('BENCH_LOCOMO_TIMEOUT_S', 7200) * 1000;
 /** BENCH_LOCOMO_SAMPLES=conv-26,conv-41: only those conversations (quick runs; not the reported figure). */
 const SAMPLES = (process.env.BENCH_LOCOMO_SAMPLES ?? '').split(',').filter((sample) => sample.trim() !== '');
 const WARMUPS = 5;

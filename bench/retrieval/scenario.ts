@@ -39,6 +39,7 @@ import {
   type Aggregate,
   type QuestionScore,
 } from './metrics.js';
+import { benchNumber } from '../env.js';
 
 const INGEST_CONCURRENCY = 8;
 const LIMIT = 10;
@@ -138,7 +139,7 @@ function summarize(results: QuestionResult[], variant: string, filter: (q: Quest
 }
 
 export async function retrievalScenario(api: ApiClient, collectionId: string, interleavedCollectionId: string): Promise<void> {
-  const seed = Number(process.env.BENCH_RETRIEVAL_SEED ?? DEFAULT_SEED);
+  const seed = benchNumber('BENCH_RETRIEVAL_SEED', DEFAULT_SEED);
   const corpus = generateCorpus({ seed });
   const stats = corpusStats(corpus);
   info(

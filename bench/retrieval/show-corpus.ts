@@ -4,9 +4,10 @@
  * (conversations and questions) for reading or for tuning offline. Seed: BENCH_RETRIEVAL_SEED.
  */
 import { corpusStats, DEFAULT_SEED, generateCorpus } from './corpus.js';
+import { benchNumber } from '../env.js';
 
 const args = process.argv.slice(2);
-const corpus = generateCorpus({ seed: Number(process.env.BENCH_RETRIEVAL_SEED ?? DEFAULT_SEED) });
+const corpus = generateCorpus({ seed: benchNumber('BENCH_RETRIEVAL_SEED', DEFAULT_SEED) });
 if (args.includes('--json')) {
   process.stdout.write(`${JSON.stringify(corpus, null, 2)}\n`);
 } else {
