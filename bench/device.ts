@@ -127,11 +127,6 @@ export async function deviceScenario(
   metric('device_snapshot_entities_per_1k_memories', (snapshot.counts.entities ?? 0) * scale, 'entities');
   metric('device_export_ms_per_1k_memories', median(exports) * scale, 'ms');
 
-  const imports: number[] = [];
-  for (let run = 0; run < 3; run++)
-    imports.push((await post(baseUrl, apiKey, '/v1/device-memory/snapshot/import', `{"snapshot":${snapshotText}}`)).ms);
-  metric('device_import_ms_per_1k_memories', median(imports) * scale, 'ms');
-
   // Queries that name what the corpus talks about, plus free-form ones.
   const queries = makeQueries(SEARCH_RUNS, 1011);
   // The top 5 of the entities the query names (found_by "query" in collection mode). Collection
@@ -188,6 +183,14 @@ export async function deviceScenario(
   withGoal('device_search_same_top5_entities_ratio', agree / queries.length, 1, 'ratio');
   // No goal: how often the query's own entities fill collection search's top 5 (no hit-mentioned ones in it).
   metric('device_search_same_top5_with_hit_entities_ratio', agreeWithHits / queries.length, 'ratio');
+
+  // Imported after the searches: an import opens the snapshot and keeps it prepared, so the first
+  // search after it found it prepared and only built the graph index (that was the first-search
+  // line until 2026-11-27), not the full open it is meant to show.
+  const imports: number[] = [];
+  for (let run = 0; run < 3; run++)
+    imports.push((await post(baseUrl, apiKey, '/v1/device-memory/snapshot/import', `{"snapshot":${snapshotText}}`)).ms);
+  metric('device_import_ms_per_1k_memories', median(imports) * scale, 'ms');
 
   const createTimes: number[] = [];
   const newTexts = makeTexts(CREATE_RUNS, 1012, 600);
