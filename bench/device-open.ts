@@ -19,7 +19,7 @@ import { generateKeysetEntry, type SigningKeyset } from '../core/signing-keyset.
 import { planChunks } from '../extractors/chunking.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import type { Embedder } from '../models/embedder.js';
-import { matchGraph } from '../search/graph-index.js';
+import { matchGraph } from '../search/graph-match.js';
 import { graphSignal, visibleGraph } from '../services/graph-search.js';
 import { digestOf, documentEpisode, headerOf, resolveTargets, type WireBody } from '../snapshot/format.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';

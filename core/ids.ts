@@ -17,6 +17,9 @@ export const graphWorkflowId = (memoryId: string): string => `memory-${memoryId}
 /** Deterministic chunk ids make re-running a stage overwrite instead of duplicating. */
 export const chunkId = (memoryId: string, index: number): string => `${memoryId}:${index}`;
 
+/** The memory of a chunk id (chunkId's inverse, first part). */
+export const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(':'));
+
 /** A UUID (version 5 layout) derived from a hash of the parts: the same parts always give the same id. */
 export function deterministicUuid(...parts: string[]): string {
   const hex = createHash('sha256').update(parts.join('\n')).digest('hex');

@@ -55,6 +55,20 @@ export const activityDuration = new Histogram({
   registers,
 });
 
+export const workerPoolTaskDuration = new Histogram({
+  name: 'engram_worker_pool_task_seconds',
+  help: 'Tasks handed to a worker-thread pool (cpu: extraction and large JSON parses; model: embeddings and speech), from hand-over to answer (queueing included), by task and outcome (ok, failed, abandoned: its caller stopped waiting)',
+  labelNames: ['pool', 'task', 'outcome'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers,
+});
+
+/** A pool's PoolObserver (core/worker-pool.ts) that records into workerPoolTaskDuration. */
+export const observePoolTasks =
+  (pool: 'cpu' | 'model') =>
+  (task: string, seconds: number, outcome: 'ok' | 'failed' | 'abandoned'): void =>
+    workerPoolTaskDuration.observe({ pool, task, outcome }, seconds);
+
 export const embeddingBatchSize = new Histogram({
   name: 'engram_embedding_batch_size',
   help: 'Texts per embedding model call (after micro-batching concurrent requests)',

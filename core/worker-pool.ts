@@ -43,9 +43,14 @@ export function transferring<T extends object>(output: T, buffers: Uint8Array[])
   return output;
 }
 
+/** Hears how each task ended and how long it took from `run` (queueing included), for metrics. */
+export type PoolObserver = (task: string, seconds: number, outcome: 'ok' | 'failed' | 'abandoned') => void;
+
 interface Job {
   id: number;
   kind: string;
+  /** performance.now() when `run` was called. */
+  queuedAt: number;
   input: unknown;
   transfer: ArrayBuffer[];
   key: string;
@@ -92,6 +97,7 @@ export class WorkerPool<Handlers extends TaskHandlers> {
      * the CPU first (Linux: per thread, see `serveTasks`; elsewhere it is left as is).
      */
     readonly niceness = 0,
+    private readonly observe?: PoolObserver,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`worker pool size must be a positive integer, not ${size}`);
     if (!Number.isInteger(tasksPerThread) || tasksPerThread < 1) {
@@ -111,6 +117,7 @@ export class WorkerPool<Handlers extends TaskHandlers> {
       const job: Job = {
         id: this.nextId++,
         kind,
+        queuedAt: performance.now(),
         input,
         transfer: options.transfer ?? [],
         key: options.key,
@@ -171,6 +178,8 @@ export class WorkerPool<Handlers extends TaskHandlers> {
     if (job.done) return;
     job.done = true;
     if (job.signal && job.onAbort) job.signal.removeEventListener('abort', job.onAbort);
+    const outcomeName = outcome.ok ? 'ok' : job.signal?.aborted && outcome.error === job.signal.reason ? 'abandoned' : 'failed';
+    this.observe?.(job.kind, (performance.now() - job.queuedAt) / 1000, outcomeName);
     if (outcome.ok) job.resolve(outcome.output);
     else job.reject(outcome.error);
   }

@@ -41,6 +41,33 @@ describe('worker pool', () => {
     );
   });
 
+  it('tells its observer each task, how it ended and how long it took from hand-over', async () => {
+    const seen: [string, string][] = [];
+    const observed = new WorkerPool<CpuTasks>(cpuThreadScript, 1, 1, 0, (task, seconds, outcome) => {
+      assert.ok(seconds >= 0 && seconds < 60, String(seconds));
+      seen.push([task, outcome]);
+    });
+    try {
+      await observed.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' });
+      // A handler that throws on its thread (no input to read).
+      await assert.rejects(observed.run('extractStructure', null as never, { key: 'a' }));
+      const controller = new AbortController();
+      const running = observed.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' });
+      const queued = observed.run('extractStructure', { text: TEXT, options: {} }, { key: 'a', signal: controller.signal });
+      controller.abort(new Error('deadline'));
+      await assert.rejects(queued, /deadline/);
+      await running;
+      assert.deepEqual(seen, [
+        ['extractStructure', 'ok'],
+        ['extractStructure', 'failed'],
+        ['extractStructure', 'abandoned'],
+        ['extractStructure', 'ok'],
+      ]);
+    } finally {
+      await observed.close();
+    }
+  });
+
   it('refuses work once closed', async () => {
     const closing = new WorkerPool<CpuTasks>(cpuThreadScript, 1);
     await closing.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' });

@@ -6,7 +6,7 @@
  * their awaits, so a search's query embedding runs between two decoder steps of a speech window
  * instead of waiting seconds for the whole window.
  */
-import { WorkerPool } from '../core/worker-pool.js';
+import { WorkerPool, type PoolObserver } from '../core/worker-pool.js';
 import type { SpeechModel, SpeechModelSource } from '../extractors/audio.js';
 import type { ModelTasks } from './model-tasks.js';
 
@@ -18,8 +18,8 @@ const modelThreadScript = new URL('./model-thread.js', import.meta.url);
 const TASKS_AT_ONCE = 2;
 
 /** The process's model thread, started on its first task; `close()` ends it. */
-export function openModelThread(): ModelThread {
-  return new WorkerPool<ModelTasks>(modelThreadScript, 1, TASKS_AT_ONCE);
+export function openModelThread(observe?: PoolObserver): ModelThread {
+  return new WorkerPool<ModelTasks>(modelThreadScript, 1, TASKS_AT_ONCE, 0, observe);
 }
 
 /** Whisper on the model thread: the same calls as `localSpeechModel`, run there. */

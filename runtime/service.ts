@@ -41,6 +41,7 @@ import { BackgroundTasks } from './background-tasks.js';
 import { apiRepairs, processPlan } from './roles.js';
 import { installTemporalLogging } from './temporal-logging.js';
 import { serveWorkerMetrics } from './worker-metrics.js';
+import { observePoolTasks } from '../core/metrics.js';
 import { createAuthService } from '../services/auth.js';
 import { createCollectionService } from '../services/collections.js';
 import { OutboundClient } from '../core/outbound/client.js';
@@ -168,7 +169,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     logger.warn({ err: error }, 'could not verify custom search attributes (MemoryId, CollectionId, TenantId)'),
   );
   // Not niced: a search's query embedding runs on it (roles.ts, backgroundThreadNiceness).
-  const modelThread = openModelThread();
+  const modelThread = openModelThread(observePoolTasks('model'));
   const embedderOptions = {
     modelId: config.EMBEDDING_MODEL,
     modelsDir: config.MODELS_DIR,
@@ -184,7 +185,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   const extractor = createLocalExtractor();
   const classifier = new PredicateClassifier(config.FACT_LEXICON);
   // CPU-heavy work of a process that serves the API runs on these threads, never on its event loop (DEVELOPERS.md).
-  const cpu = plan.cpuPool ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS, 1, plan.backgroundThreadNiceness) : null;
+  const cpu = plan.cpuPool
+    ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS, 1, plan.backgroundThreadNiceness, observePoolTasks('cpu'))
+    : null;
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;

@@ -22,7 +22,7 @@ export interface FeedSource {
 }
 
 /** What the follower reads of a notice. */
-export type IndexNotice = Pick<IndexChange, 'seq' | 'op' | 'memory_id' | 'collection_ids' | 'collection_id'>;
+export type IndexNotice = Pick<IndexChange, 'seq' | 'op' | 'memory_id' | 'collection_ids' | 'collection_id' | 'target_ids'>;
 
 /**
  * Changed memories, each with the collections its notices name: the index reads only those in a
@@ -37,8 +37,8 @@ export interface FeedClient {
    * delete may have taken some names from those other memories still back (store/graph.ts).
    */
   removeMemory(memoryId: string): string[];
-  /** Re-reads these entities' records (their names) into the partitions that hold them. */
-  refreshEntities(entityIds: string[]): Promise<void>;
+  /** Re-reads these entities' and facts' records (names, descriptions) into the partitions that hold them. */
+  refreshGraphRecords(targetIds: string[]): Promise<void>;
   /** Memories changed: re-read those in a loaded partition (the others just leave theirs). */
   applyUpserts(upserts: ChangedMemories): Promise<void>;
   /** Collections were removed with all their memories (an expiry publishes this one notice, not one remove per memory). */
@@ -124,6 +124,8 @@ export class FeedFollower {
         } else if (change.op === 'remove') {
           upserts.delete(change.memory_id);
           for (const entityId of this.client.removeMemory(change.memory_id)) renamed.add(entityId);
+        } else if (change.op === 'refresh_graph') {
+          for (const targetId of change.target_ids ?? []) renamed.add(targetId);
         } else {
           const known = upserts.has(change.memory_id) ? upserts.get(change.memory_id)! : new Set<string>();
           const named = known && change.collection_ids ? new Set([...known, ...change.collection_ids]) : null;
@@ -131,7 +133,7 @@ export class FeedFollower {
         }
       }
       await this.client.applyUpserts(upserts);
-      if (renamed.size > 0) await this.client.refreshEntities([...renamed]);
+      if (renamed.size > 0) await this.client.refreshGraphRecords([...renamed]);
       this.client.dropCollections(dropped);
       await this.client.reloadCollections([...reloaded].filter((id) => !dropped.has(id)));
       this.lastSeq = changes[changes.length - 1]!.seq;

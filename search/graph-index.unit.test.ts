@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GraphIndex, GraphPartition, entityScore, entitySpecificity, matchGraph, type GraphEntityInfo } from './graph-index.js';
+import { GraphIndex, GraphPartition, type GraphEntityInfo } from './graph-index.js';
+import { entityScore, entitySpecificity, matchGraph } from './graph-match.js';
 
 it('takes the names a delete left an entity: the memory that gave the old name leaves, the match shows the new one', () => {
   const index = new GraphIndex();
@@ -20,7 +21,7 @@ it('takes the names a delete left an entity: the memory that gave the old name l
 
   index.removeMemory('first');
   assert.ok(index.holdsEntity('e1'), 'the second memory still backs it');
-  index.refreshEntities([{ ...before, name: 'Ingrid Halvorsen', aliasKeys: ['ingrid halvorsen'] }]);
+  index.refreshRecords([{ ...before, name: 'Ingrid Halvorsen', aliasKeys: ['ingrid halvorsen'] }]);
   const matched = matchGraph([partition], ['ingrid halvorsen']);
   assert.deepEqual(
     matched.entities.map((entity) => entity.name),
@@ -28,8 +29,50 @@ it('takes the names a delete left an entity: the memory that gave the old name l
   );
   assert.equal(matchGraph([partition], ['ingrid marit halvorsen']).entities.length, 0, 'the lost alias no longer matches');
 
-  index.refreshEntities([{ ...before, id: 'e2' }]);
+  index.refreshRecords([{ ...before, id: 'e2' }]);
   assert.equal(index.holdsEntity('e2'), false, 'an entity no partition holds is not added');
+});
+
+it('takes the description a delete gave a fact other memories still state, and adds no fact it does not hold', () => {
+  const index = new GraphIndex();
+  const partition = index.createPartition('c1');
+  const person = (id: string, name: string): GraphEntityInfo => ({
+    id,
+    name,
+    category: 'person',
+    description: '',
+    aliasKeys: [name.toLowerCase()],
+  });
+  const entities = new Map([
+    ['e1', person('e1', 'Ana Lima')],
+    ['e2', person('e2', 'Rui Costa')],
+  ]);
+  const fact = {
+    id: 'f1',
+    subjectId: 'e1',
+    objectId: 'e2',
+    predicate: 'know',
+    description: 'Ana Lima met Rui Costa in Quarnvik.',
+    confidence: 1,
+  };
+  const facts = new Map([[fact.id, fact]]);
+  const rows = [
+    { targetId: 'e1', chunkIndex: 0, count: 1, description: '' },
+    { targetId: 'e2', chunkIndex: 0, count: 1, description: '' },
+    { targetId: 'f1', chunkIndex: 0, count: 1, description: '' },
+  ];
+  partition.setMemory('m2', rows, entities, facts);
+  assert.ok(index.holdsFact('f1'));
+  index.refreshRecords(
+    [],
+    [
+      { ...fact, description: 'Ana Lima knows Rui Costa.' },
+      { ...fact, id: 'f2' },
+    ],
+  );
+  const described = matchGraph([partition], ['ana lima']).relationships.map((relationship) => relationship.description);
+  assert.deepEqual(described, ['Ana Lima knows Rui Costa.']);
+  assert.equal(index.holdsFact('f2'), false, 'a fact no partition holds is not added');
 });
 
 describe('entity specificity: a matched entity lends by how few of its partition’s chunks mention it', () => {

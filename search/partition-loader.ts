@@ -169,14 +169,19 @@ export class PartitionLoader {
   }
 
   /**
-   * Re-reads entities' records into the graph partitions that hold them (a delete may have renamed
-   * them); those no partition holds any more are not read.
+   * Re-reads entities' and facts' records into the graph partitions that hold them (a delete may
+   * have renamed or redescribed them); those no partition holds any more are not read.
    */
-  async refreshEntities(entityIds: Iterable<string>): Promise<void> {
-    const held = [...entityIds].filter((id) => this.indexes.graph.holdsEntity(id));
-    if (held.length === 0) return;
-    const entities = await this.store.graph.entitiesByIds(held);
-    this.indexes.graph.refreshEntities(entities.map(graphEntityInfo));
+  async refreshGraphRecords(targetIds: Iterable<string>): Promise<void> {
+    const ids = [...targetIds];
+    const entityIds = ids.filter((id) => this.indexes.graph.holdsEntity(id));
+    const factIds = ids.filter((id) => this.indexes.graph.holdsFact(id));
+    if (entityIds.length === 0 && factIds.length === 0) return;
+    const [entities, facts] = await Promise.all([
+      entityIds.length > 0 ? this.store.graph.entitiesByIds(entityIds) : [],
+      factIds.length > 0 ? this.store.graph.factsByIds(factIds) : [],
+    ]);
+    this.indexes.graph.refreshRecords(entities.map(graphEntityInfo), facts.map(graphFactInfo));
   }
 
   /** Removes a memory's chunks from every chunk index (its graph provenance stays). */
@@ -250,7 +255,7 @@ export class PartitionLoader {
           ?.setMemory(memoryId, grouped.get(`${collectionId}\n${memoryId}`) ?? [], entityInfos, factInfos);
       }
     }
-    await this.refreshEntities(formerly);
+    await this.refreshGraphRecords(formerly);
   }
 }
 

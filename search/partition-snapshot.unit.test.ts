@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GraphPartition, hitGraph, matchGraph, type GraphState, type ProvenanceRow } from './graph-index.js';
+import { GraphPartition, type GraphState, type ProvenanceRow } from './graph-index.js';
+import { hitGraph, matchGraph } from './graph-match.js';
 import { LexicalIndex, LexicalPartition, type LexicalState } from './lexical-index.js';
 import {
   decodePartitionSnapshot,

@@ -107,16 +107,11 @@ export interface IndexBudgetStats {
   snapshotLoads: number;
 }
 
-/** Deleted memories whose entities wait for their delete's notice to be read again (SearchIndex.forget). */
-const MAX_FORGOTTEN = 10_000;
-
 export class SearchIndex {
   private readonly index: VectorIndex;
   private readonly lexical = new LexicalIndex();
   private readonly turns = new TurnFacts();
   private readonly graph = new GraphIndex();
-  /** By deleted memory: the entities it named, read again when its delete's notice arrives (forget). */
-  private readonly forgottenEntities = new Map<string, string[]>();
   private readonly loading = new Map<string, Promise<void>>();
   private readonly loader: PartitionLoader;
   private readonly follower: FeedFollower;
@@ -171,7 +166,7 @@ export class SearchIndex {
   private feedClient(): FeedClient {
     return {
       removeMemory: (memoryId) => this.removeMemory(memoryId),
-      refreshEntities: (entityIds) => this.loader.refreshEntities(entityIds),
+      refreshGraphRecords: (targetIds) => this.loader.refreshGraphRecords(targetIds),
       applyUpserts: (upserts) => this.loader.applyUpserts(upserts),
       // A removed collection's partitions go, even one a search holds or a load is filling: the
       // collection and every memory of it are gone (its expiry publishes this one notice, not
@@ -422,38 +417,19 @@ export class SearchIndex {
 
   /**
    * The deleting process drops the memory at once instead of waiting for its own notice. The
-   * entities it named are kept until that notice: the delete publishes it after it has taken the
-   * memory's names from them, so they are read again then.
+   * entities and facts it named that other memories still back are read again at the delete's
+   * `refresh_graph` notice, which every process follows before its next search (store/memory-purge.ts).
    */
   forget(memoryIds: string[]): void {
-    for (const memoryId of memoryIds) {
-      const named = this.removeMemory(memoryId);
-      if (named.length === 0) continue;
-      this.forgottenEntities.set(memoryId, named);
-      // Bounded: a notice lost to a crash must not keep its entry for ever.
-      if (this.forgottenEntities.size > MAX_FORGOTTEN) this.forgottenEntities.delete(this.forgottenEntities.keys().next().value!);
-    }
+    for (const memoryId of memoryIds) this.removeMemory(memoryId);
   }
 
-  /**
-   * After the delete of `memoryIds` has taken their names from the entities they named: those
-   * entities are read again now, before DELETE answers, instead of only at the delete's notice.
-   * They are still kept for that notice, which reads them once more: a feed batch this process was
-   * applying while the delete ran may have read the old names before the delete and written them
-   * in after this read (an e2e run showed the old name right after DELETE once in about ten).
-   */
-  async forgotten(memoryIds: string[]): Promise<void> {
-    const named = new Set(memoryIds.flatMap((memoryId) => this.forgottenEntities.get(memoryId) ?? []));
-    if (named.size > 0) await this.loader.refreshEntities(named);
-  }
-
-  /** Returns the entities the memory named, forget's included (FeedClient.removeMemory). */
+  /** Returns the entities the memory named (FeedClient.removeMemory). */
   private removeMemory(memoryId: string): string[] {
-    const named = [...this.graph.entityIdsOf(memoryId), ...(this.forgottenEntities.get(memoryId) ?? [])];
-    this.forgottenEntities.delete(memoryId);
+    const named = this.graph.entityIdsOf(memoryId);
     this.removeMemoryChunks(memoryId);
     this.graph.removeMemory(memoryId);
-    return [...new Set(named)];
+    return named;
   }
 
   private removeMemoryChunks(memoryId: string): void {

@@ -24,7 +24,7 @@ interface FakeChunk {
   vector: Float32Array;
 }
 
-type ChangeInput = Pick<IndexNotice, 'op'> & Partial<Pick<IndexNotice, 'memory_id' | 'collection_ids' | 'collection_id'>>;
+type ChangeInput = Pick<IndexNotice, 'op'> & Partial<Pick<IndexNotice, 'memory_id' | 'collection_ids' | 'collection_id' | 'target_ids'>>;
 
 async function* iterate<T>(items: T[]): AsyncGenerator<T> {
   for (const item of items) yield item;
@@ -343,7 +343,7 @@ describe('a search index loading a collection from its persisted snapshot', () =
   });
 });
 
-describe('the process that deletes a memory reads the entities it named again before the delete answers', () => {
+describe('a delete that takes names from an entity other memories still back', () => {
   const at = new Date('2026-01-01T00:00:00Z');
   const entity = (name: string, aliasKeys: string[]): GraphEntity => ({
     id: 'e1',
@@ -372,12 +372,16 @@ describe('the process that deletes a memory reads the entities it named again be
   });
   const namesFor = (index: SearchIndex, key: string): string[] => index.graphMatch(['A'], [key]).entities.map((matched) => matched.name);
 
-  /** An index with A loaded, after m1 was deleted: dropped from the index, its rows and the name only it gave gone from the store. */
+  /**
+   * An index with A loaded holding m2 only, and the entity as the store had it while m1 existed:
+   * as in a process whose feed batch read m2 and the entity before m1's delete and applied them
+   * after it (m1's own upsert may not have reached it). Then the delete: m1's rows and the name only
+   * it gave leave the store.
+   */
   async function afterDeletingFirst(store: FakeStore): Promise<SearchIndex> {
-    store.addMemory('m1', ['A'], 'ingrid marit halvorsen leads the lab', [1, 0, 0, 0]);
     store.addMemory('m2', ['A'], 'ingrid halvorsen', [0, 1, 0, 0]);
     store.entityRows = [entity('Ingrid Marit Halvorsen', ['ingrid marit halvorsen', 'ingrid halvorsen'])];
-    store.mentionRows = [row('m1'), row('m2')];
+    store.mentionRows = [row('m2')];
     const index = new SearchIndex(store, MODEL, DIMENSIONS, createLogger('test', 'silent'), { snapshotMinChunks: Infinity });
     await index.start();
     await index.stop();
@@ -385,33 +389,32 @@ describe('the process that deletes a memory reads the entities it named again be
     index.release(['A']);
     assert.deepEqual(namesFor(index, 'ingrid halvorsen'), ['Ingrid Marit Halvorsen']);
     index.forget(['m1']);
-    store.mentionRows = [row('m2')];
     store.entityRows = [entity('Ingrid Halvorsen', ['ingrid halvorsen'])];
     return index;
   }
 
-  it('shows the name the store holds once the delete has taken the old one', async () => {
+  it("shows the store's name once the delete's refresh_graph notice is read, even where the memory itself was never held", async () => {
     const store = new FakeStore();
     const index = await afterDeletingFirst(store);
-    await index.forgotten(['m1']);
-    assert.deepEqual(store.entityReads, [['e1']]);
-    assert.deepEqual(namesFor(index, 'ingrid halvorsen'), ['Ingrid Halvorsen']);
-    assert.deepEqual(namesFor(index, 'ingrid marit halvorsen'), [], 'the lost alias no longer matches');
-    // The delete's notice reads them once more: a feed batch in flight during the delete may have written the old name back.
     store.publish({ op: 'remove', memory_id: 'm1' });
     await index.catchUp();
-    assert.deepEqual(store.entityReads, [['e1'], ['e1']]);
+    // The remove alone cannot say which entities m1 named here: this index never held m1.
+    assert.deepEqual(namesFor(index, 'ingrid halvorsen'), ['Ingrid Marit Halvorsen']);
+    store.publish({ op: 'refresh_graph', memory_id: 'm1', target_ids: ['e1', 'not-held'] });
+    await index.catchUp();
+    assert.deepEqual(store.entityReads.at(-1), ['e1'], 'only what a partition holds is read');
+    assert.deepEqual(namesFor(index, 'ingrid halvorsen'), ['Ingrid Halvorsen']);
+    assert.deepEqual(namesFor(index, 'ingrid marit halvorsen'), [], 'the lost alias no longer matches');
   });
 
-  it('keeps the entities for the notice when the read fails', async () => {
+  it('reads the records again on the next catch-up when the read fails', async () => {
     const store = new FakeStore();
     const index = await afterDeletingFirst(store);
     const read = store.graph.entitiesByIds;
     store.graph.entitiesByIds = () => Promise.reject(new Error('the store is down'));
-    await assert.rejects(index.forgotten(['m1']), /the store is down/);
+    store.publish({ op: 'refresh_graph', memory_id: 'm1', target_ids: ['e1'] });
+    await assert.rejects(index.catchUp(), /the store is down/);
     store.graph.entitiesByIds = read;
-    // The delete's notice arrives: the follower reads the entities the memory named.
-    store.publish({ op: 'remove', memory_id: 'm1' });
     await index.catchUp();
     assert.deepEqual(namesFor(index, 'ingrid halvorsen'), ['Ingrid Halvorsen']);
   });

@@ -26,7 +26,7 @@ import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import { applyValidity, type RelationshipValidity, type ValidityRequest } from './fact-validity.js';
 import { parseJson, pooledExtractor, type CpuTasks } from '../models/cpu-tasks.js';
 import type { Embedder } from '../models/embedder.js';
-import { matchGraph } from '../search/graph-index.js';
+import { matchGraph } from '../search/graph-match.js';
 import {
   capExceeded,
   countsOf,

@@ -104,7 +104,7 @@ export interface MemoryServiceStore {
   idempotency: Pick<IdempotencyRepository, 'claim' | 'release'>;
   factEvents: Pick<FactEvents, 'removeMemories'>;
   procedures: Pick<Store['procedures'], 'removeMemories'>;
-  indexChanges: Pick<IndexChangeFeed, 'publishUpserts'>;
+  indexChanges: Pick<IndexChangeFeed, 'publishUpserts' | 'publishGraphRefresh'>;
   purge: Pick<MemoryPurge, 'begin' | 'finish' | 'resume' | 'pending'>;
 }
 
@@ -114,7 +114,7 @@ export interface MemoryServiceDeps {
   collections: Pick<CollectionService, 'assertReadable' | 'assertWritable'>;
   uploads: Pick<UploadService, 'take' | 'untake' | 'attached'>;
   /** Present in processes that serve search: lets a delete drop vectors without waiting. */
-  searchIndex: Pick<SearchIndex, 'forget' | 'forgotten'> | null;
+  searchIndex: Pick<SearchIndex, 'forget'> | null;
   logger: Logger;
   /** MAX_COLLECTIONS_PER_MEMORY: each membership copies the memory's chunks into another index partition. */
   maxCollectionsPerMemory?: number;
@@ -377,11 +377,14 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     if (!sync) return;
     await store.chunks.setCollections(memory.id, memory.collection_ids);
     const left = sync.removed.filter((id) => !memory.collection_ids.includes(id));
+    let rewritten: string[] = [];
     if (left.length > 0) {
-      await store.factEvents.removeMemories([memory.id], left);
+      rewritten = await store.factEvents.removeMemories([memory.id], left);
       await store.procedures.removeMemories([memory.id], left);
     }
     await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: memory.collection_ids }]);
+    // The entities it named there lost its description and names (a search process may not hold the memory to know).
+    await store.indexChanges.publishGraphRefresh(memory.tenant_id, memory.id, rewritten);
     const joined = sync.added.filter((id) => memory.collection_ids.includes(id));
     if (joined.length > 0 && memory.status === 'complete') {
       await orchestrator.startGraphProjection({ memoryId: memory.id, tenantId: memory.tenant_id, collectionIds: joined });
@@ -400,11 +403,6 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     const deleted = purges.map((one) => one.memoryId);
     deps.searchIndex?.forget(deleted);
     await completePurges(purges, false, options);
-    // The names are gone from the store: this process's index reads the entities again before the
-    // delete answers. The delete is done whatever happens here; a failed read waits for the notice.
-    await deps.searchIndex
-      ?.forgotten(deleted)
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not read the entities of deleted memories again; the index feed will'));
     const deletedSet = new Set(deleted);
     return { deleted, notFound: unique.filter((id) => !deletedSet.has(id)) };
   }

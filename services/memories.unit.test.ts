@@ -20,7 +20,6 @@ function setup(options: { maxCollectionsPerMemory?: number } = {}) {
   store.collections.seed(A, 'eph', FUTURE);
   store.collections.seed(B, 'b1');
   const forgotten: string[] = [];
-  const reread: string[] = [];
   const service = createMemoryService({
     store,
     orchestrator,
@@ -32,11 +31,6 @@ function setup(options: { maxCollectionsPerMemory?: number } = {}) {
     },
     searchIndex: {
       forget: (ids) => void forgotten.push(...ids),
-      // Recorded with the cascade: it must come after the step that takes the names (and the notice).
-      forgotten: async (ids) => {
-        reread.push(...ids);
-        store.journal.record('searchIndex.forgotten', ids);
-      },
     },
     logger: silentLogger(),
     ...options,
@@ -46,7 +40,7 @@ function setup(options: { maxCollectionsPerMemory?: number } = {}) {
     store.memories.rows.set(memory.id, structuredClone(memory));
     return memory;
   };
-  return { store, orchestrator, service, seed, forgotten, reread };
+  return { store, orchestrator, service, seed, forgotten };
 }
 
 const textInput = (collectionId: string, text = 'hello'): CreateMemoryInput => ({
@@ -261,18 +255,24 @@ describe('memory service: delete is one cascade that reaches everything derived'
     'intents.remove',
   ];
 
-  it("runs every step, in order, drops the memory from this process's index at once and reads its entities again at the end", async () => {
-    const { service, seed, store, forgotten, reread } = setup();
+  it("runs every step, in order, drops the memory from this process's index at once, and announces the graph records it rewrote after its remove", async () => {
+    const { service, seed, store, forgotten } = setup();
     const memory = seed({ tenant_id: A, collection_ids: ['a1'] });
     store.chunks.seed(memory, ['one', 'two']);
+    // An entity and a fact other memories still mention: the delete rewrites their names and descriptions.
+    store.factEvents.rewrites.set(memory.id, ['entity-1', 'fact-1']);
     const result = await service.delete(A, [memory.id, memory.id]);
     assert.deepEqual(result, { deleted: [memory.id], notFound: [] });
-    assert.deepEqual(store.journal.names(), [...CASCADE, 'searchIndex.forgotten']);
+    const cascade = [...CASCADE];
+    cascade.splice(cascade.indexOf('indexChanges.publishRemoves') + 1, 0, 'indexChanges.publishGraphRefresh');
+    assert.deepEqual(store.journal.names(), cascade);
     assert.deepEqual(forgotten, [memory.id]);
-    assert.deepEqual(reread, [memory.id]);
     assert.equal(store.chunks.rows.size, 0);
     assert.equal(store.intents.rows.size, 0);
-    assert.deepEqual(store.indexChanges.notices, [{ op: 'remove', tenantId: A, memoryId: memory.id }]);
+    assert.deepEqual(store.indexChanges.notices, [
+      { op: 'remove', tenantId: A, memoryId: memory.id },
+      { op: 'refresh_graph', tenantId: A, memoryId: memory.id, targetIds: ['entity-1', 'fact-1'] },
+    ]);
   });
 
   it("the memory's idempotency key goes too: the same key afterwards creates a new memory", async () => {
@@ -290,7 +290,10 @@ describe('memory service: delete is one cascade that reaches everything derived'
     orchestrator.failing = true;
     const memory = seed({ tenant_id: A, collection_ids: ['a1'] });
     await service.delete(A, [memory.id]);
-    assert.deepEqual(store.journal.names(), [...CASCADE.filter((step) => step !== 'orchestrator.stopIngestion'), 'searchIndex.forgotten']);
+    assert.deepEqual(
+      store.journal.names(),
+      CASCADE.filter((step) => step !== 'orchestrator.stopIngestion'),
+    );
   });
 
   it('a delete interrupted after its intent is finished by the sweep, record included', async () => {

@@ -39,10 +39,12 @@ export class FactEvents {
    * `fact_superseded` per supersession the removal brings about. Announcing before removing makes
    * a crash in between repeat the events on the retry rather than lose them. The fact events that
    * describe what the removal takes out of the graph are redacted (core/fact-event-redaction.ts).
+   * Returns the entities and facts other memories still mention, whose records the removal
+   * rewrote (GraphRepository.removeMemories): search processes must read them again.
    */
-  async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<void> {
+  async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<string[]> {
     const removed = new Set(memoryIds);
-    await this.removeRows(
+    return this.removeRows(
       memoryIds,
       onlyCollections,
       undefined,
@@ -55,8 +57,8 @@ export class FactEvents {
    * The same for the rows of one memory's chunks from `fromChunk` on, in the named collections:
    * what a failed append wrote. A supersession it had announced is undone by a `fact_restored`.
    */
-  async removeChunkRows(memoryId: string, collectionIds: string[], fromChunk: number): Promise<void> {
-    await this.removeRows(
+  async removeChunkRows(memoryId: string, collectionIds: string[], fromChunk: number): Promise<string[]> {
+    return this.removeRows(
       [memoryId],
       collectionIds,
       fromChunk,
@@ -70,8 +72,8 @@ export class FactEvents {
     onlyCollections: string[] | undefined,
     fromChunk: number | undefined,
     isRemoved: (row: ValidityRow) => boolean,
-    remove: () => Promise<void>,
-  ): Promise<void> {
+    remove: () => Promise<string[]>,
+  ): Promise<string[]> {
     // Whole memories leave the collections they are removed from; a failed append's memory stays.
     const wholeMemories = fromChunk === undefined ? new Set(memoryIds) : new Set<string>();
     const redactions = new Map<string, Map<string, RemovedFromGraph>>();
@@ -101,8 +103,9 @@ export class FactEvents {
       for (const [tenantId, removed] of redactions) await this.events.redactFactEvents(tenantId, removed);
     };
     await redact();
-    await remove();
+    const rewritten = await remove();
     await redact();
+    return rewritten;
   }
 
   private async appendSuperseded(

@@ -256,37 +256,42 @@ export class GraphRepository implements GraphStore {
     }
   }
 
-  /** Provenance rows of a memory's chunks from `fromChunk` on: a retried stage rewrites them. */
-  async removeChunkProvenance(memoryId: string, collectionIds: string[], fromChunk: number): Promise<void> {
+  /**
+   * Provenance rows of a memory's chunks from `fromChunk` on: a retried stage rewrites them.
+   * Returns the targets that kept other rows, whose records it rewrote (dropRows).
+   */
+  async removeChunkProvenance(memoryId: string, collectionIds: string[], fromChunk: number): Promise<string[]> {
     const rows = await this.mentions
       .find(
         { memory_id: memoryId, collection_id: { $in: collectionIds }, chunk_index: { $gte: fromChunk } },
         { projection: { _id: 1, target_id: 1, names: 1 } },
       )
       .toArray();
-    await this.dropRows(rows);
+    return this.dropRows(rows);
   }
 
   /**
    * Removes a memory's provenance (from every collection, or only from the named ones), then every
    * entity and fact left without provenance. Facts about a removed entity always go with it: a
-   * fact's chunk also mentions both of its entities.
+   * fact's chunk also mentions both of its entities. Returns the entities and facts that other
+   * memories still mention, whose description and names it rewrote: what a search process holding
+   * them must read again.
    */
-  async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<void> {
-    if (memoryIds.length === 0) return;
+  async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<string[]> {
+    if (memoryIds.length === 0) return [];
     const filter: Record<string, unknown> = { memory_id: { $in: memoryIds } };
     if (onlyCollections) filter.collection_id = { $in: onlyCollections };
     const rows = await this.mentions.find(filter, { projection: { _id: 1, target_id: 1, names: 1 } }).toArray();
-    await this.dropRows(rows);
+    return this.dropRows(rows);
   }
 
   /**
    * Drops provenance rows, then every target left without any, and gives every target that keeps
    * some a description from a surviving row (the dropped rows' memory may have written it), and
-   * only the names surviving rows gave it (entityNamesWithout).
+   * only the names surviving rows gave it (entityNamesWithout). Returns those surviving targets.
    */
-  private async dropRows(rows: Pick<MentionDoc, '_id' | 'target_id' | 'names'>[]): Promise<void> {
-    if (rows.length === 0) return;
+  private async dropRows(rows: Pick<MentionDoc, '_id' | 'target_id' | 'names'>[]): Promise<string[]> {
+    if (rows.length === 0) return [];
     await this.mentions.deleteMany({ _id: { $in: rows.map((row) => row._id) } });
     const droppedNames = new Map<string, Set<string>>();
     for (const row of rows) {
@@ -296,6 +301,7 @@ export class GraphRepository implements GraphStore {
       for (const name of row.names) names.add(name);
     }
     const targets = [...new Set(rows.map((row) => row.target_id))];
+    const rewritten: string[] = [];
     // One surviving row per target, not all of them: deleting memories one by one around an
     // entity that thousands of memories mention would otherwise re-read its mentions every time.
     for (let offset = 0; offset < targets.length; offset += 100) {
@@ -312,6 +318,7 @@ export class GraphRepository implements GraphStore {
         await this.entities.deleteMany({ _id: { $in: orphans } });
       }
       if (surviving.size === 0) continue;
+      rewritten.push(...surviving.keys());
       const redescribe = <T extends EntityDoc | FactDoc>(): AnyBulkWriteOperation<T>[] =>
         [...surviving].map(([id, description]) => ({
           updateOne: { filter: { _id: id } as Filter<T>, update: { $set: { description } as Partial<T> } },
@@ -323,6 +330,7 @@ export class GraphRepository implements GraphStore {
         droppedNames,
       );
     }
+    return rewritten;
   }
 
   /**

@@ -18,10 +18,18 @@ export interface IndexChange extends LogEntry {
    * its partitions read them again, lazily, on next use.
    * `drop_collection`: the collection is gone with all its memories (an expired ephemeral
    * collection); followers drop its partitions.
+   * `refresh_graph`: graph records (`target_ids`) that a memory's delete or departure rewrote
+   * (description, names); followers holding them read them again. Published after the rewrite, so
+   * a follower reads them after any batch of its own that read them before.
    */
-  op: 'upsert' | 'remove' | 'reload_collection' | 'drop_collection';
-  /** Empty for the collection ops. */
+  op: 'upsert' | 'remove' | 'reload_collection' | 'drop_collection' | 'refresh_graph';
+  /**
+   * Empty for the collection ops. On `refresh_graph` the memory that caused it: a follower of an
+   * earlier version reads it as an upsert of a memory that is gone, which reads nothing.
+   */
   memory_id: string;
+  /** `refresh_graph` only: entity and fact ids, at most REFRESH_TARGETS_PER_NOTICE. */
+  target_ids?: string[];
   /**
    * `upsert` only: the memory's collections when the notice was written. A follower with none of
    * them loaded reads nothing for it; a later move publishes another upsert. Absent on notices
@@ -33,6 +41,9 @@ export interface IndexChange extends LogEntry {
   tenant_id: string;
   ts: Date;
 }
+
+/** Graph record ids per `refresh_graph` notice: about 20 KB of ids at most. */
+export const REFRESH_TARGETS_PER_NOTICE = 500;
 
 /** A memory whose indexed content changed, and the collections it is in now. */
 export interface ChangedMemory {
@@ -80,6 +91,27 @@ export class IndexChangeFeed {
     return this.log.appendMany(
       memoryIds.map((memoryId) => ({ _id: newId(), op: 'remove', memory_id: memoryId, tenant_id: tenantId, ts: new Date() })),
     );
+  }
+
+  /**
+   * Graph records a memory's removal rewrote (GraphRepository.removeMemories): followers read the
+   * ones they hold again. In notices of at most REFRESH_TARGETS_PER_NOTICE ids, so a notice stays
+   * small whatever the memory named.
+   */
+  async publishGraphRefresh(tenantId: string, memoryId: string, targetIds: readonly string[]): Promise<void> {
+    if (targetIds.length === 0) return;
+    const notices: Omit<IndexChange, 'seq'>[] = [];
+    for (let offset = 0; offset < targetIds.length; offset += REFRESH_TARGETS_PER_NOTICE) {
+      notices.push({
+        _id: newId(),
+        op: 'refresh_graph',
+        memory_id: memoryId,
+        target_ids: targetIds.slice(offset, offset + REFRESH_TARGETS_PER_NOTICE),
+        tenant_id: tenantId,
+        ts: new Date(),
+      });
+    }
+    await this.log.appendMany(notices);
   }
 
   private async publishCollection(op: 'reload_collection' | 'drop_collection', tenantId: string, collectionId: string): Promise<void> {

@@ -54,7 +54,7 @@ export interface PurgeRepositories {
   files: Pick<FileRepository, 'deleteForMemories'>;
   uploads: Pick<UploadRepository, 'forgetMemories'>;
   idempotency: Pick<IdempotencyRepository, 'forgetMemories'>;
-  indexChanges: Pick<IndexChangeFeed, 'publishRemoves'>;
+  indexChanges: Pick<IndexChangeFeed, 'publishRemoves' | 'publishGraphRefresh'>;
   indexSnapshots: Pick<IndexSnapshotRepository, 'removeForTenant'>;
 }
 
@@ -169,10 +169,14 @@ export class MemoryPurge {
   async removeDerived(purges: Pick<Purge, 'memoryId' | 'tenantId'>[], options: PurgeOptions = {}): Promise<void> {
     if (purges.length === 0) return;
     const ids = purges.map((purge) => purge.memoryId);
+    const tenants = [...new Set(purges.map((purge) => purge.tenantId))];
+    const idsOf = (tenantId: string): string[] => purges.filter((purge) => purge.tenantId === tenantId).map((purge) => purge.memoryId);
     await this.repos.chunks.deleteForMemories(ids);
     this.onStep('chunks');
-    // Announces the supersessions the delete undoes (fact_restored), then drops the rows.
-    await this.repos.factEvents.removeMemories(ids);
+    // Announces the supersessions the delete undoes (fact_restored), then drops the rows; per
+    // tenant, so the graph records it rewrites are announced to that tenant's followers.
+    const rewritten = new Map<string, string[]>();
+    for (const tenantId of tenants) rewritten.set(tenantId, await this.repos.factEvents.removeMemories(idsOf(tenantId)));
     this.onStep('graph');
     await this.repos.procedures.removeMemories(ids);
     this.onStep('workflows');
@@ -183,15 +187,18 @@ export class MemoryPurge {
     await this.repos.idempotency.forgetMemories(ids);
     this.onStep('idempotency');
     if (options.indexNotices !== 'by_caller') {
-      for (const tenantId of new Set(purges.map((purge) => purge.tenantId))) {
-        const own = purges.filter((purge) => purge.tenantId === tenantId).map((purge) => purge.memoryId);
+      for (const tenantId of tenants) {
+        const own = idsOf(tenantId);
         await this.repos.indexChanges.publishRemoves(tenantId, own);
+        // Entities and facts other memories still mention lost this one's description and names:
+        // every follower reads the ones it holds again, after whatever it read before the delete.
+        await this.repos.indexChanges.publishGraphRefresh(tenantId, own[0]!, rewritten.get(tenantId) ?? []);
       }
     }
     this.onStep('index_feed');
     // Last: a snapshot written before the chunks went may hold their terms; one written after
     // cannot, and its writer sees the removes above and drops it (search/search-index.ts).
-    for (const tenantId of new Set(purges.map((purge) => purge.tenantId))) await this.repos.indexSnapshots.removeForTenant(tenantId);
+    for (const tenantId of tenants) await this.repos.indexSnapshots.removeForTenant(tenantId);
     this.onStep('index_snapshots');
   }
 

@@ -11,7 +11,8 @@ import {
   type FusionWeights,
   type SignalName,
 } from '../../search/fusion.js';
-import { matchGraph, type GraphMatchOptions, type GraphPartition } from '../../search/graph-index.js';
+import { type GraphPartition } from '../../search/graph-index.js';
+import { matchGraph, type GraphMatchOptions } from '../../search/graph-match.js';
 import { graphValue } from '../../services/graph-search.js';
 import type { LexicalIndex } from '../../search/lexical-index.js';
 import {

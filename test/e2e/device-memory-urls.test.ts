@@ -19,7 +19,8 @@ import { startDnsServer, type DnsServer } from '../support/dns-server.js';
 import { startHttpsOrigin, TEST_CA_FILE, type HttpsOrigin } from '../support/https-origin.js';
 import { startApiProcess, type ApiProcess } from '../support/processes.js';
 
-const CAP_BYTES = 256 * 1024;
+/** Above the 1 MiB from which JSON is parsed on the CPU pool (models/cpu-tasks.ts), so a download can take that path. */
+const CAP_BYTES = 2 * 1024 * 1024;
 
 let dns: DnsServer;
 let origin: HttpsOrigin;
@@ -95,6 +96,33 @@ describe('signed-URL snapshots', () => {
     assert.equal(imported.status, 201, JSON.stringify(imported.body));
     const listed = await api.get(`/v1/memories?collection_ids=${imported.body.results.ephemeral_collection_id}`);
     assert.equal(listed.body.total_entries, 3);
+  });
+
+  it('parses a download of 1 MiB and more on the CPU pool, and answers as for a small one', async () => {
+    const exported = await api.post('/v1/device-memory/snapshot/export', {
+      collection_id: tenant.collectionId,
+      destination: { type: 'signed_url', collection_id: tenant.collectionId, put_url: url('/bucket/large-export') },
+    });
+    assert.equal(exported.status, 200, JSON.stringify(exported.body));
+    // The same snapshot with 1.5 MiB of trailing whitespace: still one JSON value, now past the pool's threshold.
+    const padded = Buffer.concat([origin.objects.get('/bucket/large-export')!, Buffer.alloc(1536 * 1024, 0x20)]);
+    origin.objects.set('/bucket/large', padded);
+    const poolParses = async (): Promise<number> => {
+      const text = await (await fetch(`${service.baseUrl}/metrics`)).text();
+      const line = /^engram_worker_pool_task_seconds_count\{pool="cpu",task="parseJsonBody",outcome="ok"\} (\d+)$/m.exec(text);
+      return Number(line?.[1] ?? 0);
+    };
+    const before = await poolParses();
+    const search = await api.post('/v1/memories/search', {
+      query: 'Who manages the Berlin office?',
+      snapshot_ref: { collection_id: tenant.collectionId, get_url: url('/bucket/large') },
+    });
+    assert.equal(search.status, 200, JSON.stringify(search.body));
+    assert.ok(
+      search.body.results.entities.some((entity: { name: string }) => entity.name === 'Alice Chen'),
+      JSON.stringify(search.body.results.entities),
+    );
+    assert.equal(await poolParses(), before + 1, `the ${padded.length}-byte download was parsed on the CPU pool`);
   });
 
   it('refuses every SSRF attempt with 400, naming the reason, and no connection made after any of them', async () => {

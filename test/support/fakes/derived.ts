@@ -150,12 +150,13 @@ export class FakeIdempotency implements Pick<IdempotencyRepository, 'claim' | 'r
 export type FakeIndexNotice =
   | { op: 'upsert'; tenantId: string; memoryId: string; collectionIds: string[] }
   | { op: 'remove'; tenantId: string; memoryId: string }
-  | { op: 'reload_collection' | 'drop_collection'; tenantId: string; collectionId: string };
+  | { op: 'reload_collection' | 'drop_collection'; tenantId: string; collectionId: string }
+  | { op: 'refresh_graph'; tenantId: string; memoryId: string; targetIds: string[] };
 
 /** The feed as a list of notices; each call gets the next seqs, as the sequenced log gives them. */
 export class FakeIndexChanges implements Pick<
   IndexChangeFeed,
-  'publishUpserts' | 'publishRemoves' | 'publishCollectionDropped' | 'publishCollectionReload'
+  'publishUpserts' | 'publishRemoves' | 'publishCollectionDropped' | 'publishCollectionReload' | 'publishGraphRefresh'
 > {
   readonly notices: FakeIndexNotice[] = [];
 
@@ -184,6 +185,12 @@ export class FakeIndexChanges implements Pick<
     return this.publish(memoryIds.map((memoryId) => ({ op: 'remove', tenantId, memoryId })));
   }
 
+  async publishGraphRefresh(tenantId: string, memoryId: string, targetIds: readonly string[]): Promise<void> {
+    if (targetIds.length === 0) return;
+    this.journal.record('indexChanges.publishGraphRefresh', tenantId, memoryId, [...targetIds]);
+    this.publish([{ op: 'refresh_graph', tenantId, memoryId, targetIds: [...targetIds] }]);
+  }
+
   async publishCollectionDropped(tenantId: string, collectionId: string): Promise<void> {
     this.journal.record('indexChanges.publishCollectionDropped', tenantId, collectionId);
     this.publish([{ op: 'drop_collection', tenantId, collectionId }]);
@@ -205,10 +212,14 @@ export class FakeIndexSnapshots implements Pick<IndexSnapshotRepository, 'remove
 
 /** The graph's removal (with its fact events): recorded, since what it removes is the graph repository's concern. */
 export class FakeFactEvents implements Pick<FactEvents, 'removeMemories'> {
+  /** By memory: the graph records other memories still mention that its removal rewrites (set by a test). */
+  readonly rewrites = new Map<string, string[]>();
+
   constructor(private readonly journal: Journal = new Journal()) {}
 
-  async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<void> {
+  async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<string[]> {
     this.journal.record('factEvents.removeMemories', [...memoryIds], onlyCollections ? [...onlyCollections] : undefined);
+    return [...new Set(memoryIds.flatMap((memoryId) => this.rewrites.get(memoryId) ?? []))];
   }
 }
 

@@ -165,9 +165,10 @@ class IngestionFactEvents extends FakeFactEvents {
     super(log);
   }
 
-  override async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<void> {
-    await super.removeMemories(memoryIds, onlyCollections);
+  override async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<string[]> {
+    const rewritten = await super.removeMemories(memoryIds, onlyCollections);
     this.graph.remove(memoryIds, onlyCollections);
+    return rewritten;
   }
 
   /** The subjects each call was asked to replay. */
