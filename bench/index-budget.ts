@@ -6,7 +6,8 @@
  *               lexical snapshots), then cold from the snapshot that load left, then again;
  *               BENCH_COLD_LOAD_CHUNKS sets the size (default 20,000; 100000 is opt-in, since writing
  *               it takes 10+ minutes on the H2 stand-in of a busy 2-core machine), or the `search`
- *               scenario's 100k collection when that scenario ran;
+ *               scenario's 100k collection when that scenario ran; bench/cold-load.ts keeps one
+ *               100k collection in a data dir of its own and loads it cold as often as needed;
  *   budget      BENCH_BUDGET_COLLECTIONS (8) collections of BENCH_BUDGET_CHUNKS (2,000) chunks searched
  *               round-robin under a budget that holds 3: RSS of this process against the budget,
  *               the peak index bytes, and a search that reloads against one that does not.

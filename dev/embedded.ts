@@ -26,6 +26,8 @@ export interface EmbeddedTemporal {
 
 export interface EmbeddedMongo {
   uri: string;
+  /** The stand-in's process id (benches read its CPU time from /proc). */
+  pid: number;
   /** Clean shutdown: the server closes (and flushes) its store. */
   stop(): Promise<void>;
   /** SIGKILL, as a crash or a power cut would end it (fault tests and the soak bench). */
@@ -504,6 +506,7 @@ export async function startMongoStandin(opts: {
   );
   return {
     uri: `mongodb://127.0.0.1:${opts.port}`,
+    pid: child.pgid,
     stop: () => child.stop(),
     kill: async () => {
       killGroup(child.pgid, 'SIGKILL');

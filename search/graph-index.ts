@@ -108,6 +108,35 @@ export interface GraphState {
   memories: { memoryId: string; rows: ProvenanceRow[] }[];
 }
 
+/**
+ * The given chunk ids that are `chunkId(memoryId, index)` of their memory, by memory and index: a
+ * bulk build keys its maps by these strings (already hashed by the other partitions) instead of
+ * making 100,000 equal ones. An id of another form is left out (the build then makes its own).
+ */
+function chunkIdsByMemory(known: { chunkIds: readonly string[]; memoryIds: readonly string[] }): Map<string, string[]> {
+  const byMemory = new Map<string, string[]>();
+  for (let slot = 0; slot < known.chunkIds.length; slot++) {
+    const id = known.chunkIds[slot]!;
+    const memoryId = known.memoryIds[slot]!;
+    // `${memoryId}:${index}`, the index in plain decimal digits (no sign, no leading zero).
+    const from = memoryId.length + 1;
+    if (id.length <= from || id.charCodeAt(from - 1) !== 58 || !id.startsWith(memoryId)) continue;
+    if (id.length > from + 1 && id.charCodeAt(from) === 48) continue;
+    let index = 0;
+    let at = from;
+    for (; at < id.length && at < from + 9; at++) {
+      const digit = id.charCodeAt(at) - 48;
+      if (digit < 0 || digit > 9) break;
+      index = index * 10 + digit;
+    }
+    if (at !== id.length) continue;
+    let ids = byMemory.get(memoryId);
+    if (!ids) byMemory.set(memoryId, (ids = []));
+    ids[index] = id;
+  }
+  return byMemory;
+}
+
 export class GraphPartition {
   private readonly entities = new Map<string, GraphEntityInfo>();
   private readonly byAlias = new Map<string, Set<string>>();
@@ -140,12 +169,12 @@ export class GraphPartition {
    * provenance as the partition exportState was taken of, since each memory is set by the same
    * rule (setMemory), with the records the partition held.
    */
-  static fromState(state: GraphState): GraphPartition {
+  static fromState(state: GraphState, knownChunkIds?: { chunkIds: readonly string[]; memoryIds: readonly string[] }): GraphPartition {
     const partition = new GraphPartition();
     const entities = new Map(state.entities.map((entity) => [entity.id, entity]));
     const facts = new Map(state.facts.map((fact) => [fact.id, fact]));
     if (new Set(state.memories.map((memory) => memory.memoryId)).size === state.memories.length)
-      for (const _ of partition.settingInBulk(state.memories, entities, facts));
+      for (const _ of partition.settingInBulk(state.memories, entities, facts, knownChunkIds && chunkIdsByMemory(knownChunkIds)));
     else for (const { memoryId, rows } of state.memories) partition.setMemory(memoryId, rows, entities, facts);
     return partition;
   }
@@ -180,6 +209,7 @@ export class GraphPartition {
     memories: GraphState['memories'],
     entities: ReadonlyMap<string, GraphEntityInfo>,
     facts: ReadonlyMap<string, GraphFactInfo>,
+    knownChunkIds?: ReadonlyMap<string, readonly string[]>,
   ): Generator<void> {
     const targets = new Map<
       string,
@@ -192,6 +222,7 @@ export class GraphPartition {
       if (rows.length === 0) continue;
       chunkIds.length = 0;
       chunkTargets.length = 0;
+      const knownIds = knownChunkIds?.get(memoryId);
       const kept: ProvenanceRow[] = [];
       for (const row of rows) {
         let target = targets.get(row.targetId);
@@ -208,7 +239,7 @@ export class GraphPartition {
         if (target.entity) target.lastRow = entityRows++;
         kept.push(row);
         target.weight += row.count;
-        const id = (chunkIds[row.chunkIndex] ??= chunkId(memoryId, row.chunkIndex));
+        const id = (chunkIds[row.chunkIndex] ??= knownIds?.[row.chunkIndex] ?? chunkId(memoryId, row.chunkIndex));
         const known = target.chunks.get(id);
         if (known) {
           known.count += row.count;

@@ -3,6 +3,15 @@ import { describe, it } from 'node:test';
 import { GraphIndex, GraphPartition, type GraphEntityInfo } from './graph-index.js';
 import { entityScore, entitySpecificity, matchGraph } from './graph-match.js';
 
+/** A person record as a partition holds it. */
+const person = (id: string, name: string): GraphEntityInfo => ({
+  id,
+  name,
+  category: 'person',
+  description: '',
+  aliasKeys: [name.toLowerCase()],
+});
+
 it('takes the names a delete left an entity: the memory that gave the old name leaves, the match shows the new one', () => {
   const index = new GraphIndex();
   const partition = index.createPartition('c1');
@@ -36,13 +45,6 @@ it('takes the names a delete left an entity: the memory that gave the old name l
 it('takes the description a delete gave a fact other memories still state, and adds no fact it does not hold', () => {
   const index = new GraphIndex();
   const partition = index.createPartition('c1');
-  const person = (id: string, name: string): GraphEntityInfo => ({
-    id,
-    name,
-    category: 'person',
-    description: '',
-    aliasKeys: [name.toLowerCase()],
-  });
   const entities = new Map([
     ['e1', person('e1', 'Ana Lima')],
     ['e2', person('e2', 'Rui Costa')],
@@ -76,13 +78,6 @@ it('takes the description a delete gave a fact other memories still state, and a
 });
 
 describe('entity specificity: a matched entity lends by how few of its partition’s chunks mention it', () => {
-  const person = (id: string, name: string): GraphEntityInfo => ({
-    id,
-    name,
-    category: 'person',
-    description: '',
-    aliasKeys: [name.toLowerCase()],
-  });
   const caroline = person('speaker', 'Caroline');
   const lisbon: GraphEntityInfo = { id: 'place', name: 'Lisbon', category: 'place', description: '', aliasKeys: ['lisbon'] };
   const records = new Map([

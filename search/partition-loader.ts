@@ -37,7 +37,12 @@ const RECONCILE_ROUNDS = 3;
 export class SnapshotUnusable extends Error {}
 
 /** A decoded snapshot, the index-feed seq its state was at, and its size in bytes (about what its partitions hold). */
-export type SeqSnapshot = DecodedPartitionSnapshot & { seq: number; bytes: number };
+export type SeqSnapshot = DecodedPartitionSnapshot & {
+  seq: number;
+  bytes: number;
+  /** The collection's chunks counted in the store, started before the feed after `seq` is read (the first reconciliation round's count). */
+  storedChunks?: Promise<number>;
+};
 
 /** The in-process indexes of one search index, all partitioned by collection. */
 export interface PartitionedIndexes {
@@ -83,7 +88,7 @@ export class PartitionLoader {
   ): Promise<number> {
     if (snapshot) {
       for (const { chunkId, memoryId, fact } of turnFactsOf(snapshot)) this.indexes.turns.put(collectionId, chunkId, memoryId, fact);
-      return this.reconcileWithSnapshot(collectionId, snapshot.seq);
+      return this.reconcileWithSnapshot(collectionId, snapshot.seq, snapshot.storedChunks);
     }
     let failed = false;
     const readChunks = async (index: number): Promise<void> => {
@@ -117,7 +122,7 @@ export class PartitionLoader {
    * it names a bulk change of the collection since (an import, a drop: only a full read can follow
    * those), or when the count still disagrees after RECONCILE_ROUNDS rounds.
    */
-  private async reconcileWithSnapshot(collectionId: string, seq: number): Promise<number> {
+  private async reconcileWithSnapshot(collectionId: string, seq: number, firstCount?: Promise<number>): Promise<number> {
     const log = this.store.indexChanges.log;
     const [first] = await log.readAfter(seq, 1);
     if (first ? first.seq > seq + 1 : (await log.latestSeq()) > seq)
@@ -127,7 +132,8 @@ export class PartitionLoader {
     for (let round = 0; round < RECONCILE_ROUNDS; round++) {
       // Counted before the feed is read: a memory written meanwhile makes the two disagree for a
       // round (its notice not read yet, or read but its chunks not counted), and the next agrees.
-      const stored = await this.store.chunks.countForCollection(collectionId, this.modelId);
+      // A count started earlier (while the snapshot was read) is still one taken before this read.
+      const stored = await (round === 0 && firstCount ? firstCount : this.store.chunks.countForCollection(collectionId, this.modelId));
       const changed = new Set<string>();
       for (;;) {
         const changes = await log.readAfter(after, CHANGES_PER_READ);

@@ -301,6 +301,47 @@ describe('partition snapshot', () => {
     const classifier = new PredicateClassifier(DEFAULT_FACT_LEXICON);
     const factIds = facts.map((fact) => fact.id);
     assert.deepEqual(rebuilt.timelines(factIds, classifier), original.timelines(factIds, classifier));
+
+    // Built with the lexical partition's chunk ids to key its maps (a cold load): the same partition,
+    // whatever those ids hold, ids of another form (a leading zero, no index, another memory's) included.
+    const known = { chunkIds: [] as string[], memoryIds: [] as string[] };
+    for (let m = 0; m < 60; m++)
+      for (let index = 0; index < 4; index++) {
+        known.chunkIds.push(`m${m}:${index}`);
+        known.memoryIds.push(`m${m}`);
+      }
+    known.chunkIds.push('m1:01', 'm2:x', 'm3', 'm10:1', 'm5:2', 'm7:-1', 'm8:1e1');
+    known.memoryIds.push('m1', 'm2', 'm3', 'm1', 'm6', 'm7', 'm8');
+    const keyed = GraphPartition.fromState(decoded, known);
+    assert.deepEqual(keyed.exportState(), again);
+    for (const keys of keySets) assert.deepEqual(matchGraph([keyed], keys), matchGraph([original], keys), keys.join(' '));
+    assert.deepEqual(hitGraph([keyed], hits), hitGraph([original], hits));
+    assert.deepEqual(keyed.timelines(factIds, classifier), original.timelines(factIds, classifier));
+    const partial = GraphPartition.fromState(decoded, { chunkIds: ['m1:1', 'm4:0'], memoryIds: ['m1', 'm4'] });
+    assert.deepEqual(hitGraph([partial], hits), hitGraph([original], hits));
+  });
+
+  it('decodes the memory id of each chunk slot exactly, in runs or not, and refuses a memory id list of another length', () => {
+    const partition = new LexicalIndex().createPartition('c');
+    // Runs, a run broken and resumed, neighbours of equal length, multi-byte UTF-8, one-character ids.
+    const memoryIds = ['m1', 'm1', 'm1', 'm2', 'm1', 'm3', 'mé', 'mé', 'm€', 'a', 'a', 'b', 'm1'];
+    for (const [i, memoryId] of memoryIds.entries()) partition.upsert(`c${i}`, memoryId, `alpha ${WORDS[i]!}`);
+    const state = partition.exportState();
+    assert.deepEqual(state.memoryIds, memoryIds);
+    const bytes = encodePartitionSnapshot(lexicalOnly(state));
+    assert.deepEqual(decodePartitionSnapshot(bytes).lexical.memoryIds, memoryIds);
+    assert.deepEqual(decodePartitionSnapshot(inPieces(bytes, 7)).lexical.memoryIds, memoryIds);
+    // The memory ids follow the 56-byte header and the chunk ids (padded to 8 bytes).
+    const start = 56 + ((bytes.readUInt32LE(20) + 7) & ~7);
+    const length = bytes.readUInt32LE(24);
+    const joined = bytes.subarray(start, start + length);
+    const separator = joined.indexOf(0);
+    const fewer = Buffer.from(bytes);
+    fewer[start + separator] = 0x61; // two ids run together: one fewer
+    assert.throws(() => decodePartitionSnapshot(fewer), /string count/);
+    const more = Buffer.from(bytes);
+    more[start] = 0; // an id split in two: one more
+    assert.throws(() => decodePartitionSnapshot(more), /string count/);
   });
 
   it('refuses a graph string that UTF-8 cannot carry, rather than store a different one', () => {

@@ -12,7 +12,7 @@ import type { GraphEntity, GraphMention } from '../store/graph.js';
 import type { StoredIndexSnapshot } from '../store/index-snapshots.js';
 import { seededRandom } from '../core/random.js';
 import type { IndexNotice } from './feed-follower.js';
-import { SearchIndex, type SearchIndexStore } from './search-index.js';
+import { IndexBudgetError, SearchIndex, type SearchIndexStore } from './search-index.js';
 
 const MODEL = 'test-model';
 const DIMENSIONS = 4;
@@ -244,9 +244,16 @@ describe('a search index following the index-change feed', () => {
 /** The fake store with somewhere to keep one snapshot, as store/index-snapshots.ts keeps them. */
 class SnapshotKeepingStore extends FakeStore {
   saved: StoredIndexSnapshot | null = null;
+  /** Runs once the reader has seen the head and before the parts are returned (a write meanwhile). */
+  whileReading: (() => void) | null = null;
 
   override indexSnapshots: SearchIndexStore['indexSnapshots'] = {
-    read: () => Promise.resolve(this.saved),
+    read: (_collectionId, _model, wanted) => {
+      // As the store does: the head is offered first, and a snapshot not wanted is not read.
+      if (!this.saved || (wanted && !wanted({ ...this.saved, bytes: this.saved.byteLength }))) return Promise.resolve(null);
+      this.whileReading?.();
+      return Promise.resolve(this.saved);
+    },
     write: (meta, bytes) => {
       // In pieces of an odd size at odd offsets, as no store would align them.
       const parts = Array.from({ length: Math.ceil(bytes.byteLength / 1001) }, (_, i) => {
@@ -340,6 +347,48 @@ describe('a search index loading a collection from its persisted snapshot', () =
     const counted = await open({ snapshotMinChunks: 1 });
     assert.equal(counted.budgetStats().snapshotLoads, 0);
     assert.equal(counted.vectorSearch(queries[2]!, ['A'], 100).filter((hit) => hit.memoryId === 'silent').length, 1);
+  });
+  it('counts the stored chunks while the snapshot is read, and catches a memory written meanwhile in the next round', async () => {
+    const counts: number[] = [];
+    const count = store.chunks.countForCollection.bind(store.chunks);
+    store.chunks.countForCollection = async (collectionId, model) => {
+      const stored = await count(collectionId, model);
+      counts.push(stored);
+      return stored;
+    };
+    // Written after the head was read (so after the early count) and announced before the feed is read.
+    store.whileReading = () => {
+      store.addMemory('late', ['A'], text(), vector());
+      store.publish({ op: 'upsert', memory_id: 'late', collection_ids: ['A'] });
+    };
+    const reader = await open({ snapshotMinChunks: 1 });
+    assert.equal(reader.budgetStats().snapshotLoads, 1);
+    assert.deepEqual(counts, [40, 41], 'the early count misses it, the second round agrees');
+    const baseline = await open({ snapshotMinChunks: Infinity });
+    assert.equal(reader.loadedChunkCount(), baseline.loadedChunkCount());
+    for (const query of queries) assert.deepEqual(reader.vectorSearch(query, ['A'], 50), baseline.vectorSearch(query, ['A'], 50));
+  });
+
+  it('refuses a snapshot larger than the budget before reading its parts', async () => {
+    let partsRead = false;
+    store.whileReading = () => (partsRead = true);
+    const index = new SearchIndex(store, MODEL, DIMENSIONS, logger, {
+      snapshotMinChunks: 1,
+      maxBytes: store.saved!.byteLength - 1,
+    });
+    await index.start();
+    await assert.rejects(index.prepare(['A'], 't'), (error) => error instanceof IndexBudgetError && error.kind === 'exceeded');
+    assert.equal(partsRead, false);
+    assert.equal(index.budgetStats().collections, 0);
+  });
+
+  it('does not read the parts of a snapshot of another format', async () => {
+    store.saved = { ...store.saved!, format: 'partition-0-old' };
+    let partsRead = false;
+    store.whileReading = () => (partsRead = true);
+    const reader = await open({ snapshotMinChunks: 1 });
+    assert.equal(reader.budgetStats().snapshotLoads, 0);
+    assert.equal(partsRead, false);
   });
 });
 

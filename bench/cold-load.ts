@@ -1,0 +1,167 @@
+/**
+ * The cold load of one large collection, repeatable without rewriting it (issue 25, cold load).
+ * Writing a 100,000-chunk collection through the bench takes minutes; this keeps one in a data dir of
+ * its own and loads it in a fresh process as often as needed:
+ *
+ *   scripts/node dist/bench/cold-load.js fill <dataDir> [chunks=100000]
+ *       starts the embedded stand-in (journal backend) on <dataDir>, writes a synthetic collection
+ *       through the store layer (bench/synthetic.ts, as the bench does), loads it once tokenising its
+ *       text so that the load leaves its index snapshot, and stops the store cleanly;
+ *   scripts/node [--cpu-prof] dist/bench/cold-load.js load <dataDir> [runs=1]
+ *       starts the stand-in on the same data dir and loads the collection into a fresh SearchIndex of
+ *       this process, then runs one search: wall ms, this process's CPU ms, and the stand-in's CPU ms
+ *       over the load (from /proc), as `name value unit` lines. The first load of the process is the
+ *       cold one; later runs reuse the warm process (JIT, module loading) and are printed apart.
+ *
+ * The store's own start (it reads its whole journal before it listens) is not timed: an API process
+ * finds it running. COLD_LOAD_MONGO_URI and COLD_LOAD_MONGO_PID name a stand-in already serving the
+ * data dir instead (no start per run).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../config/index.js';
+import { createLogger } from '../core/logger.js';
+import { freePort, startMongoStandin } from '../dev/embedded.js';
+import { SearchIndex } from '../search/search-index.js';
+import { createAdminService } from '../services/admin.js';
+import { openStore } from '../store/index.js';
+import { info, metric } from './stats.js';
+import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
+import { seededRandom } from './texts.js';
+
+const logger = createLogger('bench-cold-load', 'silent');
+const DIMENSIONS = 384;
+const CHUNKS_PER_MEMORY = 100;
+const MODEL_ID = 'bench-synthetic';
+
+interface Corpus {
+  collectionId: string;
+  chunks: number;
+}
+
+/** CPU ms a process has used so far, from /proc (user + system). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // After "pid (comm) ": state is field 0, utime 11, stime 12, cutime 13, cstime 14 (clock ticks, 100 Hz).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function withStore<T>(dataDir: string, run: (store: Awaited<ReturnType<typeof openStore>>, mongoPid: number) => Promise<T>) {
+  const config = loadConfig({ ...process.env, MONGODB_URI: 'mongodb://unused' });
+  const running = process.env.COLD_LOAD_MONGO_URI;
+  if (running) {
+    // A stand-in already serving the data dir (started by hand, pid given): loads measured in a
+    // row without its 15-20 s start each time, as an API process finds a running store.
+    const store = await openStore({ ...config, MONGODB_DB: 'coldload' }, running);
+    try {
+      return await run(store, Number(process.env.COLD_LOAD_MONGO_PID));
+    } finally {
+      await store.close();
+    }
+  }
+  const port = await freePort();
+  const mongo = await startMongoStandin({ dataDir, port, backend: 'journal', heapMb: 4096 });
+  const store = await openStore({ ...config, MONGODB_DB: 'coldload' }, mongo.uri);
+  try {
+    return await run(store, mongo.pid);
+  } finally {
+    await store.close();
+    await mongo.stop();
+  }
+}
+
+async function fill(dataDir: string, chunks: number): Promise<void> {
+  await withStore(dataDir, async (store) => {
+    const admin = createAdminService(store);
+    const boot = await admin.bootstrap('coldload', 'cold', 'bench cold load');
+    const collection = await admin.createCollection(boot.tenant.id, `cold-${chunks}`);
+    const started = performance.now();
+    await writeSyntheticCorpus(store, {
+      tenantId: boot.tenant.id,
+      collectionId: collection.id,
+      embeddingModel: MODEL_ID,
+      dimensions: DIMENSIONS,
+      memories: Math.max(1, Math.round(chunks / CHUNKS_PER_MEMORY)),
+      chunksPerMemory: Math.min(chunks, CHUNKS_PER_MEMORY),
+      seed: 6006,
+      text: new SyntheticText(),
+      onProgress: (written) => {
+        if (written % 10_000 === 0) info(`   ${written} chunks written`);
+      },
+    });
+    info(`   written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const index = new SearchIndex(store, MODEL_ID, DIMENSIONS, logger, { snapshotReads: false });
+    await index.start();
+    await index.ensureLoaded(collection.id);
+    await index.stop(); // waits for the snapshot the tokenising load writes
+    const corpus: Corpus = { collectionId: collection.id, chunks: index.loadedChunkCount() };
+    writeFileSync(path.join(dataDir, 'cold-load.json'), JSON.stringify(corpus));
+    info(`   ${corpus.chunks} chunks in collection ${corpus.collectionId}; snapshot written`);
+  });
+}
+
+async function load(dataDir: string, runs: number): Promise<void> {
+  const corpus = JSON.parse(readFileSync(path.join(dataDir, 'cold-load.json'), 'utf8')) as Corpus;
+  const text = new SyntheticText();
+  const query = text.query(seededRandom(8008));
+  await withStore(dataDir, async (store, mongoPid) => {
+    for (let run = 0; run < runs; run++) {
+      const label = run === 0 ? 'cold' : 'warm_process';
+      const index = new SearchIndex(store, MODEL_ID, DIMENSIONS, logger);
+      await index.start();
+      const gcs: { duration: number; detail?: unknown }[] = [];
+      const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
+      observer.observe({ entryTypes: ['gc'] });
+      const mongoCpu = processCpuMs(mongoPid);
+      const cpu = process.cpuUsage();
+      // The event loop's thread alone: process.cpuUsage also counts V8's concurrent GC threads.
+      const mainThread = process.threadCpuUsage();
+      const started = performance.now();
+      await index.ensureLoaded(corpus.collectionId);
+      const loadedMs = performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      const usedOnLoop = process.threadCpuUsage(mainThread);
+      const storeCpuMs = processCpuMs(mongoPid) - mongoCpu;
+      await new Promise((resolve) => setImmediate(resolve)); // the observer's last entries
+      observer.disconnect();
+      // kind 4: mark-compact (perf_hooks constants.NODE_PERFORMANCE_GC_MAJOR)
+      const major = gcs.filter((entry) => (entry.detail as { kind?: number } | undefined)?.kind === 4);
+      const searched = performance.now();
+      const vector = new Float32Array(DIMENSIONS).map((_, i) => Math.sin(i + 1));
+      const hits = [
+        ...index.vectorSearch(vector, [corpus.collectionId], 10),
+        ...index.lexicalSearch(query, [corpus.collectionId], 10).hits,
+      ];
+      const searchMs = performance.now() - searched;
+      if (index.budgetStats().snapshotLoads === 0) throw new Error('the load did not come from the snapshot');
+      if (index.loadedChunkCount() !== corpus.chunks) throw new Error(`loaded ${index.loadedChunkCount()} of ${corpus.chunks} chunks`);
+      if (hits.length === 0) throw new Error('the first search found nothing');
+      metric(`coldload_${label}_ms`, loadedMs, 'ms');
+      metric(`coldload_${label}_cpu`, (used.user + used.system) / 1000, 'ms');
+      metric(`coldload_${label}_system_cpu`, used.system / 1000, 'ms');
+      metric(`coldload_${label}_main_thread_cpu`, (usedOnLoop.user + usedOnLoop.system) / 1000, 'ms');
+      metric(`coldload_${label}_store_cpu`, storeCpuMs, 'ms');
+      metric(`coldload_${label}_first_search_ms`, searchMs, 'ms');
+      metric(
+        `coldload_${label}_gc_ms`,
+        gcs.reduce((sum, entry) => sum + entry.duration, 0),
+        'ms',
+      );
+      metric(`coldload_${label}_major_gcs`, major.length, 'count');
+      metric(
+        `coldload_${label}_major_gc_ms`,
+        major.reduce((sum, entry) => sum + entry.duration, 0),
+        'ms',
+      );
+      await index.stop();
+    }
+  });
+}
+
+const [mode, dataDir, count] = process.argv.slice(2);
+if (!dataDir || (mode !== 'fill' && mode !== 'load')) {
+  process.stderr.write('usage: cold-load.js fill <dataDir> [chunks] | load <dataDir> [runs]\n');
+  process.exit(2);
+}
+if (mode === 'fill') await fill(path.resolve(dataDir), Number(count ?? 100_000));
+else await load(path.resolve(dataDir), Number(count ?? 1));
