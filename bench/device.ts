@@ -127,11 +127,6 @@ export async function deviceScenario(
   metric('device_snapshot_entities_per_1k_memories', (snapshot.counts.entities ?? 0) * scale, 'entities');
   metric('device_export_ms_per_1k_memories', median(exports) * scale, 'ms');
 
-  const imports: number[] = [];
-  for (let run = 0; run < 3; run++)
-    imports.push((await post(baseUrl, apiKey, '/v1/device-memory/snapshot/import', `{"snapshot":${snapshotText}}`)).ms);
-  metric('device_import_ms_per_1k_memories', median(imports) * scale, 'ms');
-
   // Queries that name what the corpus talks about, plus free-form ones.
   const queries = makeQueries(SEARCH_RUNS, 1011);
   // The top 5 of the entities the query names (found_by "query" in collection mode). Collection
@@ -153,27 +148,49 @@ export async function deviceScenario(
     collectionShown.push(shown(collection.text));
   }
   // Device searches in a run of their own, so the service's CPU time over them is theirs alone.
+  // The first opens the snapshot in full (every check, the graph index built); the others find it
+  // prepared. Its time and CPU are lines of their own, beside the prepared searches' percentiles:
+  // one search in 60 weighs little in the p95 of all of them.
   const deviceTimes: number[] = [];
   let agree = 0;
   let agreeWithHits = 0;
-  const searchMeter = new CpuMeter(servicePid);
+  let searchMeter = new CpuMeter(servicePid);
+  let firstCpu: number | null = null;
   for (const [i, query] of queries.entries()) {
     const device = await post(baseUrl, apiKey, '/v1/memories/search', `{"query":${JSON.stringify(query)},"snapshot":${snapshotText}}`);
     deviceTimes.push(device.ms);
+    if (i === 0) {
+      firstCpu = cpuPerCall(searchMeter, 1);
+      searchMeter = new CpuMeter(servicePid);
+    }
     const deviceTop = top(shown(device.text), false);
     if (deviceTop === top(collectionShown[i]!, false)) agree += 1;
     if (deviceTop === top(collectionShown[i]!, true)) agreeWithHits += 1;
   }
-  const searchCpu = cpuPerCall(searchMeter, queries.length);
+  const preparedCpu = cpuPerCall(searchMeter, queries.length - 1);
   metric('device_search_first_ms', deviceTimes[0]!, 'ms');
+  // /proc's CPU times tick every 10 ms: this one call's figure is that coarse.
+  if (firstCpu !== null) metric('device_search_first_service_cpu_ms', firstCpu, 'ms');
   withGoal('device_search_p50_ms', percentile(deviceTimes, 50), 50, 'ms');
   withGoal('device_search_p95_ms', percentile(deviceTimes, 95), 50, 'ms');
-  if (searchCpu !== null) metric('device_search_service_cpu_ms', searchCpu, 'ms');
+  metric('device_search_prepared_p50_ms', percentile(deviceTimes.slice(1), 50), 'ms');
+  metric('device_search_prepared_p95_ms', percentile(deviceTimes.slice(1), 95), 'ms');
+  if (firstCpu !== null && preparedCpu !== null)
+    metric('device_search_service_cpu_ms', (firstCpu + preparedCpu * (queries.length - 1)) / queries.length, 'ms');
+  if (preparedCpu !== null) metric('device_search_prepared_service_cpu_ms', preparedCpu, 'ms');
   metric('device_collection_search_p50_ms', percentile(collectionTimes, 50), 'ms');
   metric('device_collection_search_p95_ms', percentile(collectionTimes, 95), 'ms');
   withGoal('device_search_same_top5_entities_ratio', agree / queries.length, 1, 'ratio');
   // No goal: how often the query's own entities fill collection search's top 5 (no hit-mentioned ones in it).
   metric('device_search_same_top5_with_hit_entities_ratio', agreeWithHits / queries.length, 'ratio');
+
+  // Imported after the searches: an import opens the snapshot and keeps it prepared, so the first
+  // search after it found it prepared and only built the graph index (that was the first-search
+  // line until 2026-11-27), not the full open it is meant to show.
+  const imports: number[] = [];
+  for (let run = 0; run < 3; run++)
+    imports.push((await post(baseUrl, apiKey, '/v1/device-memory/snapshot/import', `{"snapshot":${snapshotText}}`)).ms);
+  metric('device_import_ms_per_1k_memories', median(imports) * scale, 'ms');
 
   const createTimes: number[] = [];
   const newTexts = makeTexts(CREATE_RUNS, 1012, 600);

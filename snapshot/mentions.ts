@@ -69,7 +69,7 @@ export function decodeMentions(text: string, strict: boolean): { rows: WireMenti
   const rows: WireMention[] = [];
   const parts = text.split(';');
   for (let r = 0; r < parts.length; r++) {
-    const row = decodeMentionRow(parts[r]!, r, strict);
+    const row = decodeSpanRow(parts[r]!) ?? decodeMentionRow(parts[r]!, r, strict);
     if ('issue' in row) return row;
     rows.push(row);
   }
@@ -90,16 +90,92 @@ export async function decodeMentionsInSlices(
   const rows: WireMention[] = [];
   const parts = text.split(';');
   for (let r = 0; r < parts.length; r++) {
-    if (slicer.due()) await slicer.pause();
-    const row = decodeMentionRow(parts[r]!, r, strict);
+    // The clock is read every 64 rows (read per row, it was a sixth of decoding them).
+    if ((r & 63) === 0 && slicer.due()) await slicer.pause();
+    const row = decodeSpanRow(parts[r]!) ?? decodeMentionRow(parts[r]!, r, strict);
     if ('issue' in row) return row;
     rows.push(row);
   }
   return { rows };
 }
 
+/** The digits of [start, end) of `text` as an integer when they are what INTEGER accepts (1 to 10 of 0-9), else -1. */
+function integerAt(text: string, start: number, end: number): number {
+  if (end - start < 1 || end - start > 10) return -1;
+  let value = 0;
+  for (let at = start; at < end; at++) {
+    const digit = text.charCodeAt(at) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/** Date-times already found valid (a pure check, so any set of them can be kept): rows repeat a few dates. */
+const validDateTimes = new Set<string>();
+const MAX_VALID_DATE_TIMES = 4096;
+
+function isDateTime(value: string): boolean {
+  if (validDateTimes.has(value)) return true;
+  if (!isoDateTime.safeParse(value).success) return false;
+  if (validDateTimes.size >= MAX_VALID_DATE_TIMES) validDateTimes.clear();
+  validDateTimes.add(value);
+  return true;
+}
+
+const TAG_BITS: Record<number, number> = { 99: 1, 110: 2, 112: 4, 102: 8, 116: 16 }; // c n p f t
+
+/**
+ * The usual row, a span with known fields each at most once and valid, decoded in one scan of
+ * the row (decodeMentionRow split it and tested each field with a regular expression: 1.7 µs a
+ * row, 55 ms of a first device search on a 1,000-memory snapshot). Anything else is null and is
+ * left to decodeMentionRow, which decides it (and names the problem): so both accept, and give,
+ * the same rows.
+ */
+export function decodeSpanRow(part: string): WireMention | null {
+  let comma = part.indexOf(',');
+  const target = comma < 0 ? -1 : integerAt(part, 0, comma);
+  if (target < 0) return null;
+  let at = comma + 1;
+  comma = part.indexOf(',', at);
+  const start = comma < 0 ? -1 : integerAt(part, at, comma);
+  if (start < 0) return null;
+  at = comma + 1;
+  comma = part.indexOf(',', at);
+  const end = integerAt(part, at, comma < 0 ? part.length : comma);
+  if (end < 0) return null;
+  const row: WireMention = { target, span: [start, end] };
+  let seen = 0;
+  while (comma >= 0) {
+    at = comma + 1;
+    comma = part.indexOf(',', at);
+    const stop = comma < 0 ? part.length : comma;
+    const tag = part.charCodeAt(at);
+    const bit = TAG_BITS[tag];
+    if (bit === undefined || seen & bit) return null;
+    seen |= bit;
+    if (bit <= 2) {
+      const value = integerAt(part, at + 1, stop);
+      if (value < 0) return null;
+      if (bit === 1) row.chunk = value;
+      else if (value < 1) return null;
+      else row.count = value;
+      continue;
+    }
+    const value = part.slice(at + 1, stop);
+    if (bit === 4) {
+      if (!DECIMAL.test(value) || !(Number(value) <= 1)) return null;
+      row.confidence = Number(value);
+      continue;
+    }
+    if (value !== '-' && !isDateTime(value)) return null;
+    row[bit === 8 ? 'valid_from' : 'valid_to'] = value === '-' ? null : value;
+  }
+  return row;
+}
+
 /** One row of a mentions string (row `r`), or why it does not decode. */
-function decodeMentionRow(part: string, r: number, strict: boolean): WireMention | { row: number; issue: string } {
+export function decodeMentionRow(part: string, r: number, strict: boolean): WireMention | { row: number; issue: string } {
   const fail = (issue: string) => ({ row: r, issue });
   const fields = part.split(',');
   const [target, first] = fields;

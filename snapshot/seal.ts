@@ -331,6 +331,10 @@ export async function openSnapshot(
       `${path}: ${issue.code === 'unrecognized_keys' ? `unrecognized field(s) ${issue.keys.join(', ')}` : issue.message}`,
     );
   }
+  // Read strictly, the schema changes nothing (no defaults or transforms, and no unknown field to
+  // drop: format.unit.test.ts checks), so the body as sent is what it validated, and zod's copy of
+  // it is not kept with the snapshot (a second copy of the whole body, in every GC after it).
+  const data = strict ? body : parsed.data;
   // The digest covers the body as sent (unknown fields of a newer minor included). Canonicalised
   // again only when the bytes as sent did not match (a client that reordered keys).
   if (sentDigest !== header.data.digest && digestOf(body) !== header.data.digest) {
@@ -339,7 +343,7 @@ export async function openSnapshot(
   // 2.x mentions are decoded here (a row that does not decode is reported at its index); a row names
   // its target by index, so a problem with the target is reported there.
   const resolved =
-    major === 1 ? { body: parsed.data as WireBodyById, issues: [] } : await resolveTargetsInSlices(parsed.data as WireBody, strict, slicer);
+    major === 1 ? { body: data as WireBodyById, issues: [] } : await resolveTargetsInSlices(data as WireBody, strict, slicer);
   const issues = [
     ...resolved.issues,
     ...(await checkReferences(resolved.body, context.dimensions, slicer)).map((found) =>
@@ -356,7 +360,7 @@ export async function openSnapshot(
     snapshotId,
     body: await fromWireInSlices(checked, slicer),
     // In this service's own version, read strictly: a device create may send its mentions again as they are.
-    ...(major === SNAPSHOT_MAJOR && strict ? { wire: parsed.data as WireBody } : {}),
+    ...(major === SNAPSHOT_MAJOR && strict ? { wire: data as WireBody } : {}),
     bodyBytes: asSent.bytes,
     // Kept only when its text is the bytes that were digested (a reordered body is never matched).
     ...(sentDigest === header.data.digest ? { bodySent: body } : {}),

@@ -423,6 +423,18 @@ describe('snapshot sealing and opening', () => {
       (b) => void (b.episodes[0]!.chunks[0]!.vector = Buffer.from([0, 0x7e, 0, 0, 0, 0, 0, 0]).toString('base64')),
       /vector/,
     ],
+    [
+      'an infinite chunk vector',
+      (b) => void (b.episodes[0]!.chunks[0]!.vector = Buffer.from([0, 0xfc, 0, 0, 0, 0, 0, 0]).toString('base64')),
+      /chunks\.0\.vector/,
+    ],
+    [
+      'a chunk vector of the wrong size',
+      (b) => void (b.episodes[0]!.chunks[0]!.vector = Buffer.alloc(6).toString('base64')),
+      /chunks\.0\.vector/,
+    ],
+    ['a chunk vector that is not base64', (b) => void (b.episodes[0]!.chunks[0]!.vector = 'AAAA!AAAAAA='), /chunks\.0\.vector/],
+    ['a duplicate provenance row', (b) => void b.mentions.push({ ...b.mentions[0]! }), /episodes\.\d+\.mentions\.\d+$/],
     ['a name vector of the wrong size', (b) => void (b.entities[0]!.name_vector = encodeInt8(new Float32Array(3))), /name_vector/],
     ['a string weight', (b) => void ((b.entities[0] as unknown as Record<string, unknown>).weight = '1'), /entities\.0\.weight/],
   ];

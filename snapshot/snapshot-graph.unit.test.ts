@@ -6,6 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { GraphScope, NewEntity, NewFact, NewMention } from '../core/graph-model.js';
+import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../core/fact-lexicon.js';
+import { GraphPartition, graphEntityInfo, graphFactInfo } from '../search/graph-index.js';
+import { matchGraph } from '../search/graph-match.js';
 import { CountingSlicer } from '../test/support/counting-slicer.js';
 import { checkReferences, fromWire, resolveTargets, toWire, type SnapshotBody, type SnapshotEpisode } from './format.js';
 import { SnapshotGraph } from './snapshot-graph.js';
@@ -173,7 +176,12 @@ describe('SnapshotGraph weights: the sum of provenance counts, wherever the grap
     // A turn for each entity and fact; the rows are kept as they came, not walked (SnapshotGraph baseMentions).
     assert.ok(built >= body.entities.length + body.facts.length, `${built} turns building`);
     const slicedPartition = await sliced.partitionInSlices(slicer);
-    assert.ok(slicer.pauses - built >= body.entities.length + body.facts.length + body.mentions.length, 'turns indexing');
+    // Then a turn per record, per 64 rows gathered and per episode set.
+    const episodes = new Set(body.mentions.map((row) => row.episode_id)).size;
+    assert.ok(
+      slicer.pauses - built >= body.entities.length + body.facts.length + Math.floor(body.mentions.length / 64) + episodes,
+      'turns indexing',
+    );
     for (const [id, weight] of Object.entries(weights)) assert.equal(slicedPartition.weightOf(id), weight, `sliced weight of ${id}`);
   });
 
@@ -332,5 +340,57 @@ describe('SnapshotGraph sealed again with the mentions as they came', () => {
     assert.equal(graph.sentMentions(), undefined);
     const rows = (await graph.toBody()).mentions.filter((row) => row.episode_id === 'ep-2');
     assert.equal(rows.length, 2, "the episode's rows are all kept, the new one added");
+  });
+});
+
+describe("SnapshotGraph's search partition", () => {
+  it('is the partition that setting its episodes one by one builds: records, rows, weights, matches and timelines', async () => {
+    // Entities sharing an alias key (their order under the key decides ties), facts with validity,
+    // episodes whose rows interleave targets and chunks, and a row naming a target twice in a chunk.
+    const graph = await graphAfter([
+      [
+        entity('alice', { aliasKeys: ['alice', 'a smith'] }),
+        entity('anna', { aliasKeys: ['anna', 'a smith'] }),
+        entity('acme', { category: 'organization' }),
+        entity('bob', { aliasKeys: ['bob', 'a smith'] }),
+      ],
+      [fact('f1'), fact('f2', { subjectId: 'bob', predicate: 'leave' })],
+      [
+        mention('bob', { memoryId: 'ep-2', description: 'Bob.' }),
+        mention('alice', { count: 2, description: 'Alice.' }),
+        mention('f1', { kind: 'fact', validFrom: new Date('2025-01-01T00:00:00Z'), validTo: null }),
+        mention('acme', { chunkIndex: 1 }),
+        mention('anna', { memoryId: 'ep-2', chunkIndex: 1, count: 3 }),
+        mention('f2', { memoryId: 'ep-2', kind: 'fact', validFrom: null, validTo: new Date('2026-01-01T00:00:00Z') }),
+        mention('alice', { memoryId: 'ep-3', description: 'Alice again.' }),
+        mention('bob', { memoryId: 'ep-3' }),
+        mention('f1', { memoryId: 'ep-3', kind: 'fact' }),
+      ],
+    ]);
+    const body = await graph.toBody();
+    const reference = new GraphPartition();
+    const entities = new Map(body.entities.map((record) => [record.id, graphEntityInfo(record)]));
+    const facts = new Map(body.facts.map((record) => [record.id, graphFactInfo(record)]));
+    for (const episodeId of new Set(body.mentions.map((row) => row.episode_id))) {
+      const rows = body.mentions
+        .filter((row) => row.episode_id === episodeId)
+        .map((row) => ({
+          targetId: row.target_id,
+          chunkIndex: row.chunk,
+          count: row.count,
+          description: row.description,
+          ...(row.valid_from !== undefined ? { validFrom: row.valid_from === null ? null : new Date(row.valid_from) } : {}),
+          ...(row.valid_to !== undefined ? { validTo: row.valid_to === null ? null : new Date(row.valid_to) } : {}),
+        }));
+      reference.setMemory(episodeId, rows, entities, facts);
+    }
+    const keys = ['alice', 'anna', 'bob', 'acme', 'a smith'];
+    const classifier = new PredicateClassifier(DEFAULT_FACT_LEXICON);
+    for (const partition of [graph.partition(), await new SnapshotGraph(body, DIMENSIONS).partitionInSlices(new CountingSlicer())]) {
+      assert.deepEqual(partition.exportState(), reference.exportState());
+      assert.deepEqual(matchGraph([partition], keys), matchGraph([reference], keys));
+      for (const key of keys) assert.deepEqual(matchGraph([partition], [key]), matchGraph([reference], [key]), key);
+      assert.deepEqual(partition.timelines(['f1', 'f2'], classifier), reference.timelines(['f1', 'f2'], classifier));
+    }
   });
 });

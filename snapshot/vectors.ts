@@ -78,3 +78,27 @@ export function decodeFloat16(encoded: string, dimensions: number): Float32Array
   }
   return vector;
 }
+
+/**
+ * What decodeFloat16 accepts, without making the vector: the length, and no component whose
+ * exponent bits are all set (an infinity or a NaN). The checks of a snapshot's open read every
+ * chunk vector this way (decoding each one was a third of those checks).
+ */
+export function isFloat16Vector(encoded: string, dimensions: number): boolean {
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.length !== dimensions * 2) return false;
+  for (let at = 1; at < bytes.length; at += 2) if ((bytes[at]! & 0x7c) === 0x7c) return false;
+  return true;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Whether `text` is base64 as the format allows it (BASE64). Base64 that Node writes back
+ * unchanged is (the usual case: the service wrote it), tested natively (1 ms over a 1,000-memory
+ * snapshot's chunk vectors, against 7 ms for the regular expression, and 15 for a scan in
+ * JavaScript); anything else is tested by the regular expression.
+ */
+export function isBase64(text: string): boolean {
+  return Buffer.from(text, 'base64').toString('base64') === text || BASE64.test(text);
+}
