@@ -307,8 +307,16 @@ describe('memory service: delete is one cascade that reaches everything derived'
     assert.equal(await service.sweepDeletions(30_000), 1);
     assert.equal(store.memories.row(memory.id), undefined);
     assert.equal(store.intents.rows.size, 0);
-    // The sweep stops the workflow first, then resumes the steps from the record on.
-    assert.deepEqual(store.journal.names(), ['orchestrator.stopIngestion', 'memories.deleteMany', ...CASCADE.slice(3)]);
+    // The sweep stops the workflow first, then resumes the steps from the record on; last, the
+    // memory's collections are reloaded everywhere: the interrupted run may have rewritten shared
+    // entities and died before announcing them, and this run finds nothing left to announce.
+    assert.deepEqual(store.journal.names(), [
+      'orchestrator.stopIngestion',
+      'memories.deleteMany',
+      ...CASCADE.slice(3),
+      'indexChanges.publishCollectionReload',
+    ]);
+    assert.deepEqual(store.indexChanges.notices.at(-1), { op: 'reload_collection', tenantId: A, collectionId: 'a1' });
   });
 
   it('the sweep leaves recent intents to the delete still running them', async () => {

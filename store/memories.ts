@@ -284,12 +284,12 @@ export class MemoryRepository {
   }
 
   /** Those of `ids` that belong to the tenant, with the workflow each had running. */
-  async ownedBy(tenantId: string, ids: string[]): Promise<{ id: string; workflow_id: string }[]> {
+  async ownedBy(tenantId: string, ids: string[]): Promise<{ id: string; workflow_id: string; collection_ids: string[] }[]> {
     if (ids.length === 0) return [];
     const docs = await this.collection
-      .find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1, workflow_id: 1 } })
+      .find({ tenant_id: tenantId, _id: { $in: ids } }, { projection: { _id: 1, workflow_id: 1, collection_ids: 1 } })
       .toArray();
-    return docs.map((doc) => ({ id: doc._id, workflow_id: doc.workflow_id }));
+    return docs.map((doc) => ({ id: doc._id, workflow_id: doc.workflow_id, collection_ids: doc.collection_ids }));
   }
 
   /** Deletes the records only: a memory's delete is MemoryPurge's (store/memory-purge.ts). */

@@ -34,6 +34,8 @@ export interface PurgeDoc {
   _id: string;
   tenant_id: string;
   workflow_id: string;
+  /** Absent on intents written by earlier versions. */
+  collection_ids?: string[];
   requested_at: Date;
 }
 
@@ -42,6 +44,8 @@ export interface Purge {
   memoryId: string;
   tenantId: string;
   workflowId: string;
+  /** The memory's collections when its delete began (absent on intents of earlier versions): a resumed delete reloads them. */
+  collectionIds?: string[];
 }
 
 /** What the cascade calls on each repository, and nothing more (a unit test hands in-memory ones). */
@@ -54,7 +58,7 @@ export interface PurgeRepositories {
   files: Pick<FileRepository, 'deleteForMemories'>;
   uploads: Pick<UploadRepository, 'forgetMemories'>;
   idempotency: Pick<IdempotencyRepository, 'forgetMemories'>;
-  indexChanges: Pick<IndexChangeFeed, 'publishRemoves' | 'publishGraphRefresh'>;
+  indexChanges: Pick<IndexChangeFeed, 'publishRemoves' | 'publishGraphRefresh' | 'publishCollectionReload'>;
   indexSnapshots: Pick<IndexSnapshotRepository, 'removeForTenant'>;
 }
 
@@ -77,7 +81,12 @@ export interface PurgeOptions {
   indexNotices?: 'per_memory' | 'by_caller';
 }
 
-const toPurge = (doc: PurgeDoc): Purge => ({ memoryId: doc._id, tenantId: doc.tenant_id, workflowId: doc.workflow_id });
+const toPurge = (doc: PurgeDoc): Purge => ({
+  memoryId: doc._id,
+  tenantId: doc.tenant_id,
+  workflowId: doc.workflow_id,
+  ...(doc.collection_ids ? { collectionIds: doc.collection_ids } : {}),
+});
 
 /** The intents as rows of `memory_purges`. */
 export class PurgeIntentRows implements PurgeIntents {
@@ -96,7 +105,14 @@ export class PurgeIntentRows implements PurgeIntents {
       purges.map((purge) => ({
         updateOne: {
           filter: { _id: purge.memoryId },
-          update: { $setOnInsert: { tenant_id: purge.tenantId, workflow_id: purge.workflowId, requested_at: requestedAt } },
+          update: {
+            $setOnInsert: {
+              tenant_id: purge.tenantId,
+              workflow_id: purge.workflowId,
+              ...(purge.collectionIds ? { collection_ids: purge.collectionIds } : {}),
+              requested_at: requestedAt,
+            },
+          },
           upsert: true,
         },
       })),
@@ -134,7 +150,12 @@ export class MemoryPurge {
   async begin(tenantId: string, ids: string[]): Promise<Purge[]> {
     const found = await this.repos.memories.ownedBy(tenantId, ids);
     if (found.length === 0) return [];
-    const purges = found.map((memory) => ({ memoryId: memory.id, tenantId, workflowId: memory.workflow_id }));
+    const purges = found.map((memory) => ({
+      memoryId: memory.id,
+      tenantId,
+      workflowId: memory.workflow_id,
+      collectionIds: memory.collection_ids,
+    }));
     await this.intents.record(purges, new Date());
     this.onStep('intent');
     await this.repos.memories.deleteMany(
@@ -160,6 +181,12 @@ export class MemoryPurge {
       await this.repos.memories.deleteMany(tenantId, own);
     }
     await this.finish(purges);
+    // The interrupted run may have rewritten shared entities and facts and died before announcing
+    // them (refresh_graph), and this run finds their rows gone: every process reads the memory's
+    // collections again on their next search instead.
+    const reloads = new Map<string, string>();
+    for (const purge of purges) for (const collectionId of purge.collectionIds ?? []) reloads.set(collectionId, purge.tenantId);
+    for (const [collectionId, tenantId] of reloads) await this.repos.indexChanges.publishCollectionReload(tenantId, collectionId);
   }
 
   /**

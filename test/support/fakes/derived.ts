@@ -257,7 +257,7 @@ export class FakePurgeIntents implements PurgeIntents {
       .filter((row) => row.requestedAt < olderThan)
       .sort((a, b) => a.requestedAt.getTime() - b.requestedAt.getTime())
       .slice(0, limit)
-      .map(({ memoryId, tenantId, workflowId }) => ({ memoryId, tenantId, workflowId }));
+      .map(({ requestedAt: _requestedAt, ...purge }) => purge);
   }
 }
 

@@ -230,10 +230,10 @@ export class FakeMemories implements MemoryRecords {
   }
 
   /** Not filtered by expiry, as the repository's: the purge and the expiry sweep delete expired imports too. */
-  async ownedBy(tenantId: string, ids: string[]): Promise<{ id: string; workflow_id: string }[]> {
+  async ownedBy(tenantId: string, ids: string[]): Promise<{ id: string; workflow_id: string; collection_ids: string[] }[]> {
     return [...this.rows.values()]
       .filter((row) => row.tenant_id === tenantId && ids.includes(row.id))
-      .map((row) => ({ id: row.id, workflow_id: row.workflow_id }));
+      .map((row) => ({ id: row.id, workflow_id: row.workflow_id, collection_ids: [...row.collection_ids] }));
   }
 
   async deleteMany(tenantId: string, ids: string[]): Promise<void> {
