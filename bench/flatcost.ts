@@ -18,7 +18,7 @@ import { createAdminService } from '../services/admin.js';
 import { openStore, type Store } from '../store/index.js';
 import { ApiClient } from './client.js';
 import { ingestScenario } from './pipeline.js';
-import { info, metric } from './stats.js';
+import { info, metric, seconds } from './stats.js';
 import { makeTexts } from './texts.js';
 import { SyntheticText } from './synthetic.js';
 import { writeSyntheticCorpus } from './synthetic.js';
@@ -119,12 +119,12 @@ export async function prefillStore(store: Store, tenantIds: string[], collection
       }
     }
   }
-  const seconds = (performance.now() - started) / 1000;
-  info(`   pre-filled ${written} chunks in ${seconds.toFixed(1)} s`);
+  const prefillSeconds = seconds(performance.now() - started);
+  info(`   pre-filled ${written} chunks in ${prefillSeconds.toFixed(1)} s`);
   metric('flatcost_prefill_chunks', written, 'count');
   metric('flatcost_prefill_memories', perCollection * TENANTS * COLLECTIONS, 'count');
-  metric('flatcost_prefill_seconds', seconds, 's');
-  return seconds;
+  metric('flatcost_prefill_seconds', prefillSeconds, 's');
+  return prefillSeconds;
 }
 
 export function reportFlatCost(empty: IngestFigures, loaded: IngestFigures): void {
@@ -151,8 +151,6 @@ export interface FlatCostContext {
   logDir: string;
   ingestCount: number;
 }
-
-const seconds = (ms: number): number => ms / 1000;
 
 /**
  * 13) flat cost, with an API process (ROLE=all) and a database of its own, so that "empty" is

@@ -11,12 +11,12 @@ import type { ApiClient, MemoryRecord } from './client.js';
 import { CpuMeter, reportCpu } from './cpu.js';
 import { benchNumber } from './env.js';
 import type { IngestFigures } from './flatcost.js';
-import { info, metric, percentile, sleep } from './stats.js';
+import { info, metric, percentile, seconds, sleep } from './stats.js';
 import { makeTexts, type BenchText } from './texts.js';
 
 const LATENCY_WARMUPS = 5;
 const LATENCY_RUNS = benchNumber('BENCH_LATENCY_RUNS', 50);
-export const INGEST_CONCURRENCY = 16;
+const INGEST_CONCURRENCY = 16;
 const POLL_MS = 5;
 const MEMORY_TIMEOUT_MS = 120_000;
 /**
@@ -25,8 +25,6 @@ const MEMORY_TIMEOUT_MS = 120_000;
  * and a fixed 420 s deadline stopped the whole bench there.
  */
 const INGEST_STALL_MS = 180_000;
-
-const seconds = (ms: number): number => ms / 1000;
 
 /** Polls GET /v1/memories/{id} every POLL_MS until the memory leaves the pipeline. */
 export async function waitForMemory(api: ApiClient, id: string, started: number): Promise<MemoryRecord> {

@@ -75,7 +75,7 @@ import { retrievalScenario } from './retrieval/scenario.js';
 import { locomoScenario } from './locomo/scenario.js';
 import { extractionScenario } from './extraction/scenario.js';
 import { budgetScenario, coldLoad } from './index-budget.js';
-import { info, metric } from './stats.js';
+import { info, metric, seconds } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { makeTexts, seededRandom, type BenchText } from './texts.js';
 import { soakScenario } from './soak.js';
@@ -205,8 +205,6 @@ registerCleanup(async () => {
   if (keepDataDir && !interrupted) info(`kept ${dataDir} (Temporal and MongoDB stand-in logs: temporal.log, mongo.log)`);
   else rmSync(dataDir, { recursive: true, force: true });
 });
-
-const seconds = (ms: number): number => ms / 1000;
 
 interface PipelineFigures {
   throughput: number;

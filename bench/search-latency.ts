@@ -7,7 +7,7 @@ import { loadConfig } from '../config/index.js';
 import type { Store } from '../store/index.js';
 import type { ApiClient } from './client.js';
 import { CpuMeter, reportCpu } from './cpu.js';
-import { info, metric, percentile, sleep } from './stats.js';
+import { info, metric, percentile, seconds, sleep } from './stats.js';
 import { writeSyntheticCorpus, type SyntheticText } from './synthetic.js';
 import { seededRandom } from './texts.js';
 
@@ -17,8 +17,6 @@ export const SEARCH_CHUNKS_PER_MEMORY = 100;
 const SNAPSHOT_MIN_CHUNKS_DEFAULT = loadConfig({}).SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS;
 const SEARCH_WARMUPS = 5;
 const SEARCH_RUNS = 200;
-
-const seconds = (ms: number): number => ms / 1000;
 
 export async function searchScenario(
   api: ApiClient,

@@ -39,4 +39,7 @@ export function info(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
 }
 
+/** Milliseconds as seconds, for metric lines. */
+export const seconds = (ms: number): number => ms / 1000;
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
