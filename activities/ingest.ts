@@ -302,14 +302,12 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     // Deleted, or detached again meanwhile: take back what this run wrote.
     if (!after) return purge(memory);
     const detached = collectionIds.filter((id) => !after.collection_ids.includes(id));
-    let rewritten: string[] = [];
     if (detached.length > 0) {
-      rewritten = await store.factEvents.removeMemories([memory.id], detached);
+      await store.factEvents.removeMemories(memory.tenant_id, [memory.id], detached);
       await store.procedures.removeMemories([memory.id], detached);
     }
-    // Search processes reload the memory's graph (and vectors) from the store, and what it rewrote.
+    // Search processes reload the memory's graph (and vectors) from the store.
     await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: after.collection_ids }]);
-    await store.indexChanges.publishGraphRefresh(memory.tenant_id, memory.id, rewritten);
   }
 
   async function embedAndIndex(input: StageInput): Promise<IndexResult> {
@@ -385,10 +383,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       const { fromChunk, fromMessage } = input.append;
       await store.chunks.deleteFromIndex(memory.id, fromChunk);
       // Supersessions its messages announced are undone (fact_restored), as for a failed ingestion.
-      const rewritten = await store.factEvents.removeChunkRows(memory.id, memory.collection_ids, fromChunk);
+      await store.factEvents.removeChunkRows(memory.tenant_id, memory.id, memory.collection_ids, fromChunk);
       await store.procedures.removeMemories([memory.id], memory.collection_ids, fromChunk);
       await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: memory.collection_ids }]);
-      await store.indexChanges.publishGraphRefresh(memory.tenant_id, memory.id, rewritten);
       await store.memories.abandonAppend(memory.id, { from_chunk: fromChunk, from_message: fromMessage }, input.message);
       await reportTerminal(store, progressTargetOf(memory), 'failed', 0, 0, `append failed: ${input.message}`);
       deps.logger.info({ memoryId: memory.id, reason: input.message }, 'append failed');
@@ -396,10 +393,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     }
     // Nothing partial stays searchable; the record (with its reason) and its files stay.
     await store.chunks.deleteForMemories([memory.id]);
-    const rewritten = await store.factEvents.removeMemories([memory.id]);
+    await store.factEvents.removeMemories(memory.tenant_id, [memory.id]);
     await store.procedures.removeMemories([memory.id]);
     await store.indexChanges.publishRemoves(memory.tenant_id, [memory.id]);
-    await store.indexChanges.publishGraphRefresh(memory.tenant_id, memory.id, rewritten);
     await store.memories.setStatus(memory.id, 'failed', { status_message: input.message, chunk_count: 0 });
     await reportTerminal(store, progressTargetOf(memory), 'failed', 0, 0, input.message);
     deps.logger.info({ memoryId: memory.id, reason: input.message }, 'ingestion failed');

@@ -104,7 +104,7 @@ export interface MemoryServiceStore {
   idempotency: Pick<IdempotencyRepository, 'claim' | 'release'>;
   factEvents: Pick<FactEvents, 'removeMemories'>;
   procedures: Pick<Store['procedures'], 'removeMemories'>;
-  indexChanges: Pick<IndexChangeFeed, 'publishUpserts' | 'publishGraphRefresh'>;
+  indexChanges: Pick<IndexChangeFeed, 'publishUpserts'>;
   purge: Pick<MemoryPurge, 'begin' | 'finish' | 'resume' | 'pending'>;
 }
 
@@ -377,14 +377,12 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     if (!sync) return;
     await store.chunks.setCollections(memory.id, memory.collection_ids);
     const left = sync.removed.filter((id) => !memory.collection_ids.includes(id));
-    let rewritten: string[] = [];
     if (left.length > 0) {
-      rewritten = await store.factEvents.removeMemories([memory.id], left);
+      // The entities it named there lose its description and names, announced with the removal.
+      await store.factEvents.removeMemories(memory.tenant_id, [memory.id], left);
       await store.procedures.removeMemories([memory.id], left);
     }
     await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: memory.collection_ids }]);
-    // The entities it named there lost its description and names (a search process may not hold the memory to know).
-    await store.indexChanges.publishGraphRefresh(memory.tenant_id, memory.id, rewritten);
     const joined = sync.added.filter((id) => memory.collection_ids.includes(id));
     if (joined.length > 0 && memory.status === 'complete') {
       await orchestrator.startGraphProjection({ memoryId: memory.id, tenantId: memory.tenant_id, collectionIds: joined });

@@ -255,7 +255,7 @@ describe('memory service: delete is one cascade that reaches everything derived'
     'intents.remove',
   ];
 
-  it("runs every step, in order, drops the memory from this process's index at once, and announces the graph records it rewrote after its remove", async () => {
+  it("runs every step, in order, drops the memory from this process's index at once, and announces the graph records it rewrote with their removal", async () => {
     const { service, seed, store, forgotten } = setup();
     const memory = seed({ tenant_id: A, collection_ids: ['a1'] });
     store.chunks.seed(memory, ['one', 'two']);
@@ -264,14 +264,14 @@ describe('memory service: delete is one cascade that reaches everything derived'
     const result = await service.delete(A, [memory.id, memory.id]);
     assert.deepEqual(result, { deleted: [memory.id], notFound: [] });
     const cascade = [...CASCADE];
-    cascade.splice(cascade.indexOf('indexChanges.publishRemoves') + 1, 0, 'indexChanges.publishGraphRefresh');
+    cascade.splice(cascade.indexOf('factEvents.removeMemories') + 1, 0, 'indexChanges.publishGraphRefresh');
     assert.deepEqual(store.journal.names(), cascade);
     assert.deepEqual(forgotten, [memory.id]);
     assert.equal(store.chunks.rows.size, 0);
     assert.equal(store.intents.rows.size, 0);
     assert.deepEqual(store.indexChanges.notices, [
-      { op: 'remove', tenantId: A, memoryId: memory.id },
       { op: 'refresh_graph', tenantId: A, memoryId: memory.id, targetIds: ['entity-1', 'fact-1'] },
+      { op: 'remove', tenantId: A, memoryId: memory.id },
     ]);
   });
 

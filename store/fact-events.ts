@@ -11,11 +11,13 @@ import { deletionChanges, newSupersessions, type Supersession, type TimelineFact
 import type { GraphScope } from '../core/graph-model.js';
 import type { EventLog } from './events.js';
 import type { GraphRepository } from './graph.js';
+import type { IndexChangeFeed } from './index-changes.js';
 
 export class FactEvents {
   constructor(
-    private readonly graph: GraphRepository,
-    private readonly events: EventLog,
+    private readonly graph: Pick<GraphRepository, 'subjectTimelines' | 'subjectsBackedBy' | 'removeMemories' | 'removeChunkProvenance'>,
+    private readonly events: Pick<EventLog, 'append' | 'redactFactEvents'>,
+    private readonly indexChanges: Pick<IndexChangeFeed, 'publishGraphRefresh'>,
     private readonly classifier: PredicateClassifier,
   ) {}
 
@@ -34,17 +36,21 @@ export class FactEvents {
   }
 
   /**
-   * Removes the memories' graph rows (in `onlyCollections` when given), announcing first what that
-   * changes: a `fact_restored` per supersession undone whose old fact holds again, and a
+   * Removes `tenantId`'s memories' graph rows (in `onlyCollections` when given), announcing first
+   * what that changes: a `fact_restored` per supersession undone whose old fact holds again, and a
    * `fact_superseded` per supersession the removal brings about. Announcing before removing makes
    * a crash in between repeat the events on the retry rather than lose them. The fact events that
    * describe what the removal takes out of the graph are redacted (core/fact-event-redaction.ts).
-   * Returns the entities and facts other memories still mention, whose records the removal
-   * rewrote (GraphRepository.removeMemories): search processes must read them again.
+   * Then a `refresh_graph` notice names the entities and facts other memories still mention,
+   * whose records the removal rewrote (GraphRepository.removeMemories): a search process may have
+   * read them mid-rewrite, or never held the memory to know which they are, and reads them again.
+   * Every removal of graph rows comes through here, so none can leave a stale name searchable.
    */
-  async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<string[]> {
+  async removeMemories(tenantId: string, memoryIds: string[], onlyCollections?: string[]): Promise<void> {
+    if (memoryIds.length === 0) return;
     const removed = new Set(memoryIds);
-    return this.removeRows(
+    await this.removeRows(
+      tenantId,
       memoryIds,
       onlyCollections,
       undefined,
@@ -57,8 +63,9 @@ export class FactEvents {
    * The same for the rows of one memory's chunks from `fromChunk` on, in the named collections:
    * what a failed append wrote. A supersession it had announced is undone by a `fact_restored`.
    */
-  async removeChunkRows(memoryId: string, collectionIds: string[], fromChunk: number): Promise<string[]> {
-    return this.removeRows(
+  async removeChunkRows(tenantId: string, memoryId: string, collectionIds: string[], fromChunk: number): Promise<void> {
+    await this.removeRows(
+      tenantId,
       [memoryId],
       collectionIds,
       fromChunk,
@@ -68,12 +75,13 @@ export class FactEvents {
   }
 
   private async removeRows(
+    tenantId: string,
     memoryIds: string[],
     onlyCollections: string[] | undefined,
     fromChunk: number | undefined,
     isRemoved: (row: ValidityRow) => boolean,
     remove: () => Promise<string[]>,
-  ): Promise<string[]> {
+  ): Promise<void> {
     // Whole memories leave the collections they are removed from; a failed append's memory stays.
     const wholeMemories = fromChunk === undefined ? new Set(memoryIds) : new Set<string>();
     const redactions = new Map<string, Map<string, RemovedFromGraph>>();
@@ -105,7 +113,7 @@ export class FactEvents {
     await redact();
     const rewritten = await remove();
     await redact();
-    return rewritten;
+    await this.indexChanges.publishGraphRefresh(tenantId, memoryIds[0]!, rewritten);
   }
 
   private async appendSuperseded(

@@ -70,14 +70,15 @@ export async function openStore(
   const graph = new GraphRepository(db);
   const procedureRecords = new ProcedureRepository(db);
   const procedures = new ProcedureDerivation(procedureRecords);
+  const indexChanges = await IndexChangeFeed.open(db, capabilities, config.INDEX_FEED_MAX_ENTRIES);
   const repositories = {
     memories: new MemoryRepository(db),
     chunks: new ChunkRepository(db),
     files: new FileRepository(db),
     graph,
-    factEvents: new FactEvents(graph, events, new PredicateClassifier(config.FACT_LEXICON)),
+    factEvents: new FactEvents(graph, events, indexChanges, new PredicateClassifier(config.FACT_LEXICON)),
     uploads: new UploadRepository(db),
-    indexChanges: await IndexChangeFeed.open(db, capabilities, config.INDEX_FEED_MAX_ENTRIES),
+    indexChanges,
     indexSnapshots: new IndexSnapshotRepository(db),
     idempotency: new IdempotencyRepository(db, config.IDEMPOTENCY_TTL_SECONDS),
   };

@@ -58,7 +58,7 @@ export interface PurgeRepositories {
   files: Pick<FileRepository, 'deleteForMemories'>;
   uploads: Pick<UploadRepository, 'forgetMemories'>;
   idempotency: Pick<IdempotencyRepository, 'forgetMemories'>;
-  indexChanges: Pick<IndexChangeFeed, 'publishRemoves' | 'publishGraphRefresh' | 'publishCollectionReload'>;
+  indexChanges: Pick<IndexChangeFeed, 'publishRemoves' | 'publishCollectionReload'>;
   indexSnapshots: Pick<IndexSnapshotRepository, 'removeForTenant'>;
 }
 
@@ -201,9 +201,9 @@ export class MemoryPurge {
     await this.repos.chunks.deleteForMemories(ids);
     this.onStep('chunks');
     // Announces the supersessions the delete undoes (fact_restored), then drops the rows; per
-    // tenant, so the graph records it rewrites are announced to that tenant's followers.
-    const rewritten = new Map<string, string[]>();
-    for (const tenantId of tenants) rewritten.set(tenantId, await this.repos.factEvents.removeMemories(idsOf(tenantId)));
+    // tenant, so the graph records it rewrites are announced to that tenant's followers (with
+    // whatever they read before the delete, those are read again).
+    for (const tenantId of tenants) await this.repos.factEvents.removeMemories(tenantId, idsOf(tenantId));
     this.onStep('graph');
     await this.repos.procedures.removeMemories(ids);
     this.onStep('workflows');
@@ -217,9 +217,6 @@ export class MemoryPurge {
       for (const tenantId of tenants) {
         const own = idsOf(tenantId);
         await this.repos.indexChanges.publishRemoves(tenantId, own);
-        // Entities and facts other memories still mention lost this one's description and names:
-        // every follower reads the ones it holds again, after whatever it read before the delete.
-        await this.repos.indexChanges.publishGraphRefresh(tenantId, own[0]!, rewritten.get(tenantId) ?? []);
       }
     }
     this.onStep('index_feed');

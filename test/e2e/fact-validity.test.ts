@@ -14,6 +14,7 @@ import { connectDatabase, type Database } from '../../store/db.js';
 import { EventLog } from '../../store/events.js';
 import { FactEvents } from '../../store/fact-events.js';
 import { GraphRepository } from '../../store/graph.js';
+import { IndexChangeFeed } from '../../store/index-changes.js';
 import { createMemory, eventually, newTenant, stack, waitForStatus, type TenantFixture } from '../support/client.js';
 import { closeDatabase, database } from '../support/db.js';
 import { RawSocket, type Frame } from '../support/ws.js';
@@ -517,9 +518,10 @@ describe('a failed append takes back the supersessions it announced', () => {
     const factEvents = new FactEvents(
       new GraphRepository(store.db),
       await EventLog.open(store.db, store.capabilities, 20_000),
+      await IndexChangeFeed.open(store.db, store.capabilities, 200_000),
       new PredicateClassifier(DEFAULT_FACT_LEXICON),
     );
-    await factEvents.removeChunkRows(memoryId, [tenant.collectionId], 1);
+    await factEvents.removeChunkRows(tenant.tenantId, memoryId, [tenant.collectionId], 1);
 
     const restored = await live.next((frame) => frame.type === 'fact_restored');
     assert.ok((restored.seq as number) > (announced.seq as number));

@@ -210,16 +210,32 @@ export class FakeIndexSnapshots implements Pick<IndexSnapshotRepository, 'remove
   }
 }
 
-/** The graph's removal (with its fact events): recorded, since what it removes is the graph repository's concern. */
-export class FakeFactEvents implements Pick<FactEvents, 'removeMemories'> {
+/**
+ * The graph's removal (with its fact events): recorded, since what it removes is the graph
+ * repository's concern. Like the real one it announces the records it rewrote on the feed.
+ */
+export class FakeFactEvents implements Pick<FactEvents, 'removeMemories' | 'removeChunkRows'> {
   /** By memory: the graph records other memories still mention that its removal rewrites (set by a test). */
   readonly rewrites = new Map<string, string[]>();
 
-  constructor(private readonly journal: Journal = new Journal()) {}
+  constructor(
+    private readonly journal: Journal = new Journal(),
+    private readonly indexChanges: Pick<FakeIndexChanges, 'publishGraphRefresh'> = new FakeIndexChanges(journal),
+  ) {}
 
-  async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<string[]> {
+  async removeMemories(tenantId: string, memoryIds: string[], onlyCollections?: string[]): Promise<void> {
     this.journal.record('factEvents.removeMemories', [...memoryIds], onlyCollections ? [...onlyCollections] : undefined);
-    return [...new Set(memoryIds.flatMap((memoryId) => this.rewrites.get(memoryId) ?? []))];
+    await this.announce(tenantId, memoryIds);
+  }
+
+  async removeChunkRows(tenantId: string, memoryId: string, collectionIds: string[], fromChunk: number): Promise<void> {
+    this.journal.record('factEvents.removeChunkRows', memoryId, [...collectionIds], fromChunk);
+    await this.announce(tenantId, [memoryId]);
+  }
+
+  private async announce(tenantId: string, memoryIds: string[]): Promise<void> {
+    const rewritten = [...new Set(memoryIds.flatMap((memoryId) => this.rewrites.get(memoryId) ?? []))];
+    if (memoryIds.length > 0) await this.indexChanges.publishGraphRefresh(tenantId, memoryIds[0]!, rewritten);
   }
 }
 
@@ -384,14 +400,15 @@ export class FakeTenants implements Pick<TenantRepository, 'inactiveKeyIds'> {
  * spreads this first and puts its own after it).
  */
 export function derivedRepositories(journal: Journal) {
+  const indexChanges = new FakeIndexChanges(journal);
   return {
     chunks: new FakeChunks(journal),
     files: new FakeFiles(journal),
     uploads: new FakeUploads(journal),
     idempotency: new FakeIdempotency(journal),
-    indexChanges: new FakeIndexChanges(journal),
+    indexChanges,
     indexSnapshots: new FakeIndexSnapshots(journal),
-    factEvents: new FakeFactEvents(journal),
+    factEvents: new FakeFactEvents(journal, indexChanges),
     procedures: new FakeProcedures(journal),
   };
 }

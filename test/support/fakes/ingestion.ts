@@ -20,7 +20,15 @@ import type { StoredFile } from '../../../store/files.js';
 import { mentionRow } from '../../../store/graph.js';
 import type { Store } from '../../../store/index.js';
 import { MemoryPurge } from '../../../store/memory-purge.js';
-import { derivedRepositories, FakeChunks, FakeFactEvents, FakeFiles, FakeProcedures, FakePurgeIntents } from './derived.js';
+import {
+  derivedRepositories,
+  FakeChunks,
+  FakeFactEvents,
+  FakeFiles,
+  FakeProcedures,
+  FakePurgeIntents,
+  type FakeIndexChanges,
+} from './derived.js';
 import { Journal } from './journal.js';
 import { FakeMemories } from './memories.js';
 
@@ -161,14 +169,14 @@ class IngestionFactEvents extends FakeFactEvents {
   constructor(
     private readonly log: Journal,
     private readonly graph: FakeGraph,
+    indexChanges: FakeIndexChanges,
   ) {
-    super(log);
+    super(log, indexChanges);
   }
 
-  override async removeMemories(memoryIds: string[], onlyCollections?: string[]): Promise<string[]> {
-    const rewritten = await super.removeMemories(memoryIds, onlyCollections);
+  override async removeMemories(tenantId: string, memoryIds: string[], onlyCollections?: string[]): Promise<void> {
+    await super.removeMemories(tenantId, memoryIds, onlyCollections);
     this.graph.remove(memoryIds, onlyCollections);
-    return rewritten;
   }
 
   /** The subjects each call was asked to replay. */
@@ -201,12 +209,13 @@ class IngestionProcedures extends FakeProcedures {
 export function fakeIngestionStore() {
   const journal = new InterruptibleJournal();
   const graph = new FakeGraph(journal);
+  const derived = derivedRepositories(journal);
   const repositories = {
-    ...derivedRepositories(journal),
+    ...derived,
     memories: new IngestionMemories(journal),
     chunks: new IngestionChunks(journal),
     files: new IngestionFiles(journal),
-    factEvents: new IngestionFactEvents(journal, graph),
+    factEvents: new IngestionFactEvents(journal, graph, derived.indexChanges),
     procedures: new IngestionProcedures(journal),
   };
   const purge = new MemoryPurge(new FakePurgeIntents(journal), repositories);
