@@ -5,6 +5,7 @@
  * explicitly allowed, so nothing is downloaded when a local copy is configured.
  */
 import { embeddingBatchDuration, embeddingBatchSize } from '../core/metrics.js';
+import { onnxSessionOptions } from '../core/onnx-session.js';
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import type { ModelThread } from './model-thread-client.js';
 
@@ -27,7 +28,7 @@ export interface EmbedderOptions {
   cacheDir?: string;
   /** Upper bound of texts per model call when concurrent requests are merged. */
   maxBatchSize?: number;
-  /** onnxruntime intra-op threads (default: its own choice, the cores). */
+  /** onnxruntime intra-op threads (0 or absent: its own choice, the cores); its threads never spin (core/onnx-session.ts). */
   threads?: number;
   /**
    * Run the model on the process's model thread (models/model-thread-client.ts), never on the
@@ -53,10 +54,12 @@ export async function loadModelRunner(options: ModelSource): Promise<(texts: str
   }
   env.allowRemoteModels = options.allowRemoteModels || !options.modelsDir;
   if (options.cacheDir) env.cacheDir = options.cacheDir;
-  const sessionOptions = options.threads ? { session_options: { intraOpNumThreads: options.threads, interOpNumThreads: 1 } } : {};
   // onnxruntime-node's run blocks the calling thread for the whole batch: a service process runs it
   // on its model thread (EmbedderOptions.thread).
-  const model: FeatureExtractionPipeline = await pipeline('feature-extraction', options.modelId, { dtype: 'q8', ...sessionOptions });
+  const model: FeatureExtractionPipeline = await pipeline('feature-extraction', options.modelId, {
+    dtype: 'q8',
+    session_options: onnxSessionOptions(options.threads),
+  });
   const embedRun = async (texts: string[]): Promise<Float32Array[]> => {
     const output = await model(texts, { pooling: 'mean', normalize: true });
     const [rows, dims] = output.dims as [number, number];
