@@ -19,7 +19,7 @@
 import { canonicalJson } from '../core/canonical-json.js';
 import { ApiClient } from './client.js';
 import { CpuMeter } from './cpu.js';
-import { info, metric, percentile, sleep } from './stats.js';
+import { info, metric, metricWithGoal, percentile, sleep } from './stats.js';
 import { makeQueries, makeTexts } from './texts.js';
 import { benchNumber } from './env.js';
 
@@ -58,12 +58,6 @@ export interface DeviceLoadDeps {
   rssMb: () => number | null;
   /** SNAPSHOT_MAX_EPISODES of the service. */
   maxEpisodes: number;
-}
-
-/** A figure and, beside it, its goal. */
-function withGoal(name: string, value: number, goal: number, unit: string): void {
-  metric(name, value, unit);
-  metric(`${name}_goal`, goal, unit);
 }
 
 /** The service's CPU-seconds over `runs` calls, per call in ms (null off Linux). */
@@ -117,7 +111,7 @@ export async function deviceScenario(
     0,
   );
   metric('device_snapshot_bytes_per_1k_memories', (bytes / 1024 / 1024) * scale, 'MiB');
-  withGoal('device_snapshot_kib_per_memory', bytes / 1024 / MEMORIES, 4, 'KiB');
+  metricWithGoal('device_snapshot_kib_per_memory', bytes / 1024 / MEMORIES, 4, 'KiB');
   metric('device_snapshot_chunk_text_share', textBytes / bytes, 'ratio');
   metric('device_snapshot_chunk_vector_share', vectorBytes / bytes, 'ratio');
   const sectionBytes = (items: unknown[]) => Buffer.byteLength(canonicalJson(items));
@@ -171,8 +165,8 @@ export async function deviceScenario(
   metric('device_search_first_ms', deviceTimes[0]!, 'ms');
   // /proc's CPU times tick every 10 ms: this one call's figure is that coarse.
   if (firstCpu !== null) metric('device_search_first_service_cpu_ms', firstCpu, 'ms');
-  withGoal('device_search_p50_ms', percentile(deviceTimes, 50), 50, 'ms');
-  withGoal('device_search_p95_ms', percentile(deviceTimes, 95), 50, 'ms');
+  metricWithGoal('device_search_p50_ms', percentile(deviceTimes, 50), 50, 'ms');
+  metricWithGoal('device_search_p95_ms', percentile(deviceTimes, 95), 50, 'ms');
   metric('device_search_prepared_p50_ms', percentile(deviceTimes.slice(1), 50), 'ms');
   metric('device_search_prepared_p95_ms', percentile(deviceTimes.slice(1), 95), 'ms');
   if (firstCpu !== null && preparedCpu !== null)
@@ -180,7 +174,7 @@ export async function deviceScenario(
   if (preparedCpu !== null) metric('device_search_prepared_service_cpu_ms', preparedCpu, 'ms');
   metric('device_collection_search_p50_ms', percentile(collectionTimes, 50), 'ms');
   metric('device_collection_search_p95_ms', percentile(collectionTimes, 95), 'ms');
-  withGoal('device_search_same_top5_entities_ratio', agree / queries.length, 1, 'ratio');
+  metricWithGoal('device_search_same_top5_entities_ratio', agree / queries.length, 1, 'ratio');
   // No goal: how often the query's own entities fill collection search's top 5 (no hit-mentioned ones in it).
   metric('device_search_same_top5_with_hit_entities_ratio', agreeWithHits / queries.length, 'ratio');
 
@@ -202,8 +196,8 @@ export async function deviceScenario(
   }
   const createCpu = cpuPerCall(createMeter, newTexts.length);
   // Goal: no slower than POST → searchable in collection mode (issue 28: p50 <= 120 ms, p95 <= 200 ms).
-  withGoal('device_create_p50_ms', percentile(createTimes, 50), 120, 'ms');
-  withGoal('device_create_p95_ms', percentile(createTimes, 95), 200, 'ms');
+  metricWithGoal('device_create_p50_ms', percentile(createTimes, 50), 120, 'ms');
+  metricWithGoal('device_create_p95_ms', percentile(createTimes, 95), 200, 'ms');
   if (createCpu !== null) metric('device_create_service_cpu_ms', createCpu, 'ms');
   info(
     `   snapshot of ${MEMORIES} memories: ${(bytes / 1024 / 1024).toFixed(2)} MiB, ${snapshot.counts.entities} entities, ${snapshot.counts.facts} facts`,

@@ -11,7 +11,10 @@ import type { ApiClient, MemoryRecord } from './client.js';
 import { CpuMeter, reportCpu } from './cpu.js';
 import { benchNumber } from './env.js';
 import type { IngestFigures } from './flatcost.js';
-import { info, metric, percentile, seconds, sleep } from './stats.js';
+import { info, metric, metricWithGoal, percentile, seconds, sleep } from './stats.js';
+
+/** Issue 28: a 1 KB memory searchable this soon after its POST. */
+const POST_TO_SEARCHABLE_GOAL_MS = { p50: 120, p95: 200 };
 import { makeTexts, type BenchText } from './texts.js';
 
 const LATENCY_WARMUPS = 5;
@@ -87,8 +90,8 @@ export async function latencyScenario(
   if (samples.length === 0 || !embeddingModel) throw new Error('no memory completed in the latency scenario');
 
   const totals = samples.map((s) => s.totalMs);
-  metric('post_to_searchable_p50', percentile(totals, 50), 'ms');
-  metric('post_to_searchable_p95', percentile(totals, 95), 'ms');
+  metricWithGoal('post_to_searchable_p50', percentile(totals, 50), POST_TO_SEARCHABLE_GOAL_MS.p50, 'ms');
+  metricWithGoal('post_to_searchable_p95', percentile(totals, 95), POST_TO_SEARCHABLE_GOAL_MS.p95, 'ms');
   metric('post_to_searchable_misses', misses, 'count');
   metric('post_to_searchable_failed', failed, 'count');
   metric(

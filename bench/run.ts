@@ -75,7 +75,7 @@ import { retrievalScenario } from './retrieval/scenario.js';
 import { locomoScenario } from './locomo/scenario.js';
 import { extractionScenario } from './extraction/scenario.js';
 import { budgetScenario, coldLoad } from './index-budget.js';
-import { info, metric, seconds } from './stats.js';
+import { info, metric, metricWithGoal, seconds } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { makeTexts, seededRandom, type BenchText } from './texts.js';
 import { soakScenario } from './soak.js';
@@ -464,7 +464,8 @@ async function main(): Promise<void> {
   if (runs('embed')) {
     const raw = await rawEmbedScenario(loadConfig({ ...process.env, MONGODB_DB: dbName }), ingestTexts, EMBED_BATCH);
     if (pipeline) {
-      metric('pipeline_vs_raw_ratio', pipeline.throughput / raw.throughput, 'ratio');
+      // Issue 28's goal: the pipeline at 0.7 of the model alone (raw: calls of EMBED_BATCH texts, run as the service runs them).
+      metricWithGoal('pipeline_vs_raw_ratio', pipeline.throughput / raw.throughput, 0.7, 'ratio');
       // The same comparison in CPU time (raw CPU per chunk ÷ whole-stack CPU per memory): what the
       // ratio would be on an otherwise idle machine if both were CPU-bound.
       if (Number.isFinite(pipeline.cpuMsPerItem) && Number.isFinite(raw.cpuMsPerItem)) {

@@ -34,6 +34,12 @@ export function metric(name: string, value: number, unit: string): void {
   process.stdout.write(`${name} ${formatValue(value)} ${unit}\n`);
 }
 
+/** A figure and, on the next line, its goal (`<name>_goal`, in the same unit). */
+export function metricWithGoal(name: string, value: number, goal: number, unit: string): void {
+  metric(name, value, unit);
+  metric(`${name}_goal`, goal, unit);
+}
+
 /** Progress and notes go to stderr so stdout stays machine-readable. */
 export function info(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
