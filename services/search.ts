@@ -32,10 +32,11 @@ import {
   type ScoreBreakdown,
   type SignalName,
 } from '../search/fusion.js';
-import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, rerankTurns, type DateMatches } from '../search/turn-ranking.js';
+import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, followUpChunks, rerankTurns, type DateMatches } from '../search/turn-ranking.js';
 import { querySpeakers, type QuerySpeakers } from '../search/turn-speakers.js';
 import { queryAnswerKind } from '../search/turn-answers.js';
 import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
+import type { QueryTermMatch } from '../search/lexical-index.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { ChunkRepository } from '../store/chunks.js';
 import type { EventLog } from '../store/events.js';
@@ -151,7 +152,16 @@ export interface SearchServiceStore {
 /** What a search reads of this process's in-memory indexes (unit tests hand a fake one). */
 export type SearchIndexReads = Pick<
   SearchIndex,
-  'prepare' | 'release' | 'vectorSearch' | 'lexicalSearch' | 'turnSource' | 'speakers' | 'graphTimelines' | 'graphMatch' | 'hitGraph'
+  | 'prepare'
+  | 'release'
+  | 'vectorSearch'
+  | 'lexicalSearch'
+  | 'queryTermMatches'
+  | 'turnSource'
+  | 'speakers'
+  | 'graphTimelines'
+  | 'graphMatch'
+  | 'hitGraph'
 >;
 
 export function createSearchService(deps: {
@@ -268,6 +278,7 @@ export function createSearchService(deps: {
       const questions = new Set<string>();
       const speakersOf = new Map<string, string>();
       const answersOf = new Map<string, number>();
+      let queryTerms: ReadonlyMap<string, QueryTermMatch> | undefined;
       try {
         signalsResult = await signalsDone;
         const { vectorHits, lexical, rawGraph } = signalsResult;
@@ -298,6 +309,14 @@ export function createSearchService(deps: {
             const answers = source.answersOf(chunkId);
             if (answers !== 0) answersOf.set(chunkId, answers);
           }
+          // Follow-ups (search/turn-ranking.ts liftThreads): the query's terms in the turns that ask
+          // and in the turns they follow, read against the same text the lexical signal searched.
+          if (signals.has('lexical'))
+            queryTerms = deps.searchIndex.queryTermMatches(
+              signalsResult.speakers?.text ?? input.query,
+              input.collectionIds,
+              followUpChunks(candidates.keys(), (chunkId) => questions.has(chunkId)),
+            );
         }
         // Episode proximity lifts the candidates; it retrieves nothing by itself.
         for (const entry of candidates.values()) {
@@ -317,7 +336,7 @@ export function createSearchService(deps: {
       const answerKind = queryAnswerKind(input.query);
       const rank = (entries: Candidate[], context: FusionContext) => {
         const fused = fuse(entries, context, DEFAULT_FUSION_WEIGHTS);
-        return turnRanking ? rerankTurns(fused, dated, turnsRead, { speakers, answerKind }) : fused;
+        return turnRanking ? rerankTurns(fused, dated, turnsRead, { speakers, answerKind, queryTerms }) : fused;
       };
 
       const fusionContext: FusionContext = {

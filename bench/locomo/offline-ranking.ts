@@ -18,6 +18,7 @@ import type { LexicalIndex } from '../../search/lexical-index.js';
 import {
   DEFAULT_TURN_WEIGHTS,
   expandTurnCandidates,
+  followUpChunks,
   rerankTurns,
   type TurnRankingWeights,
   type TurnSource,
@@ -160,7 +161,12 @@ export function rankOffline(
     },
     fusionWeights,
   );
-  const reranked = rerankTurns(fused, dated, source, { speakers, answerKind: queryAnswerKind(query), weights: turnWeights });
+  const queryTerms = corpus.lexical.queryTermMatches(
+    query,
+    [collectionId],
+    followUpChunks(candidates.keys(), (chunkId) => source.isQuestion(chunkId)),
+  );
+  const reranked = rerankTurns(fused, dated, source, { speakers, answerKind: queryAnswerKind(query), weights: turnWeights, queryTerms });
   trace?.({ fused, reranked, answerKind: queryAnswerKind(query) });
   return reranked.slice(0, limit).map((entry) => entry.chunkId);
 }
