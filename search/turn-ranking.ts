@@ -60,7 +60,7 @@ export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = {
   answerKind: 0.3,
   episode: 0.5,
   thread: 0.3,
-  followUp: 1.05,
+  followUp: 1.2,
   followUpShare: 0.2,
 };
 
