@@ -27,6 +27,10 @@
  *     scores above it, when the turn between them asks: a topic, the other speaker's question about
  *     it, and the answer are one exchange, and the question's words often sit in one turn of it and
  *     the answer in the other. Its weight was chosen by leave-one-conversation-out (docs/search.md).
+ *   - **Follow-ups.** When that question carries query terms the turn before it lacks (the query
+ *     asks what the question asks), the reply after it gains `followUp` × the gap instead, above 1:
+ *     it passes the turn that only named the topic. The query's terms per chunk come from the
+ *     lexical index (LexicalIndex.queryTermMatches); weight and share by leave-one-conversation-out.
  *
  * The neighbours of every candidate join the candidates (their cosine read from the index) so that
  * the answer to a matching question can rank. Chunk ids are `<memory id>:<index>`.
