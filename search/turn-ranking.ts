@@ -284,3 +284,22 @@ export function followUpChunks(candidateIds: Iterable<string>, isQuestion: (chun
   }
   return wanted;
 }
+
+/**
+ * The candidates whose scores the turn rules read for these chunks and that are not among them:
+ * each chunk's turns one and two before and after it in its memory. A ranking narrowed to the
+ * leaders keeps them, or a leader would lose what its question, its neighbours or its thread
+ * lend it between the two rankings.
+ */
+export function turnLenders(chunkIds: ReadonlySet<string>, candidates: ReadonlyMap<string, unknown>): string[] {
+  const lenders = new Set<string>();
+  for (const chunkId of chunkIds) {
+    const position = chunkPosition(chunkId);
+    if (!position) continue;
+    for (const offset of [-2, -1, 1, 2]) {
+      const other = neighbourId(position, offset);
+      if (!chunkIds.has(other) && candidates.has(other)) lenders.add(other);
+    }
+  }
+  return [...lenders];
+}

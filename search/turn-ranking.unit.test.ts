@@ -9,6 +9,7 @@ import {
   followUpChunks,
   liftThreads,
   rerankTurns,
+  turnLenders,
   type TurnSource,
 } from './turn-ranking.js';
 import { LexicalIndex } from './lexical-index.js';
@@ -332,5 +333,45 @@ describe('follow-ups', () => {
     assert.deepEqual(ranked('What did Priya learn from The Salt Road?', { 'f:0': 0.6, 'f:1': 0.9, 'f:2': 2 }).slice(0, 1), ['f:2']);
     // The question's words are the query's ("finding"): its reply answers, not the news before it.
     assert.equal(ranked("How is Omar's sister finding Lisbon?", { 'g:0': 2, 'g:1': 0.9, 'g:2': 0.6 })[0], 'g:2');
+  });
+});
+
+describe('turn lenders', () => {
+  it('are the candidates one and two turns from a leader, in its memory, that are not leaders', () => {
+    const candidates = new Map(['a:0', 'a:1', 'a:2', 'a:3', 'a:5', 'a:9', 'b:4', 'b:6', 'x'].map((id) => [id, {}]));
+    assert.deepEqual(turnLenders(new Set(['a:3', 'b:5']), candidates).sort(), ['a:1', 'a:2', 'a:5', 'b:4', 'b:6']);
+    assert.deepEqual(turnLenders(new Set(['a:1', 'a:2']), candidates).sort(), ['a:0', 'a:3'], 'leaders lend to each other already');
+    assert.deepEqual(turnLenders(new Set(['x']), candidates), [], 'no turn position');
+  });
+
+  it('keep a leader where the full ranking put it when the ranking is narrowed to the leaders', () => {
+    // The follow-up lifts f:2 above f:0; narrowed to the two, without its question f:1, it would fall back.
+    const turns: Record<string, string> = {
+      'f:0': 'Priya: I finally finished reading "The Salt Road" last night, what a book.',
+      'f:1': 'Omar: Nice! What did you learn from it?',
+      'f:2': 'Priya: Mostly that patience pays off, and that home is the people around you.',
+    };
+    const lexical = new LexicalIndex();
+    const partition = lexical.createPartition('c');
+    for (const [chunkId, text] of Object.entries(turns)) partition.upsert(chunkId, 'f', text);
+    const source = {
+      isQuestion: (id: string) => turns[id]?.endsWith('?') ?? false,
+      speakerOf: (id: string) => turnSpeaker(turns[id] ?? ''),
+      answersOf: () => 0,
+    };
+    const scores: Record<string, number> = { 'f:0': 2, 'f:1': 0.3, 'f:2': 0.6 };
+    const queryTerms = lexical.queryTermMatches('What did Priya learn from The Salt Road?', ['c'], ['f:0', 'f:1']);
+    const ranked = (ids: string[]) =>
+      rerankTurns(
+        ids.map((chunkId) => ({ chunkId, memoryId: 'f', score: scores[chunkId]!, breakdown: {} })),
+        new Map(),
+        source,
+        { queryTerms },
+      ).map((entry) => entry.chunkId);
+    assert.deepEqual(ranked(['f:0', 'f:1', 'f:2']).slice(0, 2), ['f:2', 'f:0']);
+    assert.deepEqual(ranked(['f:0', 'f:2']), ['f:0', 'f:2'], 'the leaders alone');
+    const leaders = new Set(['f:0', 'f:2']);
+    const kept = [...leaders, ...turnLenders(leaders, new Map(Object.keys(scores).map((id) => [id, {}])))];
+    assert.deepEqual(ranked(kept).slice(0, 2), ['f:2', 'f:0']);
   });
 });

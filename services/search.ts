@@ -32,7 +32,14 @@ import {
   type ScoreBreakdown,
   type SignalName,
 } from '../search/fusion.js';
-import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, followUpChunks, rerankTurns, type DateMatches } from '../search/turn-ranking.js';
+import {
+  DEFAULT_TURN_WEIGHTS,
+  expandTurnCandidates,
+  followUpChunks,
+  rerankTurns,
+  turnLenders,
+  type DateMatches,
+} from '../search/turn-ranking.js';
 import { querySpeakers, type QuerySpeakers } from '../search/turn-speakers.js';
 import { queryAnswerKind } from '../search/turn-answers.js';
 import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
@@ -354,12 +361,21 @@ export function createSearchService(deps: {
       // here.) Reading a few hundred memory records per search was most of its time at 100k
       // chunks. Filters need the whole pool, since they may remove any of the leaders.
       let leaders = [...candidates.values()];
+      // The turn rules of the second ranking read the scores of a leader's turns one and two away
+      // (the question it answers, its thread): those candidates rank again beside the leaders,
+      // or a leader would lose what they lent it in the first. They are turns of a leader's
+      // memory, so no memory record more is read, and their texts are read only if they lead.
+      let lenders: Candidate[] = [];
       if (isEmptyFilter(input.filters) && leaders.length > wanted) {
         const preliminary = rank(leaders, fusionContext);
         const activationGain = DEFAULT_FUSION_WEIGHTS.activation * (turnRanking ? 1 + DEFAULT_TURN_WEIGHTS.episode : 1);
         const headroom = signals.has('activation') && signals.size > 1 ? activationGain + 0.001 : 0.001;
         const bar = preliminary[wanted - 1]!.score - headroom;
         leaders = preliminary.filter((entry) => entry.score >= bar).map(({ score: _score, breakdown: _breakdown, ...entry }) => entry);
+        if (turnRanking)
+          lenders = turnLenders(new Set(leaders.map((entry) => entry.chunkId)), candidates).map((chunkId) => ({
+            ...candidates.get(chunkId)!,
+          }));
       }
       const memoryIds = [...new Set(leaders.map((entry) => entry.memoryId))];
       const leaderIds = new Set(memoryIds);
@@ -378,7 +394,7 @@ export function createSearchService(deps: {
       const now = Date.now();
       const activations = new Map<string, number>();
       for (const [id, memory] of memories) activations.set(id, activationOf(memory.created_at, memory.accessed_at, now));
-      const visible = leaders.filter((entry) => memories.has(entry.memoryId));
+      const visible = [...leaders, ...lenders].filter((entry) => memories.has(entry.memoryId));
       // The graph shown beside the hits follows the same rule: only what visible memories say.
       // Exactly the backers checked as before (a leader that is not visible makes others count):
       // those read above answer from there, any others are read now.
