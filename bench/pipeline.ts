@@ -269,18 +269,19 @@ export async function probeEmbedding(api: ApiClient, collectionId: string): Prom
 
 /** 3) The embedding model alone in the bench process, in full batches: what the pipeline's throughput is compared with. */
 export async function rawEmbedScenario(
-  config: Pick<Config, 'EMBEDDING_MODEL' | 'MODELS_DIR'>,
+  config: Pick<Config, 'EMBEDDING_MODEL' | 'MODELS_DIR' | 'EMBEDDING_THREADS'>,
   texts: BenchText[],
   batch: number,
 ): Promise<{ throughput: number; cpuMsPerItem: number }> {
   info(
-    `3) raw embedding: ${config.EMBEDDING_MODEL} alone in the bench process, batches of ${batch}, ${texts.length} texts; the service and backing services are already stopped (no part of the stack runs meanwhile)`,
+    `3) raw embedding: ${config.EMBEDDING_MODEL} alone in the bench process, batches of ${batch}, ${texts.length} texts, ${config.EMBEDDING_THREADS || 'default'} onnxruntime threads as the service; the service and backing services are already stopped (no part of the stack runs meanwhile)`,
   );
   const embedder = await loadEmbedder({
     modelId: config.EMBEDDING_MODEL,
     modelsDir: config.MODELS_DIR,
     allowRemoteModels: false,
     maxBatchSize: batch,
+    threads: config.EMBEDDING_THREADS,
   });
   const inputs = texts.map((t) => t.text);
   await embedder.embedPassages(inputs.slice(0, batch)); // warm-up, untimed

@@ -82,6 +82,12 @@ const configSchema = z.object({
   ALLOW_REMOTE_MODELS: booleanFromEnv.default(false),
   EMBEDDING_MODEL: z.string().min(1).default('Xenova/e5-small-v2'),
   EMBEDDING_BATCH_SIZE: z.coerce.number().int().min(1).max(256).default(32),
+  /**
+   * onnxruntime's intra-op threads for an embedding call (0: its own choice, one per core). Its
+   * threads never spin whatever the count (core/onnx-session.ts); fewer leave more of the cores to
+   * the rest of a shared machine.
+   */
+  EMBEDDING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   /** How long an ingestion's embedding request may wait for others to fill its model call, while several memories are in flight. */
   EMBEDDING_COALESCE_MS: z.coerce.number().int().min(0).max(1000).default(20),
 

@@ -28,6 +28,7 @@ import {
   type Processor,
 } from '@huggingface/transformers';
 import wavefile from 'wavefile';
+import { onnxSessionOptions } from '../core/onnx-session.js';
 import { UnreadableContentError, type ExtractedSection, type Extraction, type ProgressReporter } from './types.js';
 
 export const SAMPLE_RATE = 16_000;
@@ -45,7 +46,7 @@ export interface SpeechModelSource {
   allowRemoteModels: boolean;
   /** Default Xenova/whisper-tiny.en. */
   modelId?: string;
-  /** onnxruntime intra-op threads for the encoder and decoder; default: onnxruntime's own (one per core). */
+  /** onnxruntime intra-op threads for the encoder and decoder; default: onnxruntime's own (one per core), never spinning. */
   threads?: number;
 }
 
@@ -233,7 +234,7 @@ async function loadModel(modelId: string, options: SpeechModelSource): Promise<M
     }
   }
   env.allowRemoteModels = options.allowRemoteModels || !options.modelsDir;
-  const session_options = options.threads ? { intraOpNumThreads: options.threads, interOpNumThreads: 1 } : undefined;
+  const session_options = onnxSessionOptions(options.threads);
   const [processor, tokenizer, model] = await Promise.all([
     AutoProcessor.from_pretrained(modelId),
     AutoTokenizer.from_pretrained(modelId),

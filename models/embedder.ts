@@ -5,6 +5,7 @@
  * explicitly allowed, so nothing is downloaded when a local copy is configured.
  */
 import { embeddingBatchDuration, embeddingBatchSize } from '../core/metrics.js';
+import { onnxSessionOptions } from '../core/onnx-session.js';
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import type { ModelThread } from './model-thread-client.js';
 
@@ -27,7 +28,7 @@ export interface EmbedderOptions {
   cacheDir?: string;
   /** Upper bound of texts per model call when concurrent requests are merged. */
   maxBatchSize?: number;
-  /** onnxruntime intra-op threads (default: its own choice, the cores). */
+  /** onnxruntime intra-op threads (0 or absent: its own choice, the cores); its threads never spin (core/onnx-session.ts). */
   threads?: number;
   /**
    * Run the model on the process's model thread (models/model-thread-client.ts), never on the
@@ -53,10 +54,12 @@ export async function loadModelRunner(options: ModelSource): Promise<(texts: str
   }
   env.allowRemoteModels = options.allowRemoteModels || !options.modelsDir;
   if (options.cacheDir) env.cacheDir = options.cacheDir;
-  const sessionOptions = options.threads ? { session_options: { intraOpNumThreads: options.threads, interOpNumThreads: 1 } } : {};
   // onnxruntime-node's run blocks the calling thread for the whole batch: a service process runs it
   // on its model thread (EmbedderOptions.thread).
-  const model: FeatureExtractionPipeline = await pipeline('feature-extraction', options.modelId, { dtype: 'q8', ...sessionOptions });
+  const model: FeatureExtractionPipeline = await pipeline('feature-extraction', options.modelId, {
+    dtype: 'q8',
+    session_options: onnxSessionOptions(options.threads),
+  });
   const embedRun = async (texts: string[]): Promise<Float32Array[]> => {
     const output = await model(texts, { pooling: 'mean', normalize: true });
     const [rows, dims] = output.dims as [number, number];
@@ -85,13 +88,21 @@ export async function loadModelRunner(options: ModelSource): Promise<(texts: str
 const MAX_TOKENS = 512;
 
 /**
+ * Padded tokens (longest text × texts) one batch holds at most. Past about a thousand a batch costs
+ * more per text, not less: e5-small-v2 on these machines (2026-11-27, CPU ms per text) took 40 for
+ * ~190-token passages in fours and 67-72 in batches of 16-32, and 20-21 for ~95-token ones in fours
+ * or eights against 30-43 in 16-32; ~49-token texts still gained up to 32 (19 alone, 13 in 32).
+ */
+export const BATCH_PADDED_TOKENS = 1024;
+
+/**
  * Splits one model call's texts (their token counts) into runs of similar length, each run one
  * batch: a batch costs about its longest text times its size, so texts join a run while that
- * padded size stays within `slack` of the tokens they hold. Runs still share a call's fixed cost
- * when lengths are alike (8 texts of 40 tokens in one batch took half the CPU of 8 calls).
- * Returns the texts' positions, shortest first.
+ * padded size stays within `slack` of the tokens they hold and within `maxPadded` tokens. Runs
+ * still share a call's fixed cost when lengths are alike (8 texts of 40 tokens in one batch took
+ * half the CPU of 8 calls). Returns the texts' positions, shortest first.
  */
-export function lengthGroups(lengths: readonly number[], slack = 1.3): number[][] {
+export function lengthGroups(lengths: readonly number[], slack = 1.3, maxPadded = BATCH_PADDED_TOKENS): number[][] {
   const order = lengths.map((_, at) => at).sort((a, b) => lengths[a]! - lengths[b]!);
   const groups: number[][] = [];
   let group: number[] = [];
@@ -99,7 +110,8 @@ export function lengthGroups(lengths: readonly number[], slack = 1.3): number[][
   for (const at of order) {
     const length = Math.max(1, lengths[at]!);
     // Sorted ascending, so this text would be the run's longest.
-    if (group.length > 0 && length * (group.length + 1) > slack * (tokens + length)) {
+    const padded = length * (group.length + 1);
+    if (group.length > 0 && (padded > slack * (tokens + length) || padded > maxPadded)) {
       groups.push(group);
       group = [];
       tokens = 0;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { lengthGroups, microBatch } from './embedder.js';
+import { BATCH_PADDED_TOKENS, lengthGroups, microBatch } from './embedder.js';
 
 it('merges requests that arrive while a batch runs, and returns each its own vectors', async () => {
   const calls: string[][] = [];
@@ -204,6 +204,17 @@ it('runs texts of similar length together, so no batch is padded far beyond what
     { name: 'a long chunk is not padded onto short turns', lengths: [12, 250, 14], groups: [[0, 2], [1]] },
     { name: 'runs grow while the padding stays within 30%', lengths: [10, 10, 13, 30, 31, 200], groups: [[0, 1, 2], [3, 4], [5]] },
     { name: 'an empty text counts as one token', lengths: [0, 1], groups: [[0, 1]] },
+    {
+      name: 'long passages of alike length run in batches of at most 1024 padded tokens',
+      lengths: [200, 200, 200, 200, 200, 200],
+      groups: [[0, 1, 2, 3, 4], [5]],
+    },
+    {
+      name: 'short texts still fill large batches',
+      lengths: Array.from({ length: 25 }, () => 40),
+      groups: [Array.from({ length: 25 }, (_, at) => at)],
+    },
+    { name: 'a text over the budget runs alone', lengths: [600, 600], groups: [[0], [1]] },
   ];
   for (const { name, lengths, groups } of table) {
     const got = lengthGroups(lengths);
@@ -217,6 +228,7 @@ it('runs texts of similar length together, so no batch is padded far beyond what
     for (const group of got) {
       const sizes = group.map((at) => Math.max(1, lengths[at]!));
       assert.ok(Math.max(...sizes) * sizes.length <= 1.3 * sizes.reduce((a, b) => a + b, 0), name);
+      assert.ok(sizes.length === 1 || Math.max(...sizes) * sizes.length <= BATCH_PADDED_TOKENS, name);
     }
   }
 });

@@ -176,6 +176,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     allowRemoteModels: config.ALLOW_REMOTE_MODELS,
     cacheDir: path.join(config.DATA_DIR, 'model-cache'),
     maxBatchSize: config.EMBEDDING_BATCH_SIZE,
+    threads: config.EMBEDDING_THREADS,
     // Every model call of the process (embeddings, and speech windows in a worker) runs on this one
     // thread: never on the event loop, and onnxruntime on one thread only (runtime/roles.ts).
     thread: modelThread,
