@@ -25,6 +25,19 @@ export interface LexicalHit {
   score: number;
 }
 
+/**
+ * Which of a query's terms a chunk holds: bit i of `mask` is the query's i-th term (as
+ * tokenize gives them, deduped; only the first 31 are looked at), `weights[i]` that term's IDF in
+ * the chunk's partition (0 when no chunk there holds it).
+ */
+export interface QueryTermMatch {
+  mask: number;
+  weights: readonly number[];
+}
+
+/** Query terms a QueryTermMatch can tell apart (the bits of a 32-bit mask, sign bit left alone). */
+export const MAX_MASKED_TERMS = 31;
+
 export interface LexicalQueryStats {
   /** Query terms after tokenize, deduped. */
   terms: string[];
@@ -373,6 +386,53 @@ export class LexicalPartition {
     return { hits, maxRarity: maxIdf === 0 ? 0 : maxIdf / highestIdf };
   }
 
+  /**
+   * Which of `queryTerms` (at most MAX_MASKED_TERMS) each of `chunkIds` holds, with each term's
+   * IDF here: one walk over the terms' posting lists, marking the wanted slots in the scratch,
+   * so its cost is that of reading the postings, whatever the number of chunks asked about.
+   * Chunks not indexed here are left out.
+   */
+  termMatches(queryTerms: readonly string[], chunkIds: Iterable<string>, scratch: ScoreScratch, into: Map<string, QueryTermMatch>): void {
+    const documentCount = this.liveDocs;
+    if (documentCount === 0) return;
+    scratch.ensure(this.slotCount);
+    // The scores array is all zero between queries: it marks the wanted slots (with 1) and
+    // collects their masks (+ 2 × mask), and is zeroed again before returning.
+    const marks = scratch.scores;
+    const wanted: number[] = [];
+    for (const chunkId of chunkIds) {
+      const slot = this.slotOf.get(chunkId);
+      if (slot === undefined || this.deadSlot[slot] === 1 || marks[slot] !== 0) continue;
+      marks[slot] = 1;
+      wanted.push(slot);
+    }
+    if (wanted.length === 0) return;
+    const terms = queryTerms.slice(0, MAX_MASKED_TERMS);
+    const weights = terms.map(() => 0);
+    const arena = this.arena;
+    for (let index = 0; index < terms.length; index++) {
+      const termId = this.termIds.get(terms[index]!);
+      if (termId === undefined) continue;
+      const start = arena.start[termId]!;
+      const end = start + arena.length[termId]!;
+      let documentFrequency = 0;
+      const bit = 2 ** (index + 1);
+      for (let at = start; at < end; at++) {
+        const slot = arena.slots[at]!;
+        if (this.deadSlot[slot] === 1) continue;
+        documentFrequency++;
+        // Bit `index` of the mask, carried above the wanted mark; the term is read once per slot.
+        const mark = marks[slot]!;
+        if (mark !== 0) marks[slot] = mark + bit;
+      }
+      if (documentFrequency > 0) weights[index] = inverseDocumentFrequency(documentFrequency, documentCount);
+    }
+    for (const slot of wanted) {
+      into.set(this.chunkIdOfSlot[slot]!, { mask: (marks[slot]! - 1) / 2, weights });
+      marks[slot] = 0;
+    }
+  }
+
   /** The best `k` of the touched slots (ties by chunk id), unordered. */
   private selectTop(scores: Float64Array, touched: Int32Array, touchedCount: number, k: number): LexicalHit[] {
     const chunkIdOfSlot = this.chunkIdOfSlot;
@@ -581,5 +641,24 @@ export class LexicalIndex extends PartitionedIndex<LexicalPartition> {
     }
     const hits = [...best.values()].sort(compareHits).slice(0, limit);
     return { hits, stats: { terms, matchedTerms: matched.filter(Boolean).length, maxRarity } };
+  }
+
+  /**
+   * Which of the query's terms (tokenize, deduped, as `search` takes them) each of these chunks
+   * holds, with the terms' IDF in the chunk's partition (search/turn-ranking.ts follow-ups).
+   */
+  queryTermMatches(query: string, collectionIds: string[], chunkIds: readonly string[]): Map<string, QueryTermMatch> {
+    const terms = [...new Set(tokenize(query))];
+    const matches = new Map<string, QueryTermMatch>();
+    if (terms.length === 0 || chunkIds.length === 0) return matches;
+    for (const partition of this.partitionsOf(collectionIds)) {
+      partition.termMatches(
+        terms,
+        chunkIds.filter((chunkId) => !matches.has(chunkId)),
+        this.scratch,
+        matches,
+      );
+    }
+    return matches;
   }
 }

@@ -15,7 +15,7 @@ import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
 import { FeedFollower, type FeedClient, type FeedSource } from './feed-follower.js';
 import { GraphIndex, GraphPartition, type GraphMatch } from './graph-index.js';
-import { LexicalIndex, LexicalPartition, type LexicalHit, type LexicalQueryStats } from './lexical-index.js';
+import { LexicalIndex, LexicalPartition, type LexicalHit, type LexicalQueryStats, type QueryTermMatch } from './lexical-index.js';
 import {
   decodePartitionSnapshot,
   encodePartitionSnapshot,
@@ -378,6 +378,11 @@ export class SearchIndex {
   /** Best chunks by BM25, from what `prepare` loaded. */
   lexicalSearch(query: string, collectionIds: string[], k: number): { hits: LexicalHit[]; stats: LexicalQueryStats } {
     return this.lexical.search(query, collectionIds, k);
+  }
+
+  /** Which of the query's terms each of these chunks holds (LexicalIndex.queryTermMatches), from what `prepare` loaded. */
+  queryTermMatches(query: string, collectionIds: string[], chunkIds: readonly string[]): Map<string, QueryTermMatch> {
+    return this.lexical.queryTermMatches(query, collectionIds, chunkIds);
   }
 
   /** What the turn ranking reads about chunks beyond the pools (search/turn-ranking.ts), from what `prepare` loaded. */

@@ -27,6 +27,10 @@
  *     scores above it, when the turn between them asks: a topic, the other speaker's question about
  *     it, and the answer are one exchange, and the question's words often sit in one turn of it and
  *     the answer in the other. Its weight was chosen by leave-one-conversation-out (docs/search.md).
+ *   - **Follow-ups.** When that question carries query terms the turn before it lacks (the query
+ *     asks what the question asks), the reply after it gains `followUp` × the gap instead, above 1:
+ *     it passes the turn that only named the topic. The query's terms per chunk come from the
+ *     lexical index (LexicalIndex.queryTermMatches); weight and share by leave-one-conversation-out.
  *
  * The neighbours of every candidate join the candidates (their cosine read from the index) so that
  * the answer to a matching question can rank. Chunk ids are `<memory id>:<index>`.
@@ -34,6 +38,7 @@
 import type { Candidate, FusedCandidate } from './fusion.js';
 import { periodMatch, queryPeriod } from './turn-dates.js';
 import type { QuerySpeakers } from './turn-speakers.js';
+import type { QueryTermMatch } from './lexical-index.js';
 
 export interface TurnRankingWeights {
   questionReply: number;
@@ -44,6 +49,10 @@ export interface TurnRankingWeights {
   answerKind: number;
   episode: number;
   thread: number;
+  /** Threads' weight when the question between carries the query's own words (a follow-up). */
+  followUp: number;
+  /** The IDF share of the query's terms the follow-up must add to the turn before it. */
+  followUpShare: number;
 }
 
 export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = {
@@ -55,6 +64,8 @@ export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = {
   answerKind: 0.3,
   episode: 0.5,
   thread: 0.3,
+  followUp: 1.2,
+  followUpShare: 0.2,
 };
 
 /** What the ranking reads from the index about chunks beyond the pools. */
@@ -143,9 +154,11 @@ export function rerankTurns(
     /** The kind of answer the query asks for (search/turn-answers.ts queryAnswerKind; 0: none). */
     answerKind?: number;
     weights?: TurnRankingWeights;
+    /** Which of the query's terms a candidate holds (LexicalIndex.queryTermMatches), for follow-ups. */
+    queryTerms?: ReadonlyMap<string, QueryTermMatch>;
   } = {},
 ): FusedCandidate[] {
-  const { speakers, answerKind = 0, weights = DEFAULT_TURN_WEIGHTS } = options;
+  const { speakers, answerKind = 0, weights = DEFAULT_TURN_WEIGHTS, queryTerms } = options;
   const scores = new Map(fused.map((entry) => [entry.chunkId, entry.score]));
   const reranked = fused.map((entry) => {
     const own = entry.score;
@@ -173,7 +186,13 @@ export function rerankTurns(
     for (const entry of reranked) bestOfMemory.set(entry.memoryId, Math.max(bestOfMemory.get(entry.memoryId) ?? 0, entry.score));
     for (const entry of reranked) entry.score += weights.episode * bestOfMemory.get(entry.memoryId)!;
   }
-  if (weights.thread > 0) liftThreads(reranked, source, weights.thread);
+  if (weights.thread > 0 || weights.followUp > 0)
+    liftThreads(
+      reranked,
+      source,
+      weights.thread,
+      queryTerms && { terms: queryTerms, weight: weights.followUp, share: weights.followUpShare },
+    );
   for (const entry of reranked) entry.score = Math.round(entry.score * 10_000) / 10_000;
   reranked.sort((a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
   return reranked;
@@ -185,8 +204,21 @@ export function rerankTurns(
  * The scores are those after every other rule (episodes included), read from one snapshot, so the
  * order in which turns are visited does not matter. Only candidates lend, and only across a
  * candidate that asks: nothing is read beyond what the ranking holds.
+ *
+ * **Follow-ups.** When the other speaker's question between them carries query terms that the
+ * turn before it lacks, worth at least `followUp.share` of the query's IDF, the turn after the
+ * question gains `followUp.weight` × the gap instead (above 1: it passes the turn before). The
+ * query asks what that question asks ("What did Caroline take away from the book?": "I loved
+ * 'Becoming Nicole'" / "What did you take away from it?" / "It taught me self-acceptance"), so
+ * the answer is its reply, not the turn that only names the topic. Without such words in the
+ * question, the topic's turn is as often the answer, and the thread lends only `weight`.
  */
-export function liftThreads(entries: FusedCandidate[], source: Pick<TurnSource, 'isQuestion' | 'speakerOf'>, weight: number): void {
+export function liftThreads(
+  entries: FusedCandidate[],
+  source: Pick<TurnSource, 'isQuestion' | 'speakerOf'>,
+  weight: number,
+  followUp?: { terms: ReadonlyMap<string, QueryTermMatch>; weight: number; share: number },
+): void {
   // Each memory's candidates by turn index, parsed once: the lookups below are numeric.
   const turnsOf = new Map<string, Map<number, FusedCandidate>>();
   const placed = entries.map((entry) => {
@@ -208,9 +240,66 @@ export function liftThreads(entries: FusedCandidate[], source: Pick<TurnSource, 
       if (!between || !source.isQuestion(between.chunkId)) continue;
       const speaker = source.speakerOf(entry.chunkId);
       if (speaker === undefined || source.speakerOf(other.chunkId) !== speaker) continue;
-      gain = Math.max(gain, weight * (other.score - entry.score));
+      const followed =
+        offset < 0 && followUp !== undefined && asksFurther(followUp.terms, between.chunkId, other.chunkId) >= followUp.share;
+      const lent = followed ? Math.max(weight, followUp.weight) : weight;
+      gain = Math.max(gain, lent * (other.score - entry.score));
     }
     return gain;
   });
   entries.forEach((entry, index) => (entry.score += gains[index]!));
+}
+
+/**
+ * The share of the query's IDF carried by terms that `question` holds and `before` (the turn it
+ * follows) does not: 0 when either is unknown or the query has no weighed terms.
+ */
+export function asksFurther(terms: ReadonlyMap<string, QueryTermMatch>, question: string, before: string): number {
+  const asked = terms.get(question);
+  if (!asked) return 0;
+  const added = asked.mask & ~(terms.get(before)?.mask ?? 0);
+  if (added === 0) return 0;
+  let total = 0;
+  let further = 0;
+  asked.weights.forEach((idf, bit) => {
+    total += idf;
+    if (added & (1 << bit)) further += idf;
+  });
+  return total > 0 ? further / total : 0;
+}
+
+/**
+ * The chunks whose query terms the follow-up rule reads: every candidate that asks, and the turn
+ * before it (when a candidate too).
+ */
+export function followUpChunks(candidateIds: Iterable<string>, isQuestion: (chunkId: string) => boolean): string[] {
+  const ids = new Set(candidateIds);
+  const wanted: string[] = [];
+  for (const chunkId of ids) {
+    if (!isQuestion(chunkId)) continue;
+    wanted.push(chunkId);
+    const position = chunkPosition(chunkId);
+    const before = position && neighbourId(position, -1);
+    if (before && ids.has(before)) wanted.push(before);
+  }
+  return wanted;
+}
+
+/**
+ * The candidates whose scores the turn rules read for these chunks and that are not among them:
+ * each chunk's turns one and two before and after it in its memory. A ranking narrowed to the
+ * leaders keeps them, or a leader would lose what its question, its neighbours or its thread
+ * lend it between the two rankings.
+ */
+export function turnLenders(chunkIds: ReadonlySet<string>, candidates: ReadonlyMap<string, unknown>): string[] {
+  const lenders = new Set<string>();
+  for (const chunkId of chunkIds) {
+    const position = chunkPosition(chunkId);
+    if (!position) continue;
+    for (const offset of [-2, -1, 1, 2]) {
+      const other = neighbourId(position, offset);
+      if (!chunkIds.has(other) && candidates.has(other)) lenders.add(other);
+    }
+  }
+  return [...lenders];
 }

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Candidate, FusedCandidate } from './fusion.js';
 import { periodMatch, queryPeriod, turnDates } from './turn-dates.js';
-import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, liftThreads, rerankTurns, type TurnSource } from './turn-ranking.js';
+import {
+  asksFurther,
+  DEFAULT_TURN_WEIGHTS,
+  expandTurnCandidates,
+  followUpChunks,
+  liftThreads,
+  rerankTurns,
+  turnLenders,
+  type TurnSource,
+} from './turn-ranking.js';
+import { LexicalIndex } from './lexical-index.js';
 import { querySpeakers, turnSpeaker, withoutSpeaker } from './turn-speakers.js';
 import { ANSWER_NAME, ANSWER_QUANTITY, ANSWER_TIME, mentionsName, queryAnswerKind, turnAnswerKinds } from './turn-answers.js';
 
@@ -257,5 +267,111 @@ describe('answer kinds', () => {
       ['Yeah, I think so. I’m glad.', false],
     ];
     for (const [text, named] of cases) assert.equal(mentionsName(text), named, text);
+  });
+});
+
+describe('follow-ups', () => {
+  // The topic is named in f:0; the other speaker's question f:1 asks what the query asks; f:2 answers.
+  const turns: Record<string, string> = {
+    'f:0': 'Priya: I finally finished reading "The Salt Road" last night, what a book.',
+    'f:1': 'Omar: Nice! What did you learn from it?',
+    'f:2': 'Priya: Mostly that patience pays off, and that home is the people around you.',
+    'f:3': 'Omar: Sounds like a good one. Did you enjoy the ending?',
+    'f:4': 'Priya: I did, I cried a bit.',
+    'g:0': 'Omar: My sister moved to Lisbon in the spring.',
+    'g:1': 'Priya: How is she finding it there?',
+    'g:2': 'Omar: She loves the food and the light.',
+  };
+  const lexical = new LexicalIndex();
+  const partition = lexical.createPartition('c');
+  for (const [chunkId, text] of Object.entries(turns)) partition.upsert(chunkId, chunkId.split(':')[0]!, text);
+  const source = {
+    isQuestion: (id: string) => turns[id]?.endsWith('?') ?? false,
+    speakerOf: (id: string) => turnSpeaker(turns[id] ?? ''),
+    answersOf: () => 0,
+  };
+  const scored = (scores: Record<string, number>): FusedCandidate[] =>
+    Object.entries(scores).map(([chunkId, score]) => ({ chunkId, memoryId: chunkId.split(':')[0]!, score, breakdown: {} }));
+  const ranked = (query: string, scores: Record<string, number>, withTerms = true) => {
+    const queryTerms = lexical.queryTermMatches(query, ['c'], followUpChunks(Object.keys(scores), source.isQuestion));
+    return rerankTurns(scored(scores), new Map(), source, withTerms ? { queryTerms } : {}).map((entry) => entry.chunkId);
+  };
+  // As the fused scores come: the turn naming the book matches best, the answer least.
+  const book = { 'f:0': 2, 'f:1': 0.9, 'f:2': 0.6, 'f:3': 0.5, 'f:4': 0.3 };
+
+  it('reads which query terms a chunk holds, with their IDF', () => {
+    const matches = lexical.queryTermMatches('learn from the salt road', ['c'], ['f:0', 'f:1', 'f:2', 'nope']);
+    assert.deepEqual([...matches.keys()].sort(), ['f:0', 'f:1', 'f:2'], 'a chunk not indexed is left out');
+    // Terms in query order, stop-words dropped: learn, salt, road.
+    assert.equal(matches.get('f:0')!.mask, 0b110);
+    assert.equal(matches.get('f:1')!.mask, 0b001);
+    assert.equal(matches.get('f:2')!.mask, 0);
+    const weights = matches.get('f:0')!.weights;
+    assert.equal(weights.length, 3);
+    assert.ok(weights.every((weight) => weight > 0));
+    assert.deepEqual(lexical.queryTermMatches('zebra', ['c'], ['f:0']).get('f:0'), { mask: 0, weights: [0] }, 'a term no chunk holds');
+  });
+
+  it('measures the share of the query a question adds to the turn it follows', () => {
+    const matches = lexical.queryTermMatches('learn from the salt road', ['c'], ['f:0', 'f:1']);
+    const [learn, salt, road] = matches.get('f:0')!.weights as [number, number, number];
+    assert.ok(Math.abs(asksFurther(matches, 'f:1', 'f:0') - learn / (learn + salt + road)) < 1e-9);
+    assert.equal(asksFurther(matches, 'f:0', 'f:1') > 0, true);
+    assert.equal(asksFurther(matches, 'f:3', 'f:0'), 0, 'no terms read for the question');
+  });
+
+  it('puts the reply to a follow-up question above the turn that names the topic', () => {
+    // Before the rule (no query terms): the topic's turn first, the answer lifted by the thread only.
+    assert.deepEqual(ranked('What did Priya learn from The Salt Road?', book, false).slice(0, 2), ['f:0', 'f:2']);
+    assert.deepEqual(ranked('What did Priya learn from The Salt Road?', book).slice(0, 2), ['f:2', 'f:0']);
+  });
+
+  it('lends only the thread weight when the question adds none of the query, and never backwards', () => {
+    // "think" is in no turn, and the question's words ("learn") are not the query's.
+    assert.deepEqual(ranked('What did Priya think of The Salt Road?', book).slice(0, 2), ['f:0', 'f:2']);
+    // The topic after the answer (offsets reversed): the follow-up lends forwards only.
+    assert.deepEqual(ranked('What did Priya learn from The Salt Road?', { 'f:0': 0.6, 'f:1': 0.9, 'f:2': 2 }).slice(0, 1), ['f:2']);
+    // The question's words are the query's ("finding"): its reply answers, not the news before it.
+    assert.equal(ranked("How is Omar's sister finding Lisbon?", { 'g:0': 2, 'g:1': 0.9, 'g:2': 0.6 })[0], 'g:2');
+  });
+});
+
+describe('turn lenders', () => {
+  it('are the candidates one and two turns from a leader, in its memory, that are not leaders', () => {
+    const candidates = new Map(['a:0', 'a:1', 'a:2', 'a:3', 'a:5', 'a:9', 'b:4', 'b:6', 'x'].map((id) => [id, {}]));
+    assert.deepEqual(turnLenders(new Set(['a:3', 'b:5']), candidates).sort(), ['a:1', 'a:2', 'a:5', 'b:4', 'b:6']);
+    assert.deepEqual(turnLenders(new Set(['a:1', 'a:2']), candidates).sort(), ['a:0', 'a:3'], 'leaders lend to each other already');
+    assert.deepEqual(turnLenders(new Set(['x']), candidates), [], 'no turn position');
+  });
+
+  it('keep a leader where the full ranking put it when the ranking is narrowed to the leaders', () => {
+    // The follow-up lifts f:2 above f:0; narrowed to the two, without its question f:1, it would fall back.
+    const turns: Record<string, string> = {
+      'f:0': 'Priya: I finally finished reading "The Salt Road" last night, what a book.',
+      'f:1': 'Omar: Nice! What did you learn from it?',
+      'f:2': 'Priya: Mostly that patience pays off, and that home is the people around you.',
+    };
+    const lexical = new LexicalIndex();
+    const partition = lexical.createPartition('c');
+    for (const [chunkId, text] of Object.entries(turns)) partition.upsert(chunkId, 'f', text);
+    const source = {
+      isQuestion: (id: string) => turns[id]?.endsWith('?') ?? false,
+      speakerOf: (id: string) => turnSpeaker(turns[id] ?? ''),
+      answersOf: () => 0,
+    };
+    const scores: Record<string, number> = { 'f:0': 2, 'f:1': 0.3, 'f:2': 0.6 };
+    const queryTerms = lexical.queryTermMatches('What did Priya learn from The Salt Road?', ['c'], ['f:0', 'f:1']);
+    const ranked = (ids: string[]) =>
+      rerankTurns(
+        ids.map((chunkId) => ({ chunkId, memoryId: 'f', score: scores[chunkId]!, breakdown: {} })),
+        new Map(),
+        source,
+        { queryTerms },
+      ).map((entry) => entry.chunkId);
+    assert.deepEqual(ranked(['f:0', 'f:1', 'f:2']).slice(0, 2), ['f:2', 'f:0']);
+    assert.deepEqual(ranked(['f:0', 'f:2']), ['f:0', 'f:2'], 'the leaders alone');
+    const leaders = new Set(['f:0', 'f:2']);
+    const kept = [...leaders, ...turnLenders(leaders, new Map(Object.keys(scores).map((id) => [id, {}])))];
+    assert.deepEqual(ranked(kept).slice(0, 2), ['f:2', 'f:0']);
   });
 });

@@ -32,10 +32,18 @@ import {
   type ScoreBreakdown,
   type SignalName,
 } from '../search/fusion.js';
-import { DEFAULT_TURN_WEIGHTS, expandTurnCandidates, rerankTurns, type DateMatches } from '../search/turn-ranking.js';
+import {
+  DEFAULT_TURN_WEIGHTS,
+  expandTurnCandidates,
+  followUpChunks,
+  rerankTurns,
+  turnLenders,
+  type DateMatches,
+} from '../search/turn-ranking.js';
 import { querySpeakers, type QuerySpeakers } from '../search/turn-speakers.js';
 import { queryAnswerKind } from '../search/turn-answers.js';
 import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
+import type { QueryTermMatch } from '../search/lexical-index.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { ChunkRepository } from '../store/chunks.js';
 import type { EventLog } from '../store/events.js';
@@ -151,7 +159,16 @@ export interface SearchServiceStore {
 /** What a search reads of this process's in-memory indexes (unit tests hand a fake one). */
 export type SearchIndexReads = Pick<
   SearchIndex,
-  'prepare' | 'release' | 'vectorSearch' | 'lexicalSearch' | 'turnSource' | 'speakers' | 'graphTimelines' | 'graphMatch' | 'hitGraph'
+  | 'prepare'
+  | 'release'
+  | 'vectorSearch'
+  | 'lexicalSearch'
+  | 'queryTermMatches'
+  | 'turnSource'
+  | 'speakers'
+  | 'graphTimelines'
+  | 'graphMatch'
+  | 'hitGraph'
 >;
 
 export function createSearchService(deps: {
@@ -268,6 +285,7 @@ export function createSearchService(deps: {
       const questions = new Set<string>();
       const speakersOf = new Map<string, string>();
       const answersOf = new Map<string, number>();
+      let queryTerms: ReadonlyMap<string, QueryTermMatch> | undefined;
       try {
         signalsResult = await signalsDone;
         const { vectorHits, lexical, rawGraph } = signalsResult;
@@ -298,6 +316,14 @@ export function createSearchService(deps: {
             const answers = source.answersOf(chunkId);
             if (answers !== 0) answersOf.set(chunkId, answers);
           }
+          // Follow-ups (search/turn-ranking.ts liftThreads): the query's terms in the turns that ask
+          // and in the turns they follow, read against the same text the lexical signal searched.
+          if (signals.has('lexical'))
+            queryTerms = deps.searchIndex.queryTermMatches(
+              signalsResult.speakers?.text ?? input.query,
+              input.collectionIds,
+              followUpChunks(candidates.keys(), (chunkId) => questions.has(chunkId)),
+            );
         }
         // Episode proximity lifts the candidates; it retrieves nothing by itself.
         for (const entry of candidates.values()) {
@@ -317,7 +343,7 @@ export function createSearchService(deps: {
       const answerKind = queryAnswerKind(input.query);
       const rank = (entries: Candidate[], context: FusionContext) => {
         const fused = fuse(entries, context, DEFAULT_FUSION_WEIGHTS);
-        return turnRanking ? rerankTurns(fused, dated, turnsRead, { speakers, answerKind }) : fused;
+        return turnRanking ? rerankTurns(fused, dated, turnsRead, { speakers, answerKind, queryTerms }) : fused;
       };
 
       const fusionContext: FusionContext = {
@@ -335,12 +361,21 @@ export function createSearchService(deps: {
       // here.) Reading a few hundred memory records per search was most of its time at 100k
       // chunks. Filters need the whole pool, since they may remove any of the leaders.
       let leaders = [...candidates.values()];
+      // The turn rules of the second ranking read the scores of a leader's turns one and two away
+      // (the question it answers, its thread): those candidates rank again beside the leaders,
+      // or a leader would lose what they lent it in the first. They are turns of a leader's
+      // memory, so no memory record more is read, and their texts are read only if they lead.
+      let lenders: Candidate[] = [];
       if (isEmptyFilter(input.filters) && leaders.length > wanted) {
         const preliminary = rank(leaders, fusionContext);
         const activationGain = DEFAULT_FUSION_WEIGHTS.activation * (turnRanking ? 1 + DEFAULT_TURN_WEIGHTS.episode : 1);
         const headroom = signals.has('activation') && signals.size > 1 ? activationGain + 0.001 : 0.001;
         const bar = preliminary[wanted - 1]!.score - headroom;
         leaders = preliminary.filter((entry) => entry.score >= bar).map(({ score: _score, breakdown: _breakdown, ...entry }) => entry);
+        if (turnRanking)
+          lenders = turnLenders(new Set(leaders.map((entry) => entry.chunkId)), candidates).map((chunkId) => ({
+            ...candidates.get(chunkId)!,
+          }));
       }
       const memoryIds = [...new Set(leaders.map((entry) => entry.memoryId))];
       const leaderIds = new Set(memoryIds);
@@ -359,7 +394,7 @@ export function createSearchService(deps: {
       const now = Date.now();
       const activations = new Map<string, number>();
       for (const [id, memory] of memories) activations.set(id, activationOf(memory.created_at, memory.accessed_at, now));
-      const visible = leaders.filter((entry) => memories.has(entry.memoryId));
+      const visible = [...leaders, ...lenders].filter((entry) => memories.has(entry.memoryId));
       // The graph shown beside the hits follows the same rule: only what visible memories say.
       // Exactly the backers checked as before (a leader that is not visible makes others count):
       // those read above answer from there, any others are read now.

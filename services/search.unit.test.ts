@@ -49,6 +49,10 @@ class FakeSearchIndex implements SearchIndexReads {
     return { hits: [], stats: { terms: [], matchedTerms: 0, maxRarity: 0 } };
   }
 
+  queryTermMatches(): never {
+    throw new Error('turn ranking is not used by these tests');
+  }
+
   graphTimelines(): ReturnType<SearchIndexReads['graphTimelines']> {
     return new Map();
   }

@@ -18,7 +18,9 @@ import type { LexicalIndex } from '../../search/lexical-index.js';
 import {
   DEFAULT_TURN_WEIGHTS,
   expandTurnCandidates,
+  followUpChunks,
   rerankTurns,
+  turnLenders,
   type TurnRankingWeights,
   type TurnSource,
 } from '../../search/turn-ranking.js';
@@ -149,18 +151,39 @@ export function rankOffline(
     }
   }
   const signals: SignalName[] = graph ? ['vector', 'lexical', 'graph'] : ['vector', 'lexical'];
-  const fused = fuse(
-    [...candidates.values()],
-    {
-      signals: new Set(signals),
-      cosineFloor: Math.min(...currentVectorHits.map((hit) => hit.score)),
-      cosineMax: Math.max(...currentVectorHits.map((hit) => hit.score)),
-      bm25Max: currentLexical.hits[0]?.score ?? 0,
-      lexicalRarity: currentLexical.stats.maxRarity,
-    },
-    fusionWeights,
+  const context = {
+    signals: new Set(signals),
+    cosineFloor: Math.min(...currentVectorHits.map((hit) => hit.score)),
+    cosineMax: Math.max(...currentVectorHits.map((hit) => hit.score)),
+    bm25Max: currentLexical.hits[0]?.score ?? 0,
+    lexicalRarity: currentLexical.stats.maxRarity,
+  };
+  const fused = fuse([...candidates.values()], context, fusionWeights);
+  const queryTerms = corpus.lexical.queryTermMatches(
+    query,
+    [collectionId],
+    followUpChunks(candidates.keys(), (chunkId) => source.isQuestion(chunkId)),
   );
-  const reranked = rerankTurns(fused, dated, source, { speakers, answerKind: queryAnswerKind(query), weights: turnWeights });
+  const options = { speakers, answerKind: queryAnswerKind(query), weights: turnWeights, queryTerms };
+  let reranked = rerankTurns(fused, dated, source, options);
+  // LOCOMO_LEADERS=cut: the service's second ranking, over the candidates within reach of the top
+  // only (services/search.ts, without activation's headroom); =lenders keeps their turn neighbours.
+  const wanted = limit * 2 + 5;
+  if (process.env.LOCOMO_LEADERS && reranked.length > wanted) {
+    const bar = reranked[wanted - 1]!.score - 0.001;
+    const kept = new Set(reranked.filter((entry) => entry.score >= bar).map((entry) => entry.chunkId));
+    if (process.env.LOCOMO_LEADERS === 'lenders') for (const id of turnLenders(kept, candidates)) kept.add(id);
+    reranked = rerankTurns(
+      fuse(
+        [...kept].map((id) => candidates.get(id)!),
+        context,
+        fusionWeights,
+      ),
+      dated,
+      source,
+      options,
+    );
+  }
   trace?.({ fused, reranked, answerKind: queryAnswerKind(query) });
   return reranked.slice(0, limit).map((entry) => entry.chunkId);
 }

@@ -9,6 +9,9 @@
  *
  *   scripts/node dist/bench/locomo/offline.js [--dump file]   (LOCOMO_VARIANTS, LOCOMO_BY_CATEGORY=1)
  *
+ * LOCOMO_LEADERS=cut ranks a second time over the candidates within reach of the top only, as the
+ * service does before reading memory records; =lenders keeps the leaders' turn lenders, as it now does.
+ *
  * LOCOMO_GRID='{"<turn or fusion weight, or specificityPower>": [values], ...}' instead chooses those by
  * leave-one-conversation-out: each conversation in turn is held out, the grid point with the best
  * MRR (then recall_all@10) on the other four is chosen, and the held-out conversation is scored
