@@ -108,3 +108,18 @@ export function periodMatch(period: QueryPeriod, dates: readonly Date[]): number
   }
   return best;
 }
+
+/**
+ * Whether one of a turn's dates falls on the very day the query names (a UTC calendar day, in the
+ * named year or, without one, in any year): false when the period is no day. `periodMatch` also
+ * counts the days either side and the week around; this is the day itself.
+ */
+export function onNamedDay(period: QueryPeriod, dates: readonly Date[]): boolean {
+  if (period.day === undefined || period.month === undefined) return false;
+  return dates.some(
+    (date) =>
+      date.getUTCDate() === period.day &&
+      date.getUTCMonth() === period.month &&
+      (period.year === undefined || date.getUTCFullYear() === period.year),
+  );
+}

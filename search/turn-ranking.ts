@@ -15,6 +15,10 @@
  *   - **Dates.** A query naming a day, a month or a year (search/turn-dates.ts) lifts the turns
  *     whose dates (their own time, and relative dates in them resolved against it) fall in that
  *     period by `dateMatch`, and brings them in as candidates even when no other signal found them.
+ *     A query naming a day lifts the turns on that very day by `dayMatch` more than those of the
+ *     days around it: in a chat, what was said "on 3 June" is in that day's session, while
+ *     `dateMatch` alone left a better-worded turn of another session first. Its weight was chosen
+ *     by leave-one-conversation-out (docs/search.md).
  *   - **The kind of answer.** A query asking "when" lifts the turns that mention a time, and one
  *     asking "how many / long / often / much" those that mention a quantity, and one asking "who /
  *     where / which" or for a name those that name someone or something, by `answerKind`
@@ -36,7 +40,7 @@
  * the answer to a matching question can rank. Chunk ids are `<memory id>:<index>`.
  */
 import type { Candidate, FusedCandidate } from './fusion.js';
-import { periodMatch, queryPeriod } from './turn-dates.js';
+import { onNamedDay, periodMatch, queryPeriod } from './turn-dates.js';
 import type { QuerySpeakers } from './turn-speakers.js';
 import type { QueryTermMatch } from './lexical-index.js';
 
@@ -45,6 +49,8 @@ export interface TurnRankingWeights {
   neighbour: number;
   questionPenalty: number;
   dateMatch: number;
+  /** Added to `dateMatch` for the turns on the very day a query names (search/turn-dates.ts onNamedDay). */
+  dayMatch: number;
   speakerMismatch: number;
   answerKind: number;
   episode: number;
@@ -60,6 +66,7 @@ export const DEFAULT_TURN_WEIGHTS: TurnRankingWeights = {
   neighbour: 0.3,
   questionPenalty: 0.1,
   dateMatch: 0.6,
+  dayMatch: 1,
   speakerMismatch: 0.5,
   answerKind: 0.3,
   episode: 0.5,
@@ -84,7 +91,10 @@ export interface TurnSource {
   chunks(): Iterable<[chunkId: string, memoryId: string]>;
 }
 
-/** How well each chunk matches the period the query names (absent: no match or no period). */
+/**
+ * What each chunk's dates add to its score for the period the query names, weights applied
+ * (absent: no match or no period).
+ */
 export type DateMatches = ReadonlyMap<string, number>;
 
 export function chunkPosition(chunkId: string): { memoryId: string; index: number } | null {
@@ -99,7 +109,8 @@ const neighbourId = (position: { memoryId: string; index: number }, offset: numb
 
 /**
  * Adds to `candidates` the chunks in the query's period and the neighbours of every candidate,
- * and reads the cosine of those the vector pool did not hold. Returns the date matches.
+ * and reads the cosine of those the vector pool did not hold. Returns what the dates add to each
+ * chunk (`dateMatch` × the period match, plus `dayMatch` on the very day a query names).
  */
 export function expandTurnCandidates(
   candidates: Map<string, Candidate>,
@@ -116,9 +127,10 @@ export function expandTurnCandidates(
   const period = weights.dateMatch > 0 ? queryPeriod(query) : null;
   if (period) {
     for (const [chunkId, memoryId] of source.chunks()) {
-      const match = periodMatch(period, source.datesOf(chunkId));
+      const dates = source.datesOf(chunkId);
+      const match = periodMatch(period, dates);
       if (match <= 0) continue;
-      dated.set(chunkId, match);
+      dated.set(chunkId, weights.dateMatch * match + (onNamedDay(period, dates) ? weights.dayMatch : 0));
       add(chunkId, memoryId);
     }
   }
@@ -172,7 +184,7 @@ export function rerankTurns(
       const fromNext = Math.max(0, (scores.get(next) ?? 0) - own) * weights.neighbour;
       score += Math.max(fromPrevious, fromNext);
     }
-    score += weights.dateMatch * (dated.get(entry.chunkId) ?? 0);
+    score += dated.get(entry.chunkId) ?? 0;
     if (answerKind !== 0 && (source.answersOf(entry.chunkId) & answerKind) !== 0) score += weights.answerKind;
     if (source.isQuestion(entry.chunkId)) score -= weights.questionPenalty;
     if (speakers?.partial) {

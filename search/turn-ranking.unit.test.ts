@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Candidate, FusedCandidate } from './fusion.js';
-import { periodMatch, queryPeriod, turnDates } from './turn-dates.js';
+import { onNamedDay, periodMatch, queryPeriod, turnDates } from './turn-dates.js';
 import {
   asksFurther,
   DEFAULT_TURN_WEIGHTS,
@@ -40,6 +40,21 @@ describe('turn dates', () => {
     assert.equal(periodMatch({ day: 20, month: 4, year: 2023 }, [day('2023-05-15')]), 0.5);
     assert.equal(periodMatch({ year: 2022 }, dates), 0);
   });
+
+  it('tells the very day a query names from the days around it', () => {
+    const cases: [string, Parameters<typeof onNamedDay>[0], Date[], boolean][] = [
+      ['its own time on the day', { day: 3, month: 5, year: 2023 }, [day('2023-06-03')], true],
+      ['a relative date on the day ("yesterday")', { day: 3, month: 5, year: 2023 }, turnDates('Yesterday was wild.', day('2023-06-04')), true],
+      ['the day before, which periodMatch counts in full', { day: 3, month: 5, year: 2023 }, [day('2023-06-02')], false],
+      ['the day after', { day: 3, month: 5, year: 2023 }, [new Date('2023-06-04T00:30:00Z')], false],
+      ['the same day of another year', { day: 3, month: 5, year: 2023 }, [day('2022-06-03')], false],
+      ['a day named without a year, in any year', { day: 3, month: 5 }, [day('2021-06-03')], true],
+      ['a month is no day', { month: 5, year: 2023 }, [day('2023-06-03')], false],
+      ['a year is no day', { year: 2023 }, [day('2023-06-03')], false],
+    ];
+    for (const [name, period, dates, expected] of cases) assert.equal(onNamedDay(period, dates), expected, name);
+    assert.equal(periodMatch({ day: 3, month: 5, year: 2023 }, [day('2023-06-02')]), 1, 'the day before is in the period');
+  });
 });
 
 describe('turn ranking', () => {
@@ -69,7 +84,31 @@ describe('turn ranking', () => {
     assert.deepEqual([...candidates.keys()].sort(), ['m:0', 'm:1', 'm:2']);
     assert.equal(candidates.get('m:1')!.cosine, 0.7);
     assert.equal(candidates.get('m:0')!.cosine, 0.8, 'a candidate the vector pool missed gets its cosine');
-    assert.deepEqual([...dated], [['m:2', 1]]);
+    assert.deepEqual([...dated], [['m:2', DEFAULT_TURN_WEIGHTS.dateMatch + DEFAULT_TURN_WEIGHTS.dayMatch]], 'on the very day named');
+  });
+
+  it('puts the turns of the very day a query names above those of the day before', () => {
+    // Two sessions: one the day before the named day, whose turn matches the words better, and
+    // the named day's, whose turn holds the answer ("as mentioned on 3 June").
+    const candidates = new Map<string, Candidate>([
+      ['before:0', { chunkId: 'before:0', memoryId: 'before', bm25: 3 }],
+      ['on:0', { chunkId: 'on:0', memoryId: 'on', bm25: 1 }],
+    ]);
+    const dates = { 'before:0': [day('2023-06-02')], 'on:0': [day('2023-06-03')] };
+    const sessions: TurnSource = {
+      ...source({}, dates),
+      chunks: () => [
+        ['before:0', 'before'],
+        ['on:0', 'on'],
+      ],
+    };
+    const dated = expandTurnCandidates(candidates, 'What new activity did Maria start, as mentioned on 3 June, 2023?', sessions);
+    assert.equal(dated.get('before:0'), DEFAULT_TURN_WEIGHTS.dateMatch, 'the day before is in the period');
+    const ranked = rerankTurns(fused({ 'before:0': 1, 'on:0': 0.7 }), dated, sessions);
+    assert.deepEqual(
+      ranked.map((entry) => entry.chunkId),
+      ['on:0', 'before:0'],
+    );
   });
 
   it('lifts the reply to a matching question above the question itself', () => {
