@@ -44,7 +44,12 @@ describe('turn dates', () => {
   it('tells the very day a query names from the days around it', () => {
     const cases: [string, Parameters<typeof onNamedDay>[0], Date[], boolean][] = [
       ['its own time on the day', { day: 3, month: 5, year: 2023 }, [day('2023-06-03')], true],
-      ['a relative date on the day ("yesterday")', { day: 3, month: 5, year: 2023 }, turnDates('Yesterday was wild.', day('2023-06-04')), true],
+      [
+        'a relative date on the day ("yesterday")',
+        { day: 3, month: 5, year: 2023 },
+        turnDates('Yesterday was wild.', day('2023-06-04')),
+        true,
+      ],
       ['the day before, which periodMatch counts in full', { day: 3, month: 5, year: 2023 }, [day('2023-06-02')], false],
       ['the day after', { day: 3, month: 5, year: 2023 }, [new Date('2023-06-04T00:30:00Z')], false],
       ['the same day of another year', { day: 3, month: 5, year: 2023 }, [day('2022-06-03')], false],
