@@ -51,7 +51,7 @@ export interface ConversationMessage {
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
-    private readonly apiKey: string,
+    readonly apiKey: string,
   ) {}
 
   private async request<T>(method: string, path: string, body?: unknown, expect: number[] = [200]): Promise<T> {

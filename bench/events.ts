@@ -12,7 +12,21 @@ const LATENCY_EVENTS = 300;
 const EVENT_LATENCY_P95_GOAL_MS = 50;
 const THROUGHPUT_EVENTS = 20_000;
 
-async function subscriber(baseUrl: string, apiKey: string, collectionId: string, type: string) {
+/** An event frame as a subscriber received it, with when (performance.now()). */
+export interface ReceivedEvent {
+  seq: number;
+  type: string;
+  payload: Record<string, unknown>;
+  at: number;
+}
+
+/** A WebSocket subscriber of the API process, subscribed (ticket, connect, subscribe) when this resolves. */
+export async function openSubscriber(
+  baseUrl: string,
+  apiKey: string,
+  collectionIds: string[],
+  eventTypes: string[],
+): Promise<{ ws: WebSocket; received: ReceivedEvent[] }> {
   const minted = await fetch(`${baseUrl}/v1/users/ws-ticket`, { method: 'POST', headers: { Authorization: `Bearer ${apiKey}` } });
   const { ws_url: url } = ((await minted.json()) as { results: { ws_url: string } }).results;
   const ws = new WebSocket(url);
@@ -20,16 +34,20 @@ async function subscriber(baseUrl: string, apiKey: string, collectionId: string,
     ws.once('open', () => resolve());
     ws.once('error', reject);
   });
-  const received: { seq: number; payload: { probe: string }; at: number }[] = [];
+  const received: ReceivedEvent[] = [];
   let subscribed = false;
   ws.on('message', (data) => {
-    const frame = JSON.parse(String(data)) as { action: string; seq: number; payload: { probe: string } };
+    const frame = JSON.parse(String(data)) as { action: string; seq: number; type: string; payload: Record<string, unknown> };
     if (frame.action === 'subscribed') subscribed = true;
-    if (frame.action === 'event') received.push({ seq: frame.seq, payload: frame.payload, at: performance.now() });
+    if (frame.action === 'event') received.push({ seq: frame.seq, type: frame.type, payload: frame.payload, at: performance.now() });
   });
-  ws.send(JSON.stringify({ action: 'subscribe', collections: [collectionId], event_types: [type] }));
+  ws.send(JSON.stringify({ action: 'subscribe', collections: collectionIds, event_types: eventTypes }));
   while (!subscribed) await sleep(5);
   return { ws, received };
+}
+
+function subscriber(baseUrl: string, apiKey: string, collectionId: string, type: string) {
+  return openSubscriber(baseUrl, apiKey, [collectionId], [type]);
 }
 
 export async function eventScenario(baseUrl: string, apiKey: string, store: Store, tenantId: string, collectionId: string): Promise<void> {
@@ -44,7 +62,7 @@ export async function eventScenario(baseUrl: string, apiKey: string, store: Stor
   }
   const deadline = Date.now() + 30_000;
   while (latency.received.length < LATENCY_EVENTS && Date.now() < deadline) await sleep(20);
-  const delays = latency.received.map((event) => event.at - (sentAt.get(event.payload.probe) ?? event.at));
+  const delays = latency.received.map((event) => event.at - (sentAt.get(String(event.payload.probe)) ?? event.at));
   latency.ws.close();
   metric('event_latency_p50', percentile(delays, 50), 'ms');
   metricWithGoal('event_latency_p95', percentile(delays, 95), EVENT_LATENCY_P95_GOAL_MS, 'ms');
