@@ -28,9 +28,12 @@ import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
 import { info, metric, percentile } from './stats.js';
 import { makeQueries, makeTexts } from './texts.js';
 import { benchNumber } from './env.js';
+import { sentAgainOverHttp } from './device-http-phase.js';
 
 const MEMORIES = benchNumber('BENCH_DEVICE_MEMORIES', 1000);
 const QUERIES = 40;
+/** Rounds of the QUERIES searches over HTTP (bench/device-http-phase.ts). */
+const HTTP_ROUNDS = benchNumber('BENCH_DEVICE_HTTP_ROUNDS', 5);
 const TENANT = 'bench-tenant';
 const CAPS = { maxEpisodes: 20_000, maxEntities: 200_000, maxFacts: 400_000, maxMentions: 2_000_000, maxChunks: 1000 };
 
@@ -124,4 +127,17 @@ export async function deviceOpenScenario(
   // The same snapshot bytes sent again: found by their digest, not parsed (the first call opens it in full).
   const again = await run('sent_again', current, new PreparedSnapshotCache(8), true);
   metric('device_open_same_top5_ratio', after.filter((top, i) => top === before[i] && again[i] === top).length / queries.length, 'ratio');
+  // The same, over HTTP through the API's body middleware: CPU of the event loop and garbage collections.
+  const overHttp = await sentAgainOverHttp({
+    snapshotText: current,
+    queries,
+    tenantId: TENANT,
+    embeddingModel: embedder.modelId,
+    dimensions: embedder.dimensions,
+    caps: CAPS,
+    keyset,
+    extractor,
+    rounds: HTTP_ROUNDS,
+  });
+  metric('device_open_http_same_top5_ratio', overHttp.filter((top, i) => top === before[i]).length / queries.length, 'ratio');
 }

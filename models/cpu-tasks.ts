@@ -21,8 +21,13 @@ export const cpuTasks = {
     const parsed = await parseJsonBody(input);
     return parsed.ok ? transferring(parsed, [parsed.pieces.shell, ...parsed.pieces.fills.map((fill) => fill.items)]) : parsed;
   },
-  /** Where a top-level member's object value lies in JSON bytes, and the digest of its bytes (core/json-span.ts). */
-  locateObjectSpan: (input: { bytes: Uint8Array; key: string }): HashedJsonSpan | null => locateObjectSpan(input.bytes, input.key),
+  /**
+   * Where a top-level member's object value lies in JSON bytes, and the digest of its bytes
+   * (core/json-span.ts). The bytes come back with the answer, moved both ways when they are a
+   * buffer of their own (`locateInPool`): the caller parses them next.
+   */
+  locateObjectSpan: (input: { bytes: Uint8Array; key: string }): { located: HashedJsonSpan | null; bytes: Uint8Array } =>
+    transferring({ located: locateObjectSpan(input.bytes, input.key), bytes: input.bytes }, [input.bytes]),
   /** Entities and facts of one chunk (milliseconds per chunk). */
   extractStructure: (input: { text: string; options: ExtractOptions }): ChunkStructure => extractChunkStructure(input.text, input.options),
   /** The same, with the parsed sentences (structured-cloned back: a fraction of a millisecond against the parse). */
@@ -78,11 +83,10 @@ export async function parseJson(
     if (!decoded.ok) return decoded;
     return { ok: true, value: decoded.value, textBytes: Buffer.byteLength(decoded.text), digests };
   }
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
   const parsed = await pool.run(
     'parseJsonBody',
     { bytes, strict: options.strict, digestPaths: options.digestPaths },
-    { key: job.key, signal: job.signal, transfer: whole ? [bytes.buffer as ArrayBuffer] : [] },
+    { key: job.key, signal: job.signal, transfer: ownsItsBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [] },
   );
   if (!parsed.ok) return parsed;
   const value = await joinJson(parsed.pieces, new TimeSlicer());
@@ -91,6 +95,28 @@ export async function parseJson(
     if (typeof at === 'object' && at !== null) digests.set(at, text);
   }
   return { ok: true, value, textBytes: parsed.textBytes, digests };
+}
+
+/** Whether these bytes are the whole of their buffer, so a message can move them instead of copying them. */
+export function ownsItsBuffer(bytes: Uint8Array): boolean {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+}
+
+/**
+ * `locateObjectSpan` on a pool thread, the bytes moved there and back rather than copied: a copy of
+ * a device request's megabytes per call, on the loop and again on the thread, was most of what a
+ * call sending a prepared snapshot allocated (docs/device-memory.md). `bytes` is not usable after
+ * this call: use the bytes it answers (the same memory).
+ */
+export async function locateInPool(
+  pool: Pick<WorkerPool<CpuTasks>, 'run'>,
+  bytes: Uint8Array,
+  key: string,
+  job: PoolJob,
+): Promise<{ located: HashedJsonSpan | null; bytes: Buffer }> {
+  const transfer = ownsItsBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [];
+  const answer = await pool.run('locateObjectSpan', { bytes, key }, { key: job.key, signal: job.signal, transfer });
+  return { located: answer.located, bytes: Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength) };
 }
 
 /** The local extractor, run on the pool: same results, one task per chunk. */

@@ -18,7 +18,7 @@ import type { JsonTextDigest } from '../../core/json-body.js';
 import type { JsonPath } from '../../core/json-pieces.js';
 import { withoutSpan } from '../../core/json-span.js';
 import type { WorkerPool } from '../../core/worker-pool.js';
-import { parseJson, POOLED_JSON_MIN_BYTES, type CpuTasks } from '../../models/cpu-tasks.js';
+import { locateInPool, parseJson, POOLED_JSON_MIN_BYTES, type CpuTasks } from '../../models/cpu-tasks.js';
 import type { OpenedSnapshot } from '../../snapshot/prepared-cache.js';
 import type { AppState } from '../context.js';
 import { declaredBodyBytes } from './bodies-in-flight.js';
@@ -83,23 +83,25 @@ export function pooledJsonBody(options: {
     // As co-body reads it: the declared length is checked only without a Content-Encoding.
     const declared = ctx.get('content-length');
     const encoding = ctx.get('content-encoding') || 'identity';
-    const bytes = await getRawBody(inflate(ctx.req), {
+    const read = await getRawBody(inflate(ctx.req), {
       limit,
       ...(declared && encoding === 'identity' ? { length: ~~declared } : {}),
     });
     const tenantId = ctx.state.principal.tenantId;
     const job = { key: tenantId, signal: ctx.state.signal };
     const { knownSpan } = options;
-    // The bytes are copied to the thread here (not moved): the body is parsed after.
-    const located = knownSpan ? await pool.run('locateObjectSpan', { bytes, key: knownSpan.key }, job) : null;
+    // The bytes are moved to the thread and back (not copied): the body is parsed after.
+    const { located, bytes } = knownSpan ? await locateInPool(pool, read, knownSpan.key, job) : { located: null, bytes: read };
     const span =
       located && knownSpan
         ? { key: knownSpan.key, digest: located.digest, prepared: knownSpan.lookup(tenantId, located.digest) }
         : undefined;
     if (located && span?.prepared) {
       // Everything but the known member is parsed as the whole body would be. If that fails the
-      // whole body is parsed below, so a client gets the error it would have had.
-      const rest = await parseJson(pool, withoutSpan(bytes, located), { strict: true, digestPaths, minBytes: 0 }, job);
+      // whole body is parsed below, so a client gets the error it would have had. The rest is
+      // usually the query alone: below `minBytes` it is parsed on the loop (a few hundred bytes),
+      // as the body parser would parse a body that small, without another trip to a thread.
+      const rest = await parseJson(pool, withoutSpan(bytes, located), { strict: true, digestPaths, minBytes }, job);
       if (rest.ok) {
         ctx.request.body = rest.value;
         // The known bytes are valid UTF-8 (locateObjectSpan): they decode to as many bytes.
