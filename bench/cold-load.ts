@@ -25,6 +25,7 @@ import { freePort, startMongoStandin } from '../dev/embedded.js';
 import { SearchIndex } from '../search/search-index.js';
 import { createAdminService } from '../services/admin.js';
 import { openStore } from '../store/index.js';
+import { processCpuSeconds } from './cpu.js';
 import { info, metric } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
 import { seededRandom } from './texts.js';
@@ -39,12 +40,8 @@ interface Corpus {
   chunks: number;
 }
 
-/** CPU ms a process has used so far, from /proc (user + system). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // After "pid (comm) ": state is field 0, utime 11, stime 12, cutime 13, cstime 14 (clock ticks, 100 Hz).
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+/** CPU ms a process has used so far (NaN when /proc cannot tell). */
+const processCpuMs = (pid: number): number => (processCpuSeconds(pid) ?? Number.NaN) * 1000;
 
 async function withStore<T>(dataDir: string, run: (store: Awaited<ReturnType<typeof openStore>>, mongoPid: number) => Promise<T>) {
   const config = loadConfig({ ...process.env, MONGODB_URI: 'mongodb://unused' });

@@ -38,6 +38,11 @@ function readProcStat(pid: number | string): ProcStat | null {
   }
 }
 
+/** CPU-seconds (user + system) a process has used so far, or null when /proc cannot tell. */
+export function processCpuSeconds(pid: number): number | null {
+  return readProcStat(pid)?.cpuSeconds ?? null;
+}
+
 /** Machine-wide busy and total CPU-seconds (summed over all cores) since boot. */
 function readMachine(): { busy: number; total: number } | null {
   try {
