@@ -609,7 +609,8 @@ export class SearchIndex {
       storedChunks.catch(() => undefined);
       return true;
     });
-    if (!stored || stored.format !== SNAPSHOT_FORMAT) return null;
+    // `wanted` above turned away any other format before a part was read.
+    if (!stored) return null;
     try {
       const snapshot = decodePartitionSnapshot(stored.parts);
       if (snapshot.vectors.dimensions !== this.index.dimensions)
