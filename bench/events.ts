@@ -46,13 +46,9 @@ export async function openSubscriber(
   return { ws, received };
 }
 
-function subscriber(baseUrl: string, apiKey: string, collectionId: string, type: string) {
-  return openSubscriber(baseUrl, apiKey, [collectionId], [type]);
-}
-
 export async function eventScenario(baseUrl: string, apiKey: string, store: Store, tenantId: string, collectionId: string): Promise<void> {
   // Latency: one event every 10 ms, like a steady pipeline.
-  const latency = await subscriber(baseUrl, apiKey, collectionId, 'bench_latency');
+  const latency = await openSubscriber(baseUrl, apiKey, [collectionId], ['bench_latency']);
   const sentAt = new Map<string, number>();
   for (let i = 0; i < LATENCY_EVENTS; i++) {
     const probe = newId();
@@ -69,7 +65,7 @@ export async function eventScenario(baseUrl: string, apiKey: string, store: Stor
   metric('event_latency_lost', LATENCY_EVENTS - latency.received.length, 'count');
 
   // Throughput: appends as fast as this process can write them; delivery rate at the subscriber.
-  const burst = await subscriber(baseUrl, apiKey, collectionId, 'bench_burst');
+  const burst = await openSubscriber(baseUrl, apiKey, [collectionId], ['bench_burst']);
   const started = performance.now();
   for (let i = 0; i < THROUGHPUT_EVENTS; i += 500) {
     await Promise.all(
