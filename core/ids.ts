@@ -20,6 +20,10 @@ export const chunkId = (memoryId: string, index: number): string => `${memoryId}
 /** The memory of a chunk id (chunkId's inverse, first part). */
 export const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(':'));
 
+/** Whether `memoryOfChunk(chunk)` is `memoryId`, found without cutting a new string out of the chunk id. */
+export const isChunkOf = (chunk: string, memoryId: string): boolean =>
+  chunk.startsWith(memoryId) && chunk.charCodeAt(memoryId.length) === 58 /* ':' */ && !chunk.includes(':', memoryId.length + 1);
+
 /** A UUID (version 5 layout) derived from a hash of the parts: the same parts always give the same id. */
 export function deterministicUuid(...parts: string[]): string {
   const hex = createHash('sha256').update(parts.join('\n')).digest('hex');

@@ -8,7 +8,7 @@
  * when it goes. Weights are the sums of those rows, kept as they change; a target whose weight
  * falls to zero leaves the index, as it leaves the store.
  */
-import { chunkId, memoryOfChunk } from '../core/ids.js';
+import { chunkId, isChunkOf, memoryOfChunk } from '../core/ids.js';
 import { ENTITY_SPECIFICITY_POWER, entityScore, hitGraph, matchGraph, type MatchBuilder } from './graph-match.js';
 import type { NewFact } from '../core/graph-model.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
@@ -505,13 +505,21 @@ export class GraphPartition {
 
   /** The memories backing a target (one entry per memory, up to `cap`), with their descriptions of it. */
   support(id: string, cap: number): Support[] {
+    const chunks = this.provenance.get(id);
     const byMemory = new Map<string, string>();
-    for (const [chunk, { description }] of this.provenance.get(id) ?? []) {
-      const memoryId = memoryOfChunk(chunk);
-      if (!byMemory.get(memoryId)) byMemory.set(memoryId, description);
+    if (!chunks) return [];
+    // Keys, then a lookup: a Map's entry iterator makes an array per entry, and a widely mentioned
+    // entity has thousands of chunks. A memory's chunks mostly follow each other, so its id is cut
+    // out of a chunk id only when the chunk is not the previous memory's.
+    let memoryId = '';
+    for (const chunk of chunks.keys()) {
+      if (!isChunkOf(chunk, memoryId)) memoryId = memoryOfChunk(chunk);
+      if (!byMemory.get(memoryId)) byMemory.set(memoryId, chunks.get(chunk)!.description);
       if (byMemory.size >= cap) break;
     }
-    return [...byMemory].map(([memoryId, description]) => ({ memoryId, description }));
+    const backers: Support[] = [];
+    byMemory.forEach((description, memoryId) => backers.push({ memoryId, description }));
+    return backers;
   }
 }
 

@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { chunkId, isChunkOf, memoryOfChunk } from './ids.js';
+
+describe('isChunkOf: a chunk id tested against a memory id without cutting a string', () => {
+  const memory = '0b7c2a51-3f0e-4d8e-9a57-4c1f3e2d9b10';
+  const cases: { chunk: string; memoryId: string; expected: boolean }[] = [
+    { chunk: chunkId(memory, 0), memoryId: memory, expected: true },
+    { chunk: chunkId(memory, 1234), memoryId: memory, expected: true },
+    // Another memory whose id starts with this one's: the separator must follow at once.
+    { chunk: chunkId(`${memory}x`, 0), memoryId: memory, expected: false },
+    { chunk: chunkId(memory, 0), memoryId: `${memory}x`, expected: false },
+    // A prefix of the memory id is not the memory.
+    { chunk: chunkId(memory, 0), memoryId: memory.slice(0, 8), expected: false },
+    // memoryOfChunk cuts at the last ':', so an id with a ':' in it belongs to the longer prefix.
+    { chunk: 'a:b:3', memoryId: 'a', expected: false },
+    { chunk: 'a:b:3', memoryId: 'a:b', expected: true },
+    { chunk: chunkId(memory, 0), memoryId: '', expected: false },
+    { chunk: ':7', memoryId: '', expected: true },
+    { chunk: memory, memoryId: memory, expected: false },
+  ];
+  for (const { chunk, memoryId, expected } of cases) {
+    it(`${JSON.stringify(chunk)} of ${JSON.stringify(memoryId)}: ${expected}`, () => {
+      assert.equal(isChunkOf(chunk, memoryId), expected);
+      // The same answer as cutting the memory id out.
+      assert.equal(chunk.includes(':') && memoryOfChunk(chunk) === memoryId, expected);
+    });
+  }
+});
