@@ -8,6 +8,7 @@ import { bodiesInFlight } from './middleware/bodies-in-flight.js';
 import { deadline } from './middleware/deadline.js';
 import { errorHandler } from './middleware/errors.js';
 import { pooledJsonBody } from './middleware/pooled-json-body.js';
+import { SharedBodyBuffers } from './middleware/shared-body.js';
 import { httpMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
@@ -54,6 +55,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
       digestPaths: [['snapshot', 'body']],
       // Device calls send the same snapshot again and again (api/routes/device-memory/presenter.ts inlineSnapshot).
       knownSpan: { key: 'snapshot', lookup: (tenantId, digest) => deps.services.deviceMemory.preparedBySpan(tenantId, digest) },
+      buffers: new SharedBodyBuffers(),
     }),
   );
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.BODY_LIMIT_BYTES, jsonStrict: true }));

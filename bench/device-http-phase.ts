@@ -14,6 +14,7 @@ import Koa from 'koa';
 import type { AppState } from '../api/context.js';
 import { errorHandler } from '../api/middleware/errors.js';
 import { pooledJsonBody } from '../api/middleware/pooled-json-body.js';
+import { SharedBodyBuffers } from '../api/middleware/shared-body.js';
 import { inlineSnapshot } from '../api/routes/device-memory/presenter.js';
 import { createLogger } from '../core/logger.js';
 import type { SigningKeyset } from '../core/signing-keyset.js';
@@ -70,6 +71,7 @@ export async function sentAgainOverHttp(options: {
       limit: LIMIT,
       digestPaths: [['snapshot', 'body']],
       knownSpan: { key: 'snapshot', lookup: (tenant, digest) => cache.bySpan(tenant, digest) },
+      buffers: new SharedBodyBuffers(),
     }),
   );
   koa.use(bodyParser({ enableTypes: ['json'], jsonLimit: LIMIT, jsonStrict: true }));

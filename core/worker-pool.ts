@@ -38,7 +38,10 @@ const TRANSFER = Symbol('transfer');
  * their memory with others (Node's pool of small Buffers) are copied as usual.
  */
 export function transferring<T extends object>(output: T, buffers: Uint8Array[]): T {
-  const whole = buffers.filter((buffer) => buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength);
+  // Shared memory cannot be moved (and needs not be): it is left out.
+  const whole = buffers.filter(
+    (buffer) => !(buffer.buffer instanceof SharedArrayBuffer) && buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength,
+  );
   Object.defineProperty(output, TRANSFER, { value: whole.map((buffer) => buffer.buffer), enumerable: false });
   return output;
 }

@@ -99,14 +99,16 @@ export async function parseJson(
 
 /** Whether these bytes are the whole of their buffer, so a message can move them instead of copying them. */
 export function ownsItsBuffer(bytes: Uint8Array): boolean {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  // Shared memory is never moved: the thread reads it where it is (api/middleware/shared-body.ts).
+  return !(bytes.buffer instanceof SharedArrayBuffer) && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 }
 
 /**
- * `locateObjectSpan` on a pool thread, the bytes moved there and back rather than copied: a copy of
- * a device request's megabytes per call, on the loop and again on the thread, was most of what a
- * call sending a prepared snapshot allocated (docs/device-memory.md). `bytes` is not usable after
- * this call: use the bytes it answers (the same memory).
+ * `locateObjectSpan` on a pool thread, the bytes moved there and back rather than copied (shared
+ * memory is read where it is): a copy of a device request's megabytes per call, on the loop and
+ * again on the thread, was most of what a call sending a prepared snapshot allocated
+ * (docs/device-memory.md). `bytes` is not usable after this call: use the bytes it answers (the
+ * same memory).
  */
 export async function locateInPool(
   pool: Pick<WorkerPool<CpuTasks>, 'run'>,

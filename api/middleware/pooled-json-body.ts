@@ -13,7 +13,6 @@
  */
 import type { Middleware } from 'koa';
 import inflate from 'inflation';
-import getRawBody from 'raw-body';
 import type { JsonTextDigest } from '../../core/json-body.js';
 import type { JsonPath } from '../../core/json-pieces.js';
 import { withoutSpan } from '../../core/json-span.js';
@@ -22,6 +21,7 @@ import { locateInPool, parseJson, POOLED_JSON_MIN_BYTES, type CpuTasks } from '.
 import type { OpenedSnapshot } from '../../snapshot/prepared-cache.js';
 import type { AppState } from '../context.js';
 import { declaredBodyBytes } from './bodies-in-flight.js';
+import { readSharedBody, type SharedBodyBuffers } from './shared-body.js';
 
 /** @koa/bodyparser's JSON media types (enableTypes: ['json']). */
 const JSON_TYPES = [
@@ -67,6 +67,8 @@ export function pooledJsonBody(options: {
   /** Values whose JSON text the thread hashes (device snapshots' `body`). */
   digestPaths: JsonPath[];
   knownSpan?: KnownSpan;
+  /** Where bodies are read (api/middleware/shared-body.ts): one per process, reused across requests. */
+  buffers: SharedBodyBuffers;
 }): Middleware<AppState> {
   const { pool, limit, digestPaths } = options;
   const minBytes = options.minBytes ?? POOLED_JSON_MIN_BYTES;
@@ -83,18 +85,37 @@ export function pooledJsonBody(options: {
     // As co-body reads it: the declared length is checked only without a Content-Encoding.
     const declared = ctx.get('content-length');
     const encoding = ctx.get('content-encoding') || 'identity';
-    const read = await getRawBody(inflate(ctx.req), {
-      limit,
-      ...(declared && encoding === 'identity' ? { length: ~~declared } : {}),
-    });
-    const tenantId = ctx.state.principal.tenantId;
-    const job = { key: tenantId, signal: ctx.state.signal };
+    const body = await readSharedBody(
+      inflate(ctx.req),
+      { limit, ...(declared && encoding === 'identity' ? { length: ~~declared } : {}) },
+      options.buffers,
+    );
+    let parsed: { value: unknown; parsedBody: ParsedBodyText };
+    try {
+      parsed = await parseRead(pool, body.bytes, { key: ctx.state.principal.tenantId, signal: ctx.state.signal });
+    } catch (error) {
+      // A task abandoned on its thread may still be reading the memory: it is not reused.
+      body.release(false);
+      throw error;
+    }
+    // Every task that read the memory has answered, and nothing parsed keeps a view of it.
+    body.release(true);
+    ctx.request.body = parsed.value;
+    ctx.state.parsedBody = parsed.parsedBody;
+    return next();
+  };
+
+  /** The body's bytes parsed: around a known member when its bytes are known, otherwise whole. */
+  async function parseRead(
+    pool: WorkerPool<CpuTasks>,
+    read: Buffer,
+    job: { key: string; signal: AbortSignal },
+  ): Promise<{ value: unknown; parsedBody: ParsedBodyText }> {
     const { knownSpan } = options;
-    // The bytes are moved to the thread and back (not copied): the body is parsed after.
     const { located, bytes } = knownSpan ? await locateInPool(pool, read, knownSpan.key, job) : { located: null, bytes: read };
     const span =
       located && knownSpan
-        ? { key: knownSpan.key, digest: located.digest, prepared: knownSpan.lookup(tenantId, located.digest) }
+        ? { key: knownSpan.key, digest: located.digest, prepared: knownSpan.lookup(job.key, located.digest) }
         : undefined;
     if (located && span?.prepared) {
       // Everything but the known member is parsed as the whole body would be. If that fails the
@@ -103,22 +124,20 @@ export function pooledJsonBody(options: {
       // as the body parser would parse a body that small, without another trip to a thread.
       const rest = await parseJson(pool, withoutSpan(bytes, located), { strict: true, digestPaths, minBytes }, job);
       if (rest.ok) {
-        ctx.request.body = rest.value;
         // The known bytes are valid UTF-8 (locateObjectSpan): they decode to as many bytes.
-        ctx.state.parsedBody = { textBytes: rest.textBytes - 2 + (located.end - located.start), digests: rest.digests, span };
-        return next();
+        return {
+          value: rest.value,
+          parsedBody: { textBytes: rest.textBytes - 2 + (located.end - located.start), digests: rest.digests, span },
+        };
       }
     }
     // Chosen by its declared size (a chunked body's is unknown): parsed on the pool whatever size it turns out to be.
     const parsed = await parseJson(pool, bytes, { strict: true, digestPaths, minBytes: 0 }, job);
     // The body parser's error, as co-body threw it (status 400 and its message): the error handler maps both alike.
     if (!parsed.ok) throw Object.assign(new SyntaxError(parsed.message), { status: parsed.status });
-    ctx.request.body = parsed.value;
-    ctx.state.parsedBody = {
-      textBytes: parsed.textBytes,
-      digests: parsed.digests,
-      ...(span ? { span: { ...span, prepared: null } } : {}),
+    return {
+      value: parsed.value,
+      parsedBody: { textBytes: parsed.textBytes, digests: parsed.digests, ...(span ? { span: { ...span, prepared: null } } : {}) },
     };
-    return next();
-  };
+  }
 }

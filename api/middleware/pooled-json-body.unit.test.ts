@@ -13,6 +13,7 @@ import { cpuThreadScript, type CpuTasks } from '../../models/cpu-tasks.js';
 import type { AppState } from '../context.js';
 import { errorHandler } from './errors.js';
 import { pooledJsonBody } from './pooled-json-body.js';
+import { SharedBodyBuffers } from './shared-body.js';
 
 const LIMIT = 64 * 1024;
 
@@ -68,8 +69,9 @@ describe('request bodies parsed on a worker thread answer as the body parser doe
   let loopUrl = '';
   let pooledUrl = '';
 
+  const buffers = new SharedBodyBuffers();
   const app = (pooled: boolean): Koa<AppState> =>
-    testApp(pooled ? pooledJsonBody({ pool, limit: LIMIT, minBytes: 0, digestPaths: [['snapshot', 'body']] }) : null, (ctx) => {
+    testApp(pooled ? pooledJsonBody({ pool, limit: LIMIT, minBytes: 0, digestPaths: [['snapshot', 'body']], buffers }) : null, (ctx) => {
       const body: unknown = ctx.request.body;
       const snapshotBody = (body as { snapshot?: { body?: object } }).snapshot?.body;
       return {
@@ -126,6 +128,14 @@ describe('request bodies parsed on a worker thread answer as the body parser doe
     });
   }
 
+  it('reads each body into the memory the one before was read into, once that one was parsed', async () => {
+    await post(pooledUrl, big);
+    const idle = buffers.idleBytes();
+    assert.ok(idle > 0, 'the memory went back for the next request');
+    await post(pooledUrl, '{"a":1}');
+    assert.equal(buffers.idleBytes(), idle, 'and the next request took it and gave it back: no new memory');
+  });
+
   it("works out the digest of snapshot.body's JSON text on the thread", async () => {
     const answer = JSON.parse((await post(pooledUrl, big)).text) as { digest: unknown };
     const parsed = JSON.parse(big) as { snapshot: { body: object } };
@@ -157,6 +167,7 @@ describe('a known snapshot in a request body is not parsed again', () => {
             limit: LIMIT,
             minBytes: 0,
             digestPaths: [['snapshot', 'body']],
+            buffers: new SharedBodyBuffers(),
             knownSpan: {
               key: 'snapshot',
               lookup: (tenantId, digest) => {
