@@ -13,6 +13,8 @@ import { endpoint } from './http.js';
 export const API_ERROR_CODES = [
   'validation_failed',
   'invalid_json',
+  'request_aborted',
+  'body_length_mismatch',
   'upload_size_mismatch',
   'unauthenticated',
   'invalid_upload_signature',

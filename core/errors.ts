@@ -57,6 +57,16 @@ export const payloadTooLarge = (limitBytes: number): AppError =>
 
 export const unsupportedMediaType = (message: string): AppError => new AppError(415, 'unsupported_media_type', message);
 
+/** The client closed the connection before its body was read in full (nobody may read this answer). */
+export const requestAborted = (): AppError =>
+  new AppError(400, 'request_aborted', 'The connection was closed before the request body was read in full');
+
+/** The body ended before, or went past, the length its Content-Length header declared. */
+export const bodyLengthMismatch = (): AppError =>
+  new AppError(400, 'body_length_mismatch', 'The request body is not as long as its Content-Length header says', [
+    { field: 'Content-Length', issue: 'does not match the body' },
+  ]);
+
 export const rateLimited = (retryAfterSeconds: number, message = `Too many requests; retry after ${retryAfterSeconds} s`): AppError =>
   new AppError(429, 'rate_limited', message, undefined, {
     'Retry-After': String(retryAfterSeconds),

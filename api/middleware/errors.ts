@@ -3,7 +3,15 @@
  * `{ "error": { "status", "code", "message", "details"?, "request_id" } }`.
  */
 import type { Middleware } from 'koa';
-import { AppError, internalError, invalidJson, payloadTooLarge, routeNotFound } from '../../core/errors.js';
+import {
+  AppError,
+  bodyLengthMismatch,
+  internalError,
+  invalidJson,
+  payloadTooLarge,
+  requestAborted,
+  routeNotFound,
+} from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { AppState } from '../context.js';
 
@@ -24,6 +32,9 @@ function toAppError(error: unknown, bodyLimit: number): AppError | null {
     return invalidJson(candidate.message ?? 'malformed JSON');
   }
   if (status === 415) return new AppError(415, 'unsupported_media_type', candidate.message ?? 'Unsupported media type');
+  // raw-body's (and so co-body's) reads of a body that did not arrive whole: the client's doing, not a bug.
+  if (candidate?.type === 'request.aborted') return requestAborted();
+  if (candidate?.type === 'request.size.invalid') return bodyLengthMismatch();
   return null;
 }
 

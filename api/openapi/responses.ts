@@ -8,6 +8,8 @@ import { z } from 'zod';
 export const ERROR_CODES: Record<string, number> = {
   validation_failed: 400,
   invalid_json: 400,
+  request_aborted: 400,
+  body_length_mismatch: 400,
   upload_size_mismatch: 400,
   unauthenticated: 401,
   invalid_upload_signature: 403,
