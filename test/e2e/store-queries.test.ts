@@ -115,4 +115,71 @@ describe('the journal store answers like a scan', () => {
     }
     assert.deepEqual(mismatches, []);
   });
+
+  it('counts off an index alone where it can say the count exactly, and the counts stay a scan’s', async () => {
+    const [indexedCounts, scannedCounts] = clients.map((client) => client.db('queries').collection<Row>('counts')) as [
+      Collection<Row>,
+      Collection<Row>,
+    ];
+    const rows: Row[] = [
+      // An array holding a value twice, and one that two $in values reach: each document counts once.
+      { _id: 'a', n: 1, c: ['x', 'x'], m: 'e5' },
+      { _id: 'b', n: 2, c: ['x', 'y'], m: 'e5' },
+      { _id: 'c', n: 3, c: 'x', m: 'e5' },
+      { _id: 'd', n: 4, c: ['x'], m: 'other' },
+      { _id: 'f', n: 6, m: 'e5' },
+      { _id: 'g', n: 7, c: ['y'], m: null },
+    ];
+    for (const collection of [indexedCounts, scannedCounts]) {
+      await collection.createIndex({ c: 1, m: 1, _id: 1 });
+      await collection.insertMany(rows.map((row) => ({ ...row })));
+    }
+    const db = clients[0]!.db('queries');
+    const filters: [Filter<Row>, 'COUNT_SCAN' | 'documents'][] = [
+      [{ c: 'x', m: 'e5' }, 'COUNT_SCAN'],
+      [{ c: { $in: ['x', 'y'] }, m: 'e5' }, 'COUNT_SCAN'],
+      [{ c: { $eq: 'y' } }, 'COUNT_SCAN'],
+      [{ c: 'z', m: 'e5' }, 'COUNT_SCAN'],
+      // Not strings, or a key the index does not pin: counted through the documents.
+      [{ c: 'x', m: null }, 'documents'],
+      [{ c: 'x', n: { $gt: 1 } }, 'documents'],
+      [{ c: ['x', 'x'] }, 'documents'],
+    ];
+    /** Each filter's count from both stores (they must agree) and the plans the indexed one used. */
+    const countAll = async () => {
+      await db.admin().command({ engramStats: 1, db: 'queries', reset: true });
+      for (const [filter] of filters) {
+        const [fast, slow] = await Promise.all([indexedCounts.countDocuments(filter), scannedCounts.countDocuments(filter)]);
+        assert.equal(fast, slow, JSON.stringify(filter));
+      }
+      const stats = (await db.admin().command({ engramStats: 1, db: 'queries' })) as {
+        collections: { ns: string; shapes: { shape: string; plan: string; count: number; docsExamined: number }[] }[];
+      };
+      return stats.collections.find((collection) => collection.ns === 'queries.counts')!.shapes;
+    };
+
+    const shapes = await countAll();
+    const countScans = shapes.filter((shape) => shape.plan.startsWith('COUNT_SCAN'));
+    const queriesOf = (list: typeof shapes) => list.reduce((sum, shape) => sum + shape.count, 0);
+    assert.equal(queriesOf(countScans), filters.filter(([, plan]) => plan === 'COUNT_SCAN').length, JSON.stringify(shapes));
+    assert.ok(
+      countScans.every((shape) => shape.docsExamined === 0),
+      'an index count reads no document',
+    );
+    assert.equal(
+      queriesOf(shapes) - queriesOf(countScans),
+      filters.filter(([, plan]) => plan === 'documents').length,
+      JSON.stringify(shapes),
+    );
+
+    // An array inside the array: its key is a normalised form that could equal 'x', so from now on
+    // the index alone no longer says the count (the matcher does not match it with 'x').
+    for (const collection of [indexedCounts, scannedCounts]) await collection.insertOne({ _id: 'e', n: 5, c: [['x']], m: 'e5' });
+    const after = await countAll();
+    assert.deepEqual(
+      after.filter((shape) => shape.plan.startsWith('COUNT_SCAN')),
+      [],
+      JSON.stringify(after),
+    );
+  });
 });

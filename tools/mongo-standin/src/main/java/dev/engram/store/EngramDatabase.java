@@ -168,6 +168,37 @@ final class EngramDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
     }
 
     /**
+     * The reply to a count (what the driver's countDocuments sends: a $match, then
+     * {@code {$group: {_id: 1, n: {$sum: 1}}}}) when the collection's index can say it alone
+     * ({@link EngramCollection#countThroughIndex}); null otherwise. Like the $group it stands for,
+     * it answers no document for a count of 0.
+     */
+    private Document countThroughIndex(EngramCollection collection, Document match, List<Document> rest) {
+        if (rest.size() != 1 || !(rest.get(0).get("$group") instanceof Document group) || rest.get(0).size() != 1 || group.size() != 2
+            || !(group.get("n") instanceof Document sum) || sum.size() != 1 || !(sum.get("$sum") instanceof Number one)
+            || one.doubleValue() != 1 || !group.containsKey("_id") || group.get("_id") instanceof Document
+            || group.get("_id") instanceof String) {
+            return null;
+        }
+        Long count = collection.countThroughIndex(match);
+        if (count == null) {
+            return null;
+        }
+        List<Document> batch = new ArrayList<>();
+        if (count > 0) {
+            Document row = new Document("_id", group.get("_id"));
+            row.put("n", count <= Integer.MAX_VALUE ? (Object) count.intValue() : (Object) count);
+            batch.add(row);
+        }
+        Document cursor = new Document("id", 0L)
+            .append("ns", getDatabaseName() + "." + collection.getCollectionName())
+            .append("firstBatch", batch);
+        Document response = new Document("cursor", cursor);
+        response.put("ok", 1.0);
+        return response;
+    }
+
+    /**
      * mongo-java-server runs every pipeline over the whole collection; when the first stage is a
      * $match, read its documents through the collection's planner instead, then run the rest.
      */
@@ -188,6 +219,10 @@ final class EngramDatabase extends AbstractSynchronizedMongoDatabase<Integer> {
             return null;
         }
         List<Document> rest = new ArrayList<>((List<Document>) stages).subList(1, stages.size());
+        Document counted = countThroughIndex((EngramCollection) collection, match, rest);
+        if (counted != null) {
+            return counted;
+        }
         Aggregation aggregation = Aggregation.fromPipeline(rest, databaseResolver, this, collection, oplog);
         aggregation.validate(query);
         List<Document> matched = new ArrayList<>();

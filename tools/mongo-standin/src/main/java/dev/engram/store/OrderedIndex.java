@@ -58,6 +58,12 @@ final class OrderedIndex extends Index<Integer> {
     private final String[] paths;
     private final int[] directions;
     private final boolean[] multikey;
+    /**
+     * Whether a key has held a document, or an array inside an array: such a value is keyed by a
+     * normalised form that can equal a plain value the matcher would not match it with, so counts
+     * off the index alone are exact only for keys that never held one. Sticky, as multikey is.
+     */
+    private final boolean[] nested;
     private final NavigableSet<Object[]> entries;
     private final Comparator<Object[]> comparator;
     /** While a store is being loaded, unique violations between intermediate states are expected. */
@@ -75,6 +81,7 @@ final class OrderedIndex extends Index<Integer> {
         this.paths = keys.stream().map(IndexKey::getKey).toArray(String[]::new);
         this.directions = keys.stream().mapToInt(k -> k.isAscending() ? 1 : -1).toArray();
         this.multikey = new boolean[paths.length];
+        this.nested = new boolean[paths.length];
         this.comparator = new EntryComparator(directions);
         this.entries = new TreeSet<>(comparator);
     }
@@ -93,6 +100,11 @@ final class OrderedIndex extends Index<Integer> {
 
     boolean isMultikey(int i) {
         return multikey[i];
+    }
+
+    /** Whether key {@code i} has held a document or a nested array (see {@code nested}). */
+    boolean hasHeldNested(int i) {
+        return nested[i];
     }
 
     boolean sparse() {
@@ -135,12 +147,18 @@ final class OrderedIndex extends Index<Integer> {
                 } else {
                     LinkedHashSet<Object> distinct = new LinkedHashSet<>();
                     for (Object element : collection) {
+                        if (element instanceof Map<?, ?> || element instanceof Collection<?>) {
+                            nested[i] = true;
+                        }
                         distinct.add(normalize(element));
                     }
                     values = new ArrayList<>(distinct);
                 }
                 multikey[i] = true;
             } else {
+                if (value instanceof Map<?, ?>) {
+                    nested[i] = true;
+                }
                 values = new ArrayList<>(1);
                 values.add(normalize(value));
             }
