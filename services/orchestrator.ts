@@ -4,7 +4,7 @@
  */
 import { workflowsStarted } from '../core/metrics.js';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, WorkflowIdReusePolicy } from '@temporalio/common';
 import { graphWorkflowId, ingestWorkflowId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 // Types only: the workflow code itself runs in the worker's sandbox, never in this process.
@@ -71,6 +71,12 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
             { key: TENANT_ID, value: request.tenantId },
           ],
           requestEagerStart: options.eagerStart,
+          // Each ingestion job has a workflow id of its own (a memory's first ingestion, each
+          // append), so a run that completed is never to be run again. The reconciler and an
+          // idempotent replay start whatever they read as queued; a memory read as queued just
+          // before its run completed was ingested a second time, its events sent again. A run
+          // that failed, was terminated or timed out may still be started again.
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
         });
         workflowsStarted.inc({ workflow: workflowType('ingestMemory') });
         return { workflowId, alreadyStarted: false };

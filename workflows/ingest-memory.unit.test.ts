@@ -18,7 +18,7 @@ import type { Activities, GraphProjectionInput, IngestInput } from '../activitie
 import { projectRoot } from '../config/index.js';
 import { BAD_CONTENT, INGESTION_FAILED, MEMORY_DELETED } from '../core/failure-types.js';
 import type { Logger } from '../core/logger.js';
-import { createOrchestrator } from '../services/orchestrator.js';
+import { COLLECTION_ID, createOrchestrator, MEMORY_ID, TENANT_ID } from '../services/orchestrator.js';
 import type { ingestMemory, projectMemoryGraph } from './index.js';
 
 const root = projectRoot();
@@ -60,7 +60,13 @@ describe('ingestion workflows on the dev server', { concurrency: true }, () => {
     assert.ok(existsSync(bundlePath), `npm run build writes the workflow bundle at ${bundlePath}`);
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     env = await TestWorkflowEnvironment.createLocal({
-      server: { executable: { type: 'existing-path', path: temporalBinary }, ip: '127.0.0.1', extraArgs: ['--headless'] },
+      server: {
+        executable: { type: 'existing-path', path: temporalBinary },
+        ip: '127.0.0.1',
+        extraArgs: ['--headless'],
+        // The service's own starts (services/orchestrator.ts) set these.
+        searchAttributes: [MEMORY_ID, COLLECTION_ID, TENANT_ID],
+      },
     });
   });
   after(async () => {
@@ -223,6 +229,35 @@ describe('ingestion workflows on the dev server', { concurrency: true }, () => {
       );
     },
   );
+
+  it('starts a memory’s ingestion again only if its run did not complete: a reconciler that read it as queued just before changes nothing', async () => {
+    const calls: Call[] = [];
+    const taskQueue = `test-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: bundlePath },
+      activities: fakeActivities(calls, {}),
+    });
+    const logger = { warn: () => undefined } as unknown as Logger;
+    const orchestrator = createOrchestrator({ connection: env.connection, namespace: 'default', taskQueue, eagerStart: false, logger });
+    const request = { memoryId: `mem-${randomUUID()}`, tenantId: 'tenant-1', collectionIds: ['col-a'] };
+    await worker.runUntil(async () => {
+      const first = await orchestrator.startIngestion(request);
+      assert.equal(first.alreadyStarted, false);
+      await env.client.workflow.getHandle(first.workflowId).result();
+      // What the reconciler (or an idempotent replay) does with a memory it read as queued.
+      assert.deepEqual(await orchestrator.startIngestion(request), { workflowId: first.workflowId, alreadyStarted: true });
+    });
+    assert.equal(calls.length, 1, 'ingested once');
+
+    // A run an operator terminated (or that timed out) left its memory queued: that one is started again.
+    const stopped = { ...request, memoryId: `mem-${randomUUID()}` };
+    const run = await orchestrator.startIngestion(stopped);
+    await env.client.workflow.getHandle(run.workflowId).terminate('operator');
+    assert.equal((await orchestrator.startIngestion(stopped)).alreadyStarted, false);
+    await env.client.workflow.getHandle(run.workflowId).terminate('test done');
+  });
 
   it('replays a history recorded before the single pass (one activity per stage) without nondeterminism', async () => {
     // Recorded (binary protobuf) from the workflow as it was before the `single-pass-ingest` patch: four
