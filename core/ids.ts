@@ -8,8 +8,14 @@ export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
 /** One workflow per memory; its id is derived from the memory id so a retry can never start a second. */
 export const ingestWorkflowId = (memoryId: string): string => `memory-${memoryId}`;
 
-/** An append run: one per starting message, so a retried request cannot start the same run twice. */
-export const appendWorkflowId = (memoryId: string, fromMessage: number): string => `memory-${memoryId}-append-${fromMessage}`;
+/**
+ * An append run: named by its starting message, and unique to the claim that made it (the memory
+ * keeps it as its workflow id), since ingestion starts never run a completed id again
+ * (services/orchestrator.ts): an append abandoned after its start failed must not hold the id the
+ * next append at the same message needs.
+ */
+export const appendWorkflowId = (memoryId: string, fromMessage: number): string =>
+  `memory-${memoryId}-append-${fromMessage}-${randomUUID().slice(0, 8)}`;
 
 /** Graph projection into newly associated collections; several may follow one another. */
 export const graphWorkflowId = (memoryId: string): string => `memory-${memoryId}-graph-${randomUUID()}`;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chunkId, isChunkOf, memoryOfChunk } from './ids.js';
+import { appendWorkflowId, chunkId, isChunkOf, memoryOfChunk } from './ids.js';
 
 describe('isChunkOf: a chunk id tested against a memory id without cutting a string', () => {
   const memory = '0b7c2a51-3f0e-4d8e-9a57-4c1f3e2d9b10';
@@ -26,4 +26,12 @@ describe('isChunkOf: a chunk id tested against a memory id without cutting a str
       assert.equal(chunk.includes(':') && memoryOfChunk(chunk) === memoryId, expected);
     });
   }
+});
+
+describe('appendWorkflowId: named by its first message, unique to each claim', () => {
+  it('never gives two appends at the same message the same id', () => {
+    const [a, b] = [appendWorkflowId('m1', 4), appendWorkflowId('m1', 4)];
+    assert.match(a, /^memory-m1-append-4-[0-9a-f]{8}$/);
+    assert.notEqual(a, b, 'an abandoned append at message 4 does not hold the id of the next one');
+  });
 });
