@@ -22,11 +22,14 @@ import { CpuMeter } from './cpu.js';
 import { info, metric, metricWithGoal, percentile, sleep } from './stats.js';
 import { makeQueries, makeTexts } from './texts.js';
 import { benchNumber } from './env.js';
+import { serviceMeter } from './service-meter.js';
 
 const MEMORIES = benchNumber('BENCH_DEVICE_MEMORIES', 1000);
 /** Characters of each large device create (MAX_TEXT_CHARS allows 2,000,000; this keeps the run minutes long). */
 const LARGE_CREATE_CHARS = benchNumber('BENCH_DEVICE_LARGE_CHARS', 200_000);
 const LOAD_SEARCHES = 40;
+/** The route device and collection searches share (its template, as GET /metrics labels it). */
+const SEARCH_ROUTE = '/v1/memories/search';
 const CONCURRENCY = 16;
 const SEARCH_RUNS = 60;
 const CREATE_RUNS = 20;
@@ -150,11 +153,14 @@ export async function deviceScenario(
   let agreeWithHits = 0;
   let searchMeter = new CpuMeter(servicePid);
   let firstCpu: number | null = null;
+  let serviceSide = await serviceMeter(baseUrl, SEARCH_ROUTE);
   for (const [i, query] of queries.entries()) {
     const device = await post(baseUrl, apiKey, '/v1/memories/search', `{"query":${JSON.stringify(query)},"snapshot":${snapshotText}}`);
     deviceTimes.push(device.ms);
     if (i === 0) {
       firstCpu = cpuPerCall(searchMeter, 1);
+      // Scraped before the CPU meter starts again, so the scrape's CPU is not the searches'.
+      serviceSide = await serviceMeter(baseUrl, SEARCH_ROUTE);
       searchMeter = new CpuMeter(servicePid);
     }
     const deviceTop = top(shown(device.text), false);
@@ -162,6 +168,10 @@ export async function deviceScenario(
     if (deviceTop === top(collectionShown[i]!, true)) agreeWithHits += 1;
   }
   const preparedCpu = cpuPerCall(searchMeter, queries.length - 1);
+  // Whether the prepared searches' tail is the service's (the collector's, set off by the request
+  // bodies, or other work) or made on the way: beside the client's count of calls over 50 ms.
+  await serviceSide.report('device_search_prepared', queries.length - 1);
+  metric('device_search_prepared_client_over_50ms', deviceTimes.slice(1).filter((ms) => ms > 50).length, 'calls');
   metric('device_search_first_ms', deviceTimes[0]!, 'ms');
   // /proc's CPU times tick every 10 ms: this one call's figure is that coarse.
   if (firstCpu !== null) metric('device_search_first_service_cpu_ms', firstCpu, 'ms');

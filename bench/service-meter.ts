@@ -1,0 +1,64 @@
+/**
+ * What the service did over a phase, from its Prometheus metrics (GET /metrics answers loopback
+ * peers): its garbage collections (engram_nodejs_gc_duration_seconds, by kind) and how long it took
+ * itself to answer one route (engram_http_request_duration_seconds, body read included). Beside the
+ * client's own timings these tell a phase's tail caused by the collector, or by the service at all,
+ * from one made on the way (loopback, the client).
+ */
+import { info, metric } from './stats.js';
+
+interface Totals {
+  gc: Map<string, { count: number; seconds: number }>;
+  /** Cumulative count of the route's answers by bucket bound (seconds), summed over statuses. */
+  route: Map<number, number>;
+}
+
+async function scrape(baseUrl: string, route: string): Promise<Totals | null> {
+  try {
+    const response = await fetch(`${baseUrl}/metrics`);
+    if (!response.ok) return null;
+    const totals: Totals = { gc: new Map(), route: new Map() };
+    for (const line of (await response.text()).split('\n')) {
+      const gc = /^engram_nodejs_gc_duration_seconds_(count|sum)\{kind="(\w+)"\} (\S+)/.exec(line);
+      if (gc) {
+        const entry = totals.gc.get(gc[2]!) ?? { count: 0, seconds: 0 };
+        if (gc[1] === 'count') entry.count = Number(gc[3]);
+        else entry.seconds = Number(gc[3]);
+        totals.gc.set(gc[2]!, entry);
+        continue;
+      }
+      const bucket = /^engram_http_request_duration_seconds_bucket\{(.*)\} (\S+)/.exec(line);
+      if (!bucket || !bucket[1]!.includes(`route="${route}"`) || !bucket[1]!.includes('method="POST"')) continue;
+      const le = /le="([^"]+)"/.exec(bucket[1]!)?.[1];
+      if (le === undefined || le === '+Inf') continue;
+      totals.route.set(Number(le), (totals.route.get(Number(le)) ?? 0) + Number(bucket[2]));
+    }
+    return totals;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Scrapes now; `report` scrapes again and prints, under `label`, the collections per 100 calls, the
+ * collector's time per call, and how many of the calls the service itself took over 50 and 100 ms on.
+ */
+export async function serviceMeter(baseUrl: string, route: string): Promise<{ report(label: string, calls: number): Promise<void> }> {
+  const before = await scrape(baseUrl, route);
+  return {
+    async report(label, calls) {
+      const after = await scrape(baseUrl, route);
+      if (!before || !after) return info(`   ${label}: GET /metrics unavailable, no service figures`);
+      const gcDelta = (kind: string) => ({
+        count: (after.gc.get(kind)?.count ?? 0) - (before.gc.get(kind)?.count ?? 0),
+        ms: ((after.gc.get(kind)?.seconds ?? 0) - (before.gc.get(kind)?.seconds ?? 0)) * 1000,
+      });
+      const gcMs = [...after.gc.keys()].reduce((sum, kind) => sum + gcDelta(kind).ms, 0);
+      metric(`${label}_service_major_gcs_per_100_calls`, (gcDelta('major').count * 100) / calls, 'count');
+      metric(`${label}_service_gc_ms_per_call`, gcMs / calls, 'ms');
+      const within = (seconds: number) => (after.route.get(seconds) ?? 0) - (before.route.get(seconds) ?? 0);
+      metric(`${label}_service_over_50ms`, calls - within(0.05), 'calls');
+      metric(`${label}_service_over_100ms`, calls - within(0.1), 'calls');
+    },
+  };
+}
