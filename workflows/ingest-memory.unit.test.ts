@@ -12,7 +12,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, TerminatedFailure, type ActivityCancellationDetails } from '@temporalio/common';
 import protos from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Runtime, Worker, DefaultLogger } from '@temporalio/worker';
+import { Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Activities, GraphProjectionInput, IngestInput } from '../activities/index.js';
 import { projectRoot } from '../config/index.js';
@@ -73,19 +73,26 @@ describe('ingestion workflows on the dev server', { concurrency: true }, () => {
     await env?.teardown();
   });
 
-  async function run<W extends typeof ingestMemory | typeof projectMemoryGraph>(
-    workflow: 'ingestMemory' | 'projectMemoryGraph',
-    input: Parameters<W>[0],
-    behaviour: Behaviour = {},
-  ): Promise<{ calls: Call[]; result: Promise<Awaited<ReturnType<W>>> }> {
-    const calls: Call[] = [];
+  /** A worker on a task queue of its own, running the workflow bundle with recording fake activities. */
+  async function fakeWorker(calls: Call[], behaviour: Behaviour, options: Partial<WorkerOptions> = {}) {
     const taskQueue = `test-${randomUUID()}`;
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: bundlePath },
       activities: fakeActivities(calls, behaviour),
+      ...options,
     });
+    return { worker, taskQueue };
+  }
+
+  async function run<W extends typeof ingestMemory | typeof projectMemoryGraph>(
+    workflow: 'ingestMemory' | 'projectMemoryGraph',
+    input: Parameters<W>[0],
+    behaviour: Behaviour = {},
+  ): Promise<{ calls: Call[]; result: Promise<Awaited<ReturnType<W>>> }> {
+    const calls: Call[] = [];
+    const { worker, taskQueue } = await fakeWorker(calls, behaviour);
     const result = worker.runUntil(
       env.client.workflow.execute<W>(workflow, { taskQueue, workflowId: `wf-${randomUUID()}`, args: [input] as Parameters<W> }),
     ) as Promise<Awaited<ReturnType<W>>>;
@@ -179,19 +186,14 @@ describe('ingestion workflows on the dev server', { concurrency: true }, () => {
     { timeout: 30_000 },
     async () => {
       const calls: Call[] = [];
-      const taskQueue = `test-${randomUUID()}`;
       const workflowId = `wf-${randomUUID()}`;
       let started!: () => void;
       const running = new Promise<void>((resolve) => (started = resolve));
       let seen!: (details: ActivityCancellationDetails | undefined) => void;
       const cancellation = new Promise<ActivityCancellationDetails | undefined>((resolve) => (seen = resolve));
-      const worker = await Worker.create({
-        connection: env.nativeConnection,
-        taskQueue,
-        workflowBundle: { codePath: bundlePath },
-        // Heartbeats reach the server at once, so the cancellation comes back within the test's time.
-        maxHeartbeatThrottleInterval: '100 milliseconds',
-        activities: fakeActivities(calls, {
+      const { worker, taskQueue } = await fakeWorker(
+        calls,
+        {
           ingestContent: async () => {
             const context = Context.current();
             const beat = setInterval(() => context.heartbeat({ stage: 'embed' }), 50);
@@ -203,8 +205,10 @@ describe('ingestion workflows on the dev server', { concurrency: true }, () => {
               seen(context.cancellationDetails);
             }
           },
-        }),
-      });
+        },
+        // Heartbeats reach the server at once, so the cancellation comes back within the test's time.
+        { maxHeartbeatThrottleInterval: '100 milliseconds' },
+      );
       const working = worker.run();
       try {
         const handle = await env.client.workflow.start<typeof ingestMemory>('ingestMemory', { taskQueue, workflowId, args: [input] });
@@ -232,13 +236,7 @@ describe('ingestion workflows on the dev server', { concurrency: true }, () => {
 
   it('starts a memory’s ingestion again only if its run did not complete: a reconciler that read it as queued just before changes nothing', async () => {
     const calls: Call[] = [];
-    const taskQueue = `test-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: bundlePath },
-      activities: fakeActivities(calls, {}),
-    });
+    const { worker, taskQueue } = await fakeWorker(calls, {});
     const logger = { warn: () => undefined } as unknown as Logger;
     const orchestrator = createOrchestrator({ connection: env.connection, namespace: 'default', taskQueue, eagerStart: false, logger });
     const request = { memoryId: `mem-${randomUUID()}`, tenantId: 'tenant-1', collectionIds: ['col-a'] };
