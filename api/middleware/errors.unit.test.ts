@@ -1,16 +1,22 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import { pino } from 'pino';
 import { AppError } from '../../core/errors.js';
+import { WorkerPool } from '../../core/worker-pool.js';
+import { cpuThreadScript, type CpuTasks } from '../../models/cpu-tasks.js';
 import type { AppState } from '../context.js';
 import { errorHandler } from './errors.js';
+import { pooledJsonBody } from './pooled-json-body.js';
+import { SharedBodyBuffers } from './shared-body.js';
 
-/** The handler in front of a step that throws `error`; the JSON it answers and what it logged at error level. */
-async function answerTo(error: unknown): Promise<{ status: number; code: string; errorLogs: number }> {
-  const lines: { level: number }[] = [];
-  const logger = pino(
+/** A logger whose JSON lines land in `lines`. */
+function recordingLogger(lines: { level: number; msg?: string }[]) {
+  return pino(
     { level: 'info' },
     new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -19,6 +25,12 @@ async function answerTo(error: unknown): Promise<{ status: number; code: string;
       },
     }),
   );
+}
+
+/** The handler in front of a step that throws `error`; the JSON it answers and what it logged at error level. */
+async function answerTo(error: unknown): Promise<{ status: number; code: string; errorLogs: number }> {
+  const lines: { level: number }[] = [];
+  const logger = recordingLogger(lines);
   const koa = new Koa<AppState>();
   const handle = errorHandler(logger, 1024);
   const ctx = koa.createContext<AppState>(
@@ -88,6 +100,53 @@ describe('the error handler: every failure a stable status and code, and an erro
     it(`${name}: ${status} ${code}${logged ? ', logged as an error' : ''}`, async () => {
       const answer = await answerTo(error);
       assert.deepEqual(answer, { status, code, errorLogs: logged ? 1 : 0 });
+    });
+  }
+});
+
+describe('a client that closes its connection half-way through its body', () => {
+  for (const pooled of [false, true]) {
+    it(`is a 400 the handler does not log as an error (${pooled ? 'read into shared memory, parsed on a thread' : 'the body parser'})`, async () => {
+      const lines: { level: number; msg?: string }[] = [];
+      const statuses: number[] = [];
+      const pool = pooled ? new WorkerPool<CpuTasks>(cpuThreadScript, 1) : null;
+      const koa = new Koa<AppState>();
+      koa.use(async (ctx, next) => {
+        await next();
+        statuses.push(ctx.status);
+      });
+      koa.use(errorHandler(recordingLogger(lines), 1024 * 1024));
+      koa.use(async (ctx, next) => {
+        ctx.state.requestId = 'r';
+        ctx.state.principal = { tenantId: 't' } as AppState['principal'];
+        ctx.state.signal = new AbortController().signal;
+        await next();
+      });
+      if (pool) koa.use(pooledJsonBody({ pool, limit: 1024 * 1024, minBytes: 0, digestPaths: [], buffers: new SharedBodyBuffers() }));
+      koa.use(bodyParser({ enableTypes: ['json'], jsonLimit: 1024 * 1024, jsonStrict: true }));
+      koa.use((ctx) => {
+        ctx.body = { ok: true };
+      });
+      const server = http.createServer(koa.callback());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":"');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        socket.destroy();
+        const deadline = Date.now() + 5000;
+        while (statuses.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.deepEqual(statuses, [400]);
+        assert.deepEqual(
+          lines.filter((line) => line.level >= 50),
+          [],
+          'no error-level log line',
+        );
+      } finally {
+        server.close();
+        await pool?.close();
+      }
     });
   }
 });
