@@ -33,16 +33,26 @@ export interface TaskOptions {
 const TRANSFER = Symbol('transfer');
 
 /**
+ * Whether a message can move these bytes instead of copying them: they are the whole of their
+ * buffer, and it is not shared memory (which cannot be moved, and needs not be: the other thread
+ * reads it where it is, api/middleware/shared-body.ts).
+ */
+export function ownsItsBuffer(bytes: Uint8Array): boolean {
+  return !(bytes.buffer instanceof SharedArrayBuffer) && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+}
+
+/** A message's transfer list for these bytes: their buffer when they own it, nothing otherwise. */
+export function movableBuffers(bytes: Uint8Array): ArrayBuffer[] {
+  return ownsItsBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [];
+}
+
+/**
  * A handler's output whose `buffers` move to the caller's thread instead of being copied (a
  * message's copy of megabytes is one stretch of the receiving event loop). Buffers that share
  * their memory with others (Node's pool of small Buffers) are copied as usual.
  */
 export function transferring<T extends object>(output: T, buffers: Uint8Array[]): T {
-  // Shared memory cannot be moved (and needs not be): it is left out.
-  const whole = buffers.filter(
-    (buffer) => !(buffer.buffer instanceof SharedArrayBuffer) && buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength,
-  );
-  Object.defineProperty(output, TRANSFER, { value: whole.map((buffer) => buffer.buffer), enumerable: false });
+  Object.defineProperty(output, TRANSFER, { value: buffers.flatMap(movableBuffers), enumerable: false });
   return output;
 }
 

@@ -11,7 +11,7 @@ import { decodeJson, parseJsonBody, type JsonTextDigest, type ParsedJsonBody } f
 import { joinJson, valueAt, type JsonPath } from '../core/json-pieces.js';
 import { locateObjectSpan, type HashedJsonSpan } from '../core/json-span.js';
 import { TimeSlicer } from '../core/time-slice.js';
-import { transferring, type WorkerPool } from '../core/worker-pool.js';
+import { movableBuffers, transferring, type WorkerPool } from '../core/worker-pool.js';
 import { extractChunkStructure, extractParsedChunk, LOCAL_EXTRACTOR_ID } from '../extractors/structure/local-extractor.js';
 import type { ChunkStructure, ExtractOptions, ParsedChunkStructure, StructureExtractor } from '../extractors/structure/types.js';
 
@@ -86,7 +86,7 @@ export async function parseJson(
   const parsed = await pool.run(
     'parseJsonBody',
     { bytes, strict: options.strict, digestPaths: options.digestPaths },
-    { key: job.key, signal: job.signal, transfer: ownsItsBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [] },
+    { key: job.key, signal: job.signal, transfer: movableBuffers(bytes) },
   );
   if (!parsed.ok) return parsed;
   const value = await joinJson(parsed.pieces, new TimeSlicer());
@@ -95,12 +95,6 @@ export async function parseJson(
     if (typeof at === 'object' && at !== null) digests.set(at, text);
   }
   return { ok: true, value, textBytes: parsed.textBytes, digests };
-}
-
-/** Whether these bytes are the whole of their buffer, so a message can move them instead of copying them. */
-export function ownsItsBuffer(bytes: Uint8Array): boolean {
-  // Shared memory is never moved: the thread reads it where it is (api/middleware/shared-body.ts).
-  return !(bytes.buffer instanceof SharedArrayBuffer) && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 }
 
 /**
@@ -116,8 +110,7 @@ export async function locateInPool(
   key: string,
   job: PoolJob,
 ): Promise<{ located: HashedJsonSpan | null; bytes: Buffer }> {
-  const transfer = ownsItsBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [];
-  const answer = await pool.run('locateObjectSpan', { bytes, key }, { key: job.key, signal: job.signal, transfer });
+  const answer = await pool.run('locateObjectSpan', { bytes, key }, { key: job.key, signal: job.signal, transfer: movableBuffers(bytes) });
   return { located: answer.located, bytes: Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength) };
 }
 

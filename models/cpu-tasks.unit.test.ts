@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { cpuThreadScript, locateInPool, ownsItsBuffer, type CpuTasks } from './cpu-tasks.js';
+import { cpuThreadScript, locateInPool, type CpuTasks } from './cpu-tasks.js';
 import { sha256Hex } from '../core/hash.js';
 import { extractChunkStructure } from '../extractors/structure/local-extractor.js';
-import { WorkerPool, WorkerPoolClosedError } from '../core/worker-pool.js';
+import { ownsItsBuffer, WorkerPool, WorkerPoolClosedError } from '../core/worker-pool.js';
 
 const TEXT = 'Alice Smith manages the Berlin office. She hired Bob Jones in 2024.';
 
