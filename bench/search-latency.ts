@@ -8,11 +8,11 @@ import type { Store } from '../store/index.js';
 import type { ApiClient } from './client.js';
 import { CpuMeter, reportCpu } from './cpu.js';
 import { info, metric, metricWithGoal, percentile, seconds, sleep } from './stats.js';
+import { writeSyntheticCorpus, type SyntheticText } from './synthetic.js';
+import { seededRandom } from './texts.js';
 
 /** Issue 28: a search over 100,000 chunks, server time. */
 const SEARCH_100K_SERVER_P95_GOAL_MS = 40;
-import { writeSyntheticCorpus, type SyntheticText } from './synthetic.js';
-import { seededRandom } from './texts.js';
 
 /** Search latency is measured at each size, each in its own collection (100 chunks per memory). */
 export const SEARCH_CHUNKS_PER_MEMORY = 100;

@@ -11,6 +11,7 @@ import {
   payloadTooLarge,
   requestAborted,
   routeNotFound,
+  unsupportedMediaType,
 } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { AppState } from '../context.js';
@@ -31,7 +32,7 @@ function toAppError(error: unknown, bodyLimit: number): AppError | null {
   if (status === 400 && (candidate.type === 'entity.parse.failed' || /JSON/i.test(candidate.message ?? ''))) {
     return invalidJson(candidate.message ?? 'malformed JSON');
   }
-  if (status === 415) return new AppError(415, 'unsupported_media_type', candidate.message ?? 'Unsupported media type');
+  if (status === 415) return unsupportedMediaType(candidate.message ?? 'Unsupported media type');
   // raw-body's (and so co-body's) reads of a body that did not arrive whole: the client's doing, not a bug.
   if (candidate?.type === 'request.aborted') return requestAborted();
   if (candidate?.type === 'request.size.invalid') return bodyLengthMismatch();
