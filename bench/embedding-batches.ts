@@ -3,6 +3,7 @@
  * (engram_embedding_batch_size on GET /metrics, which answers loopback peers): texts per model
  * call after micro-batching, passages and entity names together.
  */
+import { metricLines } from './service-meter.js';
 import { info, metric } from './stats.js';
 
 interface BatchHistogram {
@@ -13,21 +14,16 @@ interface BatchHistogram {
 }
 
 async function scrape(baseUrl: string): Promise<BatchHistogram | null> {
-  try {
-    const response = await fetch(`${baseUrl}/metrics`);
-    if (!response.ok) return null;
-    const text = await response.text();
-    const histogram: BatchHistogram = { sum: 0, count: 0, buckets: new Map() };
-    for (const line of text.split('\n')) {
-      const bucket = /^engram_embedding_batch_size_bucket\{le="([^"]+)"\} (\S+)/.exec(line);
-      if (bucket) histogram.buckets.set(bucket[1]!, Number(bucket[2]));
-      else if (line.startsWith('engram_embedding_batch_size_sum ')) histogram.sum = Number(line.split(' ')[1]);
-      else if (line.startsWith('engram_embedding_batch_size_count ')) histogram.count = Number(line.split(' ')[1]);
-    }
-    return histogram;
-  } catch {
-    return null;
+  const lines = await metricLines(baseUrl);
+  if (!lines) return null;
+  const histogram: BatchHistogram = { sum: 0, count: 0, buckets: new Map() };
+  for (const line of lines) {
+    const bucket = /^engram_embedding_batch_size_bucket\{le="([^"]+)"\} (\S+)/.exec(line);
+    if (bucket) histogram.buckets.set(bucket[1]!, Number(bucket[2]));
+    else if (line.startsWith('engram_embedding_batch_size_sum ')) histogram.sum = Number(line.split(' ')[1]);
+    else if (line.startsWith('engram_embedding_batch_size_count ')) histogram.count = Number(line.split(' ')[1]);
   }
+  return histogram;
 }
 
 /** Scrapes now; `report` scrapes again and prints the phase's batch figures under `label`. */

@@ -13,30 +13,36 @@ interface Totals {
   route: Map<number, number>;
 }
 
-async function scrape(baseUrl: string, route: string): Promise<Totals | null> {
+/** The service's metrics as Prometheus text lines, or null when it does not answer them. */
+export async function metricLines(baseUrl: string): Promise<string[] | null> {
   try {
     const response = await fetch(`${baseUrl}/metrics`);
-    if (!response.ok) return null;
-    const totals: Totals = { gc: new Map(), route: new Map() };
-    for (const line of (await response.text()).split('\n')) {
-      const gc = /^engram_nodejs_gc_duration_seconds_(count|sum)\{kind="(\w+)"\} (\S+)/.exec(line);
-      if (gc) {
-        const entry = totals.gc.get(gc[2]!) ?? { count: 0, seconds: 0 };
-        if (gc[1] === 'count') entry.count = Number(gc[3]);
-        else entry.seconds = Number(gc[3]);
-        totals.gc.set(gc[2]!, entry);
-        continue;
-      }
-      const bucket = /^engram_http_request_duration_seconds_bucket\{(.*)\} (\S+)/.exec(line);
-      if (!bucket || !bucket[1]!.includes(`route="${route}"`) || !bucket[1]!.includes('method="POST"')) continue;
-      const le = /le="([^"]+)"/.exec(bucket[1]!)?.[1];
-      if (le === undefined || le === '+Inf') continue;
-      totals.route.set(Number(le), (totals.route.get(Number(le)) ?? 0) + Number(bucket[2]));
-    }
-    return totals;
+    return response.ok ? (await response.text()).split('\n') : null;
   } catch {
     return null;
   }
+}
+
+async function scrape(baseUrl: string, route: string): Promise<Totals | null> {
+  const lines = await metricLines(baseUrl);
+  if (!lines) return null;
+  const totals: Totals = { gc: new Map(), route: new Map() };
+  for (const line of lines) {
+    const gc = /^engram_nodejs_gc_duration_seconds_(count|sum)\{kind="(\w+)"\} (\S+)/.exec(line);
+    if (gc) {
+      const entry = totals.gc.get(gc[2]!) ?? { count: 0, seconds: 0 };
+      if (gc[1] === 'count') entry.count = Number(gc[3]);
+      else entry.seconds = Number(gc[3]);
+      totals.gc.set(gc[2]!, entry);
+      continue;
+    }
+    const bucket = /^engram_http_request_duration_seconds_bucket\{(.*)\} (\S+)/.exec(line);
+    if (!bucket || !bucket[1]!.includes(`route="${route}"`) || !bucket[1]!.includes('method="POST"')) continue;
+    const le = /le="([^"]+)"/.exec(bucket[1]!)?.[1];
+    if (le === undefined || le === '+Inf') continue;
+    totals.route.set(Number(le), (totals.route.get(Number(le)) ?? 0) + Number(bucket[2]));
+  }
+  return totals;
 }
 
 /**
