@@ -13,6 +13,11 @@
  *       over the load (from /proc), as `name value unit` lines. The first load of the process is the
  *       cold one; later runs reuse the warm process (JIT, module loading) and are printed apart.
  *
+ *   scripts/node dist/bench/cold-load.js fresh <collectionId> <chunks> <model> <dimensions>
+ *       the same load of any collection on a store already running (COLD_LOAD_MONGO_URI and
+ *       COLD_LOAD_DB; COLD_LOAD_MONGO_PID for its CPU): `npm run bench` runs it as a process of its
+ *       own, the fresh API process the goal of issue 25 names, on the bench's warm store.
+ *
  * The store's own start (it reads its whole journal before it listens) is not timed: an API process
  * finds it running. COLD_LOAD_MONGO_URI and COLD_LOAD_MONGO_PID name a stand-in already serving the
  * data dir instead (no start per run).
@@ -40,10 +45,18 @@ interface Corpus {
   chunks: number;
 }
 
+/** A collection to load and what its vectors are. */
+interface Target extends Corpus {
+  model: string;
+  dimensions: number;
+}
+
+type Store = Awaited<ReturnType<typeof openStore>>;
+
 /** CPU ms a process has used so far (NaN when /proc cannot tell). */
 const processCpuMs = (pid: number): number => (processCpuSeconds(pid) ?? Number.NaN) * 1000;
 
-async function withStore<T>(dataDir: string, run: (store: Awaited<ReturnType<typeof openStore>>, mongoPid: number) => Promise<T>) {
+async function withStore<T>(dataDir: string, run: (store: Store, mongoPid: number) => Promise<T>) {
   const config = loadConfig({ ...process.env, MONGODB_URI: 'mongodb://unused' });
   const running = process.env.COLD_LOAD_MONGO_URI;
   if (running) {
@@ -97,68 +110,86 @@ async function fill(dataDir: string, chunks: number): Promise<void> {
   });
 }
 
-async function load(dataDir: string, runs: number): Promise<void> {
-  const corpus = JSON.parse(readFileSync(path.join(dataDir, 'cold-load.json'), 'utf8')) as Corpus;
+/** Loads the collection `runs` times into a fresh SearchIndex, then searches it: the first load of this process is the cold one. */
+async function load(store: Store, mongoPid: number, corpus: Target, runs: number): Promise<void> {
   const text = new SyntheticText();
   const query = text.query(seededRandom(8008));
-  await withStore(dataDir, async (store, mongoPid) => {
-    for (let run = 0; run < runs; run++) {
-      const label = run === 0 ? 'cold' : 'warm_process';
-      const index = new SearchIndex(store, MODEL_ID, DIMENSIONS, logger);
-      await index.start();
-      const gcs: { duration: number; detail?: unknown }[] = [];
-      const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
-      observer.observe({ entryTypes: ['gc'] });
-      const mongoCpu = processCpuMs(mongoPid);
-      const cpu = process.cpuUsage();
-      // The event loop's thread alone: process.cpuUsage also counts V8's concurrent GC threads.
-      const mainThread = process.threadCpuUsage();
-      const started = performance.now();
-      await index.ensureLoaded(corpus.collectionId);
-      const loadedMs = performance.now() - started;
-      const used = process.cpuUsage(cpu);
-      const usedOnLoop = process.threadCpuUsage(mainThread);
-      const storeCpuMs = processCpuMs(mongoPid) - mongoCpu;
-      await new Promise((resolve) => setImmediate(resolve)); // the observer's last entries
-      observer.disconnect();
-      // kind 4: mark-compact (perf_hooks constants.NODE_PERFORMANCE_GC_MAJOR)
-      const major = gcs.filter((entry) => (entry.detail as { kind?: number } | undefined)?.kind === 4);
-      const searched = performance.now();
-      const vector = new Float32Array(DIMENSIONS).map((_, i) => Math.sin(i + 1));
-      const hits = [
-        ...index.vectorSearch(vector, [corpus.collectionId], 10),
-        ...index.lexicalSearch(query, [corpus.collectionId], 10).hits,
-      ];
-      const searchMs = performance.now() - searched;
-      if (index.budgetStats().snapshotLoads === 0) throw new Error('the load did not come from the snapshot');
-      if (index.loadedChunkCount() !== corpus.chunks) throw new Error(`loaded ${index.loadedChunkCount()} of ${corpus.chunks} chunks`);
-      if (hits.length === 0) throw new Error('the first search found nothing');
-      metric(`coldload_${label}_ms`, loadedMs, 'ms');
-      metric(`coldload_${label}_cpu`, (used.user + used.system) / 1000, 'ms');
-      metric(`coldload_${label}_system_cpu`, used.system / 1000, 'ms');
-      metric(`coldload_${label}_main_thread_cpu`, (usedOnLoop.user + usedOnLoop.system) / 1000, 'ms');
-      metric(`coldload_${label}_store_cpu`, storeCpuMs, 'ms');
-      metric(`coldload_${label}_first_search_ms`, searchMs, 'ms');
-      metric(
-        `coldload_${label}_gc_ms`,
-        gcs.reduce((sum, entry) => sum + entry.duration, 0),
-        'ms',
-      );
-      metric(`coldload_${label}_major_gcs`, major.length, 'count');
-      metric(
-        `coldload_${label}_major_gc_ms`,
-        major.reduce((sum, entry) => sum + entry.duration, 0),
-        'ms',
-      );
-      await index.stop();
-    }
-  });
+  for (let run = 0; run < runs; run++) {
+    const label = run === 0 ? 'cold' : 'warm_process';
+    const index = new SearchIndex(store, corpus.model, corpus.dimensions, logger);
+    await index.start();
+    const gcs: { duration: number; detail?: unknown }[] = [];
+    const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
+    observer.observe({ entryTypes: ['gc'] });
+    const mongoCpu = processCpuMs(mongoPid);
+    const cpu = process.cpuUsage();
+    // The event loop's thread alone: process.cpuUsage also counts V8's concurrent GC threads.
+    const mainThread = process.threadCpuUsage();
+    // Pages first touched by the load: on these VMs a first touch costs 1-3 µs of kernel time.
+    const faults = process.resourceUsage().minorPageFault;
+    const started = performance.now();
+    await index.ensureLoaded(corpus.collectionId);
+    const loadedMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    const usedOnLoop = process.threadCpuUsage(mainThread);
+    const storeCpuMs = processCpuMs(mongoPid) - mongoCpu;
+    const pageFaults = process.resourceUsage().minorPageFault - faults;
+    const { rss } = process.memoryUsage();
+    await new Promise((resolve) => setImmediate(resolve)); // the observer's last entries
+    observer.disconnect();
+    // kind 4: mark-compact (perf_hooks constants.NODE_PERFORMANCE_GC_MAJOR)
+    const major = gcs.filter((entry) => (entry.detail as { kind?: number } | undefined)?.kind === 4);
+    const searched = performance.now();
+    const vector = new Float32Array(corpus.dimensions).map((_, i) => Math.sin(i + 1));
+    const hits = [...index.vectorSearch(vector, [corpus.collectionId], 10), ...index.lexicalSearch(query, [corpus.collectionId], 10).hits];
+    const searchMs = performance.now() - searched;
+    if (index.budgetStats().snapshotLoads === 0) throw new Error('the load did not come from the snapshot');
+    if (index.loadedChunkCount() !== corpus.chunks) throw new Error(`loaded ${index.loadedChunkCount()} of ${corpus.chunks} chunks`);
+    if (hits.length === 0) throw new Error('the first search found nothing');
+    metric(`coldload_${label}_ms`, loadedMs, 'ms');
+    metric(`coldload_${label}_cpu`, (used.user + used.system) / 1000, 'ms');
+    metric(`coldload_${label}_system_cpu`, used.system / 1000, 'ms');
+    metric(`coldload_${label}_main_thread_cpu`, (usedOnLoop.user + usedOnLoop.system) / 1000, 'ms');
+    if (Number.isFinite(storeCpuMs)) metric(`coldload_${label}_store_cpu`, storeCpuMs, 'ms');
+    metric(`coldload_${label}_page_faults`, pageFaults, 'count');
+    metric(`coldload_${label}_rss`, rss / 2 ** 20, 'MB');
+    metric(`coldload_${label}_first_search_ms`, searchMs, 'ms');
+    metric(
+      `coldload_${label}_gc_ms`,
+      gcs.reduce((sum, entry) => sum + entry.duration, 0),
+      'ms',
+    );
+    metric(`coldload_${label}_major_gcs`, major.length, 'count');
+    metric(
+      `coldload_${label}_major_gc_ms`,
+      major.reduce((sum, entry) => sum + entry.duration, 0),
+      'ms',
+    );
+    await index.stop();
+  }
 }
 
-const [mode, dataDir, count] = process.argv.slice(2);
-if (!dataDir || (mode !== 'fill' && mode !== 'load')) {
-  process.stderr.write('usage: cold-load.js fill <dataDir> [chunks] | load <dataDir> [runs]\n');
+const [mode, ...args] = process.argv.slice(2);
+const [dataDir, count] = args;
+if (mode === 'fill' && dataDir) await fill(path.resolve(dataDir), Number(count ?? 100_000));
+else if (mode === 'load' && dataDir) {
+  const corpus = JSON.parse(readFileSync(path.join(path.resolve(dataDir), 'cold-load.json'), 'utf8')) as Corpus;
+  await withStore(path.resolve(dataDir), (store, mongoPid) =>
+    load(store, mongoPid, { ...corpus, model: MODEL_ID, dimensions: DIMENSIONS }, Number(count ?? 1)),
+  );
+} else if (mode === 'fresh' && args.length === 4 && process.env.COLD_LOAD_MONGO_URI && process.env.COLD_LOAD_DB) {
+  const [collectionId, chunks, model, dimensions] = args as [string, string, string, string];
+  const config = loadConfig({ ...process.env, MONGODB_URI: 'mongodb://unused' });
+  const store = await openStore({ ...config, MONGODB_DB: process.env.COLD_LOAD_DB }, process.env.COLD_LOAD_MONGO_URI);
+  try {
+    const target = { collectionId, chunks: Number(chunks), model, dimensions: Number(dimensions) };
+    await load(store, Number(process.env.COLD_LOAD_MONGO_PID ?? Number.NaN), target, 1);
+  } finally {
+    await store.close();
+  }
+} else {
+  process.stderr.write(
+    'usage: cold-load.js fill <dataDir> [chunks] | load <dataDir> [runs] | fresh <collectionId> <chunks> <model> <dimensions> (COLD_LOAD_MONGO_URI, COLD_LOAD_DB)\n',
+  );
   process.exit(2);
 }
-if (mode === 'fill') await fill(path.resolve(dataDir), Number(count ?? 100_000));
-else await load(path.resolve(dataDir), Number(count ?? 1));
