@@ -70,13 +70,23 @@ export interface ProvenanceRow {
   validTo?: Date | null;
 }
 
-/** One chunk's provenance of a target. */
-interface ChunkProvenance {
-  count: number;
-  description: string;
-  validFrom: Date | null;
-  validTo: Date | null;
-}
+/**
+ * One chunk's provenance of a target: the memory's row itself while it is the chunk's only row of
+ * that target (a cold load sets 138,000 rows at 100k chunks, and a copy of each was an object
+ * more per row), or a merge of its rows. Never changed in place: the rows stay as the memory gave them.
+ */
+type ChunkProvenance = Pick<ProvenanceRow, 'count' | 'description' | 'validFrom' | 'validTo'>;
+
+/** The chunk's provenance after one more row of the same target: counts summed, the first description and validity kept. */
+const withRow = (known: ChunkProvenance | undefined, row: ProvenanceRow): ChunkProvenance =>
+  known === undefined
+    ? row
+    : {
+        count: known.count + row.count,
+        description: known.description || row.description,
+        validFrom: known.validFrom ?? null,
+        validTo: known.validTo ?? null,
+      };
 
 /** A memory that backs a target, with what it says about it. */
 export interface Support {
@@ -240,17 +250,7 @@ export class GraphPartition {
         kept.push(row);
         target.weight += row.count;
         const id = (chunkIds[row.chunkIndex] ??= knownIds?.[row.chunkIndex] ?? chunkId(memoryId, row.chunkIndex));
-        const known = target.chunks.get(id);
-        if (known) {
-          known.count += row.count;
-          if (!known.description) known.description = row.description;
-        } else
-          target.chunks.set(id, {
-            count: row.count,
-            description: row.description,
-            validFrom: row.validFrom ?? null,
-            validTo: row.validTo ?? null,
-          });
+        target.chunks.set(id, withRow(target.chunks.get(id), row));
         const named = chunkTargets[row.chunkIndex];
         if (!named) this.targetsOfChunk.set(id, (chunkTargets[row.chunkIndex] = [row.targetId]));
         else if (!named.includes(row.targetId)) named.push(row.targetId);
@@ -330,10 +330,7 @@ export class GraphPartition {
   private addProvenance(id: string, row: ProvenanceRow): void {
     let chunks = this.provenance.get(row.targetId);
     if (!chunks) this.provenance.set(row.targetId, (chunks = new Map()));
-    const known = chunks.get(id);
-    if (known) known.count += row.count;
-    else chunks.set(id, { count: row.count, description: row.description, validFrom: row.validFrom ?? null, validTo: row.validTo ?? null });
-    if (known && !known.description) known.description = row.description;
+    chunks.set(id, withRow(chunks.get(id), row));
     const targets = this.targetsOfChunk.get(id);
     if (!targets) this.targetsOfChunk.set(id, [row.targetId]);
     else if (!targets.includes(row.targetId)) targets.push(row.targetId);
@@ -490,8 +487,8 @@ export class GraphPartition {
   private timelineFact(fact: GraphFactInfo): TimelineFact {
     const rows = [...(this.provenance.get(fact.id) ?? [])].map(([chunk, entry]) => ({
       memoryId: memoryOfChunk(chunk),
-      validFrom: entry.validFrom,
-      validTo: entry.validTo,
+      validFrom: entry.validFrom ?? null,
+      validTo: entry.validTo ?? null,
     }));
     return {
       id: fact.id,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GraphIndex, GraphPartition, type GraphEntityInfo } from './graph-index.js';
+import { GraphIndex, GraphPartition, type GraphEntityInfo, type ProvenanceRow } from './graph-index.js';
+import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../core/fact-lexicon.js';
 import { entityScore, entitySpecificity, matchGraph } from './graph-match.js';
 
 /** A person record as a partition holds it. */
@@ -75,6 +76,45 @@ it('takes the description a delete gave a fact other memories still state, and a
   const described = matchGraph([partition], ['ana lima']).relationships.map((relationship) => relationship.description);
   assert.deepEqual(described, ['Ana Lima knows Rui Costa.']);
   assert.equal(index.holdsFact('f2'), false, 'a fact no partition holds is not added');
+});
+
+it('merges rows naming one target in one chunk, set one by one or in bulk, and never changes the rows it was given', () => {
+  const entities = new Map([
+    ['e1', person('e1', 'Ana Lima')],
+    ['e2', person('e2', 'Rui Costa')],
+  ]);
+  const fact = { id: 'f1', subjectId: 'e1', objectId: 'e2', predicate: 'moved to', description: '', confidence: 1 };
+  const facts = new Map([[fact.id, fact]]);
+  const june = new Date(Date.UTC(2024, 5, 1));
+  // Frozen: a partition that summed into a row it holds would throw here (modules are strict).
+  const rows: ProvenanceRow[] = [
+    { targetId: 'e1', chunkIndex: 0, count: 2, description: '' },
+    { targetId: 'e2', chunkIndex: 0, count: 1, description: 'Rui' },
+    { targetId: 'e1', chunkIndex: 0, count: 3, description: 'Ana, twice' },
+    { targetId: 'f1', chunkIndex: 1, count: 1, description: 'moved', validFrom: june, validTo: null },
+    { targetId: 'f1', chunkIndex: 1, count: 1, description: 'again', validFrom: null },
+    { targetId: 'e1', chunkIndex: 1, count: 1, description: 'Ana once' },
+  ].map((row) => Object.freeze(row));
+  const given = structuredClone(rows);
+  const one = new GraphPartition();
+  one.setMemory('m1', rows, entities, facts);
+  const bulk = GraphPartition.fromState({ entities: [...entities.values()], facts: [fact], memories: [{ memoryId: 'm1', rows }] });
+  const classifier = new PredicateClassifier(DEFAULT_FACT_LEXICON);
+  for (const partition of [one, bulk]) {
+    assert.equal(partition.weightOf('e1'), 6);
+    assert.equal(partition.weightOf('f1'), 2);
+    assert.equal(partition.descriptionIn('e1', 'm1:0'), 'Ana, twice', 'the first description that says something');
+    assert.equal(partition.descriptionIn('f1', 'm1:1'), 'moved');
+    assert.deepEqual([...partition.chunksMentioning('e1')!.keys()], ['m1:0', 'm1:1']);
+    const [timeline] = partition.timelineFactsOf('e1');
+    assert.deepEqual(timeline!.rows, [{ memoryId: 'm1', validFrom: june, validTo: null }], "the first row's validity");
+  }
+  assert.deepEqual(bulk.timelines(['f1'], classifier), one.timelines(['f1'], classifier));
+  assert.deepEqual(matchGraph([bulk], ['ana lima']), matchGraph([one], ['ana lima']));
+  one.removeMemory('m1');
+  assert.equal(one.weightOf('e1'), 0);
+  assert.equal(one.entityCount, 0);
+  assert.deepEqual(rows, given, 'the rows are as they were given');
 });
 
 describe('entity specificity: a matched entity lends by how few of its partition’s chunks mention it', () => {
