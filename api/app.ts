@@ -50,7 +50,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   // Device snapshots' bodies are hashed there too: their digest covers the JSON text of `snapshot.body`.
   app.use(
     pooledJsonBody({
-      pool: deps.cpuPool ?? null,
+      pool: deps.bodyPool ?? null,
       limit: deps.config.BODY_LIMIT_BYTES,
       digestPaths: [['snapshot', 'body']],
       // Device calls send the same snapshot again and again (api/routes/device-memory/presenter.ts inlineSnapshot).

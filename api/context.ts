@@ -40,8 +40,8 @@ export interface ApiDeps {
    * composition root passes one instance to both); made from the config when absent.
    */
   authFailures?: AuthFailures;
-  /** The process's CPU pool: large request bodies are parsed there (api/middleware/pooled-json-body.ts). */
-  cpuPool?: WorkerPool<CpuTasks> | null;
+  /** The threads large request bodies are parsed on (api/middleware/pooled-json-body.ts, runtime/roles.ts). */
+  bodyPool?: WorkerPool<CpuTasks> | null;
 }
 
 export interface AppState {

@@ -69,6 +69,22 @@ describe('worker pool', () => {
     }
   });
 
+  it('starts every thread at once when asked, and no more than its size', async () => {
+    const eager = new WorkerPool<CpuTasks>(cpuThreadScript, 2);
+    try {
+      assert.equal(eager.started, 0, 'threads start on first use by default');
+      eager.start();
+      assert.equal(eager.started, 2);
+      eager.start();
+      assert.equal(eager.started, 2);
+      assert.deepEqual(await eager.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' }), extractChunkStructure(TEXT));
+      assert.equal(eager.started, 2);
+    } finally {
+      await eager.close();
+    }
+    assert.throws(() => eager.start(), WorkerPoolClosedError);
+  });
+
   it('refuses work once closed', async () => {
     const closing = new WorkerPool<CpuTasks>(cpuThreadScript, 1);
     await closing.run('extractStructure', { text: TEXT, options: {} }, { key: 'a' });

@@ -19,6 +19,13 @@ export interface ProcessPlan {
    * made searches slower on a machine loaded by other processes (docs/device-memory.md).
    */
   backgroundThreadNiceness: number;
+  /**
+   * Threads, at the process's own priority, that parse and locate large request bodies
+   * (api/middleware/pooled-json-body.ts): part of a request's answer, so neither niced nor queued
+   * behind the CPU pool's extraction. A prepared device search's body check waited 50-80 ms for the
+   * niced pool thread while V8's collector threads held the two cores (docs/device-memory.md).
+   */
+  requestBodyThreads: number;
   /** Workflow starts get their first task back in the start response: only with a worker on the same connection. */
   eagerWorkflowStart: boolean;
   /** Webhooks are delivered by worker processes, never on an API's request path. */
@@ -38,6 +45,7 @@ export function processPlan(config: Pick<Config, 'ROLE' | 'WEBHOOK_DELIVERY' | '
     worker,
     cpuPool: api,
     backgroundThreadNiceness: api ? BACKGROUND_THREAD_NICENESS : 0,
+    requestBodyThreads: api ? 1 : 0,
     eagerWorkflowStart: api && worker,
     webhookDelivery: worker && config.WEBHOOK_DELIVERY,
     workerMetricsPort: !api && config.WORKER_METRICS_PORT ? config.WORKER_METRICS_PORT : null,

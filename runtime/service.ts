@@ -189,6 +189,13 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   const cpu = plan.cpuPool
     ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS, 1, plan.backgroundThreadNiceness, observePoolTasks('cpu'))
     : null;
+  // Large request bodies, at the process's priority and apart from the extraction (roles.ts).
+  const bodies =
+    plan.requestBodyThreads > 0
+      ? new WorkerPool<CpuTasks>(cpuThreadScript, plan.requestBodyThreads, 1, 0, observePoolTasks('bodies'))
+      : null;
+  // Loaded before the first request: a thread's start cost the first large body 300 ms.
+  bodies?.start();
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
@@ -341,7 +348,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       config,
       logger,
       authFailures,
-      cpuPool: cpu,
+      bodyPool: bodies,
       services: {
         auth: createAuthService(store),
         collections,
@@ -451,6 +458,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       for (const stop of stoppers) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop step failed'));
       // Last: the API and the worker, which hand it work, have stopped.
       await cpu?.close().catch(() => undefined);
+      await bodies?.close().catch(() => undefined);
       await modelThread.close().catch(() => undefined);
       await connection.close().catch(() => undefined);
       await store.close().catch(() => undefined);
