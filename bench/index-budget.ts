@@ -127,6 +127,7 @@ async function freshProcessLoad(
   metric(`index_cold_load_${label}_fresh_process_cpu`, figure('cpu'), 'ms');
   metric(`index_cold_load_${label}_fresh_process_page_faults`, figure('page_faults'), 'count');
   metric(`index_cold_load_${label}_fresh_process_gc`, figure('gc_ms'), 'ms');
+  metric(`index_cold_load_${label}_fresh_process_from_snapshot`, figure('from_snapshot'), 'bool');
 }
 
 export interface BudgetScenarioInput {
