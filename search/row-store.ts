@@ -1,0 +1,285 @@
+/**
+ * The packed rows of a vector partition and the scan that scores them all against a query
+ * (search/vector-index.ts is its client): a WebAssembly memory with a small hand-assembled SIMD
+ * kernel (f32x4) that scores them at close to memory bandwidth, or an unrolled JS loop over the
+ * same layout for small partitions and where WebAssembly is unavailable (--jitless) or its memory
+ * cannot be reserved.
+ */
+/** Which kernel scores a partition: the WebAssembly SIMD one, or the plain JS fallback. */
+export type ScanBackend = 'wasm-simd' | 'js';
+/** 'auto' (the default): JS while small, wasm once the partition grows past WASM_MIN_ROWS. */
+export type PartitionBackend = 'auto' | ScanBackend;
+
+/**
+ * Floats per inner-loop step of both kernels (4 independent f32x4 accumulators in wasm, two
+ * 8-wide passes in JS). Rows are zero-padded to a multiple of this, so neither loop has a tail.
+ */
+export const STEP = 16;
+
+/** Packed rows with a scan that writes every row's dot product with the query into `scores`. */
+export interface RowStore {
+  readonly backend: ScanBackend;
+  readonly capacity: number;
+  /** `capacity` rows of `stride` floats; a new view after every `grow`. */
+  readonly rows: Float32Array;
+  grow(capacity: number): void;
+  /** Scores rows [0, count) against `query` (already `stride` long); the result is valid until the next call or grow. */
+  scan(query: Float32Array, count: number): Float32Array;
+}
+
+class JsRows implements RowStore {
+  readonly backend = 'js';
+  rows: Float32Array;
+  private scores: Float32Array;
+
+  constructor(
+    private readonly stride: number,
+    public capacity: number,
+  ) {
+    this.rows = new Float32Array(capacity * stride);
+    this.scores = new Float32Array(capacity);
+  }
+
+  grow(capacity: number): void {
+    const rows = new Float32Array(capacity * this.stride);
+    rows.set(this.rows);
+    this.rows = rows;
+    this.scores = new Float32Array(capacity);
+    this.capacity = capacity;
+  }
+
+  scan(query: Float32Array, count: number): Float32Array {
+    const { rows, scores, stride } = this;
+    // Eight independent accumulators break the add dependency chain: 2x faster than one `score +=`.
+    for (let slot = 0, offset = 0; slot < count; slot++, offset += stride) {
+      let s0 = 0,
+        s1 = 0,
+        s2 = 0,
+        s3 = 0,
+        s4 = 0,
+        s5 = 0,
+        s6 = 0,
+        s7 = 0;
+      for (let d = 0; d < stride; d += 8) {
+        const o = offset + d;
+        s0 += rows[o]! * query[d]!;
+        s1 += rows[o + 1]! * query[d + 1]!;
+        s2 += rows[o + 2]! * query[d + 2]!;
+        s3 += rows[o + 3]! * query[d + 3]!;
+        s4 += rows[o + 4]! * query[d + 4]!;
+        s5 += rows[o + 5]! * query[d + 5]!;
+        s6 += rows[o + 6]! * query[d + 6]!;
+        s7 += rows[o + 7]! * query[d + 7]!;
+      }
+      scores[slot] = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
+    }
+    return scores;
+  }
+}
+
+// --- WebAssembly kernel -------------------------------------------------------------------------
+
+/** The slice of the WebAssembly JS API used here (the project's lib settings do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { readonly exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+  validate(bytes: Uint8Array): boolean;
+}
+/** scan(query, rows, count, rowBytes, out): out[r] = dot(rows[r], query) as f32, for r < count. */
+type ScanFunction = (query: number, rows: number, count: number, rowBytes: number, out: number) => void;
+
+const PAGE_BYTES = 65536;
+
+const uleb = (value: number): number[] => {
+  const bytes: number[] = [];
+  do {
+    let byte = value & 0x7f;
+    value >>>= 7;
+    if (value !== 0) byte |= 0x80;
+    bytes.push(byte);
+  } while (value !== 0);
+  return bytes;
+};
+/** Signed LEB128 (i32.const immediates): 64 must be [0xc0, 0x00], not [0x40], which reads as -64. */
+const sleb = (value: number): number[] => {
+  const bytes: number[] = [];
+  for (;;) {
+    const byte = value & 0x7f;
+    value >>= 7;
+    const done = (value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0);
+    bytes.push(done ? byte : byte | 0x80);
+    if (done) return bytes;
+  }
+};
+const name = (text: string): number[] => [...uleb(text.length), ...[...text].map((char) => char.charCodeAt(0))];
+const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
+const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
+
+/**
+ * The scan kernel as a wasm binary, assembled here rather than shipped as an opaque blob. It
+ * imports its memory (env.memory) and exports `scan`. Per row: four f32x4 accumulators over
+ * 16 floats per step (rowBytes must be a non-zero multiple of 64), then a horizontal sum.
+ */
+function scanModuleBytes(): Uint8Array {
+  const i32 = 0x7f;
+  const v128 = 0x7b;
+  // Parameters, then locals, by index.
+  const [query, rows, count, rowBytes, out, rowEnd, q] = [0, 1, 2, 3, 4, 5, 6];
+  const acc = (i: number): number => 7 + i;
+  const get = (local: number): number[] => [0x20, local];
+  const set = (local: number): number[] => [0x21, local];
+  const tee = (local: number): number[] => [0x22, local];
+  const i32Const = (value: number): number[] => [0x41, ...sleb(value)];
+  const [i32Add, i32Sub, i32Eqz, i32Ne, f32Add] = [[0x6a], [0x6b], [0x45], [0x47], [0x92]];
+  const [block, loop, end] = [[0x02, 0x40], [0x03, 0x40], [0x0b]];
+  const br = (depth: number): number[] => [0x0c, depth];
+  const brIf = (depth: number): number[] => [0x0d, depth];
+  const f32Store = [0x38, 2, 0]; // align 4, offset 0
+  const simd = (opcode: number): number[] => [0xfd, ...uleb(opcode)];
+  const v128Load = (offset: number): number[] => [...simd(0x00), 4, ...uleb(offset)]; // align 16
+  const v128Zero = [...simd(0x0c), ...new Array<number>(16).fill(0)];
+  const [f32x4Add, f32x4Mul] = [simd(0xe4), simd(0xe6)];
+  const f32x4Lane = (lane: number): number[] => [...simd(0x1f), lane];
+
+  // One logical statement per line; the stack effects read left to right.
+  const body: number[] = [
+    [...block, ...loop], // for each row:
+    [...get(count), ...i32Eqz, ...brIf(1)], //   if (count == 0) return
+    [0, 1, 2, 3].flatMap((i) => [...v128Zero, ...set(acc(i))]), //   acc[0..3] = 0
+    [...get(query), ...set(q)], //   q = query
+    [...get(rows), ...get(rowBytes), ...i32Add, ...set(rowEnd)], //   rowEnd = rows + rowBytes
+    loop, //   do {
+    // acc[i] += rows[4i..4i+3] * q[4i..4i+3], for i in 0..3 (one 16-float step)
+    [0, 1, 2, 3].flatMap((i) => [
+      ...get(acc(i)),
+      ...get(rows),
+      ...v128Load(16 * i),
+      ...get(q),
+      ...v128Load(16 * i),
+      ...f32x4Mul,
+      ...f32x4Add,
+      ...set(acc(i)),
+    ]),
+    [...get(rows), ...i32Const(64), ...i32Add, ...tee(rows)], //     rows += 64 bytes
+    [...get(q), ...i32Const(64), ...i32Add, ...set(q)], //     q += 64 bytes
+    [...get(rowEnd), ...i32Ne, ...brIf(0), ...end], //   } while (rows != rowEnd)
+    [...get(acc(0)), ...get(acc(1)), ...f32x4Add, ...get(acc(2)), ...get(acc(3)), ...f32x4Add, ...f32x4Add, ...set(acc(0))], // acc[0] = sum of the four
+    [...get(out), ...get(acc(0)), ...f32x4Lane(0), ...get(acc(0)), ...f32x4Lane(1), ...f32Add], //   *out = lane 0 + lane 1
+    [...get(acc(0)), ...f32x4Lane(2), ...f32Add, ...get(acc(0)), ...f32x4Lane(3), ...f32Add, ...f32Store], //     + lane 2 + lane 3
+    [...get(out), ...i32Const(4), ...i32Add, ...set(out)], //   out += 4 bytes
+    [...get(count), ...i32Const(1), ...i32Sub, ...set(count)], //   count -= 1
+    [...br(0), ...end, ...end], // next row
+    end, // end of function
+  ].flat();
+  const code = [
+    ...vec([
+      [2, i32],
+      [4, v128],
+    ]),
+    ...body,
+  ];
+  return new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00], // "\0asm", version 1
+    ...section(1, vec([[0x60, ...vec([[i32], [i32], [i32], [i32], [i32]]), 0]])), // type 0: (i32 x5) -> ()
+    ...section(2, vec([[...name('env'), ...name('memory'), 0x02, 0x00, 1]])), // import memory, min 1 page
+    ...section(3, vec([[0]])), // one function of type 0
+    ...section(7, vec([[...name('scan'), 0x00, 0]])), // export it as "scan"
+    ...section(10, vec([[...uleb(code.length), ...code]])),
+  ]);
+}
+
+/** Compiled once per process; null when WebAssembly (or its SIMD) is not available. */
+let scanModule: { api: WasmApi; module: object } | null | undefined;
+
+function compiledScanModule(): { api: WasmApi; module: object } | null {
+  if (scanModule !== undefined) return scanModule;
+  scanModule = null;
+  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (api) {
+    const bytes = scanModuleBytes();
+    if (api.validate(bytes)) scanModule = { api, module: new api.Module(bytes) };
+  }
+  return scanModule;
+}
+
+/**
+ * Rows in a WebAssembly memory of their own. Layout: [query: stride floats][rows: capacity x
+ * stride floats][scores: capacity floats]. Growing never moves the rows (memory.grow extends in
+ * place); the scores are scratch and simply move to the new end.
+ */
+class WasmRows implements RowStore {
+  readonly backend = 'wasm-simd';
+  rows!: Float32Array;
+  private queryView!: Float32Array;
+  private scores!: Float32Array;
+  private readonly memory: WasmMemory;
+  private readonly scanRows: ScanFunction;
+
+  constructor(
+    private readonly stride: number,
+    public capacity: number,
+    wasm: { api: WasmApi; module: object },
+  ) {
+    this.memory = new wasm.api.Memory({ initial: Math.ceil(this.bytesFor(capacity) / PAGE_BYTES) });
+    const scan = new wasm.api.Instance(wasm.module, { env: { memory: this.memory } }).exports['scan'];
+    if (typeof scan !== 'function') throw new Error('scan kernel did not export scan');
+    this.scanRows = scan as ScanFunction;
+    this.mapViews();
+  }
+
+  private bytesFor(capacity: number): number {
+    return (1 + capacity) * this.stride * 4 + capacity * 4;
+  }
+
+  /** Views go stale whenever the memory grows (its old ArrayBuffer is detached). */
+  private mapViews(): void {
+    const buffer = this.memory.buffer;
+    const rowBytes = this.stride * 4;
+    this.queryView = new Float32Array(buffer, 0, this.stride);
+    this.rows = new Float32Array(buffer, rowBytes, this.capacity * this.stride);
+    this.scores = new Float32Array(buffer, rowBytes * (1 + this.capacity), this.capacity);
+  }
+
+  grow(capacity: number): void {
+    const missing = this.bytesFor(capacity) - this.memory.buffer.byteLength;
+    if (missing > 0) this.memory.grow(Math.ceil(missing / PAGE_BYTES));
+    this.capacity = capacity;
+    this.mapViews();
+  }
+
+  scan(query: Float32Array, count: number): Float32Array {
+    this.queryView.set(query);
+    const rowBytes = this.stride * 4;
+    this.scanRows(0, rowBytes, count, rowBytes, this.scores.byteOffset);
+    return this.scores;
+  }
+}
+
+/**
+ * 'auto' keeps partitions of up to this many rows in JS: they scan in under ~0.4 ms anyway, and
+ * each wasm memory reserves ~10 GB of address space (V8's guard regions), which runs out at
+ * ~13k memories per process; only partitions that outgrow this get one.
+ */
+const WASM_MIN_ROWS = 1024;
+/** When a wasm memory could not be had, V8 had already spent ~1 s in GCs trying: don't retry for a while. */
+const WASM_RETRY_MS = 60_000;
+let wasmRetryAfter = 0;
+
+/** The wasm store when asked for (or, for 'auto', when large enough) and available, else the JS one. */
+export function createRowStore(stride: number, capacity: number, backend: PartitionBackend): RowStore {
+  const wanted = backend === 'wasm-simd' || (backend === 'auto' && capacity > WASM_MIN_ROWS);
+  const wasm = wanted && Date.now() >= wasmRetryAfter ? compiledScanModule() : null;
+  if (wasm) {
+    try {
+      return new WasmRows(stride, capacity, wasm);
+    } catch {
+      wasmRetryAfter = Date.now() + WASM_RETRY_MS;
+    }
+  }
+  return new JsRows(stride, capacity);
+}
