@@ -14,8 +14,8 @@ import { AppError, unprocessable, validationError } from '../core/errors.js';
 import { deviceCallsActive } from '../core/metrics.js';
 import { deterministicUuid, newId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
-import { OutboundError, type OutboundClient } from '../core/outbound/client.js';
-import { checkHeaders, OutboundRefusal } from '../core/outbound/policy.js';
+import type { OutboundClient } from '../core/outbound/client.js';
+import { OutboundRefusal } from '../core/outbound/policy.js';
 import { publicJwks, type PublicKeyset } from '../core/signing-keyset.js';
 import { TimeSlicer } from '../core/time-slice.js';
 import { WorkSlots } from '../core/work-slots.js';
@@ -27,36 +27,19 @@ import { applyValidity, type RelationshipValidity, type ValidityRequest } from '
 import { parseJson, pooledExtractor, type CpuTasks } from '../models/cpu-tasks.js';
 import type { Embedder } from '../models/embedder.js';
 import { matchGraph } from '../search/graph-match.js';
-import {
-  capExceeded,
-  countsOf,
-  decodeFloat16,
-  decodeInt8,
-  documentEpisode,
-  encodeFloat16,
-  type SnapshotBody,
-  type SnapshotCaps,
-} from '../snapshot/format.js';
+import { capExceeded, countsOf, documentEpisode, encodeFloat16, type SnapshotBody, type SnapshotCaps } from '../snapshot/format.js';
 import type { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
-import {
-  openedOf,
-  openPrepared,
-  openSnapshot,
-  sealSnapshot,
-  SnapshotError,
-  type OpenedSnapshot,
-  type SealedSnapshot,
-} from '../snapshot/seal.js';
+import { openedOf, openPrepared, openSnapshot, sealSnapshot, type OpenedSnapshot, type SealedSnapshot } from '../snapshot/seal.js';
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
-import type { ChunkSource } from '../store/chunks.js';
-import { entityIdFor, factIdFor, type NewEntity, type NewFact, type NewMention } from '../core/graph-model.js';
 import type { CollectionRepository } from '../store/collections.js';
 import type { IndexChangeFeed } from '../store/index-changes.js';
-import { ExportBudgetExceeded, type ImportedMemory, type SnapshotRepository } from '../store/snapshots.js';
+import { ExportBudgetExceeded, type SnapshotRepository } from '../store/snapshots.js';
 import type { PurgeOptions } from '../store/memory-purge.js';
 import type { CollectionService } from './collections.js';
 import { graphSignal, visibleGraph, type GraphEntityResult, type GraphRelationshipResult } from './graph-search.js';
 import type { KeysetSource } from './keyset-source.js';
+import { outbound, outboundHeaders, refusal, tooLarge, translate } from './device-errors.js';
+import { translateIds } from './device-import.js';
 
 export interface SnapshotRef {
   type?: 'signed_url' | undefined;
@@ -542,69 +525,6 @@ export function createDeviceMemoryService(deps: {
 
 export type DeviceMemoryService = ReturnType<typeof createDeviceMemoryService>;
 
-/** The imported copy gets ids of its own scope (new memory ids; entity and fact ids derived as the graph builder derives them). */
-function translateIds(
-  opened: OpenedSnapshot,
-  scope: { tenantId: string; collectionId: string },
-  dimensions: number,
-): { memories: ImportedMemory[]; graph: { entities: NewEntity[]; facts: NewFact[]; mentions: NewMention[] } } {
-  const memoryIds = new Map<string, string>();
-  const memories: ImportedMemory[] = [];
-  for (const episode of opened.body.episodes) {
-    const id = newId();
-    memoryIds.set(episode.id, id);
-    const withVectors = episode.chunks.filter((chunk) => chunk.vector !== null);
-    memories.push({
-      id,
-      kind: episode.kind,
-      name: episode.name,
-      metadata: episode.metadata,
-      createdAt: new Date(episode.created_at),
-      chunks: withVectors.map((chunk) => ({
-        index: chunk.index,
-        text: chunk.text,
-        source: chunk.source as unknown as ChunkSource,
-        vector: decodeFloat16(chunk.vector!, dimensions)!,
-      })),
-    });
-  }
-  const entityIds = new Map<string, string>();
-  const entities: NewEntity[] = opened.body.entities.map((entity) => {
-    const id = entityIdFor(scope, entity.key);
-    entityIds.set(entity.id, id);
-    return {
-      id,
-      key: entity.key,
-      name: entity.name,
-      category: entity.category,
-      aliases: entity.aliases,
-      aliasKeys: entity.alias_keys,
-      description: entity.description,
-      nameVector: entity.name_vector ? decodeInt8(entity.name_vector, dimensions) : null,
-    };
-  });
-  const factIds = new Map<string, string>();
-  const facts: NewFact[] = opened.body.facts.map((fact) => {
-    const subjectId = entityIds.get(fact.subject_id)!;
-    const objectId = entityIds.get(fact.object_id)!;
-    const id = factIdFor(scope, subjectId, fact.predicate, objectId);
-    factIds.set(fact.id, id);
-    return { id, subjectId, objectId, predicate: fact.predicate, description: fact.description, confidence: fact.confidence };
-  });
-  const mentions: NewMention[] = opened.body.mentions.map((mention) => ({
-    memoryId: memoryIds.get(mention.episode_id)!,
-    chunkIndex: mention.chunk,
-    kind: mention.kind,
-    targetId: (mention.kind === 'entity' ? entityIds : factIds).get(mention.target_id)!,
-    count: mention.count,
-    confidence: mention.confidence,
-    description: mention.description,
-    ...(mention.valid_from !== undefined ? { validFrom: mention.valid_from === null ? null : new Date(mention.valid_from) } : {}),
-    ...(mention.valid_to !== undefined ? { validTo: mention.valid_to === null ? null : new Date(mention.valid_to) } : {}),
-  }));
-  return { memories, graph: { entities, facts, mentions } };
-}
-
 /**
  * The fields a device call works with, read once: not a spread, which would also read a sealed
  * snapshot's lazy `bodySent` (the whole body parsed again, in one stretch of the event loop).
@@ -623,50 +543,3 @@ function withEmbedder(opened: OpenedSnapshot, embedder: Embedder): OpenedSnapsho
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
-function outboundHeaders(headers: Record<string, string> | undefined, field: string): Record<string, string> {
-  try {
-    return checkHeaders(headers, field);
-  } catch (error) {
-    if (error instanceof OutboundRefusal) throw refusal(error, field);
-    throw error;
-  }
-}
-
-const tooLarge = (message: string, field: string): AppError =>
-  new AppError(413, 'snapshot_too_large', message, [{ field, issue: message }]);
-
-const refusal = (error: OutboundRefusal, field: string): AppError =>
-  new AppError(400, 'snapshot_url_refused', `${field}: ${error.message}`, [{ field, issue: `${error.reason}: ${error.message}` }]);
-
-/** Maps outbound failures to statuses: refused 400, too large 413, redirect or upstream error 502, timeout 504. */
-async function outbound<T>(field: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof OutboundRefusal) throw refusal(error, field);
-    if (!(error instanceof OutboundError)) throw error;
-    const details = [{ field, issue: error.message }];
-    switch (error.kind) {
-      case 'too_large':
-        throw new AppError(413, 'snapshot_too_large', `${field}: ${error.message}`, details);
-      case 'timeout':
-        throw new AppError(504, 'upstream_timeout', `${field}: ${error.message}`, details);
-      case 'redirect':
-        throw new AppError(502, 'upstream_redirect', `${field}: ${error.message}`, details);
-      default:
-        throw new AppError(502, 'upstream_failed', `${field}: ${error.message}`, details);
-    }
-  }
-}
-
-async function translate<T>(open: () => Promise<T>): Promise<T> {
-  try {
-    return await open();
-  } catch (error) {
-    if (!(error instanceof SnapshotError)) throw error;
-    throw new AppError(error.code === 'snapshot_too_large' ? 413 : 400, error.code, error.message, [
-      { field: error.path, issue: error.message },
-    ]);
-  }
-}
