@@ -1,12 +1,13 @@
 /**
- * Large JSON request bodies are parsed on the CPU pool's threads, not on the event loop: a body of
- * up to BODY_LIMIT_BYTES (32 MiB, a device snapshot) took 40-60 ms of CPU to JSON.parse in one
- * stretch, 43-410 ms of wall time on a loaded machine, during which no other tenant's request,
- * ping or deadline timer ran (docs/device-memory.md). The bytes are read here as @koa/bodyparser
- * reads them (raw-body after inflation, the same length and limit checks, the same errors), then
- * parsed on a thread by co-body as the body parser parses them (models/cpu-tasks.ts `parseJson`,
- * the path a downloaded snapshot takes too), and the value comes back in pieces taken in with a
- * turn of the loop between them (core/json-pieces.ts).
+ * Large JSON request bodies are parsed on a worker thread (the request-body pool,
+ * runtime/roles.ts), not on the event loop: a body of up to BODY_LIMIT_BYTES (32 MiB, a device
+ * snapshot) took 40-60 ms of CPU to JSON.parse in one stretch, 43-410 ms of wall time on a loaded
+ * machine, during which no other tenant's request, ping or deadline timer ran
+ * (docs/device-memory.md). The bytes are read here as @koa/bodyparser reads them (raw-body after
+ * inflation, the same length and limit checks, the same errors), then parsed on a thread by co-body
+ * as the body parser parses them (models/cpu-tasks.ts `parseJson`, the path a downloaded snapshot
+ * takes too), and the value comes back in pieces taken in with a turn of the loop between them
+ * (core/json-pieces.ts).
  *
  * A body below `minBytes` (Content-Length), another method or media type, or a process without a
  * pool is left to the body parser mounted after this, on the loop: it costs a few milliseconds.
