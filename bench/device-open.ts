@@ -21,7 +21,8 @@ import { createLocalExtractor } from '../extractors/structure/local-extractor.js
 import type { Embedder } from '../models/embedder.js';
 import { matchGraph } from '../search/graph-match.js';
 import { graphSignal, visibleGraph } from '../services/graph-search.js';
-import { digestOf, documentEpisode, headerOf, resolveTargets, type WireBody } from '../snapshot/format.js';
+import { digestOf, documentEpisode, headerOf, type WireBody } from '../snapshot/format.js';
+import { resolveTargets } from '../snapshot/wire.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { EMPTY_BODY, openPrepared, openSnapshot, sealSnapshot, type OpenedSnapshot } from '../snapshot/seal.js';
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';

@@ -9,11 +9,10 @@ import {
   decodeMentionsInSlices,
   encodeMentions,
   mentionRowCount,
-  resolveTargets,
-  resolveTargetsInSlices,
   type WireBody,
   type WireMention,
 } from './format.js';
+import { resolveTargets, resolveTargetsInSlices } from './wire.js';
 
 describe('packed mention rows (format 2.0)', () => {
   it('round-trips every field, leaving defaults out', () => {

@@ -22,22 +22,17 @@ import {
   digestOf,
   headerOf,
   headerSchema,
-  fromWire,
-  fromWireInSlices,
   mentionRowBound,
   mentionRowCount,
-  resolveTargets,
-  resolveTargetsInSlices,
-  toWire,
   parseVersion,
   tenantBinding,
-  type SentMentions,
   type SnapshotBody,
   type SnapshotCaps,
   type WireBody,
   type WireBodyById,
   type SnapshotHeader,
 } from './format.js';
+import { fromWire, fromWireInSlices, resolveTargets, resolveTargetsInSlices, toWire, type SentMentions } from './wire.js';
 
 export type SnapshotErrorCode =
   | 'snapshot_invalid'

@@ -13,15 +13,14 @@ import {
   encodeMentions,
   type WireMention,
   digestOf,
-  toWire,
   type WireBody,
   encodeFloat16,
   encodeInt8,
   headerOf,
-  resolveTargets,
   SNAPSHOT_FORMAT_VERSION,
   type SnapshotBody,
 } from './format.js';
+import { toWire, resolveTargets } from './wire.js';
 import { PreparedSnapshotCache } from './prepared-cache.js';
 import { openedOf, openPrepared, openSnapshot, sameJsonText, sealSnapshot, SnapshotError, type OpenContext } from './seal.js';
 import { SnapshotGraph } from './snapshot-graph.js';

@@ -24,10 +24,10 @@ import {
   type SnapshotEntity,
   type SnapshotEpisode,
   type SnapshotFact,
-  type SentMentions,
   type SnapshotMention,
   type WireBody,
 } from './format.js';
+import { type SentMentions } from './wire.js';
 
 type StoredEntity = Omit<SnapshotEntity, 'weight'>;
 type StoredFact = Omit<SnapshotFact, 'weight'>;

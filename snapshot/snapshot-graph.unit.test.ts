@@ -10,7 +10,8 @@ import { DEFAULT_FACT_LEXICON, PredicateClassifier } from '../core/fact-lexicon.
 import { GraphPartition, graphEntityInfo, graphFactInfo } from '../search/graph-index.js';
 import { matchGraph } from '../search/graph-match.js';
 import { CountingSlicer } from '../test/support/counting-slicer.js';
-import { checkReferences, fromWire, resolveTargets, toWire, type SnapshotBody, type SnapshotEpisode } from './format.js';
+import { checkReferences, type SnapshotBody, type SnapshotEpisode } from './format.js';
+import { fromWire, resolveTargets, toWire } from './wire.js';
 import { SnapshotGraph } from './snapshot-graph.js';
 
 const DIMENSIONS = 4;
