@@ -58,26 +58,27 @@ type Store = Awaited<ReturnType<typeof openStore>>;
 /** CPU ms a process has used so far (NaN when /proc cannot tell). */
 const processCpuMs = (pid: number): number => (processCpuSeconds(pid) ?? Number.NaN) * 1000;
 
-async function withStore<T>(dataDir: string, run: (store: Store, mongoPid: number) => Promise<T>) {
+/** Runs with the store at `uri` (database `db`), closed after. */
+async function onStore<T>(uri: string, db: string, run: (store: Store) => Promise<T>): Promise<T> {
   const config = loadConfig({ ...process.env, MONGODB_URI: 'mongodb://unused' });
-  const running = process.env.COLD_LOAD_MONGO_URI;
-  if (running) {
-    // A stand-in already serving the data dir (started by hand, pid given): loads measured in a
-    // row without its 15-20 s start each time, as an API process finds a running store.
-    const store = await openStore({ ...config, MONGODB_DB: 'coldload' }, running);
-    try {
-      return await run(store, Number(process.env.COLD_LOAD_MONGO_PID));
-    } finally {
-      await store.close();
-    }
-  }
-  const port = await freePort();
-  const mongo = await startMongoStandin({ dataDir, port, backend: 'journal', heapMb: 4096 });
-  const store = await openStore({ ...config, MONGODB_DB: 'coldload' }, mongo.uri);
+  const store = await openStore({ ...config, MONGODB_DB: db }, uri);
   try {
-    return await run(store, mongo.pid);
+    return await run(store);
   } finally {
     await store.close();
+  }
+}
+
+async function withStore<T>(dataDir: string, run: (store: Store, mongoPid: number) => Promise<T>) {
+  const running = process.env.COLD_LOAD_MONGO_URI;
+  // A stand-in already serving the data dir (started by hand, pid given): loads measured in a
+  // row without its 15-20 s start each time, as an API process finds a running store.
+  if (running) return onStore(running, 'coldload', (store) => run(store, Number(process.env.COLD_LOAD_MONGO_PID)));
+  const port = await freePort();
+  const mongo = await startMongoStandin({ dataDir, port, backend: 'journal', heapMb: 4096 });
+  try {
+    return await onStore(mongo.uri, 'coldload', (store) => run(store, mongo.pid));
+  } finally {
     await mongo.stop();
   }
 }
@@ -184,14 +185,10 @@ else if (mode === 'load' && dataDir) {
   );
 } else if (mode === 'fresh' && args.length === 4 && process.env.COLD_LOAD_MONGO_URI && process.env.COLD_LOAD_DB) {
   const [collectionId, chunks, model, dimensions] = args as [string, string, string, string];
-  const config = loadConfig({ ...process.env, MONGODB_URI: 'mongodb://unused' });
-  const store = await openStore({ ...config, MONGODB_DB: process.env.COLD_LOAD_DB }, process.env.COLD_LOAD_MONGO_URI);
-  try {
-    const target = { collectionId, chunks: Number(chunks), model, dimensions: Number(dimensions), snapshotRequired: false };
-    await load(store, Number(process.env.COLD_LOAD_MONGO_PID ?? Number.NaN), target, 1);
-  } finally {
-    await store.close();
-  }
+  const target = { collectionId, chunks: Number(chunks), model, dimensions: Number(dimensions), snapshotRequired: false };
+  await onStore(process.env.COLD_LOAD_MONGO_URI, process.env.COLD_LOAD_DB, (store) =>
+    load(store, Number(process.env.COLD_LOAD_MONGO_PID ?? Number.NaN), target, 1),
+  );
 } else {
   process.stderr.write(
     'usage: cold-load.js fill <dataDir> [chunks] | load <dataDir> [runs] | fresh <collectionId> <chunks> <model> <dimensions> (COLD_LOAD_MONGO_URI, COLD_LOAD_DB)\n',

@@ -8,15 +8,19 @@ import { OutboundError } from '../core/outbound/client.js';
 import { checkHeaders, OutboundRefusal } from '../core/outbound/policy.js';
 import { SnapshotError } from '../snapshot/seal.js';
 
-/** Headers a caller gives for a signed URL, checked by the outbound policy (refused: 400 naming `field`). */
-export function outboundHeaders(headers: Record<string, string> | undefined, field: string): Record<string, string> {
+/** A check of the outbound policy (a URL, headers): a refusal answers 400 naming `field`. */
+export function policyChecked<T>(field: string, check: () => T): T {
   try {
-    return checkHeaders(headers, field);
+    return check();
   } catch (error) {
     if (error instanceof OutboundRefusal) throw refusal(error, field);
     throw error;
   }
 }
+
+/** Headers a caller gives for a signed URL, checked by the outbound policy (refused: 400 naming `field`). */
+export const outboundHeaders = (headers: Record<string, string> | undefined, field: string): Record<string, string> =>
+  policyChecked(field, () => checkHeaders(headers, field));
 
 /** 413 snapshot_too_large naming the field and the cap it passed. */
 export const tooLarge = (message: string, field: string): AppError =>

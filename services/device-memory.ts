@@ -15,7 +15,6 @@ import { deviceCallsActive } from '../core/metrics.js';
 import { deterministicUuid, newId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { OutboundClient } from '../core/outbound/client.js';
-import { OutboundRefusal } from '../core/outbound/policy.js';
 import { publicJwks, type PublicKeyset } from '../core/signing-keyset.js';
 import { TimeSlicer } from '../core/time-slice.js';
 import { WorkSlots } from '../core/work-slots.js';
@@ -38,7 +37,7 @@ import type { PurgeOptions } from '../store/memory-purge.js';
 import type { CollectionService } from './collections.js';
 import { graphSignal, visibleGraph, type GraphEntityResult, type GraphRelationshipResult } from './graph-search.js';
 import type { KeysetSource } from './keyset-source.js';
-import { outbound, outboundHeaders, refusal, tooLarge, translate } from './device-errors.js';
+import { outbound, outboundHeaders, policyChecked, tooLarge, translate } from './device-errors.js';
 import { translateIds } from './device-import.js';
 
 export interface SnapshotRef {
@@ -226,12 +225,7 @@ export function createDeviceMemoryService(deps: {
   }
 
   function precheck(url: string, field: string): void {
-    try {
-      deps.outbound.precheck(url);
-    } catch (error) {
-      if (error instanceof OutboundRefusal) throw refusal(error, field);
-      throw error;
-    }
+    policyChecked(field, () => deps.outbound.precheck(url));
   }
 
   function checkSize(sealed: SealedSnapshot, what: string): void {
