@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { cpuThreadScript, locateInPool, type CpuTasks } from './cpu-tasks.js';
-import { sha256Hex } from '../core/hash.js';
+import { cpuThreadScript, type CpuTasks } from './cpu-tasks.js';
 import { extractChunkStructure } from '../extractors/structure/local-extractor.js';
-import { ownsItsBuffer, WorkerPool, WorkerPoolClosedError } from '../core/worker-pool.js';
+import { WorkerPool, WorkerPoolClosedError } from '../core/worker-pool.js';
 
 const TEXT = 'Alice Smith manages the Berlin office. She hired Bob Jones in 2024.';
 
@@ -122,39 +121,4 @@ describe('worker pool', () => {
       }
     },
   );
-});
-
-describe('locateInPool: a request body located on a thread', () => {
-  const pool = new WorkerPool<CpuTasks>(cpuThreadScript, 1);
-  after(() => pool.close());
-  const text = `{"query":"q","snapshot":{"body":{"episodes":[${'"ø",'.repeat(20_000)}"x"]}}}`;
-
-  it('moves bytes that own their buffer to the thread and back: not copied', async () => {
-    const bytes = Buffer.alloc(Buffer.byteLength(text), text);
-    const memory = bytes.buffer;
-    const { located, bytes: back } = await locateInPool(pool, bytes, 'snapshot', { key: 't' });
-    assert.equal(bytes.byteLength, 0, 'the sent buffer was moved (detached), not copied');
-    assert.equal(back.toString('utf8'), text);
-    assert.notEqual(back.buffer, memory, 'a moved buffer comes back as a new ArrayBuffer object');
-    assert.ok(located);
-    assert.equal(located.digest, `sha256:${sha256Hex(back.subarray(located.start, located.end))}`);
-    assert.equal(back.subarray(located.start, located.end).toString('utf8'), text.slice(text.indexOf('{"body"'), -1));
-  });
-
-  it('copies bytes that share their buffer (a pooled small Buffer), leaving them usable', async () => {
-    const small = Buffer.from('{"snapshot":{"a":1},"query":"q"}');
-    assert.ok(!ownsItsBuffer(small), 'a small Buffer is a slice of the shared pool');
-    const { located, bytes: back } = await locateInPool(pool, small, 'snapshot', { key: 't' });
-    assert.equal(small.toString('utf8'), '{"snapshot":{"a":1},"query":"q"}');
-    assert.equal(back.toString('utf8'), small.toString('utf8'));
-    assert.deepEqual([located?.start, located?.end], [12, 19]);
-  });
-
-  it('answers null for bytes it does not read plainly, with the bytes', async () => {
-    const bytes = Buffer.alloc(40_000, 0x20);
-    bytes.write('{"snapshot":[1]}');
-    const { located, bytes: back } = await locateInPool(pool, bytes, 'snapshot', { key: 't' });
-    assert.equal(located, null);
-    assert.equal(back.byteLength, 40_000);
-  });
 });

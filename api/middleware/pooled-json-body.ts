@@ -5,7 +5,7 @@
  * machine, during which no other tenant's request, ping or deadline timer ran
  * (docs/device-memory.md). The bytes are read here as @koa/bodyparser reads them (raw-body after
  * inflation, the same length and limit checks, the same errors), then parsed on a thread by co-body
- * as the body parser parses them (models/cpu-tasks.ts `parseJson`, the path a downloaded snapshot
+ * as the body parser parses them (models/json-tasks.ts `parseJson`, the path a downloaded snapshot
  * takes too), and the value comes back in pieces taken in with a turn of the loop between them
  * (core/json-pieces.ts).
  *
@@ -17,8 +17,7 @@ import inflate from 'inflation';
 import type { JsonTextDigest } from '../../core/json-body.js';
 import type { JsonPath } from '../../core/json-pieces.js';
 import { withoutSpan } from '../../core/json-span.js';
-import type { WorkerPool } from '../../core/worker-pool.js';
-import { locateInPool, parseJson, POOLED_JSON_MIN_BYTES, type CpuTasks } from '../../models/cpu-tasks.js';
+import { locateInPool, parseJson, POOLED_JSON_MIN_BYTES, type JsonPool } from '../../models/json-tasks.js';
 import type { OpenedSnapshot } from '../../snapshot/prepared-cache.js';
 import type { AppState } from '../context.js';
 import { declaredBodyBytes } from './bodies-in-flight.js';
@@ -62,7 +61,8 @@ export interface KnownSpan {
 }
 
 export function pooledJsonBody(options: {
-  pool: WorkerPool<CpuTasks> | null;
+  /** Any pool that runs the JSON tasks: the request-body pool in the service. */
+  pool: JsonPool | null;
   limit: number;
   minBytes?: number;
   /** Values whose JSON text the thread hashes (device snapshots' `body`). */
@@ -108,7 +108,7 @@ export function pooledJsonBody(options: {
 
   /** The body's bytes parsed: around a known member when its bytes are known, otherwise whole. */
   async function parseRead(
-    pool: WorkerPool<CpuTasks>,
+    pool: JsonPool,
     read: Buffer,
     job: { key: string; signal: AbortSignal },
   ): Promise<{ value: unknown; parsedBody: ParsedBodyText }> {
