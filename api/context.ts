@@ -13,7 +13,7 @@ import type { WebhookService } from '../services/webhooks.js';
 import type { ProcedureService } from '../services/procedures.js';
 import type { AuthFailures } from '../core/auth-failures.js';
 import type { WorkerPool } from '../core/worker-pool.js';
-import type { CpuTasks } from '../models/cpu-tasks.js';
+import type { JsonTasks } from '../models/json-tasks.js';
 import type { ParsedBodyText } from './middleware/pooled-json-body.js';
 
 export interface ApiServices {
@@ -41,7 +41,7 @@ export interface ApiDeps {
    */
   authFailures?: AuthFailures;
   /** The threads large request bodies are parsed on (api/middleware/pooled-json-body.ts, runtime/roles.ts). */
-  bodyPool?: WorkerPool<CpuTasks> | null;
+  bodyPool?: WorkerPool<JsonTasks> | null;
 }
 
 export interface AppState {

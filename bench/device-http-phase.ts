@@ -20,7 +20,7 @@ import { createLogger } from '../core/logger.js';
 import type { SigningKeyset } from '../core/signing-keyset.js';
 import { WorkerPool } from '../core/worker-pool.js';
 import type { StructureExtractor } from '../extractors/structure/types.js';
-import { cpuThreadScript, type CpuTasks } from '../models/cpu-tasks.js';
+import { jsonThreadScript, type JsonTasks } from '../models/json-tasks.js';
 import { matchGraph } from '../search/graph-match.js';
 import { graphSignal, visibleGraph } from '../services/graph-search.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
@@ -47,7 +47,7 @@ export async function sentAgainOverHttp(options: {
   rounds: number;
 }): Promise<string[]> {
   const { tenantId } = options;
-  const pool = new WorkerPool<CpuTasks>(cpuThreadScript, 1);
+  const pool = new WorkerPool<JsonTasks>(jsonThreadScript, 1);
   const cache = new PreparedSnapshotCache(8);
   const context: OpenContext = {
     tenantId,

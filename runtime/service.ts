@@ -29,6 +29,7 @@ import {
 } from '../core/metrics.js';
 import { WorkerPool } from '../core/worker-pool.js';
 import { cpuThreadScript, pooledExtractor, type CpuTasks } from '../models/cpu-tasks.js';
+import { jsonThreadScript, type JsonTasks } from '../models/json-tasks.js';
 import { createFileExtractors } from '../extractors/files.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import { PredicateClassifier } from '../core/fact-lexicon.js';
@@ -189,12 +190,13 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   const cpu = plan.cpuPool
     ? new WorkerPool<CpuTasks>(cpuThreadScript, config.CPU_POOL_THREADS, 1, plan.backgroundThreadNiceness, observePoolTasks('cpu'))
     : null;
-  // Large request bodies, at the process's priority and apart from the extraction (roles.ts).
+  // Large request bodies, at the process's priority and apart from the extraction (roles.ts), on a
+  // thread script that serves the JSON tasks only: it never runs the extractor, so does not load it.
   const bodies =
     plan.requestBodyThreads > 0
-      ? new WorkerPool<CpuTasks>(cpuThreadScript, plan.requestBodyThreads, 1, 0, observePoolTasks('bodies'))
+      ? new WorkerPool<JsonTasks>(jsonThreadScript, plan.requestBodyThreads, 1, 0, observePoolTasks('bodies'))
       : null;
-  // Loaded before the first request: a thread's start cost the first large body 300 ms.
+  // Loaded before the first request: a thread's start (then with the extractor's modules) cost the first large body 300 ms.
   bodies?.start();
 
   let worker: Worker | null = null;

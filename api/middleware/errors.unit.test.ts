@@ -8,7 +8,7 @@ import Koa from 'koa';
 import { pino } from 'pino';
 import { AppError } from '../../core/errors.js';
 import { WorkerPool } from '../../core/worker-pool.js';
-import { cpuThreadScript, type CpuTasks } from '../../models/cpu-tasks.js';
+import { jsonThreadScript, type JsonTasks } from '../../models/json-tasks.js';
 import type { AppState } from '../context.js';
 import { errorHandler } from './errors.js';
 import { pooledJsonBody } from './pooled-json-body.js';
@@ -109,7 +109,7 @@ describe('a client that closes its connection half-way through its body', () => 
     it(`is a 400 the handler does not log as an error (${pooled ? 'read into shared memory, parsed on a thread' : 'the body parser'})`, async () => {
       const lines: { level: number; msg?: string }[] = [];
       const statuses: number[] = [];
-      const pool = pooled ? new WorkerPool<CpuTasks>(cpuThreadScript, 1) : null;
+      const pool = pooled ? new WorkerPool<JsonTasks>(jsonThreadScript, 1) : null;
       const koa = new Koa<AppState>();
       koa.use(async (ctx, next) => {
         await next();

@@ -9,7 +9,7 @@ import { jsonTextDigest } from '../../core/json-body.js';
 import { sha256Hex } from '../../core/hash.js';
 import { createLogger } from '../../core/logger.js';
 import { WorkerPool } from '../../core/worker-pool.js';
-import { cpuThreadScript, type CpuTasks } from '../../models/cpu-tasks.js';
+import { jsonThreadScript, type JsonTasks } from '../../models/json-tasks.js';
 import type { AppState } from '../context.js';
 import { errorHandler } from './errors.js';
 import { pooledJsonBody } from './pooled-json-body.js';
@@ -64,7 +64,7 @@ async function post(url: string, body: Buffer | string, headers: Record<string, 
  * whose bodies (all of them: minBytes 0) a worker thread parses: the answers must be the same.
  */
 describe('request bodies parsed on a worker thread answer as the body parser does', () => {
-  const pool = new WorkerPool<CpuTasks>(cpuThreadScript, 1);
+  const pool = new WorkerPool<JsonTasks>(jsonThreadScript, 1);
   const servers = testServers();
   let loopUrl = '';
   let pooledUrl = '';
@@ -149,7 +149,7 @@ describe('request bodies parsed on a worker thread answer as the body parser doe
  * the prepared one). Anything else parses the whole body, with the same answers.
  */
 describe('a known snapshot in a request body is not parsed again', () => {
-  const pool = new WorkerPool<CpuTasks>(cpuThreadScript, 1);
+  const pool = new WorkerPool<JsonTasks>(jsonThreadScript, 1);
   const servers = testServers();
   const known = JSON.stringify({ format: 'x', body: { episodes: Array.from({ length: 200 }, (_, i) => ({ id: `e${i}`, t: 'ø✓' })) } });
   const knownDigest = `sha256:${sha256Hex(known)}`;
