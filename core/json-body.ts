@@ -1,5 +1,5 @@
 /**
- * JSON parsed on a worker thread (models/cpu-tasks.ts `parseJsonBody`, called through `parseJson`
+ * JSON parsed on a worker thread (models/json-tasks.ts `parseJsonBody`, called through `parseJson`
  * there), for request bodies large enough that parsing them on the event loop held every other
  * request of the process (api/middleware/pooled-json-body.ts), and for snapshots a device call
  * downloads from a signed URL (services/device-memory.ts). The bytes are decoded and parsed by

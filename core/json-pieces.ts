@@ -1,7 +1,7 @@
 /**
  * A parsed JSON value carried from a worker thread to the event loop in pieces, so that taking
  * it in runs in slices (core/time-slice.ts) instead of one stretch. A thread that parses a large
- * request body (models/cpu-tasks.ts) cannot hand the value over as one message: deserialising a
+ * request body (models/json-tasks.ts) cannot hand the value over as one message: deserialising a
  * message is one synchronous step of the receiving loop, as long as the JSON.parse it replaces
  * (about 1.2x, measured on a 21 MiB snapshot body).
  *

@@ -19,7 +19,7 @@ import { startDnsServer, type DnsServer } from '../support/dns-server.js';
 import { startHttpsOrigin, TEST_CA_FILE, type HttpsOrigin } from '../support/https-origin.js';
 import { startApiProcess, type ApiProcess } from '../support/processes.js';
 
-/** Above the 1 MiB from which JSON is parsed on the CPU pool (models/cpu-tasks.ts), so a download can take that path. */
+/** Above the 1 MiB from which JSON is parsed on the CPU pool (models/json-tasks.ts `parseJson`), so a download can take that path. */
 const CAP_BYTES = 2 * 1024 * 1024;
 
 let dns: DnsServer;

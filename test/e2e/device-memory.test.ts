@@ -88,7 +88,7 @@ describe('device memory (inline snapshots)', () => {
   });
 
   it('a snapshot sent again byte for byte answers as when parsed, for its own tenant only, and changed bytes are checked in full', async () => {
-    // Padded past 1 MiB: bodies that large are parsed on the CPU pool, where bytes already opened are recognised unparsed.
+    // Padded past 1 MiB: bodies that large are parsed on the request-body thread, where bytes already opened are recognised unparsed.
     const pad = ' '.repeat(1024 * 1024);
     const text = JSON.stringify(exported);
     const search = (api: TenantFixture['api'], query: string, snapshot = text) =>
