@@ -3,7 +3,7 @@ import type { Logger } from '../core/logger.js';
 import { signEventFrame } from '../core/event-signature.js';
 import { activeKey, publicJwks, type PublicKeyset, type PublicSigningJwk } from '../core/signing-keyset.js';
 import { whpkOf } from '../core/webhook-signature.js';
-import type { FrameSigner } from './event-stream.js';
+import type { FrameSigner } from './event-frames.js';
 import { openKeysetSource } from './keyset-source.js';
 
 /** An event key as served; Ed25519 keys also carry `whpk`, the Standard Webhooks form that verifies v1a webhook signatures. */

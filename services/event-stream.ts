@@ -4,7 +4,8 @@
  *
  * The durable log is followed ONCE per process: one tail reads every tenant's new entries in seq
  * order, signs and serialises each one once, and keeps the recent ones in a bounded ring
- * (services/event-fanout.ts). Sessions read the ring from their own cursor, in memory, so an idle
+ * (services/event-fanout.ts); the frame texts are shaped, signed and cached in
+ * services/event-frames.ts. Sessions read the ring from their own cursor, in memory, so an idle
  * session costs no query and a frame is never signed twice. A session whose cursor is older than
  * the ring (a replay with last_ack_seq, or one that paused on a full socket while the ring moved
  * on) reads the log itself, for its tenant, until it reaches the ring. Both paths go in seq order
@@ -16,7 +17,6 @@
  * 4401 key_revoked within revocationCheckMs.
  */
 import {
-  eventFramesSigned,
   eventLogReads,
   eventsDelivered,
   websocketKeyRevocations,
@@ -24,7 +24,6 @@ import {
   websocketPausedSessions,
   websocketSlowConsumers,
 } from '../core/metrics.js';
-import type { EventFrameWithoutSignature, SignatureObject } from '../core/event-signature.js';
 import type { Logger } from '../core/logger.js';
 import { isUuid } from '../core/ids.js';
 import type { CollectionRepository } from '../store/collections.js';
@@ -32,17 +31,13 @@ import type { EventAckRepository } from '../store/event-acks.js';
 import { entryMatches, EVENTS_REDACTED, type EventEntry, type EventFilter, type EventLog } from '../store/events.js';
 import type { TenantRepository } from '../store/tenants.js';
 import { EventRing, SessionCounter, type SessionLimits, type SessionLimitScope, type SharedFrame } from './event-fanout.js';
+import { createFrameTexts, frameBytes, type FrameSigner } from './event-frames.js';
 
 export interface Transport {
   send(text: string): void;
   bufferedAmount(): number;
   close(code: number, reason: string): void;
 }
-
-export type { EventFrameWithoutSignature as EventFrame } from '../core/event-signature.js';
-
-/** Signs a frame when signing is configured. */
-export type FrameSigner = (frame: EventFrameWithoutSignature) => Promise<SignatureObject>;
 
 export interface EventStreamOptions {
   /** Largest client frame accepted, in bytes (larger: an error frame; the socket stays open). */
@@ -99,25 +94,12 @@ const TAIL_BATCH = 500;
 const ACK_FLUSH_MS = 200;
 /** A paused session looks at its socket again this often (ws has no public drain event). */
 const PAUSED_RECHECK_MS = 50;
-const SIGNED_CACHE = 4096;
-
-const frameBytes = (entry: EventEntry): number => 512 + JSON.stringify(entry.payload).length;
 
 /** The seqs an `events_redacted` entry names (its payload was written by store/events.ts). */
 const redactedSeqs = (entry: EventEntry): number[] => {
   const seqs = entry.payload.seqs;
   return Array.isArray(seqs) ? seqs.filter((seq): seq is number => Number.isSafeInteger(seq)) : [];
 };
-
-export const frameOf = (entry: EventEntry): EventFrameWithoutSignature => ({
-  action: 'event',
-  seq: entry.seq,
-  event_id: entry.id,
-  type: entry.type,
-  collection_id: entry.collection_id,
-  payload: entry.payload,
-  ts: entry.ts.toISOString(),
-});
 
 export type Admission = { ok: true; session: EventSession } | { ok: false; scope: SessionLimitScope; limit: number };
 
@@ -149,51 +131,10 @@ export function createEventStream(deps: {
   const sessions = new Set<Session>();
   const counter = new SessionCounter(options.sessionLimits);
   const ring = new EventRing(options.ringFrames ?? 5000, options.ringBytes ?? 16 * 1024 * 1024);
-  /**
-   * Frames signed for catch-up reads (older than the ring), shared by every session replaying them;
-   * each with the payload it was made from, so a redacted entry is never answered with its old text.
-   */
-  const signedCache = new Map<number, { text: string; payload: string }>();
-  const cachedText = (entry: EventEntry): string | null => {
-    const cached = signedCache.get(entry.seq);
-    return cached !== undefined && cached.payload === JSON.stringify(entry.payload) ? cached.text : null;
-  };
+  const { cachedText, textOf, shared, forget } = createFrameTexts(ring, deps.signer);
   let stopFollowing: (() => Promise<void>) | null = null;
   let revocationTimer: NodeJS.Timeout | null = null;
   let revocationRun: Promise<void> | null = null;
-
-  /** The text of a ring frame, signed by whichever session needs it first. */
-  function textOf(frame: SharedFrame): string | Promise<string> {
-    if (frame.text !== null) return frame.text;
-    // A failed signature is not remembered: the next wake tries again.
-    frame.signing ??= serialise(frame.entry).then(
-      (text) => (frame.text = text),
-      (error: unknown) => {
-        frame.signing = undefined;
-        throw error;
-      },
-    );
-    return frame.signing;
-  }
-
-  /** The frame text of an entry: from the ring, the cache, or signed now (once). */
-  async function shared(entry: EventEntry): Promise<string> {
-    const held = ring.get(entry.seq);
-    if (held) return textOf(held);
-    const cached = cachedText(entry);
-    if (cached !== null) return cached;
-    const text = await serialise(entry);
-    signedCache.set(entry.seq, { text, payload: JSON.stringify(entry.payload) });
-    if (signedCache.size > SIGNED_CACHE) signedCache.delete(signedCache.keys().next().value as number);
-    return text;
-  }
-
-  async function serialise(entry: EventEntry): Promise<string> {
-    const frame = frameOf(entry);
-    if (!deps.signer) return JSON.stringify(frame);
-    eventFramesSigned.inc();
-    return JSON.stringify({ ...frame, signature: await deps.signer(frame) });
-  }
 
   // ---- the one tail of the log per process ----------------------------------------------------
   let pulling = false;
@@ -233,7 +174,7 @@ export function createEventStream(deps: {
     }
     // Entries rewritten in the log (a delete's redaction, docs/events.md): the copies held here go.
     if (redacted.length > 0) {
-      for (const seq of redacted) signedCache.delete(seq);
+      for (const seq of redacted) forget(seq);
       for (const entry of await store.events.readSeqs(redacted)) ring.refresh(entry, frameBytes(entry));
     }
     for (const session of sessions) if (session.wantsWake(touched)) session.wake();

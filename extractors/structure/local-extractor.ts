@@ -18,14 +18,13 @@ import {
   findMentions,
   isConditional,
   isMistaggedCoordinatedVerb,
-  periodEndsPhrase,
-  type Gender,
-  type NamedSpan,
   type NounPhrase,
   type PronounKind,
 } from './mentions.js';
+import type { Gender, NamedSpan } from './named-spans.js';
 import { clipText, normalizeEntityName } from './normalize.js';
 import { prepareText, parseSentences, pastTenseLemma, type Sentence, type Token } from './parse.js';
+import { periodEndsPhrase } from './token-text.js';
 import { prepositionOf, verbOf } from './validity.js';
 import type {
   ChunkStructure,
