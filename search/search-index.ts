@@ -5,7 +5,8 @@
  * current by following the sequenced index-change feed (search/feed-follower.ts): in the
  * background, and once more before every search, so a memory whose status is `complete` is always
  * visible to the next search (read-your-writes across processes), and a deleted one never is.
- * This module decides what is loaded and when: the budget, holds and eviction.
+ * This module decides what is loaded and when: the budget, holds and eviction (by the sizes
+ * search/partition-sizes.ts estimates).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../core/logger.js';
@@ -27,7 +28,8 @@ import {
 import { TurnFacts } from './turn-facts.js';
 import type { TurnSource } from './turn-ranking.js';
 import { PartitionBudget } from './partition-budget.js';
-import { PartitionLoader, SnapshotUnusable, type PartitionSource, type SeqSnapshot } from './partition-loader.js';
+import { PartitionLoader, SnapshotUnusable, type PartitionedIndexes, type PartitionSource, type SeqSnapshot } from './partition-loader.js';
+import { indexSizes, loadedChunkCount, partitionBytes, type IndexSize } from './partition-sizes.js';
 import { VectorIndex, type Partition as VectorPartition, type VectorHit } from './vector-index.js';
 
 /** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
@@ -36,16 +38,6 @@ const KNOWN_SIZES = 10_000;
 const SNAPSHOT_MIN_CHUNKS = 2000;
 /** A load from a snapshot that had to re-read more than this share of chunks writes a fresh one. */
 const SNAPSHOT_STALE_FRACTION = 0.1;
-
-/**
- * Estimated bytes of what the typed arrays leave out, per entry: a chunk's id strings, array
- * slots and map entries in the vector and the lexical partition; a term's string and map entry;
- * a graph entity's or fact's object and map entries. Rough, on purpose on the high side, so the
- * budget is kept rather than exceeded (the bench compares RSS with it).
- */
-const BYTES_PER_CHUNK_IDS = 2 * 240;
-const BYTES_PER_TERM = 120;
-const BYTES_PER_GRAPH_ENTRY = 600;
 
 /** What the index reads from the store: the feed, chunks and graph (narrow, so unit tests can stand in for it). */
 export type SearchIndexStore = FeedSource &
@@ -112,6 +104,8 @@ export class SearchIndex {
   private readonly lexical = new LexicalIndex();
   private readonly turns = new TurnFacts();
   private readonly graph = new GraphIndex();
+  /** The four above, as the loader and the size estimates read them. */
+  private readonly indexes: PartitionedIndexes;
   private readonly loading = new Map<string, Promise<void>>();
   private readonly loader: PartitionLoader;
   private readonly follower: FeedFollower;
@@ -143,7 +137,8 @@ export class SearchIndex {
     this.budget = new PartitionBudget(options.maxBytes ?? Infinity);
     this.snapshotMinChunks = options.snapshotMinChunks ?? SNAPSHOT_MIN_CHUNKS;
     this.snapshotReads = options.snapshotReads ?? true;
-    this.loader = new PartitionLoader(store, modelId, { vector: this.index, lexical: this.lexical, turns: this.turns, graph: this.graph });
+    this.indexes = { vector: this.index, lexical: this.lexical, turns: this.turns, graph: this.graph };
+    this.loader = new PartitionLoader(store, modelId, this.indexes);
     this.follower = new FeedFollower(store, this.feedClient(), logger);
   }
 
@@ -313,17 +308,9 @@ export class SearchIndex {
     this.enforceBudget();
   }
 
-  /** Estimated bytes of one collection's partitions (vector, lexical, turn facts and graph). */
+  /** Estimated bytes of one collection's partitions (search/partition-sizes.ts). */
   partitionBytes(collectionId: string): number {
-    const vector = this.index.partition(collectionId);
-    const lexical = this.lexical.partition(collectionId)?.storageStats();
-    const graph = this.graph.partition(collectionId);
-    return (
-      (vector ? vector.bytes + vector.size * BYTES_PER_CHUNK_IDS : 0) +
-      (lexical ? lexical.typedArrayBytes + (lexical.terms + lexical.cachedPieces) * BYTES_PER_TERM : 0) +
-      this.turns.bytes(collectionId) +
-      (graph ? (graph.entityCount + graph.factCount) * BYTES_PER_GRAPH_ENTRY : 0)
-    );
+    return partitionBytes(this.indexes, collectionId);
   }
 
   /** Bytes held by every loaded partition and resident (the figure the budget bounds). */
@@ -456,36 +443,13 @@ export class SearchIndex {
     this.budget.forget(collectionId);
   }
 
-  /** Entries and bytes per in-process index, for the metrics endpoint. */
-  sizes(): { index: 'vector' | 'lexical' | 'graph'; entries: number; bytes: number | null }[] {
-    let vectorEntries = 0;
-    let vectorBytes = 0;
-    for (const id of this.index.loadedCollections()) {
-      const partition = this.index.partition(id);
-      vectorEntries += partition?.size ?? 0;
-      vectorBytes += partition?.bytes ?? 0;
-    }
-    let postings = 0;
-    let lexicalBytes = 0;
-    for (const id of this.lexical.loadedCollections()) {
-      const stats = this.lexical.partition(id)?.storageStats();
-      postings += stats?.postings ?? 0;
-      lexicalBytes += stats?.typedArrayBytes ?? 0;
-    }
-    let graphEntries = 0;
-    for (const id of this.graph.loadedCollections()) {
-      const partition = this.graph.partition(id);
-      graphEntries += (partition?.entityCount ?? 0) + (partition?.factCount ?? 0);
-    }
-    return [
-      { index: 'vector', entries: vectorEntries, bytes: vectorBytes },
-      { index: 'lexical', entries: postings, bytes: lexicalBytes },
-      { index: 'graph', entries: graphEntries, bytes: null },
-    ];
+  /** Entries and bytes per in-process index, for the metrics endpoint (search/partition-sizes.ts). */
+  sizes(): IndexSize[] {
+    return indexSizes(this.indexes);
   }
 
   loadedChunkCount(): number {
-    return this.index.loadedCollections().reduce((sum, id) => sum + (this.index.partition(id)?.size ?? 0), 0);
+    return loadedChunkCount(this.index);
   }
 
   /** Resolves once the collection's partitions are complete (a partition being filled is not). */
