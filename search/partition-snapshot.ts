@@ -2,8 +2,8 @@
  * A collection's whole search partition as bytes: its lexical index, turn facts, vector rows and
  * graph, so that a cold load reads a few large documents back instead of re-tokenising every
  * chunk's text and decoding 100,000 chunk documents and the graph's rows (issue 25: a 100k-chunk
- * load). The store keeps the bytes (store/index-snapshots.ts); search/search-index.ts decides when
- * to write and trust them.
+ * load). The store keeps the bytes (store/index-snapshots.ts); search/snapshot-keeper.ts decides
+ * when to write and read them, and search/partition-loader.ts whether one read can be trusted.
  *
  * Layout (little-endian, as the stored vectors): a header of Uint32 counts, then sections each
  * starting on an 8-byte boundary: chunk ids, memory ids and terms (UTF-8, NUL-separated), tokens

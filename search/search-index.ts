@@ -1,58 +1,33 @@
 /**
  * Keeps this process's VectorIndex and LexicalIndex consistent with MongoDB (both are filled from
  * the same chunk reads and follow the same feed, so they always hold the same chunks). Partitions are loaded lazily, the
- * first time a collection is searched (search/partition-loader.ts reads them), and then kept
+ * first time a collection is searched (search/partition-loader.ts reads them, from the collection's
+ * persisted snapshot where search/snapshot-keeper.ts has one, which it writes too), and then kept
  * current by following the sequenced index-change feed (search/feed-follower.ts): in the
  * background, and once more before every search, so a memory whose status is `complete` is always
  * visible to the next search (read-your-writes across processes), and a deleted one never is.
- * This module decides what is loaded and when: the budget, holds and eviction.
+ * This module decides what is loaded and when: the budget, holds and eviction (by the sizes
+ * search/partition-sizes.ts estimates).
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../core/logger.js';
-import type { ChunkRepository } from '../store/chunks.js';
-import type { IndexSnapshotRepository } from '../store/index-snapshots.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import type { FactTimeline } from '../core/fact-timeline.js';
 import { FeedFollower, type FeedClient, type FeedSource } from './feed-follower.js';
-import { GraphIndex, GraphPartition, type GraphMatch } from './graph-index.js';
-import { LexicalIndex, LexicalPartition, type LexicalHit, type LexicalQueryStats, type QueryTermMatch } from './lexical-index.js';
-import {
-  decodePartitionSnapshot,
-  encodePartitionSnapshot,
-  SNAPSHOT_FORMAT,
-  turnColumns,
-  vectorColumns,
-  vectorIdsOf,
-} from './partition-snapshot.js';
+import { GraphIndex, type GraphMatch } from './graph-index.js';
+import { LexicalIndex, type LexicalHit, type LexicalQueryStats, type QueryTermMatch } from './lexical-index.js';
 import { TurnFacts } from './turn-facts.js';
 import type { TurnSource } from './turn-ranking.js';
 import { PartitionBudget } from './partition-budget.js';
-import { PartitionLoader, SnapshotUnusable, type PartitionSource, type SeqSnapshot } from './partition-loader.js';
+import { PartitionLoader, SnapshotUnusable, type PartitionedIndexes, type PartitionSource } from './partition-loader.js';
+import { indexSizes, loadedChunkCount, partitionBytes, type IndexSize } from './partition-sizes.js';
+import { SnapshotKeeper, type SnapshotPartitions, type SnapshotStore } from './snapshot-keeper.js';
 import { VectorIndex, type Partition as VectorPartition, type VectorHit } from './vector-index.js';
 
 /** Collections whose last measured size is remembered, to refuse a reload that cannot fit. */
 const KNOWN_SIZES = 10_000;
-/** Collections smaller than this load fast enough from their chunks: no snapshot is written (SEARCH_INDEX_SNAPSHOT_MIN_CHUNKS). */
-const SNAPSHOT_MIN_CHUNKS = 2000;
-/** A load from a snapshot that had to re-read more than this share of chunks writes a fresh one. */
-const SNAPSHOT_STALE_FRACTION = 0.1;
 
-/**
- * Estimated bytes of what the typed arrays leave out, per entry: a chunk's id strings, array
- * slots and map entries in the vector and the lexical partition; a term's string and map entry;
- * a graph entity's or fact's object and map entries. Rough, on purpose on the high side, so the
- * budget is kept rather than exceeded (the bench compares RSS with it).
- */
-const BYTES_PER_CHUNK_IDS = 2 * 240;
-const BYTES_PER_TERM = 120;
-const BYTES_PER_GRAPH_ENTRY = 600;
-
-/** What the index reads from the store: the feed, chunks and graph (narrow, so unit tests can stand in for it). */
-export type SearchIndexStore = FeedSource &
-  PartitionSource & {
-    chunks: Pick<ChunkRepository, 'tenantOfCollection'>;
-    indexSnapshots: Pick<IndexSnapshotRepository, 'read' | 'write' | 'removeGeneration'>;
-  };
+/** What the index reads from the store: the feed, chunks, graph and snapshots (narrow, so unit tests can stand in for it). */
+export type SearchIndexStore = FeedSource & PartitionSource & SnapshotStore;
 
 export interface SearchIndexOptions {
   /**
@@ -112,19 +87,18 @@ export class SearchIndex {
   private readonly lexical = new LexicalIndex();
   private readonly turns = new TurnFacts();
   private readonly graph = new GraphIndex();
+  /** The four above, as the loader and the size estimates read them. */
+  private readonly indexes: PartitionedIndexes;
   private readonly loading = new Map<string, Promise<void>>();
   private readonly loader: PartitionLoader;
   private readonly follower: FeedFollower;
+  private readonly snapshots: SnapshotKeeper;
   private readonly budget: PartitionBudget;
   private evictions = 0;
   private loads = 0;
   private snapshotLoads = 0;
   /** Last measured bytes of collections (loaded, evicted or aborted), oldest first. */
   private readonly knownBytes = new Map<string, number>();
-  private readonly snapshotMinChunks: number;
-  private readonly snapshotReads: boolean;
-  /** Snapshots being written, by collection. */
-  private readonly persisting = new Map<string, Promise<void>>();
   /**
    * What is held beside the collections' partitions under the same budget: prepared device
    * snapshots (snapshot/prepared-cache.ts). The budget evicts them like partitions, by their
@@ -133,18 +107,19 @@ export class SearchIndex {
   private readonly residents = new Map<string, { bytes: number; drop: () => void }>();
 
   constructor(
-    private readonly store: SearchIndexStore,
-    private readonly modelId: string,
+    store: SearchIndexStore,
+    modelId: string,
     dimensions: number,
     private readonly logger: Logger,
     options: SearchIndexOptions = {},
   ) {
     this.index = new VectorIndex(dimensions);
     this.budget = new PartitionBudget(options.maxBytes ?? Infinity);
-    this.snapshotMinChunks = options.snapshotMinChunks ?? SNAPSHOT_MIN_CHUNKS;
-    this.snapshotReads = options.snapshotReads ?? true;
-    this.loader = new PartitionLoader(store, modelId, { vector: this.index, lexical: this.lexical, turns: this.turns, graph: this.graph });
+    this.indexes = { vector: this.index, lexical: this.lexical, turns: this.turns, graph: this.graph };
+    this.loader = new PartitionLoader(store, modelId, this.indexes);
     this.follower = new FeedFollower(store, this.feedClient(), logger);
+    const client = { catchUp: () => this.catchUp(), appliedSeq: () => this.follower.appliedSeq };
+    this.snapshots = new SnapshotKeeper(store, modelId, this.indexes, client, logger, options);
   }
 
   start(): Promise<void> {
@@ -313,17 +288,9 @@ export class SearchIndex {
     this.enforceBudget();
   }
 
-  /** Estimated bytes of one collection's partitions (vector, lexical, turn facts and graph). */
+  /** Estimated bytes of one collection's partitions (search/partition-sizes.ts). */
   partitionBytes(collectionId: string): number {
-    const vector = this.index.partition(collectionId);
-    const lexical = this.lexical.partition(collectionId)?.storageStats();
-    const graph = this.graph.partition(collectionId);
-    return (
-      (vector ? vector.bytes + vector.size * BYTES_PER_CHUNK_IDS : 0) +
-      (lexical ? lexical.typedArrayBytes + (lexical.terms + lexical.cachedPieces) * BYTES_PER_TERM : 0) +
-      this.turns.bytes(collectionId) +
-      (graph ? (graph.entityCount + graph.factCount) * BYTES_PER_GRAPH_ENTRY : 0)
-    );
+    return partitionBytes(this.indexes, collectionId);
   }
 
   /** Bytes held by every loaded partition and resident (the figure the budget bounds). */
@@ -456,36 +423,13 @@ export class SearchIndex {
     this.budget.forget(collectionId);
   }
 
-  /** Entries and bytes per in-process index, for the metrics endpoint. */
-  sizes(): { index: 'vector' | 'lexical' | 'graph'; entries: number; bytes: number | null }[] {
-    let vectorEntries = 0;
-    let vectorBytes = 0;
-    for (const id of this.index.loadedCollections()) {
-      const partition = this.index.partition(id);
-      vectorEntries += partition?.size ?? 0;
-      vectorBytes += partition?.bytes ?? 0;
-    }
-    let postings = 0;
-    let lexicalBytes = 0;
-    for (const id of this.lexical.loadedCollections()) {
-      const stats = this.lexical.partition(id)?.storageStats();
-      postings += stats?.postings ?? 0;
-      lexicalBytes += stats?.typedArrayBytes ?? 0;
-    }
-    let graphEntries = 0;
-    for (const id of this.graph.loadedCollections()) {
-      const partition = this.graph.partition(id);
-      graphEntries += (partition?.entityCount ?? 0) + (partition?.factCount ?? 0);
-    }
-    return [
-      { index: 'vector', entries: vectorEntries, bytes: vectorBytes },
-      { index: 'lexical', entries: postings, bytes: lexicalBytes },
-      { index: 'graph', entries: graphEntries, bytes: null },
-    ];
+  /** Entries and bytes per in-process index, for the metrics endpoint (search/partition-sizes.ts). */
+  sizes(): IndexSize[] {
+    return indexSizes(this.indexes);
   }
 
   loadedChunkCount(): number {
-    return this.index.loadedCollections().reduce((sum, id) => sum + (this.index.partition(id)?.size ?? 0), 0);
+    return loadedChunkCount(this.index);
   }
 
   /** Resolves once the collection's partitions are complete (a partition being filled is not). */
@@ -517,19 +461,14 @@ export class SearchIndex {
    */
   private async fillPartition(collectionId: string, bounded: boolean, useSnapshot = true): Promise<void> {
     const started = Date.now();
-    const snapshot = useSnapshot ? await this.readSnapshot(collectionId, bounded) : null;
-    let built: { vector: VectorPartition; lexical: LexicalPartition; graph: GraphPartition } | null = null;
+    // A snapshot too large for the budget is refused (OverBudget) before its parts are read.
+    const check = bounded ? (bytes: number) => this.checkSnapshotLoad(collectionId, bytes) : undefined;
+    const snapshot = useSnapshot ? await this.snapshots.read(collectionId, check) : null;
+    let built: SnapshotPartitions | null = null;
     if (snapshot) {
       // Checked again with what was read: other loads may have grown meanwhile.
       if (bounded) this.checkSnapshotLoad(collectionId, snapshot.bytes);
-      // Each built whole from the snapshot's bytes (no chunk or graph document is read), one per
-      // event-loop turn so that no single step holds the loop for the whole load.
-      const { chunkIds, memoryIds } = vectorIdsOf(snapshot);
-      const vector = this.index.partitionOfRows(chunkIds, memoryIds, snapshot.vectors.rowBytes);
-      await nextTurn();
-      const lexical = LexicalPartition.fromState(snapshot.lexical);
-      await nextTurn();
-      built = { vector, lexical, graph: GraphPartition.fromState(snapshot.graph, snapshot.lexical) };
+      built = await this.snapshots.partitionsOf(snapshot);
     }
     // From here to the loader nothing awaits: the partitions appear together, as a follower sees them.
     if (built) {
@@ -575,8 +514,7 @@ export class SearchIndex {
       'index partition loaded',
     );
     // A load that tokenised everything (or re-read much) leaves a snapshot for the next one.
-    if (partition.size >= this.snapshotMinChunks && (!snapshot || reread > partition.size * SNAPSHOT_STALE_FRACTION))
-      this.persistSoon(collectionId);
+    this.snapshots.loaded(collectionId, partition.size, snapshot !== null, reread);
     // This partition still counts as loading here, so its own load never evicts it.
     this.enforceBudget();
   }
@@ -591,82 +529,8 @@ export class SearchIndex {
     }
   }
 
-  /**
-   * The collection's persisted partitions, if one of this code's format exists and decodes.
-   * `bounded`: a snapshot too large for the budget is refused (OverBudget) before its parts are read.
-   */
-  private async readSnapshot(collectionId: string, bounded: boolean): Promise<SeqSnapshot | null> {
-    if (this.snapshotMinChunks === Infinity || !this.snapshotReads) return null;
-    let storedChunks: Promise<number> | undefined;
-    const stored = await this.store.indexSnapshots.read(collectionId, this.modelId, (head) => {
-      if (head.format !== SNAPSHOT_FORMAT) return false;
-      // Its size is known from the head: a load that cannot fit is refused before its parts are read.
-      if (bounded) this.checkSnapshotLoad(collectionId, head.bytes);
-      // The count the reconciliation needs, taken in the store while the parts are read and built
-      // (at 100k chunks it cost 0.2-1 s of waiting after the build on the embedded store).
-      storedChunks = this.store.chunks.countForCollection(collectionId, this.modelId);
-      // Unused when the snapshot then fails to decode: its failure must not go unhandled.
-      storedChunks.catch(() => undefined);
-      return true;
-    });
-    // `wanted` above turned away any other format before a part was read.
-    if (!stored) return null;
-    try {
-      const snapshot = decodePartitionSnapshot(stored.parts);
-      if (snapshot.vectors.dimensions !== this.index.dimensions)
-        throw new Error(`index snapshot: ${snapshot.vectors.dimensions} dimensions, index has ${this.index.dimensions}`);
-      return {
-        ...snapshot,
-        seq: stored.seq,
-        bytes: stored.byteLength,
-        ...(storedChunks ? { storedChunks } : {}),
-      };
-    } catch (error) {
-      this.logger.warn({ collectionId, err: error }, 'index snapshot unreadable: loading from the chunks');
-      return null;
-    }
-  }
-
-  /** Writes the collection's snapshot in the background, one writer per collection at a time. */
-  private persistSoon(collectionId: string): void {
-    if (this.persisting.has(collectionId)) return;
-    const write = this.persist(collectionId)
-      .catch((error: unknown) => this.logger.warn({ collectionId, err: error }, 'index snapshot not written'))
-      .finally(() => this.persisting.delete(collectionId));
-    this.persisting.set(collectionId, write);
-  }
-
   /** Resolves once the snapshots being written are (for tests and the bench). */
-  async snapshotsWritten(): Promise<void> {
-    await Promise.all(this.persisting.values());
-  }
-
-  private async persist(collectionId: string): Promise<void> {
-    const tenantId = await this.store.chunks.tenantOfCollection(collectionId);
-    if (!tenantId) return;
-    await this.catchUp();
-    // From here to the encoding nothing awaits: the state is the feed applied up to `seq`.
-    const seq = this.follower.appliedSeq;
-    const lexical = this.lexical.partition(collectionId);
-    const vectors = this.index.partition(collectionId);
-    const graph = this.graph.partition(collectionId);
-    if (!lexical || !vectors || !graph) return;
-    const state = lexical.exportState();
-    const turns = turnColumns(state.chunkIds, (chunkId) => this.turns.factOf(collectionId, chunkId));
-    const bytes = encodePartitionSnapshot({
-      lexical: state,
-      turns,
-      vectors: vectorColumns(this.index.dimensions, state.chunkIds, vectors.exportRows()),
-      graph: graph.exportState(),
-    });
-    const generation = await this.store.indexSnapshots.write(
-      { tenantId, collectionId, model: this.modelId, format: SNAPSHOT_FORMAT, seq, chunks: state.chunkIds.length },
-      bytes,
-    );
-    // A memory of the tenant deleted since `seq` may be in it, and its delete may have swept the
-    // tenant's snapshots before this one existed: drop it then (store/memory-purge.ts).
-    const removes = await this.store.indexChanges.log.readAfter(seq, 1, { op: 'remove', tenant_id: tenantId });
-    if (removes.length > 0) await this.store.indexSnapshots.removeGeneration(collectionId, this.modelId, generation);
-    else this.logger.debug({ collectionId, seq, bytes: bytes.byteLength }, 'index snapshot written');
+  snapshotsWritten(): Promise<void> {
+    return this.snapshots.written();
   }
 }

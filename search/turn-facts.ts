@@ -112,7 +112,7 @@ export class TurnFacts {
     }
   }
 
-  /** Estimated bytes of the collection's turn facts (search/search-index.ts partitionBytes). */
+  /** Estimated bytes of the collection's turn facts (search/partition-sizes.ts partitionBytes). */
   bytes(collectionId: string): number {
     const partition = this.partitions.get(collectionId);
     return partition ? partition.facts.size * BYTES_PER_TURN_FACT + partition.dateBytes : 0;

@@ -221,7 +221,7 @@ export class MemoryPurge {
     }
     this.onStep('index_feed');
     // Last: a snapshot written before the chunks went may hold their terms; one written after
-    // cannot, and its writer sees the removes above and drops it (search/search-index.ts).
+    // cannot, and its writer sees the removes above and drops it (search/snapshot-keeper.ts).
     for (const tenantId of tenants) await this.repos.indexSnapshots.removeForTenant(tenantId);
     this.onStep('index_snapshots');
   }
