@@ -5,6 +5,8 @@
  * same layout for small partitions and where WebAssembly is unavailable (--jitless) or its memory
  * cannot be reserved.
  */
+import { compileKernel, I32, instantiateKernel, kernelModule, op, PAGE_BYTES, V128, type WasmApi, type WasmMemory } from './wasm-asm.js';
+
 /** Which kernel scores a partition: the WebAssembly SIMD one, or the plain JS fallback. */
 export type ScanBackend = 'wasm-simd' | 'js';
 /** 'auto' (the default): JS while small, wasm once the partition grows past WASM_MIN_ROWS. */
@@ -25,6 +27,8 @@ export interface RowStore {
   grow(capacity: number): void;
   /** Scores rows [0, count) against `query` (already `stride` long); the result is valid until the next call or grow. */
   scan(query: Float32Array, count: number): Float32Array;
+  /** Scores the rows at `slots` the same way, bit for bit; score i is the row at slots[i]'s. Valid as `scan`'s. */
+  scoreSlots(query: Float32Array, slots: Int32Array): Float32Array;
 }
 
 class JsRows implements RowStore {
@@ -49,100 +53,58 @@ class JsRows implements RowStore {
   }
 
   scan(query: Float32Array, count: number): Float32Array {
-    const { rows, scores, stride } = this;
+    for (let slot = 0; slot < count; slot++) this.scores[slot] = this.dot(query, slot);
+    return this.scores;
+  }
+
+  scoreSlots(query: Float32Array, slots: Int32Array): Float32Array {
+    for (let i = 0; i < slots.length; i++) this.scores[i] = this.dot(query, slots[i]!);
+    return this.scores;
+  }
+
+  private dot(query: Float32Array, slot: number): number {
+    const { rows, stride } = this;
+    const offset = slot * stride;
     // Eight independent accumulators break the add dependency chain: 2x faster than one `score +=`.
-    for (let slot = 0, offset = 0; slot < count; slot++, offset += stride) {
-      let s0 = 0,
-        s1 = 0,
-        s2 = 0,
-        s3 = 0,
-        s4 = 0,
-        s5 = 0,
-        s6 = 0,
-        s7 = 0;
-      for (let d = 0; d < stride; d += 8) {
-        const o = offset + d;
-        s0 += rows[o]! * query[d]!;
-        s1 += rows[o + 1]! * query[d + 1]!;
-        s2 += rows[o + 2]! * query[d + 2]!;
-        s3 += rows[o + 3]! * query[d + 3]!;
-        s4 += rows[o + 4]! * query[d + 4]!;
-        s5 += rows[o + 5]! * query[d + 5]!;
-        s6 += rows[o + 6]! * query[d + 6]!;
-        s7 += rows[o + 7]! * query[d + 7]!;
-      }
-      scores[slot] = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
+    let s0 = 0,
+      s1 = 0,
+      s2 = 0,
+      s3 = 0,
+      s4 = 0,
+      s5 = 0,
+      s6 = 0,
+      s7 = 0;
+    for (let d = 0; d < stride; d += 8) {
+      const o = offset + d;
+      s0 += rows[o]! * query[d]!;
+      s1 += rows[o + 1]! * query[d + 1]!;
+      s2 += rows[o + 2]! * query[d + 2]!;
+      s3 += rows[o + 3]! * query[d + 3]!;
+      s4 += rows[o + 4]! * query[d + 4]!;
+      s5 += rows[o + 5]! * query[d + 5]!;
+      s6 += rows[o + 6]! * query[d + 6]!;
+      s7 += rows[o + 7]! * query[d + 7]!;
     }
-    return scores;
+    return s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
   }
 }
 
 // --- WebAssembly kernel -------------------------------------------------------------------------
 
-/** The slice of the WebAssembly JS API used here (the project's lib settings do not declare it). */
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { readonly exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number }) => WasmMemory;
-  validate(bytes: Uint8Array): boolean;
-}
 /** scan(query, rows, count, rowBytes, out): out[r] = dot(rows[r], query) as f32, for r < count. */
 type ScanFunction = (query: number, rows: number, count: number, rowBytes: number, out: number) => void;
 
-const PAGE_BYTES = 65536;
-
-const uleb = (value: number): number[] => {
-  const bytes: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value !== 0) byte |= 0x80;
-    bytes.push(byte);
-  } while (value !== 0);
-  return bytes;
-};
-/** Signed LEB128 (i32.const immediates): 64 must be [0xc0, 0x00], not [0x40], which reads as -64. */
-const sleb = (value: number): number[] => {
-  const bytes: number[] = [];
-  for (;;) {
-    const byte = value & 0x7f;
-    value >>= 7;
-    const done = (value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0);
-    bytes.push(done ? byte : byte | 0x80);
-    if (done) return bytes;
-  }
-};
-const name = (text: string): number[] => [...uleb(text.length), ...[...text].map((char) => char.charCodeAt(0))];
-const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
-const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
-
 /**
- * The scan kernel as a wasm binary, assembled here rather than shipped as an opaque blob. It
- * imports its memory (env.memory) and exports `scan`. Per row: four f32x4 accumulators over
- * 16 floats per step (rowBytes must be a non-zero multiple of 64), then a horizontal sum.
+ * The scan kernel as a wasm binary (search/wasm-asm.ts). It imports its memory (env.memory) and
+ * exports `scan`. Per row: four f32x4 accumulators over 16 floats per step (rowBytes must be a
+ * non-zero multiple of 64), then a horizontal sum.
  */
 function scanModuleBytes(): Uint8Array {
-  const i32 = 0x7f;
-  const v128 = 0x7b;
   // Parameters, then locals, by index.
   const [query, rows, count, rowBytes, out, rowEnd, q] = [0, 1, 2, 3, 4, 5, 6];
   const acc = (i: number): number => 7 + i;
-  const get = (local: number): number[] => [0x20, local];
-  const set = (local: number): number[] => [0x21, local];
-  const tee = (local: number): number[] => [0x22, local];
-  const i32Const = (value: number): number[] => [0x41, ...sleb(value)];
-  const [i32Add, i32Sub, i32Eqz, i32Ne, f32Add] = [[0x6a], [0x6b], [0x45], [0x47], [0x92]];
-  const [block, loop, end] = [[0x02, 0x40], [0x03, 0x40], [0x0b]];
-  const br = (depth: number): number[] => [0x0c, depth];
-  const brIf = (depth: number): number[] => [0x0d, depth];
-  const f32Store = [0x38, 2, 0]; // align 4, offset 0
-  const simd = (opcode: number): number[] => [0xfd, ...uleb(opcode)];
-  const v128Load = (offset: number): number[] => [...simd(0x00), 4, ...uleb(offset)]; // align 16
-  const v128Zero = [...simd(0x0c), ...new Array<number>(16).fill(0)];
+  const { get, set, tee, i32Const, i32Add, i32Sub, i32Eqz, i32Ne, f32Add, block, loop, end, br, brIf, f32Store, simd, v128Load, v128Zero } =
+    op;
   const [f32x4Add, f32x4Mul] = [simd(0xe4), simd(0xe6)];
   const f32x4Lane = (lane: number): number[] => [...simd(0x1f), lane];
 
@@ -176,34 +138,21 @@ function scanModuleBytes(): Uint8Array {
     [...br(0), ...end, ...end], // next row
     end, // end of function
   ].flat();
-  const code = [
-    ...vec([
-      [2, i32],
-      [4, v128],
-    ]),
-    ...body,
-  ];
-  return new Uint8Array([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00], // "\0asm", version 1
-    ...section(1, vec([[0x60, ...vec([[i32], [i32], [i32], [i32], [i32]]), 0]])), // type 0: (i32 x5) -> ()
-    ...section(2, vec([[...name('env'), ...name('memory'), 0x02, 0x00, 1]])), // import memory, min 1 page
-    ...section(3, vec([[0]])), // one function of type 0
-    ...section(7, vec([[...name('scan'), 0x00, 0]])), // export it as "scan"
-    ...section(10, vec([[...uleb(code.length), ...code]])),
-  ]);
+  return kernelModule(
+    'scan',
+    [
+      [2, I32],
+      [4, V128],
+    ],
+    body,
+  );
 }
 
 /** Compiled once per process; null when WebAssembly (or its SIMD) is not available. */
 let scanModule: { api: WasmApi; module: object } | null | undefined;
 
 function compiledScanModule(): { api: WasmApi; module: object } | null {
-  if (scanModule !== undefined) return scanModule;
-  scanModule = null;
-  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-  if (api) {
-    const bytes = scanModuleBytes();
-    if (api.validate(bytes)) scanModule = { api, module: new api.Module(bytes) };
-  }
+  if (scanModule === undefined) scanModule = compileKernel(scanModuleBytes());
   return scanModule;
 }
 
@@ -226,9 +175,7 @@ class WasmRows implements RowStore {
     wasm: { api: WasmApi; module: object },
   ) {
     this.memory = new wasm.api.Memory({ initial: Math.ceil(this.bytesFor(capacity) / PAGE_BYTES) });
-    const scan = new wasm.api.Instance(wasm.module, { env: { memory: this.memory } }).exports['scan'];
-    if (typeof scan !== 'function') throw new Error('scan kernel did not export scan');
-    this.scanRows = scan as ScanFunction;
+    this.scanRows = instantiateKernel<ScanFunction>(wasm, this.memory, 'scan');
     this.mapViews();
   }
 
@@ -256,6 +203,15 @@ class WasmRows implements RowStore {
     this.queryView.set(query);
     const rowBytes = this.stride * 4;
     this.scanRows(0, rowBytes, count, rowBytes, this.scores.byteOffset);
+    return this.scores;
+  }
+
+  scoreSlots(query: Float32Array, slots: Int32Array): Float32Array {
+    this.queryView.set(query);
+    const rowBytes = this.stride * 4;
+    const out = this.scores.byteOffset;
+    // The same kernel over one row at a time: the same sums in the same order as a full scan's.
+    for (let i = 0; i < slots.length; i++) this.scanRows(0, rowBytes * (1 + slots[i]!), 1, rowBytes, out + 4 * i);
     return this.scores;
   }
 }

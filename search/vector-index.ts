@@ -9,6 +9,7 @@
  */
 import { PartitionedIndex } from './partitioned-index.js';
 import { createRowStore, STEP, type PartitionBackend, type RowStore, type ScanBackend } from './row-store.js';
+import { RowSketch, sketchBytes } from './row-sketch.js';
 import { TopSlots } from './top-slots.js';
 
 export type { PartitionBackend, ScanBackend } from './row-store.js';
@@ -35,14 +36,20 @@ export class Partition {
   /** A byte view of the row store's rows, remade when they move (grow). */
   private rowBytes: Uint8Array | null = null;
   private rowBytesOf: Float32Array | null = null;
+  /** From this many rows on, a WebAssembly partition keeps an 8-bit sketch of its rows (search/row-sketch.ts). */
+  private sketchMinRows: number;
+  private sketch: RowSketch | null = null;
+  /** Whether a background build of the sketch is under way. */
+  private sketchBuilding = false;
 
   constructor(
     readonly dimensions: number,
     initialCapacity = 1024,
-    options: { backend?: PartitionBackend } = {},
+    options: { backend?: PartitionBackend; sketchMinRows?: number } = {},
   ) {
     this.stride = Math.max(STEP, Math.ceil(dimensions / STEP) * STEP);
     this.requested = options.backend ?? 'auto';
+    this.sketchMinRows = options.sketchMinRows ?? SKETCH_MIN_ROWS;
     this.store = createRowStore(this.stride, Math.max(1, initialCapacity), this.requested);
     this.paddedQuery = new Float32Array(this.stride);
   }
@@ -55,14 +62,29 @@ export class Partition {
     return this.chunkIds.length;
   }
 
-  /** The kernel actually in use (the wasm one can fall back to JS, see createRowStore). */
-  /** Bytes held by this partition's row store (allocated capacity, not only live rows). */
+  /**
+   * Bytes held by this partition's row store (allocated capacity, not only live rows), and by its
+   * sketch once the partition is large enough to have one (counted from then on, built or not).
+   */
   get bytes(): number {
-    return this.store.rows.byteLength;
+    const rows = this.store.rows.byteLength;
+    if (this.sketch) return rows + this.sketch.bytes;
+    return this.sketched ? rows + sketchBytes(this.stride, this.store.capacity) : rows;
   }
 
+  /** The kernel actually in use (the wasm one can fall back to JS, see createRowStore). */
   get backend(): ScanBackend {
     return this.store.backend;
+  }
+
+  /** Whether searches go through a sketch (once it is built): WebAssembly partitions from SKETCH_MIN_ROWS rows. */
+  private get sketched(): boolean {
+    return this.store.backend === 'wasm-simd' && this.chunkIds.length >= this.sketchMinRows;
+  }
+
+  /** Whether a search now would go through the sketch: it exists and holds every row. */
+  get sketchReady(): boolean {
+    return this.sketched && this.sketch !== null && this.sketch.pending(this.chunkIds.length) === 0;
   }
 
   upsert(chunkId: string, memoryId: string, vector: Float32Array): void {
@@ -70,6 +92,7 @@ export class Partition {
     // The padding after `dimensions` is never written, so it stays zero and adds nothing to a dot product.
     const slot = this.slotFor(chunkId, memoryId); // first: making room may replace the row store
     this.store.rows.set(vector, slot * this.stride);
+    this.sketch?.invalidate(slot);
   }
 
   /** The chunk's slot, appended (with room made) when it is new. */
@@ -109,6 +132,7 @@ export class Partition {
       this.rowBytesOf = rows;
     }
     this.rowBytes.set(bytes, slot * this.stride * 4);
+    this.sketch?.invalidate(slot);
   }
 
   /** Every row in slot order, `dimensions` floats each (the padding left out): what a snapshot keeps. */
@@ -184,7 +208,9 @@ export class Partition {
       this.memoryIds[slot] = this.memoryIds[last]!;
       this.store.rows.copyWithin(slot * this.stride, last * this.stride, (last + 1) * this.stride);
       this.slotOf.set(movedId, slot);
+      this.sketch?.invalidate(slot);
     }
+    this.sketch?.truncate(last);
     this.chunkIds.pop();
     this.memoryIds.pop();
     this.slotOf.delete(chunkId);
@@ -231,23 +257,63 @@ export class Partition {
     }
   }
 
+  /**
+   * The rows the sketch cannot rule out for the `need` best above `floor` (search/row-sketch.ts),
+   * or null to scan them all: the partition is too small for a sketch, or its sketch is not
+   * complete. A few changed rows are quantized here; more (a load, a bulk import) are left to a
+   * build in the background, and searches scan in full until it is done.
+   */
+  private sketchCandidates(count: number, need: number, floor: number): Int32Array | null {
+    if (!this.sketched) return null;
+    if (!this.sketch) {
+      this.sketch = RowSketch.create(this.stride, this.store.capacity);
+      if (!this.sketch) {
+        this.sketchMinRows = Infinity; // no WebAssembly memory to be had: full scans, as before
+        return null;
+      }
+    }
+    const pending = this.sketch.pending(count);
+    if (pending > SKETCH_INLINE_ROWS) {
+      this.buildSketch();
+      return null;
+    }
+    if (pending > 0) this.sketch.refresh(this.store.rows, count, pending);
+    return this.sketch.candidates(this.paddedQuery, count, need, floor);
+  }
+
+  /** Quantizes the sketch's pending rows, a slice per turn of the event loop. */
+  private buildSketch(): void {
+    if (this.sketchBuilding) return;
+    this.sketchBuilding = true;
+    const slice = (): void => {
+      if (this.sketch?.refresh(this.store.rows, this.chunkIds.length, SKETCH_SLICE_ROWS) === false) setImmediate(slice);
+      else this.sketchBuilding = false;
+    };
+    setImmediate(slice);
+  }
+
   /** Adds this partition's best `k` into `top` (kept sorted by descending score). */
   collectTop(query: Float32Array, k: number, top: VectorHit[], seen: Set<string>): void {
     if (query.length !== this.dimensions) throw new Error(`query has ${query.length} dimensions, index has ${this.dimensions}`);
     const count = this.chunkIds.length;
     if (k <= 0 || count === 0) return;
     this.paddedQuery.set(query);
-    const scores = this.store.scan(this.paddedQuery, count);
-
     // Only hits beating both what `top` already holds and this partition's k-th best so far get
     // past the first comparison; for k = 10 over 100k rows that is ~100 rows, so `seen` is rarely asked.
     const floor = top.length >= k ? top[top.length - 1]!.score : -Infinity;
+    // With a sketch only the rows it cannot rule out are scored: k + |seen| rows are sure to hold
+    // the k best that the `seen` check leaves. Either way rows are visited in slot order.
+    const slots = this.sketchCandidates(count, k + seen.size, floor);
+    const scores = slots ? this.store.scoreSlots(this.paddedQuery, slots) : this.store.scan(this.paddedQuery, count);
+    const scored = slots ? slots.length : count;
+
     const best = new TopSlots(Math.min(k, count));
     let threshold = floor;
     const chunkIds = this.chunkIds;
-    for (let slot = 0; slot < count; slot++) {
-      const score = scores[slot]!;
+    for (let i = 0; i < scored; i++) {
+      const score = scores[i]!;
       if (!(score > threshold)) continue; // also skips NaN
+      const slot = slots ? slots[i]! : i;
       if (seen.has(chunkIds[slot]!)) continue;
       best.push(score, slot);
       threshold = Math.max(floor, best.weakest);
@@ -286,6 +352,15 @@ function joinedFloats(pieces: readonly Uint8Array[], count: number): Float32Arra
 }
 
 const INITIAL_PARTITION_ROWS = 64;
+/**
+ * Partitions of this many rows and more get a sketch: below it a full scan takes under ~1.5 ms,
+ * and the sketch would add a quarter to the partition's bytes for little.
+ */
+const SKETCH_MIN_ROWS = 32_768;
+/** Changed rows quantized inside a search (about 2 µs each); more are built in the background. */
+const SKETCH_INLINE_ROWS = 512;
+/** Rows quantized per turn of the event loop by a background build (about 2 ms on these machines). */
+const SKETCH_SLICE_ROWS = 1024;
 
 export class VectorIndex extends PartitionedIndex<Partition> {
   constructor(readonly dimensions: number) {

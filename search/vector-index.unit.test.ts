@@ -367,3 +367,89 @@ describe('upsertBytes (a cold load from stored bytes)', () => {
     assert.throws(() => new Partition(4).upsertBytes('c', 'm', new Uint8Array(12)), /3 dimensions, index has 4/);
   });
 });
+
+describe('Partition with a sketch (search/row-sketch.ts)', () => {
+  /** Two partitions of the same rows, one searched through a sketch from `sketchMinRows` rows on, one always in full. */
+  function twins(size: number, seed: number): { sketched: Partition; full: Partition; random: () => number } {
+    const random = seededRandom(seed);
+    const sketched = new Partition(384, 16, { backend: 'wasm-simd', sketchMinRows: 1000 });
+    const full = new Partition(384, 16, { backend: 'wasm-simd', sketchMinRows: Infinity });
+    for (let i = 0; i < size; i++) {
+      // Some rows twice over (equal scores), so tie order is checked too.
+      const vector = i % 97 === 5 ? randomUnit(seededRandom(i - 5), 384) : randomUnit(random, 384);
+      for (const partition of [sketched, full]) partition.upsert(`m${i >> 2}:${i & 3}`, `m${i >> 2}`, vector);
+    }
+    return { sketched, full, random };
+  }
+
+  /** Both partitions' hits, exactly equal (ids, order and scores bit for bit), for several k, floors and seen sets. */
+  function assertSameSearches(sketched: Partition, full: Partition, random: () => number, context: string): void {
+    for (const k of [1, 10, 100]) {
+      for (let q = 0; q < 4; q++) {
+        const query = randomUnit(random, 384);
+        const run = (partition: Partition, top: VectorHit[], seen: Set<string>): VectorHit[] => {
+          partition.collectTop(query, k, top, seen);
+          return top;
+        };
+        assert.deepEqual(run(sketched, [], new Set()), run(full, [], new Set()), `${context}, k ${k}`);
+        // A search over several collections: hits of another partition already in `top`, some seen.
+        const earlier = (): VectorHit[] => [{ chunkId: 'other:0', memoryId: 'other', score: 0.1 }];
+        const seen = (): Set<string> => new Set(['other:0', 'm3:1', 'm10:0']);
+        assert.deepEqual(
+          run(sketched, earlier(), seen()),
+          run(full, earlier(), seen()),
+          `${context}, k ${k}, with a floor and seen chunks`,
+        );
+      }
+    }
+  }
+
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+  it('finds exactly what a full scan finds, built in the background and kept up to date', async () => {
+    const { sketched, full, random } = twins(6000, 21);
+    assert.equal(sketched.sketchReady, false);
+    assertSameSearches(sketched, full, random, 'while the sketch builds');
+    while (!sketched.sketchReady) await settle();
+    assert.ok(sketched.bytes > full.bytes, 'the sketch counts against the budget');
+    assertSameSearches(sketched, full, random, 'built');
+
+    // Small changes are quantized inside the next search: overwrites, removals (swap-removes), appends.
+    const target = randomUnit(random, 384);
+    for (const partition of [sketched, full]) {
+      partition.upsert('m7:1', 'm7', target);
+      partition.removeMemory('m20');
+      partition.removeMemory(`m${(6000 >> 2) - 1}`); // the memory holding the last slots
+    }
+    const extra = Array.from({ length: 40 }, () => randomUnit(random, 384));
+    for (const partition of [sketched, full]) extra.forEach((vector, i) => partition.upsert(`new${i}:0`, `new${i}`, vector));
+    assert.equal(sketched.sketchReady, false);
+    const nearest = (partition: Partition): VectorHit[] => {
+      const top: VectorHit[] = [];
+      partition.collectTop(target, 3, top, new Set());
+      return top;
+    };
+    assert.equal(nearest(sketched)[0]?.chunkId, 'm7:1', 'the overwritten row is found by its new vector');
+    assert.deepEqual(nearest(sketched), nearest(full));
+    assertSameSearches(sketched, full, random, 'after small changes');
+    assert.equal(sketched.sketchReady, true, 'quantized inline');
+
+    // A bulk change goes back to full scans until the background build has caught up.
+    const bulk = Array.from({ length: 3000 }, () => randomUnit(random, 384));
+    for (const partition of [sketched, full]) bulk.forEach((vector, i) => partition.upsert(`bulk${i}:0`, `bulk${i}`, vector));
+    assertSameSearches(sketched, full, random, 'after a bulk change');
+    while (!sketched.sketchReady) await settle();
+    assertSameSearches(sketched, full, random, 'caught up');
+  });
+
+  it('is built for partitions loaded from rows too, and not below its size', async () => {
+    const { full, random } = twins(3000, 22);
+    const exported = full.exportRows();
+    const loaded = Partition.fromRows(384, exported.chunkIds, exported.memoryIds, exported.rows);
+    assertSameSearches(loaded, full, random, 'loaded, before its sketch');
+    // The default threshold is far above 3,000 rows: no sketch, and no bytes for one.
+    await settle();
+    assert.equal(loaded.sketchReady, false);
+    assert.equal(loaded.bytes, 3000 * 384 * 4, 'the rows alone');
+  });
+});
