@@ -106,7 +106,9 @@ export interface SearchOutcome {
   queryStats: { lexical_rarity: number; lexical_matched_terms: number; graph_entities: number };
   /**
    * fetch_ms runs from the end of the index searches to the response: it includes waiting for the
-   * graph signal's tail, fusion and the store reads; store_ms is the store reads alone.
+   * graph signal's tail, fusion and the store reads; store_ms is the store reads alone. index_ms
+   * is both index searches' own time; the lexical one runs while the query is embedded, so the
+   * stages can add up to more than total_ms.
    */
   timings: { embed_ms: number; index_ms: number; graph_ms: number; fetch_ms: number; store_ms: number; total_ms: number };
 }
@@ -268,14 +270,20 @@ export function createSearchService(deps: {
           speakers = querySpeakers(input.query, deps.searchIndex.speakers(input.collectionIds));
         }
         const searchedText = speakers?.text ?? input.query;
-        const queryVector = signals.has('vector') ? await (await deps.embedder()).embedQuery(searchedText) : null;
-        const embedded = performance.now();
+        const embedding = signals.has('vector') ? deps.embedder().then((embedder) => embedder.embedQuery(searchedText)) : null;
+        // Awaited below; a failure while the lexical search runs must not surface as unhandled.
+        embedding?.catch(() => undefined);
         await prepared;
-        const vectorHits = queryVector ? deps.searchIndex.vectorSearch(queryVector, input.collectionIds, pool) : [];
+        // The lexical search needs no vector: it runs while the model thread embeds the query.
+        const lexicalStarted = performance.now();
         const lexical = signals.has('lexical') ? deps.searchIndex.lexicalSearch(searchedText, input.collectionIds, pool) : null;
+        const lexicalMs = performance.now() - lexicalStarted;
+        const queryVector = embedding ? await embedding : null;
+        const embedded = performance.now();
+        const vectorHits = queryVector ? deps.searchIndex.vectorSearch(queryVector, input.collectionIds, pool) : [];
         const searched = performance.now();
         const { result: rawGraph, timelines, ms: graphMs } = await graphTask;
-        return { queryVector, speakers, embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs };
+        return { queryVector, speakers, embedded, lexicalMs, vectorHits, lexical, searched, rawGraph, timelines, graphMs };
       })();
       // Both tasks settle before the partitions are used again below and released.
       await Promise.allSettled([signalsDone, graphTask]);
@@ -333,7 +341,7 @@ export function createSearchService(deps: {
       } finally {
         deps.searchIndex.release(input.collectionIds);
       }
-      const { embedded, vectorHits, lexical, searched, rawGraph, timelines, graphMs, speakers } = signalsResult;
+      const { embedded, lexicalMs, vectorHits, lexical, searched, rawGraph, timelines, graphMs, speakers } = signalsResult;
       // What the turn ranking read while the partitions were held.
       const turnsRead = {
         isQuestion: (chunkId: string) => questions.has(chunkId),
@@ -486,7 +494,7 @@ export function createSearchService(deps: {
 
       observeSearch({
         embed: embedded - started,
-        index: searched - embedded,
+        index: lexicalMs + searched - embedded,
         graph: graphMs,
         fetch: finished - searched,
         total: finished - started,
@@ -504,7 +512,7 @@ export function createSearchService(deps: {
         },
         timings: {
           embed_ms: round(embedded - started),
-          index_ms: round(searched - embedded),
+          index_ms: round(lexicalMs + searched - embedded),
           graph_ms: round(graphMs),
           fetch_ms: round(finished - searched),
           store_ms: round(storeMs),
