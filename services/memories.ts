@@ -508,8 +508,11 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     async get(tenantId: string, memoryId: string): Promise<{ memory: Memory; chunks: ChunkText[] }> {
       const memory = await store.memories.find(tenantId, memoryId);
       if (!memory) throw notFound('memory', memoryId);
-      // Retrieval by id is a use of the memory: it raises its activation in later searches.
-      void store.memories.recordAccess([memoryId]).catch((error: unknown) => logger.warn({ err: error }, 'could not record access'));
+      // Retrieval by id is a use of the memory: it raises its activation in later searches. Not
+      // while it is in the pipeline: a client polling for its status is watching it, not using it
+      // (each poll would add a trace, and a write to the store).
+      if (memory.status === 'complete')
+        void store.memories.recordAccess([memoryId]).catch((error: unknown) => logger.warn({ err: error }, 'could not record access'));
       const chunks = await store.chunks.forMemory(memoryId);
       return { memory, chunks };
     },

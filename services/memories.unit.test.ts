@@ -495,6 +495,24 @@ describe('memory service: reads and reconciliation', () => {
     await rejectsWith(service.get(A, memory.id), 404, 'memory_not_found');
   });
 
+  it('a read counts as a use of the memory only once it is complete, not while a client polls its status', async () => {
+    const cases: [Memory['status'], boolean][] = [
+      ['queued', false],
+      ['reading', false],
+      ['structuring', false],
+      ['indexing', false],
+      ['failed', false],
+      ['complete', true],
+    ];
+    for (const [status, counted] of cases) {
+      const { service, seed, store } = setup();
+      const memory = seed({ tenant_id: A, collection_ids: ['a1'], status, accessed_at: [] });
+      await service.get(A, memory.id);
+      await new Promise((resolve) => setImmediate(resolve)); // the use is recorded without holding up the read
+      assert.equal(store.memories.rows.get(memory.id)!.accessed_at?.length ?? 0, counted ? 1 : 0, status);
+    }
+  });
+
   it('reconcileQueued hands stale queued memories to their workflow and counts only the new starts', async () => {
     const { service, seed, orchestrator } = setup();
     const old = new Date(Date.now() - 120_000);
