@@ -17,7 +17,11 @@
  * Lines with a goal (issue 28) are followed by `<name>_goal` lines.
  */
 import { canonicalJson } from '../core/canonical-json.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ApiClient } from './client.js';
+import { deviceSearchesInClient, timedPost, type DeviceCall } from './device-client.js';
 import { CpuMeter } from './cpu.js';
 import { info, metric, metricWithGoal, percentile, sleep } from './stats.js';
 import { makeQueries, makeTexts } from './texts.js';
@@ -33,19 +37,6 @@ const SEARCH_ROUTE = '/v1/memories/search';
 const CONCURRENCY = 16;
 const SEARCH_RUNS = 60;
 const CREATE_RUNS = 20;
-
-async function post(baseUrl: string, apiKey: string, path: string, body: unknown): Promise<{ status: number; text: string; ms: number }> {
-  const started = performance.now();
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const ms = performance.now() - started;
-  if (response.status >= 300) throw new Error(`POST ${path} → ${response.status}: ${text.slice(0, 300)}`);
-  return { status: response.status, text, ms };
-}
 
 const median = (values: number[]): number => percentile(values, 50);
 
@@ -96,7 +87,7 @@ export async function deviceScenario(
   const exports: number[] = [];
   let snapshotText = '';
   for (let run = 0; run < 3; run++) {
-    const exported = await post(baseUrl, apiKey, '/v1/device-memory/snapshot/export', { collection_id: collectionId });
+    const exported = await timedPost(baseUrl, apiKey, '/v1/device-memory/snapshot/export', { collection_id: collectionId });
     exports.push(exported.ms);
     snapshotText = exported.text.slice('{"results":'.length, -1);
   }
@@ -140,7 +131,11 @@ export async function deviceScenario(
   const collectionTimes: number[] = [];
   const collectionShown: { name: string; found_by?: string }[][] = [];
   for (const query of queries) {
-    const collection = await post(baseUrl, apiKey, '/v1/memories/search', { query, collection_ids: [collectionId], track_access: false });
+    const collection = await timedPost(baseUrl, apiKey, '/v1/memories/search', {
+      query,
+      collection_ids: [collectionId],
+      track_access: false,
+    });
     collectionTimes.push(collection.ms);
     collectionShown.push(shown(collection.text));
   }
@@ -152,17 +147,28 @@ export async function deviceScenario(
   let agree = 0;
   let agreeWithHits = 0;
   let searchMeter = new CpuMeter(servicePid);
-  let firstCpu: number | null = null;
-  let serviceSide = await serviceMeter(baseUrl, SEARCH_ROUTE);
-  for (const [i, query] of queries.entries()) {
-    const device = await post(baseUrl, apiKey, '/v1/memories/search', `{"query":${JSON.stringify(query)},"snapshot":${snapshotText}}`);
+  const first = await timedPost(
+    baseUrl,
+    apiKey,
+    '/v1/memories/search',
+    `{"query":${JSON.stringify(queries[0]!)},"snapshot":${snapshotText}}`,
+  );
+  const firstCpu = cpuPerCall(searchMeter, 1);
+  // Scraped before the CPU meter starts again, so the scrape's CPU is not the searches'.
+  const serviceSide = await serviceMeter(baseUrl, SEARCH_ROUTE);
+  searchMeter = new CpuMeter(servicePid);
+  // The prepared searches come from a client process of their own (bench/device-client.ts).
+  const clientDir = mkdtempSync(path.join(os.tmpdir(), 'engram-device-client-'));
+  let prepared: DeviceCall[];
+  try {
+    writeFileSync(path.join(clientDir, 'snapshot.json'), snapshotText);
+    writeFileSync(path.join(clientDir, 'queries.json'), JSON.stringify(queries.slice(1)));
+    prepared = await deviceSearchesInClient(baseUrl, apiKey, path.join(clientDir, 'snapshot.json'), path.join(clientDir, 'queries.json'));
+  } finally {
+    rmSync(clientDir, { recursive: true, force: true });
+  }
+  for (const [i, device] of [first, ...prepared].entries()) {
     deviceTimes.push(device.ms);
-    if (i === 0) {
-      firstCpu = cpuPerCall(searchMeter, 1);
-      // Scraped before the CPU meter starts again, so the scrape's CPU is not the searches'.
-      serviceSide = await serviceMeter(baseUrl, SEARCH_ROUTE);
-      searchMeter = new CpuMeter(servicePid);
-    }
     const deviceTop = top(shown(device.text), false);
     if (deviceTop === top(collectionShown[i]!, false)) agree += 1;
     if (deviceTop === top(collectionShown[i]!, true)) agreeWithHits += 1;
@@ -193,7 +199,7 @@ export async function deviceScenario(
   // line until 2026-11-27), not the full open it is meant to show.
   const imports: number[] = [];
   for (let run = 0; run < 3; run++)
-    imports.push((await post(baseUrl, apiKey, '/v1/device-memory/snapshot/import', `{"snapshot":${snapshotText}}`)).ms);
+    imports.push((await timedPost(baseUrl, apiKey, '/v1/device-memory/snapshot/import', `{"snapshot":${snapshotText}}`)).ms);
   metric('device_import_ms_per_1k_memories', median(imports) * scale, 'ms');
 
   const createTimes: number[] = [];
@@ -201,7 +207,7 @@ export async function deviceScenario(
   const createMeter = new CpuMeter(servicePid);
   for (const text of newTexts) {
     createTimes.push(
-      (await post(baseUrl, apiKey, '/v1/memories', `{"raw_text":${JSON.stringify(text.text)},"snapshot":${snapshotText}}`)).ms,
+      (await timedPost(baseUrl, apiKey, '/v1/memories', `{"raw_text":${JSON.stringify(text.text)},"snapshot":${snapshotText}}`)).ms,
     );
   }
   const createCpu = cpuPerCall(createMeter, newTexts.length);
@@ -237,7 +243,13 @@ async function searchUnderDeviceLoad(baseUrl: string, apiKey: string, snapshotTe
     const times: number[] = [];
     for (const query of queries) {
       times.push(
-        (await post(baseUrl, other.apiKey, '/v1/memories/search', { query, collection_ids: [other.collectionId], track_access: false })).ms,
+        (
+          await timedPost(baseUrl, other.apiKey, '/v1/memories/search', {
+            query,
+            collection_ids: [other.collectionId],
+            track_access: false,
+          })
+        ).ms,
       );
     }
     return times;
@@ -247,7 +259,7 @@ async function searchUnderDeviceLoad(baseUrl: string, apiKey: string, snapshotTe
   const second = await load.tenant('device-load');
   // A snapshot is its tenant's own: the second tenant creates on an export of its (empty) collection.
   const secondSnapshot = (
-    await post(baseUrl, second.apiKey, '/v1/device-memory/snapshot/export', { collection_id: second.collectionId })
+    await timedPost(baseUrl, second.apiKey, '/v1/device-memory/snapshot/export', { collection_id: second.collectionId })
   ).text.slice('{"results":'.length, -1);
   const large = makeTexts(Math.ceil(LARGE_CREATE_CHARS / 600), 1015, 600)
     .map((text) => text.text)
