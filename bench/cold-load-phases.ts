@@ -9,7 +9,7 @@ import path from 'node:path';
 import { loadConfig } from '../config/index.js';
 import { openStore } from '../store/index.js';
 import { GraphPartition } from '../search/graph-index.js';
-import { LexicalPartition } from '../search/lexical-index.js';
+import { LexicalPartition } from '../search/lexical-partition.js';
 import { decodePartitionSnapshot, turnFactsOf, vectorIdsOf } from '../search/partition-snapshot.js';
 import { TurnFacts } from '../search/turn-facts.js';
 import { VectorIndex } from '../search/vector-index.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LexicalIndex, type LexicalHit, type LexicalPartition } from './lexical-index.js';
+import { LexicalIndex } from './lexical-index.js';
+import type { LexicalHit, LexicalPartition } from './lexical-partition.js';
 import { tokenize } from './tokenize.js';
 
 interface Doc {

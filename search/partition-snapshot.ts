@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { GraphState, ProvenanceRow } from './graph-index.js';
-import type { LexicalState } from './lexical-index.js';
+import type { LexicalState } from './lexical-partition.js';
 import { tokenize } from './tokenize.js';
 import type { TurnFact } from './turn-facts.js';
 import { turnAnswerKinds } from './turn-answers.js';

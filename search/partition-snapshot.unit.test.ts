@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GraphPartition, type GraphState, type ProvenanceRow } from './graph-index.js';
 import { hitGraph, matchGraph } from './graph-match.js';
-import { LexicalIndex, LexicalPartition, type LexicalState } from './lexical-index.js';
+import { LexicalIndex } from './lexical-index.js';
+import { LexicalPartition, type LexicalState } from './lexical-partition.js';
 import {
   decodePartitionSnapshot,
   encodePartitionSnapshot,

@@ -1,5 +1,5 @@
 /**
- * The postings store of one lexical partition (search/lexical-index.ts): every term's postings
+ * The postings store of one lexical partition (search/lexical-partition.ts): every term's postings
  * (slot, term frequency) are a block inside one shared pair of typed arrays, the "arena", so a
  * term costs a few ints, not arrays of its own.
  *

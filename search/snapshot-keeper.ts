@@ -11,7 +11,7 @@ import type { ChunkRepository } from '../store/chunks.js';
 import type { IndexSnapshotRepository } from '../store/index-snapshots.js';
 import type { FeedSource } from './feed-follower.js';
 import { GraphPartition } from './graph-index.js';
-import { LexicalPartition } from './lexical-index.js';
+import { LexicalPartition } from './lexical-partition.js';
 import type { PartitionedIndexes, SeqSnapshot } from './partition-loader.js';
 import {
   decodePartitionSnapshot,

@@ -42,7 +42,7 @@
 import type { Candidate, FusedCandidate } from './fusion.js';
 import { onNamedDay, periodMatch, queryPeriod } from './turn-dates.js';
 import type { QuerySpeakers } from './turn-speakers.js';
-import type { QueryTermMatch } from './lexical-index.js';
+import type { QueryTermMatch } from './lexical-partition.js';
 
 export interface TurnRankingWeights {
   questionReply: number;

@@ -43,7 +43,7 @@ import {
 import { querySpeakers, type QuerySpeakers } from '../search/turn-speakers.js';
 import { queryAnswerKind } from '../search/turn-answers.js';
 import { IndexBudgetError, type SearchIndex } from '../search/search-index.js';
-import type { QueryTermMatch } from '../search/lexical-index.js';
+import type { QueryTermMatch } from '../search/lexical-partition.js';
 import type { ChunkSource } from '../store/chunks.js';
 import type { ChunkRepository } from '../store/chunks.js';
 import type { EventLog } from '../store/events.js';
