@@ -17,7 +17,7 @@
  * scored exactly, by the float32 kernel, so the result is exactly the full scan's (same rows,
  * same scores, same order). Nothing is approximated in what a search returns.
  */
-import { compileKernel, I32, instantiateKernel, kernelModule, op, PAGE_BYTES, V128, type WasmApi, type WasmMemory } from './wasm-asm.js';
+import { instantiateKernel, lazyKernel, op, PAGE_BYTES, ROW, rowKernel, type CompiledKernel, type WasmMemory } from './wasm-asm.js';
 import { TopSlots } from './top-slots.js';
 
 /** scan8(query, rows, count, rowBytes, out): out[r] = Σ rows[r][i] · query[i] (int8 · int16, as int32), for r < count. */
@@ -38,20 +38,14 @@ const SLACK = 1e-4;
  * query is rowBytes int16 values. Exact: |sum| ≤ 127 · 127 · rowBytes, far inside int32.
  */
 function sketchModuleBytes(): Uint8Array {
-  const [query, rows, count, rowBytes, out, rowEnd, q, values] = [0, 1, 2, 3, 4, 5, 6, 7];
-  const acc = (i: number): number => 8 + i;
-  const { get, set, tee, i32Const, i32Add, i32Sub, i32Eqz, i32Ne, block, loop, end, br, brIf, i32Store, simd, v128Load, v128Zero } = op;
+  const { get, set, simd, v128Load } = op;
+  const { rows, q, acc } = ROW;
+  const values = ROW.extra(0);
   const [extendLow, extendHigh, dot, i32x4Add] = [simd(0x87), simd(0x88), simd(0xba), simd(0xae)];
-  const lane = (index: number): number[] => [...simd(0x1b), index];
-  const body: number[] = [
-    [...block, ...loop], // for each row:
-    [...get(count), ...i32Eqz, ...brIf(1)], //   if (count == 0) return
-    [0, 1, 2, 3].flatMap((i) => [...v128Zero, ...set(acc(i))]), //   acc[0..3] = 0
-    [...get(query), ...set(q)], //   q = query
-    [...get(rows), ...get(rowBytes), ...i32Add, ...set(rowEnd)], //   rowEnd = rows + rowBytes
-    loop, //   do {
+  return rowKernel({
+    exported: 'scan8',
     // values = rows[16i..16i+15]; acc[i] += dot(low 8 of them, q[16i..]) + dot(high 8, q[16i+8..])
-    [0, 1, 2, 3].flatMap((i) => [
+    step: [0, 1, 2, 3].flatMap((i) => [
       ...get(rows),
       ...v128Load(16 * i),
       ...set(values),
@@ -70,33 +64,17 @@ function sketchModuleBytes(): Uint8Array {
       ...i32x4Add,
       ...set(acc(i)),
     ]),
-    [...get(rows), ...i32Const(64), ...i32Add, ...tee(rows)], //     rows += 64 bytes
-    [...get(q), ...i32Const(128), ...i32Add, ...set(q)], //     q += 128 bytes
-    [...get(rowEnd), ...i32Ne, ...brIf(0), ...end], //   } while (rows != rowEnd)
-    [...get(acc(0)), ...get(acc(1)), ...i32x4Add, ...get(acc(2)), ...get(acc(3)), ...i32x4Add, ...i32x4Add, ...set(acc(0))], //   acc[0] = sum of the four
-    [...get(out), ...get(acc(0)), ...lane(0), ...get(acc(0)), ...lane(1), ...i32Add], //   *out = lane 0 + lane 1
-    [...get(acc(0)), ...lane(2), ...i32Add, ...get(acc(0)), ...lane(3), ...i32Add, ...i32Store], //     + lane 2 + lane 3
-    [...get(out), ...i32Const(4), ...i32Add, ...set(out)], //   out += 4 bytes
-    [...get(count), ...i32Const(1), ...i32Sub, ...set(count)], //   count -= 1
-    [...br(0), ...end, ...end], // next row
-    end, // end of function
-  ].flat();
-  return kernelModule(
-    'scan8',
-    [
-      [2, I32],
-      [5, V128],
-    ],
-    body,
-  );
+    rowStep: 64,
+    queryStep: 128,
+    vectorAdd: i32x4Add,
+    lane: (index) => [...simd(0x1b), index],
+    scalarAdd: op.i32Add,
+    store: op.i32Store,
+    extraV128: 1,
+  });
 }
 
-let sketchModule: { api: WasmApi; module: object } | null | undefined;
-
-function compiledSketchModule(): { api: WasmApi; module: object } | null {
-  if (sketchModule === undefined) sketchModule = compileKernel(sketchModuleBytes());
-  return sketchModule;
-}
+const compiledSketchModule = lazyKernel(sketchModuleBytes);
 
 /** Values per sketch row: the partition's stride rounded up to the kernel's step (zeros after). */
 const widthOf = (stride: number): number => Math.ceil(stride / 64) * 64;
@@ -142,7 +120,7 @@ export class RowSketch {
   private constructor(
     private readonly stride: number,
     capacity: number,
-    kernel: { api: WasmApi; module: object },
+    kernel: CompiledKernel,
   ) {
     this.width = widthOf(stride);
     this.capacity = capacity;

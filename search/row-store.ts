@@ -5,7 +5,7 @@
  * same layout for small partitions and where WebAssembly is unavailable (--jitless) or its memory
  * cannot be reserved.
  */
-import { compileKernel, I32, instantiateKernel, kernelModule, op, PAGE_BYTES, V128, type WasmApi, type WasmMemory } from './wasm-asm.js';
+import { instantiateKernel, lazyKernel, op, PAGE_BYTES, ROW, rowKernel, type CompiledKernel, type WasmMemory } from './wasm-asm.js';
 
 /** Which kernel scores a partition: the WebAssembly SIMD one, or the plain JS fallback. */
 export type ScanBackend = 'wasm-simd' | 'js';
@@ -95,29 +95,17 @@ class JsRows implements RowStore {
 type ScanFunction = (query: number, rows: number, count: number, rowBytes: number, out: number) => void;
 
 /**
- * The scan kernel as a wasm binary (search/wasm-asm.ts). It imports its memory (env.memory) and
- * exports `scan`. Per row: four f32x4 accumulators over 16 floats per step (rowBytes must be a
- * non-zero multiple of 64), then a horizontal sum.
+ * The scan kernel as a wasm binary (search/wasm-asm.ts). Per row: four f32x4 accumulators over
+ * 16 floats per step (rowBytes must be a non-zero multiple of 64), then a horizontal sum.
  */
 function scanModuleBytes(): Uint8Array {
-  // Parameters, then locals, by index.
-  const [query, rows, count, rowBytes, out, rowEnd, q] = [0, 1, 2, 3, 4, 5, 6];
-  const acc = (i: number): number => 7 + i;
-  const { get, set, tee, i32Const, i32Add, i32Sub, i32Eqz, i32Ne, f32Add, block, loop, end, br, brIf, f32Store, simd, v128Load, v128Zero } =
-    op;
+  const { get, set, simd, v128Load } = op;
+  const { rows, q, acc } = ROW;
   const [f32x4Add, f32x4Mul] = [simd(0xe4), simd(0xe6)];
-  const f32x4Lane = (lane: number): number[] => [...simd(0x1f), lane];
-
-  // One logical statement per line; the stack effects read left to right.
-  const body: number[] = [
-    [...block, ...loop], // for each row:
-    [...get(count), ...i32Eqz, ...brIf(1)], //   if (count == 0) return
-    [0, 1, 2, 3].flatMap((i) => [...v128Zero, ...set(acc(i))]), //   acc[0..3] = 0
-    [...get(query), ...set(q)], //   q = query
-    [...get(rows), ...get(rowBytes), ...i32Add, ...set(rowEnd)], //   rowEnd = rows + rowBytes
-    loop, //   do {
+  return rowKernel({
+    exported: 'scan',
     // acc[i] += rows[4i..4i+3] * q[4i..4i+3], for i in 0..3 (one 16-float step)
-    [0, 1, 2, 3].flatMap((i) => [
+    step: [0, 1, 2, 3].flatMap((i) => [
       ...get(acc(i)),
       ...get(rows),
       ...v128Load(16 * i),
@@ -127,34 +115,18 @@ function scanModuleBytes(): Uint8Array {
       ...f32x4Add,
       ...set(acc(i)),
     ]),
-    [...get(rows), ...i32Const(64), ...i32Add, ...tee(rows)], //     rows += 64 bytes
-    [...get(q), ...i32Const(64), ...i32Add, ...set(q)], //     q += 64 bytes
-    [...get(rowEnd), ...i32Ne, ...brIf(0), ...end], //   } while (rows != rowEnd)
-    [...get(acc(0)), ...get(acc(1)), ...f32x4Add, ...get(acc(2)), ...get(acc(3)), ...f32x4Add, ...f32x4Add, ...set(acc(0))], // acc[0] = sum of the four
-    [...get(out), ...get(acc(0)), ...f32x4Lane(0), ...get(acc(0)), ...f32x4Lane(1), ...f32Add], //   *out = lane 0 + lane 1
-    [...get(acc(0)), ...f32x4Lane(2), ...f32Add, ...get(acc(0)), ...f32x4Lane(3), ...f32Add, ...f32Store], //     + lane 2 + lane 3
-    [...get(out), ...i32Const(4), ...i32Add, ...set(out)], //   out += 4 bytes
-    [...get(count), ...i32Const(1), ...i32Sub, ...set(count)], //   count -= 1
-    [...br(0), ...end, ...end], // next row
-    end, // end of function
-  ].flat();
-  return kernelModule(
-    'scan',
-    [
-      [2, I32],
-      [4, V128],
-    ],
-    body,
-  );
+    rowStep: 64,
+    queryStep: 64,
+    vectorAdd: f32x4Add,
+    lane: (index) => [...simd(0x1f), index],
+    scalarAdd: op.f32Add,
+    store: op.f32Store,
+    extraV128: 0,
+  });
 }
 
 /** Compiled once per process; null when WebAssembly (or its SIMD) is not available. */
-let scanModule: { api: WasmApi; module: object } | null | undefined;
-
-function compiledScanModule(): { api: WasmApi; module: object } | null {
-  if (scanModule === undefined) scanModule = compileKernel(scanModuleBytes());
-  return scanModule;
-}
+const compiledScanModule = lazyKernel(scanModuleBytes);
 
 /**
  * Rows in a WebAssembly memory of their own. Layout: [query: stride floats][rows: capacity x
@@ -172,7 +144,7 @@ class WasmRows implements RowStore {
   constructor(
     private readonly stride: number,
     public capacity: number,
-    wasm: { api: WasmApi; module: object },
+    wasm: CompiledKernel,
   ) {
     this.memory = new wasm.api.Memory({ initial: Math.ceil(this.bytesFor(capacity) / PAGE_BYTES) });
     this.scanRows = instantiateKernel<ScanFunction>(wasm, this.memory, 'scan');
