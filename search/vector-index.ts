@@ -264,7 +264,10 @@ export class Partition {
    * build in the background, and searches scan in full until it is done.
    */
   private sketchCandidates(count: number, need: number, floor: number): Int32Array | null {
-    if (!this.sketched) return null;
+    if (!this.sketched) {
+      this.sketch = null; // shrunk below the size (deletes), or moved to the JS rows: its memory goes
+      return null;
+    }
     if (!this.sketch) {
       this.sketch = RowSketch.create(this.stride, this.store.capacity);
       if (!this.sketch) {

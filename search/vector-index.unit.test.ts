@@ -442,6 +442,19 @@ describe('Partition with a sketch (search/row-sketch.ts)', () => {
     assertSameSearches(sketched, full, random, 'caught up');
   });
 
+  it('lets its sketch go when deletes take the partition below the size', async () => {
+    const { sketched, full, random } = twins(1200, 23);
+    assertSameSearches(sketched, full, random, 'first searches');
+    while (!sketched.sketchReady) await settle();
+    const withSketch = sketched.bytes;
+    for (let memory = 0; memory < 60; memory++) for (const partition of [sketched, full]) partition.removeMemory(`m${memory}`);
+    assert.ok(sketched.size < 1000);
+    assertSameSearches(sketched, full, random, 'below the size');
+    assert.equal(sketched.sketchReady, false);
+    assert.ok(sketched.bytes < withSketch, 'the sketch no longer counts');
+    assert.equal(sketched.bytes, full.bytes);
+  });
+
   it('is built for partitions loaded from rows too, and not below its size', async () => {
     const { full, random } = twins(3000, 22);
     const exported = full.exportRows();
