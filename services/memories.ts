@@ -22,7 +22,7 @@ import type { FactEvents } from '../store/fact-events.js';
 import type { MemoryRepository } from '../store/memories.js';
 import type { MemoryPurge } from '../store/memory-purge.js';
 import type { ChunkText, MemoryContent, MemoryFile, MemoryKind, MessageInput } from '../core/content-model.js';
-import type { Memory, MemorySummary } from '../core/memory-model.js';
+import { isSearchable, type Memory, type MemorySummary } from '../core/memory-model.js';
 import type { MemoryChange } from '../store/memories.js';
 import type { Purge, PurgeOptions } from '../store/memory-purge.js';
 import type { SearchIndex } from '../search/search-index.js';
@@ -508,10 +508,10 @@ export function createMemoryService(deps: MemoryServiceDeps) {
     async get(tenantId: string, memoryId: string): Promise<{ memory: Memory; chunks: ChunkText[] }> {
       const memory = await store.memories.find(tenantId, memoryId);
       if (!memory) throw notFound('memory', memoryId);
-      // Retrieval by id is a use of the memory: it raises its activation in later searches. Not
-      // while it is in the pipeline: a client polling for its status is watching it, not using it
-      // (each poll would add a trace, and a write to the store).
-      if (memory.status === 'complete')
+      // Retrieval by id is a use of the memory: it raises its activation in later searches. Only
+      // of one that search can find (core/memory-model.ts isSearchable): a client polling a memory
+      // in its first run is watching it, not using it (each poll would add a trace and a write).
+      if (isSearchable(memory))
         void store.memories.recordAccess([memoryId]).catch((error: unknown) => logger.warn({ err: error }, 'could not record access'));
       const chunks = await store.chunks.forMemory(memoryId);
       return { memory, chunks };

@@ -495,18 +495,20 @@ describe('memory service: reads and reconciliation', () => {
     await rejectsWith(service.get(A, memory.id), 404, 'memory_not_found');
   });
 
-  it('a read counts as a use of the memory only once it is complete, not while a client polls its status', async () => {
-    const cases: [Memory['status'], boolean][] = [
-      ['queued', false],
-      ['reading', false],
-      ['structuring', false],
-      ['indexing', false],
-      ['failed', false],
-      ['complete', true],
+  it('a read counts as a use of the memory only once search can find it, not while a client polls its first run', async () => {
+    // [status, chunks already searchable (an append's run keeps the earlier ones), counted]
+    const cases: [Memory['status'], number, boolean][] = [
+      ['queued', 0, false],
+      ['reading', 0, false],
+      ['structuring', 0, false],
+      ['indexing', 0, false],
+      ['failed', 0, false],
+      ['complete', 1, true],
+      ['structuring', 3, true],
     ];
-    for (const [status, counted] of cases) {
+    for (const [status, indexed, counted] of cases) {
       const { service, seed, store } = setup();
-      const memory = seed({ tenant_id: A, collection_ids: ['a1'], status, accessed_at: [] });
+      const memory = seed({ tenant_id: A, collection_ids: ['a1'], status, indexed_chunk_count: indexed, accessed_at: [] });
       await service.get(A, memory.id);
       await new Promise((resolve) => setImmediate(resolve)); // the use is recorded without holding up the read
       assert.equal(store.memories.rows.get(memory.id)!.accessed_at?.length ?? 0, counted ? 1 : 0, status);
