@@ -370,7 +370,6 @@ export class ProcedureRepository implements ProcedureRecords {
   async noteChanges(scope: GraphScope, changes: number): Promise<{ instancesAtMine: number; changesSince: number } | null> {
     const state = await this.mining.findOneAndUpdate(
       { _id: scope.collectionId },
-      // The stand-in's concurrent $inc may lose a count: these only pace re-mining and detect change.
       {
         $inc: { changes_since: changes, version: 1 },
         $set: { changed_at: new Date() },
@@ -395,8 +394,8 @@ export class ProcedureRepository implements ProcedureRecords {
   }
 
   /**
-   * On the stand-in two racing claims may both succeed (its updates are not serialised); that
-   * costs a second mine, never a wrong result.
+   * One conditional update of one document: atomic in MongoDB, and in the embedded store, which
+   * applies a collection's updates one at a time; so of racing claims at most one succeeds.
    */
   async claimMineLease(scope: GraphScope): Promise<number | null> {
     const now = new Date();

@@ -15,7 +15,16 @@
  * (and recounts those patterns' instances); a full re-mine of the collection
  * runs when the changes since the last one reach 10 % of its instances (at least 1), so its cost
  * is amortised over many memories as a collection grows.
+ *
+ * Pattern rows and instances' pattern links are written only under the collection's lease, by a
+ * full mine or by a change's bounded refresh, one at a time. A change writes its instances first
+ * and then moves the version, so a mine either read them or sees the version moved and runs
+ * again; a change that cannot take the lease in time owes a mine (the sweep runs it). Without
+ * the lease around the bounded refresh, a refresh that read the patterns before a mine rewrote
+ * them could undo the mine's links or dissolve a pattern it had just found, after the mine's last
+ * look at the version: the collection then kept a wrong pattern until it changed again.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { GraphScope } from '../graph-model.js';
 import type { ProcedurePattern } from '../procedure-model.js';
 import { chainTraces, MAX_CASE_MEMORIES, SUBJECT_CHAIN_WINDOW_MS, type ChainTrace } from '../../extractors/procedures/chaining.js';
@@ -37,8 +46,14 @@ import {
 
 /** Re-runs of a full mine when the collection changed while it ran, before the sweep takes over. */
 const MINE_RERUNS = 3;
-/** How often an incremental assignment re-counts a pattern that other writers keep changing. */
-const PATTERN_COUNT_ROUNDS = 5;
+/**
+ * How long a change waits for its collection's lease (another change's refresh, a few store
+ * round trips, or a full mine) before it leaves its refresh to an owed mine; the waits between
+ * tries double from the first, up to the last.
+ */
+const LEASE_WAIT_MS = 1000;
+const LEASE_RETRY_FIRST_MS = 10;
+const LEASE_RETRY_MAX_MS = 200;
 /** Rule 4's look-ups: candidates per direction, and memories looked up per change. */
 const SUBJECT_CANDIDATES = 5;
 const SUBJECT_MEMORIES = 16;
@@ -275,7 +290,7 @@ export class ProcedureDerivation {
 
   // ---- patterns -------------------------------------------------------------------------------
 
-  /** Bounded re-mining (module comment): incremental assignment, full re-mine every 10 % of changes. */
+  /** Bounded re-mining (module comment): incremental assignment, full re-mine every 10 % of changes, under the lease. */
   private async refreshPatterns(
     scope: GraphScope,
     changedInstanceIds: string[],
@@ -283,23 +298,25 @@ export class ProcedureDerivation {
     changes: number,
     heartbeat?: () => void,
   ): Promise<void> {
+    // The version moves after this change's instances are written (the module comment).
     const due = fullMineDue(await this.records.noteChanges(scope, changes));
-    // A full mine runs only where a heartbeat is given (the worker's derivation activity): never on
-    // a request path (DELETE, PATCH) nor in an API process. Elsewhere it is owed, and the worker's
-    // sweep (sweepDueMines) runs it.
-    if (due && heartbeat && (await this.mineUnderLease(scope, heartbeat)) !== null) return;
-    // Below the threshold, or another activity is mining this collection: that mine runs again
-    // when it sees the version moved, so this change is in its result; meanwhile it is assigned
-    // incrementally. Without the lease every memory ingested during a mine started one of its own
-    // (and re-ran it, as the version kept moving): concurrent ingestion spent its time mining.
-    // The mine owed is noted, in case the holder has already looked for changes for the last time.
-    if (due) await this.records.markMineOwed(scope.collectionId);
-    await this.assignToPatterns(scope, changedInstanceIds, vanishedPatternIds);
+    const refreshed = await this.underLease(scope, LEASE_WAIT_MS, async (epoch) => {
+      // A full mine runs only where a heartbeat is given (the worker's derivation activity): never
+      // on a request path (DELETE, PATCH) nor in an API process. There it is owed, and the
+      // worker's sweep (sweepDueMines) runs it; meanwhile the change is assigned incrementally.
+      if (due && heartbeat) return this.mineCollectionLeased(scope, { epoch, heartbeat });
+      if (due) await this.records.markMineOwed(scope.collectionId);
+      return this.assignToPatterns(scope, changedInstanceIds, vanishedPatternIds);
+    });
+    // The holder is mining or refreshing: a mine that started before this change sees the version
+    // moved; in any case the mine owed is noted, in case the holder has looked for the last time.
+    if (refreshed === null) await this.records.markMineOwed(scope.collectionId);
   }
 
   /**
    * Links instances to the nearest existing pattern and refreshes the numbers of the patterns touched:
-   * those the instances left or joined, and those that lost a member which no longer exists.
+   * those the instances left or joined, and those that lost a member which no longer exists. Runs
+   * under the lease, so no other writer links instances to these patterns meanwhile.
    */
   private async assignToPatterns(scope: GraphScope, instanceIds: string[], vanishedPatternIds: string[]): Promise<void> {
     const patterns = await this.records.patternsOf(scope);
@@ -311,32 +328,22 @@ export class ProcedureDerivation {
     // (at most 10 % of changes old). Recomputing them here would read every member per memory.
     for (const patternId of touched) {
       const pattern = patterns.find((candidate) => candidate.id === patternId);
-      // Another process may be assigning to the same pattern: a count read before its assignment
-      // can be written after its count. So the writer re-counts after writing until the two agree
-      // (the last writer then leaves the true count); past PATTERN_COUNT_ROUNDS the mine is owed.
-      let written: number | null = null;
-      for (let round = 0; ; round++) {
-        const count = await this.records.countPatternMembers(scope, patternId);
-        if (count === written) break;
-        if (round === PATTERN_COUNT_ROUNDS) {
-          await this.records.markMineOwed(scope.collectionId);
-          break;
-        }
-        if (!pattern || count < MIN_SUPPORT) {
-          await this.records.dissolvePattern(scope, patternId);
-          break;
-        }
-        const set: Partial<Pick<ProcedurePattern, 'instance_count' | 'description' | 'canonical_instance_id'>> = {
-          instance_count: count,
-          description: describePattern(pattern.signature, count).description,
-        };
-        if (!(await this.records.isPatternMember(scope, pattern.canonical_instance_id, patternId))) {
-          const closest = await this.records.closestPatternMember(scope, patternId);
-          if (closest) set.canonical_instance_id = closest;
-        }
-        await this.records.updatePattern(patternId, set);
-        written = count;
+      // An instance whose rows another change deletes meanwhile (outside the lease) leaves this
+      // count one high: that change refreshes the pattern it took the member from after this one.
+      const count = await this.records.countPatternMembers(scope, patternId);
+      if (!pattern || count < MIN_SUPPORT) {
+        await this.records.dissolvePattern(scope, patternId);
+        continue;
       }
+      const set: Partial<Pick<ProcedurePattern, 'instance_count' | 'description' | 'canonical_instance_id'>> = {
+        instance_count: count,
+        description: describePattern(pattern.signature, count).description,
+      };
+      if (!(await this.records.isPatternMember(scope, pattern.canonical_instance_id, patternId))) {
+        const closest = await this.records.closestPatternMember(scope, patternId);
+        if (closest) set.canonical_instance_id = closest;
+      }
+      await this.records.updatePattern(patternId, set);
     }
   }
 
@@ -359,15 +366,29 @@ export class ProcedureDerivation {
     return mined;
   }
 
+  /** A full mine under the collection's lease: the patterns it found, or null (nothing done) when the lease is held. */
+  private mineUnderLease(scope: GraphScope, heartbeat: () => void): Promise<number | null> {
+    return this.underLease(scope, 0, (epoch) => this.mineCollectionLeased(scope, { epoch, heartbeat }));
+  }
+
   /**
-   * A full mine under the collection's lease: the patterns it found, or null (nothing done) when
-   * another mine holds the lease or took it over meanwhile.
+   * Runs `work` holding the collection's lease, waiting up to `waitMs` for it: its result, or null
+   * when the lease stayed held by another or was taken over from a mine that stalled past it.
    */
-  private async mineUnderLease(scope: GraphScope, heartbeat: () => void): Promise<number | null> {
-    const epoch = await this.records.claimMineLease(scope);
+  private async underLease<T>(scope: GraphScope, waitMs: number, work: (epoch: number) => Promise<T>): Promise<T | null> {
+    const deadline = Date.now() + waitMs;
+    let epoch = await this.records.claimMineLease(scope);
+    for (
+      let pause = LEASE_RETRY_FIRST_MS;
+      epoch === null && Date.now() + pause <= deadline;
+      pause = Math.min(pause * 2, LEASE_RETRY_MAX_MS)
+    ) {
+      await sleep(pause);
+      epoch = await this.records.claimMineLease(scope);
+    }
     if (epoch === null) return null;
     try {
-      return await this.mineCollectionLeased(scope, { epoch, heartbeat });
+      return await work(epoch);
     } catch (error) {
       if (error instanceof MineLeaseLost) return null;
       throw error;

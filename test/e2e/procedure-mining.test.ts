@@ -2,7 +2,8 @@
  * Full pattern mines against the stack's database (the stand-in in CI), in a database of their
  * own so that the stack's worker does not mine it too. Two repositories (and the derivation over each) play two processes: a
  * mine that stalls past its lease (read, then nothing for longer than the lease) must not
- * overwrite or delete what the mine that took over wrote.
+ * overwrite or delete what the mine that took over wrote, and a change made while a mine holds the
+ * lease writes no pattern beside it.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -109,5 +110,65 @@ describe('procedure pattern mining under a lease', () => {
     assert.equal(patterns.size, 2, 'the stale mine deleted nothing');
     assert.equal(instances.filter((instance) => instance.pattern_id !== null).length, 6);
     await database.db.dropDatabase();
+  });
+
+  it('writes no pattern or link beside a running mine: a change that waited for the lease in vain owes a mine, which counts it', async () => {
+    const env = stack().serviceEnv;
+    const serial = await connectDatabase(env.MONGODB_URI!, `mining_serial_${Date.now().toString(36)}`);
+    try {
+      const minerRecords = new ProcedureRepository(serial.db);
+      await minerRecords.ensureIndexes();
+      const miner = new ProcedureDerivation(minerRecords);
+      const changes = new ProcedureDerivation(new ProcedureRepository(serial.db));
+      const scope = { tenantId: 'tenant-serial', collectionId: 'collection-serial' };
+      const base = new Date('2026-11-01T00:00:00Z');
+      for (let i = 0; i < 4; i++) {
+        await changes.replaceMemoryTraces(
+          scope,
+          `expense-${i}`,
+          new Date(base.getTime() + i * DAY),
+          traces(['submit', 'review', 'approve'], `claim ${i}`, base),
+        );
+      }
+      await miner.mineCollection(scope);
+      const patterns = () => minerRecords.patterns.find({ collection_id: scope.collectionId }).toArray();
+      assert.deepEqual(
+        (await patterns()).map((row) => row.instance_count),
+        [4],
+      );
+
+      // A mine holds the lease, paused between its reading and its writes.
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let paused: () => void = () => undefined;
+      const reached = new Promise<void>((resolve) => (paused = resolve));
+      miner.beforeMineWrites = async () => {
+        paused();
+        await gate;
+      };
+      const mine = miner.mineCollection(scope);
+      await reached;
+      // Meanwhile a request-path change (a DELETE) takes a whole instance away.
+      await changes.removeMemories(['expense-0']);
+      assert.deepEqual(
+        (await patterns()).map((row) => row.instance_count),
+        [4],
+        'the change wrote no count beside the mine',
+      );
+      const owed = await serial.db
+        .collection<{ _id: string; remine_due?: boolean }>('workflow_mining')
+        .findOne({ _id: scope.collectionId });
+      assert.equal(owed?.remine_due, true, 'the change owes a mine');
+
+      release();
+      assert.equal(await mine, 1);
+      // The mine saw the version move and ran again: the pattern counts the members it has.
+      const [pattern] = await patterns();
+      assert.equal(pattern?.instance_count, 3);
+      assert.equal(await minerRecords.instances.countDocuments({ collection_id: scope.collectionId, pattern_id: pattern!._id }), 3);
+    } finally {
+      await serial.db.dropDatabase();
+      await serial.close();
+    }
   });
 });
