@@ -6,6 +6,7 @@
  * creation always sends an Idempotency-Key, so a retry never makes a second memory.
  */
 import { randomUUID } from 'node:crypto';
+import type { ProcedurePattern } from '../core/procedure-model.js';
 import { backoffDelay } from './backoff.js';
 import { endpoint } from './http.js';
 
@@ -215,31 +216,29 @@ export interface WorkflowInstanceDetail extends WorkflowInstanceSummary {
   similar_instances: Pick<WorkflowInstanceSummary, 'id' | 'pattern_id' | 'current_state_description' | 'last_activity_at'>[];
 }
 
-export interface WorkflowPatternSummary {
-  id: string;
-  collection_id: string;
-  name: string;
-  description: string;
-  confidence: number;
-  instance_count: number;
-  pattern_size: number;
-}
+/** A pattern as listed: the stored pattern's own fields (core/procedure-model.ts), those the wire shows. */
+export type WorkflowPatternSummary = Pick<
+  ProcedurePattern,
+  'id' | 'collection_id' | 'name' | 'description' | 'confidence' | 'instance_count' | 'pattern_size'
+>;
 
-export interface WorkflowPatternDetail extends WorkflowPatternSummary {
-  canonical_signature: string;
-  weighted_frequency: number;
-  canonical_instance_id: string;
+export interface WorkflowPatternDetail
+  extends WorkflowPatternSummary, Pick<ProcedurePattern, 'canonical_signature' | 'weighted_frequency' | 'canonical_instance_id'> {
   instance_ids: string[];
   instance_ids_total: number;
 }
 
+/** One chunk of a search's answer, best first (docs/api.md, search). */
 export interface SearchHit {
   memory_id: string;
   chunk_index: number;
   text: string;
   score: number;
+  /** Each enabled signal normalised to 0..1. */
   score_breakdown: Record<string, number>;
+  /** The cosine and BM25 behind them; null where that signal did not retrieve the chunk. */
   raw_scores: Record<string, unknown>;
+  /** Where in the memory the chunk came from (page, time range, heading, message index), where known. */
   source: unknown;
   memory: { name: string | null; kind: string; metadata: Record<string, unknown>; collection_ids: string[]; created_at: string };
 }

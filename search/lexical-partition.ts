@@ -79,10 +79,12 @@ export interface LexicalStorageStats {
   cachedPieces: number;
 }
 
+/** BM25's term-frequency saturation and length normalisation, at their usual values. */
 const K1 = 1.2;
 const B = 0.75;
+/** A posting keeps its term frequency in 16 bits; more occurrences score as this many. */
 const MAX_TERM_FREQUENCY = 0xffff;
-
+/** Per-document arrays start this small and double as chunks arrive. */
 const INITIAL_SLOTS = 16;
 /** Distinct pieces a partition memoises at most (a natural vocabulary with its case variants fits). */
 const PIECE_CACHE_LIMIT = 100_000;

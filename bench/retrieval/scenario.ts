@@ -41,10 +41,14 @@ import {
 } from './metrics.js';
 import { benchNumber } from '../env.js';
 
+/** Conversations ingested at once, as several clients of one application would. */
 const INGEST_CONCURRENCY = 8;
+/** Hits asked for per question: recall@10 is the widest figure reported. */
 const LIMIT = 10;
+/** How often a conversation's status is polled, and how long all of them may take. */
 const POLL_MS = 100;
 const INGEST_TIMEOUT_MS = 900_000;
+/** Questions searched before timing starts (model and index warm-up). */
 const WARMUPS = 3;
 
 interface Variant {
