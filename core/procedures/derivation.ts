@@ -77,7 +77,15 @@ export class ProcedureDerivation {
   /** Full re-mines this process ran (the bench reports how rarely ingestion needs one). */
   fullMines = 0;
 
-  constructor(private readonly records: ProcedureRecords) {}
+  private readonly leaseWaitMs: number;
+
+  constructor(
+    private readonly records: ProcedureRecords,
+    /** `leaseWaitMs`: how long a change waits for the lease (LEASE_WAIT_MS; shorter in unit tests). */
+    options: { leaseWaitMs?: number } = {},
+  ) {
+    this.leaseWaitMs = options.leaseWaitMs ?? LEASE_WAIT_MS;
+  }
 
   /** Test hook: awaited between a mine's computing and its writes (a stalled miner in tests). */
   beforeMineWrites: (scope: GraphScope) => Promise<void> = () => Promise.resolve();
@@ -300,7 +308,7 @@ export class ProcedureDerivation {
   ): Promise<void> {
     // The version moves after this change's instances are written (the module comment).
     const due = fullMineDue(await this.records.noteChanges(scope, changes));
-    const refreshed = await this.underLease(scope, LEASE_WAIT_MS, async (epoch) => {
+    const refreshed = await this.underLease(scope, this.leaseWaitMs, async (epoch) => {
       // A full mine runs only where a heartbeat is given (the worker's derivation activity): never
       // on a request path (DELETE, PATCH) nor in an API process. There it is owed, and the
       // worker's sweep (sweepDueMines) runs it; meanwhile the change is assigned incrementally.
