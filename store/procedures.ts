@@ -39,7 +39,7 @@ interface MiningStateDoc {
   mined_at: Date;
   /** While a full mine runs: its lease (one mine at a time per collection). */
   mining_until?: Date;
-  /** The lease holder's epoch (claim time in ms): renewals and the mine's writes are fenced by it. */
+  /** The lease holder's epoch (the claims so far): renewals and the mine's writes are fenced by it. */
   mining_epoch?: number;
   /**
    * A full mine is owed: one was due while another held the lease, or the holder ran out of
@@ -395,24 +395,19 @@ export class ProcedureRepository implements ProcedureRecords {
 
   /**
    * One conditional update of one document: atomic in MongoDB, and in the embedded store, which
-   * applies a collection's updates one at a time; so of racing claims at most one succeeds.
+   * applies a collection's updates one at a time; so of racing claims at most one succeeds. The
+   * epoch counts the claims, so each holder's is larger than every earlier one's whatever the
+   * processes' clocks say (every change claims the lease, from any process); time only decides
+   * when an unreleased lease has lapsed.
    */
   async claimMineLease(scope: GraphScope): Promise<number | null> {
     const now = new Date();
-    // The epoch is the claim time: a lease is claimed only after the previous one expired or was
-    // released, so a later holder has a larger epoch (clocks of the processes roughly agree).
-    const epoch = now.getTime();
-    const claimed = await this.mining.updateOne(
-      {
-        _id: scope.collectionId,
-        $and: [
-          { $or: [{ mining_until: { $exists: false } }, { mining_until: { $lt: now } }] },
-          { $or: [{ mining_epoch: { $exists: false } }, { mining_epoch: { $lt: epoch } }] },
-        ],
-      },
-      { $set: { mining_until: new Date(epoch + MINE_LEASE_MS), mining_epoch: epoch } },
+    const claimed = await this.mining.findOneAndUpdate(
+      { _id: scope.collectionId, $or: [{ mining_until: { $exists: false } }, { mining_until: { $lt: now } }] },
+      { $inc: { mining_epoch: 1 }, $set: { mining_until: new Date(now.getTime() + MINE_LEASE_MS) } },
+      { returnDocument: 'after', projection: { mining_epoch: 1 } },
     );
-    return claimed.modifiedCount === 1 ? epoch : null;
+    return claimed?.mining_epoch ?? null;
   }
 
   async renewMineLease(collectionId: string, epoch: number): Promise<boolean> {

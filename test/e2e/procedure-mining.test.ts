@@ -112,6 +112,30 @@ describe('procedure pattern mining under a lease', () => {
     await database.db.dropDatabase();
   });
 
+  it('takes the lease after a holder whose clock ran ahead, each claim with a larger epoch', async () => {
+    const env = stack().serviceEnv;
+    const skewed = await connectDatabase(env.MONGODB_URI!, `mining_skew_${Date.now().toString(36)}`);
+    try {
+      const records = new ProcedureRepository(skewed.db);
+      const scope = { tenantId: 'tenant-skew', collectionId: 'collection-skew' };
+      await records.noteChanges(scope, 1);
+      // The last holder ran on a host an hour ahead (epochs were its claim times) and released its lease.
+      const ahead = Date.now() + 3_600_000;
+      await skewed.db
+        .collection('workflow_mining')
+        .updateOne({ _id: scope.collectionId } as never, { $set: { mining_epoch: ahead, mining_until: new Date(0) } });
+      const first = await records.claimMineLease(scope);
+      assert.ok(first !== null && first > ahead, `claimed with epoch ${first}`);
+      assert.equal(await records.claimMineLease(scope), null, 'held: no second claim');
+      await records.releaseMineLease(scope.collectionId, first);
+      const second = await records.claimMineLease(scope);
+      assert.ok(second !== null && second > first);
+    } finally {
+      await skewed.db.dropDatabase();
+      await skewed.close();
+    }
+  });
+
   it('writes no pattern or link beside a running mine: a change that waited for the lease in vain owes a mine, which counts it', async () => {
     const env = stack().serviceEnv;
     const serial = await connectDatabase(env.MONGODB_URI!, `mining_serial_${Date.now().toString(36)}`);
