@@ -380,6 +380,11 @@ export class ProcedureRepository implements ProcedureRecords {
     return state ? { instancesAtMine: state.instances_at_mine ?? 0, changesSince: state.changes_since } : null;
   }
 
+  async miningPacing(collectionId: string): Promise<{ instancesAtMine: number; changesSince: number } | null> {
+    const state = await this.mining.findOne({ _id: collectionId }, { projection: { instances_at_mine: 1, changes_since: 1 } });
+    return state ? { instancesAtMine: state.instances_at_mine ?? 0, changesSince: state.changes_since } : null;
+  }
+
   async markMineOwed(collectionId: string): Promise<void> {
     await this.mining.updateOne({ _id: collectionId }, { $set: { remine_due: true } });
   }

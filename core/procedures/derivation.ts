@@ -309,11 +309,14 @@ export class ProcedureDerivation {
     // The version moves after this change's instances are written (the module comment).
     const due = fullMineDue(await this.records.noteChanges(scope, changes));
     const refreshed = await this.underLease(scope, this.leaseWaitMs, async (epoch) => {
+      // A mine that held the lease while this change waited may have paid what was due: decided
+      // again under the lease, or a burst of changes that all found a mine due would run one each.
+      const stillDue = due && fullMineDue(await this.records.miningPacing(scope.collectionId));
       // A full mine runs only where a heartbeat is given (the worker's derivation activity): never
       // on a request path (DELETE, PATCH) nor in an API process. There it is owed, and the
       // worker's sweep (sweepDueMines) runs it; meanwhile the change is assigned incrementally.
-      if (due && heartbeat) return this.mineCollectionLeased(scope, { epoch, heartbeat });
-      if (due) await this.records.markMineOwed(scope.collectionId);
+      if (stillDue && heartbeat) return this.mineCollectionLeased(scope, { epoch, heartbeat });
+      if (stillDue) await this.records.markMineOwed(scope.collectionId);
       return this.assignToPatterns(scope, changedInstanceIds, vanishedPatternIds);
     });
     // The holder is mining or refreshing: a mine that started before this change sees the version

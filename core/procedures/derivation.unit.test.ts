@@ -260,6 +260,10 @@ class ArrayProcedureRecords implements ProcedureRecords {
     this.mining.set(scope.collectionId, state);
     return Promise.resolve({ instancesAtMine: state.instancesAtMine, changesSince: state.changesSince });
   }
+  miningPacing(collectionId: string) {
+    const state = this.mining.get(collectionId);
+    return Promise.resolve(state ? { instancesAtMine: state.instancesAtMine, changesSince: state.changesSince } : null);
+  }
   markMineOwed(collectionId: string) {
     const state = this.mining.get(collectionId);
     if (state) state.remineDue = true;
@@ -437,6 +441,24 @@ describe('procedure derivation over array records', () => {
     setTimeout(() => void records.releaseMineLease(scope.collectionId, holder), 30);
     await derivation.removeMemories(['claim-0']);
     assert.deepEqual(records.pattern(scope, EXPENSES), { count: 3, members: 3 });
+  });
+
+  it('a change that found a mine due does not run another once the mine it waited for has paid it', async () => {
+    const { records, derivation } = await minedClaims(20, 1000);
+    const mines = derivation.fullMines;
+    const heartbeat = () => undefined;
+    const claim = (i: number) => traces(['submit', 'review', 'approve'], `claim ${i}`);
+    // One change of the two a full mine of 20 instances waits for.
+    await derivation.replaceMemoryTraces(scope, 'claim-20', base, claim(20), heartbeat);
+    assert.equal(derivation.fullMines, mines);
+    // Another process's mine holds the lease, and pays what was due before it gives the lease back.
+    const holder = (await records.claimMineLease(scope))!;
+    setTimeout(() => {
+      void records.recordMine(scope, holder, 22).then(() => records.releaseMineLease(scope.collectionId, holder));
+    }, 30);
+    await derivation.replaceMemoryTraces(scope, 'claim-21', base, claim(21), heartbeat);
+    assert.equal(derivation.fullMines, mines, 'no second mine');
+    assert.deepEqual(records.pattern(scope, EXPENSES), { count: 22, members: 22 });
   });
 
   it('a mine whose lease lapsed and was taken over stops before its writes', async () => {

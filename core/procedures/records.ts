@@ -89,6 +89,8 @@ export interface ProcedureRecords {
   // ---- the mining record and its lease
   /** Counts a change (and moves the version); returns the instances at the last mine and the changes since. */
   noteChanges(scope: GraphScope, changes: number): Promise<{ instancesAtMine: number; changesSince: number } | null>;
+  /** The instances at the last mine and the changes since (null: no record yet), as noteChanges returns them. */
+  miningPacing(collectionId: string): Promise<{ instancesAtMine: number; changesSince: number } | null>;
   /** A full mine is owed: the sweep runs it once the collection is quiet. */
   markMineOwed(collectionId: string): Promise<void>;
   /** A mine starts: clears what was owed and returns the version it starts from. */
