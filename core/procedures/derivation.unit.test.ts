@@ -11,7 +11,8 @@ import type { GraphScope } from '../graph-model.js';
 import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../procedure-model.js';
 import { ProcedureDerivation } from './derivation.js';
 import type { ChainRow, ProcedureRecords, SubjectQuery } from './records.js';
-import type { ChainMember, InstanceFields, NewTrace, PatternLink } from './rules.js';
+import type { ChainMember, InstanceFields, PatternLink } from './rules.js';
+import { caseTraces } from '../../test/support/procedure-traces.js';
 
 interface MiningState {
   tenantId: string;
@@ -327,26 +328,8 @@ const EXPENSES = 'Submit → Review → Approve';
 /** A few milliseconds without changes: a sweep with no quiet period then finds the collection quiet. */
 const quiet = () => new Promise((resolve) => setTimeout(resolve, 5));
 
-/** One memory's traces: one step per verb class, all naming `caseKey` (one instance per key). */
-function traces(steps: string[], caseKey: string): NewTrace[] {
-  return steps.map((verbClass, seq) => ({
-    chunkIndex: 0,
-    seq,
-    verbClass: verbClass as NewTrace['verbClass'],
-    verbLemma: verbClass,
-    description: `${verbClass} ${caseKey}`,
-    occurredAt: new Date(base.getTime() + seq * 1000),
-    occurredAtSource: 'memory_time',
-    extractionConfidence: 0.8,
-    actingEntityIds: [],
-    affectedEntityIds: [],
-    subject: caseKey,
-    caseKeys: [caseKey],
-    beforeState: null,
-    afterState: `${caseKey} ${verbClass}`,
-    factIds: [],
-  }));
-}
+/** One memory's traces, one step per verb class, all naming `caseKey` (one instance per key). */
+const traces = (steps: string[], caseKey: string) => caseTraces(steps, caseKey, base);
 
 /** A collection of `count` expense claims, mined once. */
 async function minedClaims(count: number, leaseWaitMs = 20) {

@@ -9,32 +9,11 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { connectDatabase, type Database } from '../../store/db.js';
 import { ProcedureDerivation } from '../../core/procedures/derivation.js';
-import type { NewTrace } from '../../core/procedures/rules.js';
 import { ProcedureRepository } from '../../store/procedures.js';
 import { stack } from '../support/client.js';
+import { caseTraces } from '../support/procedure-traces.js';
 
 const DAY = 86_400_000;
-
-/** One memory's traces: its own case key (one instance per memory), one trace per step. */
-function traces(steps: string[], caseKey: string, at: Date): NewTrace[] {
-  return steps.map((verbClass, seq) => ({
-    chunkIndex: 0,
-    seq,
-    verbClass: verbClass as NewTrace['verbClass'],
-    verbLemma: verbClass,
-    description: `${verbClass} ${caseKey}`,
-    occurredAt: new Date(at.getTime() + seq * 1000),
-    occurredAtSource: 'memory_time',
-    extractionConfidence: 0.8,
-    actingEntityIds: [],
-    affectedEntityIds: [],
-    subject: caseKey,
-    caseKeys: [caseKey],
-    beforeState: null,
-    afterState: `${caseKey} ${verbClass}`,
-    factIds: [],
-  }));
-}
 
 describe('procedure pattern mining under a lease', () => {
   let database: Database | null = null;
@@ -55,7 +34,7 @@ describe('procedure pattern mining under a lease', () => {
         scope,
         `expense-${i}`,
         new Date(base.getTime() + i * DAY),
-        traces(['submit', 'review', 'approve'], `claim ${i}`, base),
+        caseTraces(['submit', 'review', 'approve'], `claim ${i}`, base),
       );
     }
 
@@ -85,7 +64,7 @@ describe('procedure pattern mining under a lease', () => {
         scope,
         `ticket-${i}`,
         new Date(base.getTime() + (10 + i) * DAY),
-        traces(['create', 'assign', 'complete'], `ticket ${i}`, base),
+        caseTraces(['create', 'assign', 'complete'], `ticket ${i}`, base),
       );
     }
     await database.db
@@ -151,7 +130,7 @@ describe('procedure pattern mining under a lease', () => {
           scope,
           `expense-${i}`,
           new Date(base.getTime() + i * DAY),
-          traces(['submit', 'review', 'approve'], `claim ${i}`, base),
+          caseTraces(['submit', 'review', 'approve'], `claim ${i}`, base),
         );
       }
       await miner.mineCollection(scope);
