@@ -137,7 +137,7 @@ async function load(store: Store, mongoPid: number, corpus: Target, runs: number
     const usedOnLoop = process.threadCpuUsage(mainThread);
     const storeCpuMs = processCpuMs(mongoPid) - mongoCpu;
     const pageFaults = process.resourceUsage().minorPageFault - faults;
-    const { rss } = process.memoryUsage();
+    const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
     await new Promise((resolve) => setImmediate(resolve)); // the observer's last entries
     observer.disconnect();
     // kind 4: mark-compact (perf_hooks constants.NODE_PERFORMANCE_GC_MAJOR)
@@ -158,6 +158,10 @@ async function load(store: Store, mongoPid: number, corpus: Target, runs: number
     if (Number.isFinite(storeCpuMs)) metric(`coldload_${label}_store_cpu`, storeCpuMs, 'ms');
     metric(`coldload_${label}_page_faults`, pageFaults, 'count');
     metric(`coldload_${label}_rss`, rss / 2 ** 20, 'MB');
+    // What the pages went to: the JS heap, and memory outside it (replies, typed arrays, WebAssembly).
+    metric(`coldload_${label}_heap_used`, heapUsed / 2 ** 20, 'MB');
+    metric(`coldload_${label}_external`, external / 2 ** 20, 'MB');
+    metric(`coldload_${label}_array_buffers`, arrayBuffers / 2 ** 20, 'MB');
     metric(`coldload_${label}_first_search_ms`, searchMs, 'ms');
     metric(`coldload_${label}_from_snapshot`, fromSnapshot ? 1 : 0, 'bool');
     metric(
