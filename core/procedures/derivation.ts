@@ -48,12 +48,10 @@ import {
 const MINE_RERUNS = 3;
 /**
  * How long a change waits for its collection's lease (another change's refresh, a few store
- * round trips, or a full mine) before it leaves its refresh to an owed mine; the waits between
- * tries double from the first, up to the last.
+ * round trips, or a full mine) before it leaves its refresh to an owed mine; the pauses between
+ * tries double from the first, up to the longest.
  */
-const LEASE_WAIT_MS = 1000;
-const LEASE_RETRY_FIRST_MS = 10;
-const LEASE_RETRY_MAX_MS = 200;
+const LEASE_WAIT = { ms: 1000, firstPauseMs: 10, longestPauseMs: 200 } as const;
 /** Rule 4's look-ups: candidates per direction, and memories looked up per change. */
 const SUBJECT_CANDIDATES = 5;
 const SUBJECT_MEMORIES = 16;
@@ -81,10 +79,10 @@ export class ProcedureDerivation {
 
   constructor(
     private readonly records: ProcedureRecords,
-    /** `leaseWaitMs`: how long a change waits for the lease (LEASE_WAIT_MS; shorter in unit tests). */
+    /** `leaseWaitMs`: how long a change waits for the lease (LEASE_WAIT; shorter in unit tests). */
     options: { leaseWaitMs?: number } = {},
   ) {
-    this.leaseWaitMs = options.leaseWaitMs ?? LEASE_WAIT_MS;
+    this.leaseWaitMs = options.leaseWaitMs ?? LEASE_WAIT.ms;
   }
 
   /** Test hook: awaited between a mine's computing and its writes (a stalled miner in tests). */
@@ -390,9 +388,9 @@ export class ProcedureDerivation {
     const deadline = Date.now() + waitMs;
     let epoch = await this.records.claimMineLease(scope);
     for (
-      let pause = LEASE_RETRY_FIRST_MS;
+      let pause: number = LEASE_WAIT.firstPauseMs;
       epoch === null && Date.now() + pause <= deadline;
-      pause = Math.min(pause * 2, LEASE_RETRY_MAX_MS)
+      pause = Math.min(pause * 2, LEASE_WAIT.longestPauseMs)
     ) {
       await sleep(pause);
       epoch = await this.records.claimMineLease(scope);
