@@ -570,9 +570,13 @@ describe('workflow reads', () => {
       conversations.map((messages) => createMemory(tenant, { kind: 'conversation', messages, collection_id: collectionId })),
     );
     await Promise.all(ids.map((id) => waitForStatus(tenant.api, id, ['complete'])));
-    const mining = db.collection<{ _id: string; instances_at_mine: number; changes_since: number; remine_due?: boolean }>(
-      'workflow_mining',
-    );
+    const mining = db.collection<{
+      _id: string;
+      instances_at_mine: number;
+      changes_since: number;
+      remine_due?: boolean;
+      mining_until?: Date;
+    }>('workflow_mining');
     const byName = async () =>
       new Map((await patterns(collectionId)).results.map((pattern): [string, PatternRow] => [pattern.name, pattern]));
     const expenses = await eventually(async () => {
@@ -596,7 +600,12 @@ describe('workflow reads', () => {
     // With 22 instances at its last full mine the collection re-mines in full only every 2 changes;
     // pinning the pacing keeps both deletes below on the bounded path whatever order ingestion took
     // (once no mine is owed from the burst, which the sweep would otherwise run meanwhile).
-    await eventually(async () => assert.notEqual((await mining.findOne({ _id: collectionId }))?.remine_due, true));
+    // Nor is one running: a mine clears the owed flag as it starts and records its count as it ends.
+    await eventually(async () => {
+      const state = await mining.findOne({ _id: collectionId });
+      assert.notEqual(state?.remine_due, true);
+      assert.ok(!state?.mining_until || state.mining_until < new Date(), 'the lease is free');
+    });
     await mining.updateOne({ _id: collectionId }, { $set: { instances_at_mine: 100, changes_since: 0 } });
 
     const patternDetail = async (id: string) => {
