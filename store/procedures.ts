@@ -50,6 +50,12 @@ interface MiningStateDoc {
   changed_at?: Date;
 }
 
+/** What paces re-mining, from a collection's mining record (null: none yet). */
+const pacingOf = (
+  state: Pick<MiningStateDoc, 'instances_at_mine' | 'changes_since'> | null,
+): { instancesAtMine: number; changesSince: number } | null =>
+  state ? { instancesAtMine: state.instances_at_mine ?? 0, changesSince: state.changes_since } : null;
+
 /** How long a full mine may hold its collection's lease without renewing it before another may take over (a crashed miner). */
 const MINE_LEASE_MS = 120_000;
 
@@ -377,12 +383,11 @@ export class ProcedureRepository implements ProcedureRecords {
       },
       { upsert: true, returnDocument: 'after' },
     );
-    return state ? { instancesAtMine: state.instances_at_mine ?? 0, changesSince: state.changes_since } : null;
+    return pacingOf(state);
   }
 
   async miningPacing(collectionId: string): Promise<{ instancesAtMine: number; changesSince: number } | null> {
-    const state = await this.mining.findOne({ _id: collectionId }, { projection: { instances_at_mine: 1, changes_since: 1 } });
-    return state ? { instancesAtMine: state.instances_at_mine ?? 0, changesSince: state.changes_since } : null;
+    return pacingOf(await this.mining.findOne({ _id: collectionId }, { projection: { instances_at_mine: 1, changes_since: 1 } }));
   }
 
   async markMineOwed(collectionId: string): Promise<void> {
