@@ -12,7 +12,7 @@ import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../pro
 import { ProcedureDerivation } from './derivation.js';
 import type { ChainRow, ProcedureRecords, SubjectQuery } from './records.js';
 import type { ChainMember, InstanceFields, PatternLink } from './rules.js';
-import { caseTraces } from '../../test/support/procedure-traces.js';
+import { addClaims, caseTraces } from '../../test/support/procedure-traces.js';
 
 interface MiningState {
   tenantId: string;
@@ -335,14 +335,7 @@ const traces = (steps: string[], caseKey: string) => caseTraces(steps, caseKey, 
 async function minedClaims(count: number, leaseWaitMs = 20) {
   const records = new ArrayProcedureRecords();
   const derivation = new ProcedureDerivation(records, { leaseWaitMs });
-  for (let i = 0; i < count; i++) {
-    await derivation.replaceMemoryTraces(
-      scope,
-      `claim-${i}`,
-      new Date(base.getTime() + i * DAY),
-      traces(['submit', 'review', 'approve'], `claim ${i}`),
-    );
-  }
+  await addClaims(derivation, scope, count, base);
   assert.notEqual(await derivation.mineCollection(scope), null);
   return { records, derivation };
 }

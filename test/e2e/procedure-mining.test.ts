@@ -11,22 +11,10 @@ import { connectDatabase, type Database } from '../../store/db.js';
 import { ProcedureDerivation } from '../../core/procedures/derivation.js';
 import { ProcedureRepository } from '../../store/procedures.js';
 import { stack } from '../support/client.js';
-import { caseTraces } from '../support/procedure-traces.js';
+import { addClaims, caseTraces } from '../support/procedure-traces.js';
 
 const DAY = 86_400_000;
 const base = new Date('2026-11-01T00:00:00Z');
-
-/** `count` memories of one expense claim each (one instance each, one signature), a day apart. */
-async function addClaims(derivation: ProcedureDerivation, scope: { tenantId: string; collectionId: string }, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    await derivation.replaceMemoryTraces(
-      scope,
-      `expense-${i}`,
-      new Date(base.getTime() + i * DAY),
-      caseTraces(['submit', 'review', 'approve'], `claim ${i}`, base),
-    );
-  }
-}
 
 /** Runs `test` on a database of its own in the stack's store, dropped after. */
 async function withOwnDatabase(name: string, test: (database: Database) => Promise<void>): Promise<void> {
@@ -48,7 +36,7 @@ describe('procedure pattern mining under a lease', () => {
       const current = new ProcedureDerivation(currentRecords);
       await stalledRecords.ensureIndexes();
       const scope = { tenantId: 'tenant-fence', collectionId: 'collection-fence' };
-      await addClaims(current, scope, 3);
+      await addClaims(current, scope, 3, base);
 
       // The first mine reads the instances, then stalls (a long pause) until released.
       let release: () => void = () => undefined;
@@ -128,7 +116,7 @@ describe('procedure pattern mining under a lease', () => {
       const miner = new ProcedureDerivation(minerRecords);
       const changes = new ProcedureDerivation(new ProcedureRepository(serial.db));
       const scope = { tenantId: 'tenant-serial', collectionId: 'collection-serial' };
-      await addClaims(changes, scope, 4);
+      await addClaims(changes, scope, 4, base);
       await miner.mineCollection(scope);
       const patterns = () => minerRecords.patterns.find({ collection_id: scope.collectionId }).toArray();
       assert.deepEqual(
@@ -148,7 +136,7 @@ describe('procedure pattern mining under a lease', () => {
       const mine = miner.mineCollection(scope);
       await reached;
       // Meanwhile a request-path change (a DELETE) takes a whole instance away.
-      await changes.removeMemories(['expense-0']);
+      await changes.removeMemories(['claim-0']);
       assert.deepEqual(
         (await patterns()).map((row) => row.instance_count),
         [4],
