@@ -239,22 +239,23 @@ async function searchUnderDeviceLoad(baseUrl: string, apiKey: string, snapshotTe
     await sleep(250);
   }
   const queries = makeQueries(LOAD_SEARCHES, 1014);
-  const searchAll = async (): Promise<number[]> => {
+  /** Each search's round trip, and the server's own timings of its stages (what the contention slows). */
+  const stages: Record<'idle' | 'loaded', Record<string, number[]>> = { idle: {}, loaded: {} };
+  const searchAll = async (phase: 'idle' | 'loaded'): Promise<number[]> => {
     const times: number[] = [];
     for (const query of queries) {
-      times.push(
-        (
-          await timedPost(baseUrl, other.apiKey, '/v1/memories/search', {
-            query,
-            collection_ids: [other.collectionId],
-            track_access: false,
-          })
-        ).ms,
-      );
+      const answer = await timedPost(baseUrl, other.apiKey, '/v1/memories/search', {
+        query,
+        collection_ids: [other.collectionId],
+        track_access: false,
+      });
+      times.push(answer.ms);
+      const timings = (JSON.parse(answer.text) as { results: { timings_ms: Record<string, number> } }).results.timings_ms;
+      for (const [stage, ms] of Object.entries(timings)) (stages[phase][stage] ??= []).push(ms);
     }
     return times;
   };
-  const idle = await searchAll();
+  const idle = await searchAll('idle');
 
   const second = await load.tenant('device-load');
   // A snapshot is its tenant's own: the second tenant creates on an export of its (empty) collection.
@@ -286,7 +287,7 @@ async function searchUnderDeviceLoad(baseUrl: string, apiKey: string, snapshotTe
     creator(second.apiKey, secondSnapshot),
   ];
   await sleep(1000); // the creates are under way
-  const loaded = await searchAll();
+  const loaded = await searchAll('loaded');
   stop = true;
   await Promise.all(creators);
   metric('device_load_other_tenant_search_idle_p50_ms', percentile(idle, 50), 'ms');
@@ -294,6 +295,14 @@ async function searchUnderDeviceLoad(baseUrl: string, apiKey: string, snapshotTe
   metric('device_load_other_tenant_search_p50_ms', percentile(loaded, 50), 'ms');
   metric('device_load_other_tenant_search_p95_ms', percentile(loaded, 95), 'ms');
   metric('device_load_other_tenant_search_p95_ratio', percentile(loaded, 95) / percentile(idle, 95), 'ratio');
+  info(
+    `   the other tenant's search stages, p50/p95 idle → loaded (server timings, ms): ${Object.keys(stages.loaded)
+      .map((stage) => {
+        const at = (phase: 'idle' | 'loaded', rank: number) => percentile(stages[phase][stage] ?? [], rank).toFixed(1);
+        return `${stage} ${at('idle', 50)}/${at('idle', 95)} → ${at('loaded', 50)}/${at('loaded', 95)}`;
+      })
+      .join(', ')}`,
+  );
   info(
     `   4 device creates of ${LARGE_CREATE_CHARS} characters at a time (2 tenants × 2) while another tenant searched; answers: ${[
       ...outcomes,
