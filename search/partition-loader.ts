@@ -18,9 +18,9 @@ import {
   type ProvenanceRow,
 } from './graph-index.js';
 import type { LexicalIndex } from './lexical-index.js';
-import { turnFactsOf, type DecodedPartitionSnapshot } from './partition-snapshot.js';
+import { turnFactsOf, type PartitionSnapshot, type SnapshotLead } from './partition-snapshot.js';
 import type { TurnFacts } from './turn-facts.js';
-import type { VectorIndex } from './vector-index.js';
+import type { Partition as VectorPartition, VectorIndex } from './vector-index.js';
 
 /** Concurrent chunk reads of one partition load (disjoint id ranges), see fill. */
 const LOAD_READERS = 2;
@@ -37,12 +37,15 @@ const RECONCILE_ROUNDS = 3;
 export class SnapshotUnusable extends Error {}
 
 /** A decoded snapshot, the index-feed seq its state was at, and its size in bytes (about what its partitions hold). */
-export type SeqSnapshot = DecodedPartitionSnapshot & {
-  seq: number;
-  bytes: number;
-  /** The collection's chunks counted in the store, started before the feed after `seq` is read (the first reconciliation round's count). */
-  storedChunks?: Promise<number>;
-};
+export type SeqSnapshot = SnapshotLead &
+  Pick<PartitionSnapshot, 'graph'> & {
+    /** Its vector partition, built as its parts were read. */
+    vector: VectorPartition;
+    seq: number;
+    bytes: number;
+    /** The collection's chunks counted in the store, started before the feed after `seq` is read (the first reconciliation round's count). */
+    storedChunks?: Promise<number>;
+  };
 
 /** The in-process indexes of one search index, all partitioned by collection. */
 export interface PartitionedIndexes {

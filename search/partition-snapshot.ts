@@ -182,6 +182,8 @@ export function* turnFactsOf(
 
 const padded = (bytes: number): number => (bytes + 7) & ~7;
 
+const EMPTY = new Uint8Array(0);
+
 const bytesOf = (view: ArrayBufferView): Uint8Array => new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
 
 /** Strings met while encoding, each once; rows name them by index. */
@@ -347,15 +349,29 @@ export function encodePartitionSnapshot(snapshot: PartitionSnapshot): Buffer {
  * piece is a view of it; one across pieces, or not aligned for its typed array, is copied.
  */
 class SectionReader {
+  private readonly parts: Uint8Array[];
   private part = 0;
   private offset = 0;
+  /** Bytes taken so far, padding included. */
+  position = 0;
+  /** Bytes appended and not yet taken. */
+  buffered = 0;
 
-  constructor(private readonly parts: readonly Uint8Array[]) {
+  constructor(parts: readonly Uint8Array[]) {
+    this.parts = [...parts];
+    for (const part of parts) this.buffered += part.byteLength;
     this.skipEmpty();
   }
 
   get done(): boolean {
     return this.part === this.parts.length;
+  }
+
+  /** One more piece after those given (a snapshot read as its parts arrive). */
+  append(part: Uint8Array): void {
+    this.parts.push(part);
+    this.buffered += part.byteLength;
+    this.skipEmpty();
   }
 
   private skipEmpty(): void {
@@ -378,10 +394,42 @@ class SectionReader {
       if (kept > 0) views.push(new Uint8Array(current.buffer, current.byteOffset + this.offset, kept));
       wanted -= kept;
       need -= step;
-      this.offset += step;
-      this.skipEmpty();
+      this.advance(step);
     }
     return views;
+  }
+
+  /**
+   * Views of the next bytes, at most `most`, of those buffered (no padding skipped): a section taken
+   * as it arrives. A piece wholly taken is let go here, so that only the views keep it.
+   */
+  drain(most: number): Uint8Array[] {
+    const views: Uint8Array[] = [];
+    while (most > 0 && this.buffered > 0) {
+      const current = this.parts[this.part]!;
+      const step = Math.min(most, current.byteLength - this.offset);
+      views.push(new Uint8Array(current.buffer, current.byteOffset + this.offset, step));
+      most -= step;
+      if (this.offset + step === current.byteLength) this.parts[this.part] = EMPTY;
+      this.advance(step);
+    }
+    return views;
+  }
+
+  private advance(step: number): void {
+    this.offset += step;
+    this.position += step;
+    this.buffered -= step;
+    if (this.parts[this.part] === EMPTY) this.offset = 0;
+    this.skipEmpty();
+  }
+
+  /** The next `byteLength` bytes, copied, without taking them (their padding must be buffered too). */
+  peek(byteLength: number): Uint8Array {
+    const saved = [this.part, this.offset, this.position, this.buffered] as const;
+    const bytes = new Uint8Array(this.take(byteLength));
+    [this.part, this.offset, this.position, this.buffered] = saved;
+    return bytes;
   }
 
   take(byteLength: number): Uint8Array {
@@ -541,6 +589,70 @@ function decodeGraph(reader: SectionReader): GraphState {
   return { entities, facts, memories };
 }
 
+/** What a snapshot holds before its vector rows: its lexical state, turn columns and the rows' chunk slots. */
+export type SnapshotLead = Omit<PartitionSnapshot, 'vectors' | 'graph'> & { vectors: Omit<VectorColumns, 'rows'> };
+
+/** The header's counts (the first HEADER_WORDS words). */
+function headerOf(words: Uint32Array) {
+  const [
+    version,
+    slots,
+    terms,
+    postings,
+    dates,
+    chunkIdBytes,
+    memoryIdBytes,
+    termBytes,
+    speakerCount,
+    speakerBytes,
+    dimensions,
+    graphBytes,
+  ] = words as unknown as number[];
+  if (version !== LAYOUT_VERSION) throw new Error(`index snapshot: layout ${version}, expected ${LAYOUT_VERSION}`);
+  return {
+    slots: slots!,
+    terms: terms!,
+    postings: postings!,
+    dates: dates!,
+    chunkIdBytes: chunkIdBytes!,
+    memoryIdBytes: memoryIdBytes!,
+    termBytes: termBytes!,
+    speakerCount: speakerCount!,
+    speakerBytes: speakerBytes!,
+    dimensions: dimensions!,
+    /** The graph's sections, padding included: the snapshot's tail. */
+    graphBytes: graphBytes!,
+    /** The vector rows' bytes (padding not included). */
+    rowBytes: slots! * dimensions! * 4,
+  };
+}
+
+/** The sections before the vector rows, from the header on. */
+function decodeLead(reader: SectionReader): SnapshotLead {
+  const header = headerOf(reader.uints(HEADER_WORDS));
+  const { slots, terms, postings, dates, speakerCount, dimensions } = header;
+  const chunkIds = reader.text(header.chunkIdBytes, slots);
+  const memoryIds = reader.repeatedText(header.memoryIdBytes, slots);
+  const termList = reader.text(header.termBytes, terms);
+  const docLength = reader.ints(slots);
+  const termLength = reader.ints(terms);
+  const postingSlots = reader.ints(postings);
+  const postingFrequencies = reader.shorts(postings);
+  const flags = reader.take(slots);
+  const dateCount = reader.ints(slots);
+  const speaker = reader.ints(slots);
+  const dateValues = reader.doubles(dates);
+  const speakers = reader.text(header.speakerBytes, speakerCount);
+  for (const index of speaker) if (index < -1 || index >= speakers.length) throw new Error('index snapshot: speaker out of range');
+  const lexicalSlot = reader.ints(slots);
+  for (const slot of lexicalSlot) if (slot < 0 || slot >= slots) throw new Error('index snapshot: vector slot out of range');
+  return {
+    lexical: { chunkIds, memoryIds, docLength, terms: termList, termLength, postingSlots, postingFrequencies },
+    turns: { flags, dateCount, dates: dateValues, speaker, speakers },
+    vectors: { dimensions, lexicalSlot },
+  };
+}
+
 /**
  * Decodes what encodePartitionSnapshot wrote, from one buffer or from its bytes in pieces (the
  * parts the store read, in order); throws on anything malformed. The result may view the input:
@@ -548,32 +660,67 @@ function decodeGraph(reader: SectionReader): GraphState {
  */
 export function decodePartitionSnapshot(bytes: Uint8Array | readonly Uint8Array[]): DecodedPartitionSnapshot {
   const reader = new SectionReader(bytes instanceof Uint8Array ? [bytes] : bytes);
-  const header = reader.uints(HEADER_WORDS);
-  const [version, slots, terms, postings, dates, chunkIdBytes, memoryIdBytes, termBytes, speakerCount, speakerBytes, dimensions] =
-    header as unknown as number[];
-  if (version !== LAYOUT_VERSION) throw new Error(`index snapshot: layout ${version}, expected ${LAYOUT_VERSION}`);
-  const chunkIds = reader.text(chunkIdBytes!, slots!);
-  const memoryIds = reader.repeatedText(memoryIdBytes!, slots!);
-  const termList = reader.text(termBytes!, terms!);
-  const docLength = reader.ints(slots!);
-  const termLength = reader.ints(terms!);
-  const postingSlots = reader.ints(postings!);
-  const postingFrequencies = reader.shorts(postings!);
-  const flags = reader.take(slots!);
-  const dateCount = reader.ints(slots!);
-  const speaker = reader.ints(slots!);
-  const dateValues = reader.doubles(dates!);
-  const speakers = reader.text(speakerBytes!, speakerCount!);
-  for (const index of speaker) if (index < -1 || index >= speakers.length) throw new Error('index snapshot: speaker out of range');
-  const lexicalSlot = reader.ints(slots!);
-  for (const slot of lexicalSlot) if (slot < 0 || slot >= slots!) throw new Error('index snapshot: vector slot out of range');
-  const rowBytes = reader.pieces(slots! * dimensions! * 4);
+  const lead = decodeLead(reader);
+  const { dimensions, lexicalSlot } = lead.vectors;
+  const rowBytes = reader.pieces(lexicalSlot.length * dimensions * 4);
   const graph = decodeGraph(reader);
   if (!reader.done) throw new Error('index snapshot: trailing bytes');
-  return {
-    lexical: { chunkIds, memoryIds, docLength, terms: termList, termLength, postingSlots, postingFrequencies },
-    turns: { flags, dateCount, dates: dateValues, speaker, speakers },
-    vectors: { dimensions: dimensions!, lexicalSlot, rowBytes },
-    graph,
+  return { ...lead, vectors: { dimensions, lexicalSlot, rowBytes }, graph };
+}
+
+/** Where a streamed decode puts the vector rows' bytes as they arrive (search/vector-index.ts RowsReceiver). */
+export interface RowsSink {
+  receive(piece: Uint8Array): void;
+  finish(): void;
+}
+
+/**
+ * decodePartitionSnapshot of a snapshot read as its parts arrive (`byteLength` in all): the vector
+ * rows, two thirds of a large snapshot's bytes, go to the sink `openRows` makes once the sections
+ * before them are decoded, a part at a time, so that each part of rows is let go as soon as it is
+ * copied instead of all of them being held until the last one is read. Throws as
+ * decodePartitionSnapshot does, or what `parts` or the sink throw; stops reading the parts then.
+ */
+export async function streamPartitionSnapshot(
+  parts: AsyncIterable<Uint8Array>,
+  byteLength: number,
+  openRows: (lead: SnapshotLead) => RowsSink,
+): Promise<SnapshotLead & Pick<PartitionSnapshot, 'graph'>> {
+  const reader = new SectionReader([]);
+  const iterator = parts[Symbol.asyncIterator]();
+  const more = async (): Promise<boolean> => {
+    const next = await iterator.next();
+    if (!next.done) reader.append(next.value);
+    return !next.done;
   };
+  const fill = async (bytes: number): Promise<void> => {
+    while (reader.buffered < bytes) if (!(await more())) throw new Error('index snapshot: truncated');
+  };
+  try {
+    await fill(padded(HEADER_WORDS * 4));
+    const { rowBytes, graphBytes } = headerOf(new Uint32Array(reader.peek(HEADER_WORDS * 4).buffer));
+    // The sections before the rows, whose sizes the header gives, end where the rows and graph begin.
+    const leadBytes = byteLength - padded(rowBytes) - graphBytes;
+    await fill(leadBytes);
+    const lead = decodeLead(reader);
+    if (reader.position !== leadBytes) throw new Error('index snapshot: sections do not add up');
+    const sink = openRows(lead);
+    for (let left = rowBytes; left > 0;) {
+      await fill(1);
+      for (const piece of reader.drain(left)) {
+        sink.receive(piece);
+        left -= piece.byteLength;
+      }
+    }
+    sink.finish();
+    // The rows' padding (the next section starts on an 8-byte boundary).
+    await fill(padded(rowBytes) - rowBytes);
+    reader.drain(padded(rowBytes) - rowBytes);
+    while (await more());
+    const graph = decodeGraph(reader);
+    if (!reader.done) throw new Error('index snapshot: trailing bytes');
+    return { ...lead, graph };
+  } finally {
+    await iterator.return?.();
+  }
 }

@@ -8,6 +8,7 @@ import {
   decodePartitionSnapshot,
   encodePartitionSnapshot,
   SNAPSHOT_FORMAT,
+  streamPartitionSnapshot,
   turnColumns,
   turnFactsOf,
   vectorColumns,
@@ -72,6 +73,11 @@ const lexicalOnly = (lexical: LexicalState): PartitionSnapshot => ({
  * The bytes split as the store may hand them over: pieces of `size` bytes (the last shorter), each
  * at an odd offset of its own buffer, so no section is aligned for its typed array.
  */
+/** Pieces as a store's reads give them, one at a time. */
+async function* streamOf(pieces: Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for (const piece of pieces) yield await Promise.resolve(piece);
+}
+
 function inPieces(bytes: Uint8Array, size: number): Uint8Array[] {
   const pieces: Uint8Array[] = [];
   for (let at = 0; at < bytes.byteLength; at += size) {
@@ -171,6 +177,76 @@ describe('partition snapshot', () => {
       assert.deepEqual(rowBytesOf(decoded.vectors.rowBytes), Buffer.from(rows.buffer), `vector rows, pieces of ${size}`);
     }
     assert.throws(() => decodePartitionSnapshot(inPieces(bytes.subarray(0, bytes.byteLength - 8), 1000)), /truncated/);
+  });
+
+  it('decodes the same streamed, a piece at a time, with the vector rows handed over as they arrive', async () => {
+    const { partition, turns } = churned();
+    const state = partition.exportState();
+    const dimensions = 6;
+    const rows = Float32Array.from({ length: state.chunkIds.length * dimensions }, (_, i) => Math.cos(i));
+    const bytes = encodePartitionSnapshot({
+      ...lexicalOnly(state),
+      turns: turnColumns(state.chunkIds, (chunkId) => turns.factOf('c', chunkId)),
+      vectors: vectorColumns(dimensions, state.chunkIds, { chunkIds: state.chunkIds, rows }),
+      graph: {
+        entities: [{ id: 'e1', name: 'Porto', category: 'place', description: 'a café in Porto', aliasKeys: ['porto'] }],
+        facts: [],
+        memories: [{ memoryId: 'm2', rows: [{ targetId: 'e1', chunkIndex: 1, count: 1, description: 'it says Porto' }] }],
+      },
+    });
+    const whole = decodePartitionSnapshot(bytes);
+    for (const size of [1, 5, 8, 999, bytes.byteLength]) {
+      const received: Uint8Array[] = [];
+      let finished = false;
+      const streamed = await streamPartitionSnapshot(streamOf(inPieces(bytes, size)), bytes.byteLength, (lead) => {
+        assert.deepEqual(lead.lexical, whole.lexical, 'the sections before the rows come first');
+        return { receive: (piece) => received.push(Buffer.from(piece)), finish: () => (finished = true) };
+      });
+      assert.deepEqual(streamed.lexical, whole.lexical, `lexical, pieces of ${size}`);
+      assert.deepEqual(streamed.turns, whole.turns, `turns, pieces of ${size}`);
+      assert.deepEqual(streamed.graph, whole.graph, `graph, pieces of ${size}`);
+      assert.deepEqual(streamed.vectors, { dimensions, lexicalSlot: whole.vectors.lexicalSlot });
+      assert.deepEqual(Buffer.concat(received), Buffer.from(rows.buffer), `vector rows, pieces of ${size}`);
+      assert.ok(finished, 'the sink is told the rows are complete');
+    }
+    const stream = (pieces: Uint8Array[], byteLength = bytes.byteLength) =>
+      streamPartitionSnapshot(streamOf(pieces), byteLength, () => ({ receive: () => undefined, finish: () => undefined }));
+    await assert.rejects(stream(inPieces(bytes.subarray(0, bytes.byteLength - 8), 1000)), /truncated/);
+    await assert.rejects(stream(inPieces(Buffer.concat([bytes, Buffer.alloc(8)]), 1000)), /trailing/);
+    await assert.rejects(stream(inPieces(bytes, 1000), bytes.byteLength + 8), /do not add up/);
+    const foreign = Buffer.from(bytes);
+    foreign.writeUInt32LE(99, 0);
+    await assert.rejects(stream(inPieces(foreign, 1000)), /layout 99/);
+  });
+
+  it('stops reading the parts when the rows cannot be taken', async () => {
+    const { partition } = churned();
+    const state = partition.exportState();
+    const bytes = encodePartitionSnapshot({
+      ...lexicalOnly(state),
+      vectors: vectorColumns(4, state.chunkIds, { chunkIds: state.chunkIds, rows: new Float32Array(state.chunkIds.length * 4) }),
+    });
+    const pieces = inPieces(bytes, 256);
+    let read = 0;
+    let closed = false;
+    async function* parts(): AsyncGenerator<Uint8Array> {
+      try {
+        for (const piece of pieces) {
+          read++;
+          yield piece;
+        }
+      } finally {
+        closed = true;
+      }
+    }
+    await assert.rejects(
+      streamPartitionSnapshot(parts(), bytes.byteLength, () => {
+        throw new Error('index snapshot: 4 dimensions, index has 384');
+      }),
+      /4 dimensions/,
+    );
+    assert.ok(closed, 'the parts are closed (a store cursor is let go)');
+    assert.ok(read < pieces.length, `${read} of ${pieces.length} parts read`);
   });
 
   it('refuses truncated or foreign bytes instead of building a wrong partition', () => {

@@ -243,7 +243,8 @@ describe('a search index following the index-change feed', () => {
 
 /** The fake store with somewhere to keep one snapshot, as store/index-snapshots.ts keeps them. */
 class SnapshotKeepingStore extends FakeStore {
-  saved: StoredIndexSnapshot | null = null;
+  /** The snapshot written, its parts as the store would read them back (a fresh iteration per read). */
+  saved: (Omit<StoredIndexSnapshot, 'parts'> & { parts: Uint8Array[] }) | null = null;
   /** Runs once the reader has seen the head and before the parts are returned (a write meanwhile). */
   whileReading: (() => void) | null = null;
 
@@ -252,7 +253,7 @@ class SnapshotKeepingStore extends FakeStore {
       // As the store does: the head is offered first, and a snapshot not wanted is not read.
       if (!this.saved || (wanted && !wanted({ ...this.saved, bytes: this.saved.byteLength }))) return Promise.resolve(null);
       this.whileReading?.();
-      return Promise.resolve(this.saved);
+      return Promise.resolve({ ...this.saved, parts: iterate(this.saved.parts) });
     },
     write: (meta, bytes) => {
       // In pieces of an odd size at odd offsets, as no store would align them.

@@ -8,15 +8,15 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../core/logger.js';
 import type { ChunkRepository } from '../store/chunks.js';
-import type { IndexSnapshotRepository } from '../store/index-snapshots.js';
+import { IndexSnapshotChanged, type IndexSnapshotRepository } from '../store/index-snapshots.js';
 import type { FeedSource } from './feed-follower.js';
 import { GraphPartition } from './graph-index.js';
 import { LexicalPartition } from './lexical-partition.js';
 import type { PartitionedIndexes, SeqSnapshot } from './partition-loader.js';
 import {
-  decodePartitionSnapshot,
   encodePartitionSnapshot,
   SNAPSHOT_FORMAT,
+  streamPartitionSnapshot,
   turnColumns,
   vectorColumns,
   vectorIdsOf,
@@ -101,31 +101,39 @@ export class SnapshotKeeper {
     // `wanted` above turned away any other format before a part was read.
     if (!stored) return null;
     try {
-      const snapshot = decodePartitionSnapshot(stored.parts);
-      if (snapshot.vectors.dimensions !== this.indexes.vector.dimensions)
-        throw new Error(`index snapshot: ${snapshot.vectors.dimensions} dimensions, index has ${this.indexes.vector.dimensions}`);
+      let vector: VectorPartition | undefined;
+      // The vector partition is built as the parts are read: each part of rows is copied in and let go.
+      const snapshot = await streamPartitionSnapshot(stored.parts, stored.byteLength, (lead) => {
+        if (lead.vectors.dimensions !== this.indexes.vector.dimensions)
+          throw new Error(`index snapshot: ${lead.vectors.dimensions} dimensions, index has ${this.indexes.vector.dimensions}`);
+        const { chunkIds, memoryIds } = vectorIdsOf(lead);
+        const receiving = this.indexes.vector.partitionReceivingRows(chunkIds, memoryIds);
+        vector = receiving.partition;
+        return receiving;
+      });
       return {
         ...snapshot,
+        vector: vector!,
         seq: stored.seq,
         bytes: stored.byteLength,
         ...(storedChunks ? { storedChunks } : {}),
       };
     } catch (error) {
+      // Replaced while read: the newer one is read by the next load.
+      if (error instanceof IndexSnapshotChanged) return null;
       this.logger.warn({ collectionId, err: error }, 'index snapshot unreadable: loading from the chunks');
       return null;
     }
   }
 
-  /** The vector, lexical and graph partitions of a snapshot `read` returned (not yet set in the indexes). */
+  /** The lexical and graph partitions of a snapshot `read` returned, and its vector partition (none set in the indexes yet). */
   async partitionsOf(snapshot: SeqSnapshot): Promise<SnapshotPartitions> {
     // Each built whole from the snapshot's bytes (no chunk or graph document is read), one per
     // event-loop turn so that no single step holds the loop for the whole load.
-    const { chunkIds, memoryIds } = vectorIdsOf(snapshot);
-    const vector = this.indexes.vector.partitionOfRows(chunkIds, memoryIds, snapshot.vectors.rowBytes);
     await nextTurn();
     const lexical = LexicalPartition.fromState(snapshot.lexical);
     await nextTurn();
-    return { vector, lexical, graph: GraphPartition.fromState(snapshot.graph, snapshot.lexical) };
+    return { vector: snapshot.vector, lexical, graph: GraphPartition.fromState(snapshot.graph, snapshot.lexical) };
   }
 
   /** A collection of `chunks` chunks was loaded: a load that tokenised everything (or re-read much) leaves a snapshot for the next one. */

@@ -22,6 +22,13 @@ export interface VectorHit {
 
 // --- Partitions ---------------------------------------------------------------------------------
 
+/** A partition being given its rows (Partition.receivingRows). */
+export interface RowsReceiver {
+  readonly partition: Partition;
+  receive(piece: Uint8Array): void;
+  finish(): void;
+}
+
 export class Partition {
   private chunkIds: string[] = [];
   private memoryIds: string[] = [];
@@ -160,30 +167,62 @@ export class Partition {
     rows: Float32Array | readonly Uint8Array[],
     capacity = chunkIds.length,
   ): Partition {
+    const receiving = Partition.receivingRows(dimensions, chunkIds, memoryIds, capacity);
+    for (const piece of rows instanceof Float32Array ? [new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength)] : rows)
+      receiving.receive(piece);
+    receiving.finish();
+    return receiving.partition;
+  }
+
+  /**
+   * A partition of these chunks, in this slot order, whose rows come afterwards: their bytes
+   * (little-endian float32, `dimensions` a row, row after row) in pieces of any size, each copied
+   * into the row store as it is received. A snapshot's parts are then let go as they are read
+   * (search/partition-snapshot.ts streamPartitionSnapshot). `finish` checks that every row came.
+   * The partition is the caller's alone until then: nothing else may grow it meanwhile.
+   */
+  static receivingRows(
+    dimensions: number,
+    chunkIds: readonly string[],
+    memoryIds: readonly string[],
+    capacity = chunkIds.length,
+  ): RowsReceiver {
     const count = chunkIds.length;
-    const floats = rows instanceof Float32Array ? rows.length : rows.reduce((sum, piece) => sum + piece.byteLength, 0) / 4;
-    if (memoryIds.length !== count || floats !== count * dimensions) throw new Error('vector rows: inconsistent lengths');
+    if (memoryIds.length !== count) throw new Error('vector rows: inconsistent lengths');
     const partition = new Partition(dimensions, Math.max(count, capacity));
-    const target = partition.store.rows;
-    const stride = partition.stride;
-    if (!(rows instanceof Float32Array) && stride === dimensions) {
-      const bytes = new Uint8Array(target.buffer, target.byteOffset, target.byteLength);
-      let at = 0;
-      for (const piece of rows) {
-        bytes.set(piece, at);
-        at += piece.byteLength;
-      }
-    } else {
-      const values = rows instanceof Float32Array ? rows : joinedFloats(rows, floats);
-      if (stride === dimensions) target.set(values);
-      else for (let slot = 0; slot < count; slot++) target.set(values.subarray(slot * dimensions, (slot + 1) * dimensions), slot * stride);
-    }
     for (let slot = 0; slot < count; slot++) {
       const chunkId = chunkIds[slot]!;
       if (partition.slotOf.has(chunkId)) throw new Error(`vector rows: chunk ${chunkId} twice`);
       partition.append(chunkId, memoryIds[slot]!);
     }
-    return partition;
+    const rows = partition.store.rows;
+    const target = new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength);
+    const rowLength = dimensions * 4;
+    const strideLength = partition.stride * 4;
+    const total = count * rowLength;
+    let received = 0;
+    return {
+      partition,
+      receive(piece: Uint8Array): void {
+        if (received + piece.byteLength > total) throw new Error('vector rows: inconsistent lengths');
+        if (strideLength === rowLength) {
+          target.set(piece, received);
+          received += piece.byteLength;
+          return;
+        }
+        // Padded rows: each row's bytes go to the start of its stride (the padding stays zero).
+        for (let at = 0; at < piece.byteLength;) {
+          const within = received % rowLength;
+          const step = Math.min(rowLength - within, piece.byteLength - at);
+          target.set(piece.subarray(at, at + step), ((received - within) / rowLength) * strideLength + within);
+          at += step;
+          received += step;
+        }
+      },
+      finish(): void {
+        if (received !== total) throw new Error('vector rows: inconsistent lengths');
+      },
+    };
   }
 
   removeMemory(memoryId: string): void {
@@ -343,18 +382,14 @@ export class Partition {
 }
 
 /** Float32 values from their bytes in pieces (copied into one array). */
-function joinedFloats(pieces: readonly Uint8Array[], count: number): Float32Array {
-  const values = new Float32Array(count);
-  const bytes = new Uint8Array(values.buffer);
-  let at = 0;
-  for (const piece of pieces) {
-    bytes.set(piece, at);
-    at += piece.byteLength;
-  }
-  return values;
-}
-
 const INITIAL_PARTITION_ROWS = 64;
+
+/** The room a partition grown row by row from INITIAL_PARTITION_ROWS has once it holds `rows`. */
+function grownCapacity(rows: number): number {
+  let capacity = INITIAL_PARTITION_ROWS;
+  while (capacity < rows) capacity *= 2;
+  return capacity;
+}
 /**
  * Partitions of this many rows and more get a sketch: below it a full scan takes under ~1.5 ms,
  * and the sketch would add a quarter to the partition's bytes for little.
@@ -385,9 +420,12 @@ export class VectorIndex extends PartitionedIndex<Partition> {
    * them one by one, and no doubling at the next upsert.
    */
   partitionOfRows(chunkIds: readonly string[], memoryIds: readonly string[], rows: Float32Array | readonly Uint8Array[]): Partition {
-    let capacity = INITIAL_PARTITION_ROWS;
-    while (capacity < chunkIds.length) capacity *= 2;
-    return Partition.fromRows(this.dimensions, chunkIds, memoryIds, rows, capacity);
+    return Partition.fromRows(this.dimensions, chunkIds, memoryIds, rows, grownCapacity(chunkIds.length));
+  }
+
+  /** A partition of these chunks whose rows come afterwards (Partition.receivingRows), with partitionOfRows' room. */
+  partitionReceivingRows(chunkIds: readonly string[], memoryIds: readonly string[]): RowsReceiver {
+    return Partition.receivingRows(this.dimensions, chunkIds, memoryIds, grownCapacity(chunkIds.length));
   }
 
   /** Puts a partition built elsewhere (partitionOfRows) in place of any the collection had. */

@@ -57,15 +57,25 @@ export interface IndexSnapshotMeta {
 export interface StoredIndexSnapshot extends IndexSnapshotMeta {
   generation: string;
   /**
-   * The snapshot's bytes in order, as the parts were read: views of the driver's reply buffers
-   * (fresh for every reply), not copied into one buffer, since a 100k-chunk snapshot is hundreds of MB.
+   * The snapshot's bytes in order, a part at a time as each is read: views of the driver's reply
+   * buffers (fresh for every reply), neither copied into one buffer nor all held at once, since a
+   * 100k-chunk snapshot is hundreds of MB. Iterating throws IndexSnapshotChanged when the parts
+   * are not the head's (a newer writer replaced them meanwhile).
    */
-  parts: Uint8Array[];
+  parts: AsyncIterable<Uint8Array>;
   /** Their total length. */
   byteLength: number;
 }
 
 const headId = (collectionId: string, model: string): string => `${collectionId}\n${model}`;
+
+/** The parts read are not those of the head read before them: a newer snapshot replaced it meanwhile. */
+export class IndexSnapshotChanged extends Error {
+  constructor() {
+    super('index snapshot replaced while read');
+    this.name = 'IndexSnapshotChanged';
+  }
+}
 
 export class IndexSnapshotRepository {
   /** Heads and parts share one collection: two typed handles on it. */
@@ -138,9 +148,9 @@ export class IndexSnapshotRepository {
   }
 
   /**
-   * The collection's snapshot for the model, or null when there is none (or it was replaced while
-   * read). `wanted` sees the head before any part is read: false skips the parts (a snapshot of
-   * another format), and a caller may start other reads meanwhile.
+   * The collection's snapshot for the model, or null when there is none. `wanted` sees the head
+   * before any part is read: false skips the parts (a snapshot of another format), and a caller may
+   * start other reads meanwhile. The parts are read as the caller iterates them.
    */
   async read(
     collectionId: string,
@@ -150,7 +160,21 @@ export class IndexSnapshotRepository {
     const head = await this.heads.findOne({ _id: headId(collectionId, model), kind: 'head' });
     if (!head) return null;
     if (wanted && !wanted({ format: head.format, seq: head.seq, chunks: head.chunks, bytes: head.bytes })) return null;
-    const bytes: Uint8Array[] = [];
+    return {
+      tenantId: head.tenant_id,
+      collectionId,
+      model,
+      format: head.format,
+      seq: head.seq,
+      chunks: head.chunks,
+      generation: head.generation,
+      parts: this.partsOf(collectionId, head),
+      byteLength: head.bytes,
+    };
+  }
+
+  /** The head's parts in order, checked against it as they come (IndexSnapshotChanged). */
+  private async *partsOf(collectionId: string, head: IndexSnapshotHeadDoc): AsyncGenerator<Uint8Array> {
     let offset = 0;
     let count = 0;
     const parts = this.parts.find<Pick<IndexSnapshotPartDoc, 'part' | 'data'>>(
@@ -161,30 +185,19 @@ export class IndexSnapshotRepository {
         // One 8 MB part per reply. MongoDB caps a reply near 16 MB itself, but mongo-java-server (the
         // embedded stand-in) answers the first batch with every part at once: a 100k-chunk snapshot
         // came as one 237 MB reply, nothing of it usable until the last byte (about 1-2 s of waiting,
-        // against 0.4-0.8 s part by part, measured 2026-11-27).
+        // against 0.4-0.8 s part by part, measured 2026-11-27), nor any of it let go before then.
         batchSize: 1,
       },
     );
+    // Leaving the loop early (the caller stopped, or a check threw) closes the cursor.
     for await (const doc of parts) {
-      if (doc.part !== count) return null;
       const data = doc.data.buffer;
-      if (offset + data.byteLength > head.bytes) return null;
-      bytes.push(data);
+      if (doc.part !== count || offset + data.byteLength > head.bytes) throw new IndexSnapshotChanged();
       offset += data.byteLength;
       count++;
+      yield data;
     }
-    if (count !== head.parts || offset !== head.bytes) return null;
-    return {
-      tenantId: head.tenant_id,
-      collectionId,
-      model,
-      format: head.format,
-      seq: head.seq,
-      chunks: head.chunks,
-      generation: head.generation,
-      parts: bytes,
-      byteLength: offset,
-    };
+    if (count !== head.parts || offset !== head.bytes) throw new IndexSnapshotChanged();
   }
 
   /** Removes one generation if the head still points at it (a writer that learned it may hold deleted data). */
