@@ -64,6 +64,19 @@ export interface LexicalState {
   postingFrequencies: Uint16Array;
 }
 
+/**
+ * A LexicalState whose postings are still bytes (little-endian), in pieces of any size and
+ * alignment, as a snapshot's parts hold them (search/partition-snapshot.ts): fromState copies them
+ * into the postings arena once, instead of joining them into arrays of their own first (56 MB at
+ * 100,000 chunks).
+ */
+export type LexicalStateBytes = Omit<LexicalState, 'postingSlots' | 'postingFrequencies'> & {
+  postingSlots: readonly Uint8Array[];
+  postingFrequencies: readonly Uint8Array[];
+};
+
+const bytesOf = (array: Int32Array | Uint16Array): Uint8Array[] => [new Uint8Array(array.buffer, array.byteOffset, array.byteLength)];
+
 /** Sizes and waste, for metrics and tests: nothing here changes search results. */
 export interface LexicalStorageStats {
   documents: number;
@@ -270,11 +283,10 @@ export class LexicalPartition {
   }
 
   /** A partition holding exactly `state` (from exportState), built without tokenising anything. */
-  static fromState(state: LexicalState): LexicalPartition {
+  static fromState(state: LexicalState | LexicalStateBytes): LexicalPartition {
     const partition = new LexicalPartition();
     const slots = state.chunkIds.length;
     const termCount = state.terms.length;
-    const postings = state.postingSlots.length;
     if (state.memoryIds.length !== slots || state.docLength.length !== slots || state.termLength.length !== termCount)
       throw new Error('lexical state: inconsistent lengths');
     partition.docLength = new Int32Array(Math.max(INITIAL_SLOTS, slots));
@@ -294,15 +306,22 @@ export class LexicalPartition {
       if (!chunks) partition.chunksOfMemory.set(memoryId, (chunks = []));
       chunks.push(chunkId);
     }
-    partition.arena = PostingArena.fromLists(state.termLength, state.postingSlots, state.postingFrequencies);
-    partition.frequencyOfTerm = new Int32Array(partition.arena.start.length);
+    const arena = PostingArena.fromLists(
+      state.termLength,
+      state.postingSlots instanceof Int32Array ? bytesOf(state.postingSlots) : state.postingSlots,
+      state.postingFrequencies instanceof Uint16Array ? bytesOf(state.postingFrequencies) : state.postingFrequencies,
+    );
+    partition.arena = arena;
+    partition.frequencyOfTerm = new Int32Array(arena.start.length);
     partition.termText = state.terms.slice();
     for (let termId = 0; termId < termCount; termId++) partition.termIds.set(state.terms[termId]!, termId);
     if (partition.termIds.size !== termCount) throw new Error('lexical state: bad posting lists');
-    for (let at = 0; at < postings; at++) {
-      const slot = state.postingSlots[at]!;
-      if (slot < 0 || slot >= slots) throw new Error('lexical state: posting of a missing slot');
-      partition.docTermCount[slot]!++;
+    for (let termId = 0; termId < termCount; termId++) {
+      for (let at = arena.start[termId]!, end = at + arena.length[termId]!; at < end; at++) {
+        const slot = arena.slots[at]!;
+        if (slot < 0 || slot >= slots) throw new Error('lexical state: posting of a missing slot');
+        partition.docTermCount[slot]!++;
+      }
     }
     return partition;
   }

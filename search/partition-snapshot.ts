@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { GraphState, ProvenanceRow } from './graph-index.js';
-import type { LexicalState } from './lexical-partition.js';
+import type { LexicalState, LexicalStateBytes } from './lexical-partition.js';
 import { tokenize } from './tokenize.js';
 import type { TurnFact } from './turn-facts.js';
 import { turnAnswerKinds } from './turn-answers.js';
@@ -96,8 +96,11 @@ export interface PartitionSnapshot {
   graph: GraphState;
 }
 
-/** What decodePartitionSnapshot gives: a PartitionSnapshot whose vector rows are still bytes. */
-export type DecodedPartitionSnapshot = Omit<PartitionSnapshot, 'vectors'> & { vectors: DecodedVectorColumns };
+/** What decodePartitionSnapshot gives: a PartitionSnapshot whose postings and vector rows are still bytes. */
+export type DecodedPartitionSnapshot = Omit<PartitionSnapshot, 'lexical' | 'vectors'> & {
+  lexical: LexicalStateBytes;
+  vectors: DecodedVectorColumns;
+};
 
 /** The vector rows as a snapshot keeps them: each row's chunk named by its slot in the lexical state. */
 export function vectorColumns(
@@ -118,8 +121,11 @@ export function vectorColumns(
   return { dimensions, lexicalSlot, rows: vectors.rows };
 }
 
+/** The lexical state's chunk and memory id of each slot. */
+type ChunkSlots = Pick<LexicalState, 'chunkIds' | 'memoryIds'>;
+
 /** The vector partition's chunk and memory ids, in its slot order (the inverse of vectorColumns). */
-export function vectorIdsOf(snapshot: Pick<PartitionSnapshot, 'lexical'> & { vectors: { lexicalSlot: Int32Array } }): {
+export function vectorIdsOf(snapshot: { lexical: ChunkSlots; vectors: { lexicalSlot: Int32Array } }): {
   chunkIds: string[];
   memoryIds: string[];
 } {
@@ -161,7 +167,7 @@ const NO_DATES = new Float64Array(0);
 
 /** The turn facts a snapshot holds, chunk by chunk in slot order (the inverse of turnColumns). */
 export function* turnFactsOf(
-  snapshot: Pick<PartitionSnapshot, 'lexical' | 'turns'>,
+  snapshot: Pick<PartitionSnapshot, 'turns'> & { lexical: ChunkSlots },
 ): Generator<{ chunkId: string; memoryId: string; fact: TurnFact }> {
   const { chunkIds, memoryIds } = snapshot.lexical;
   const { flags, dateCount, dates, speaker, speakers } = snapshot.turns;
@@ -590,7 +596,7 @@ function decodeGraph(reader: SectionReader): GraphState {
 }
 
 /** What a snapshot holds before its vector rows: its lexical state, turn columns and the rows' chunk slots. */
-export type SnapshotLead = Omit<PartitionSnapshot, 'vectors' | 'graph'> & { vectors: Omit<VectorColumns, 'rows'> };
+export type SnapshotLead = Pick<DecodedPartitionSnapshot, 'lexical' | 'turns'> & { vectors: Omit<VectorColumns, 'rows'> };
 
 /** The header's counts (the first HEADER_WORDS words). */
 function headerOf(words: Uint32Array) {
@@ -636,8 +642,9 @@ function decodeLead(reader: SectionReader): SnapshotLead {
   const termList = reader.text(header.termBytes, terms);
   const docLength = reader.ints(slots);
   const termLength = reader.ints(terms);
-  const postingSlots = reader.ints(postings);
-  const postingFrequencies = reader.shorts(postings);
+  // Left as the parts' bytes: the lexical partition copies them into its arena once.
+  const postingSlots = reader.pieces(postings * 4);
+  const postingFrequencies = reader.pieces(postings * 2);
   const flags = reader.take(slots);
   const dateCount = reader.ints(slots);
   const speaker = reader.ints(slots);

@@ -42,6 +42,32 @@ export function grownInt32(array: Int32Array, minLength: number): Int32Array<Arr
   return grown;
 }
 
+const byteLengthOf = (pieces: readonly Uint8Array[]): number => pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
+
+/** Bytes read in order from pieces (a snapshot's parts), each copied once into the arena. */
+class PieceReader {
+  private piece = 0;
+  private offset = 0;
+
+  constructor(private readonly pieces: readonly Uint8Array[]) {}
+
+  copyTo(target: Uint8Array, at: number, byteLength: number): void {
+    while (byteLength > 0) {
+      const current = this.pieces[this.piece];
+      if (!current) throw new Error('lexical state: bad posting lists');
+      const step = Math.min(byteLength, current.byteLength - this.offset);
+      target.set(current.subarray(this.offset, this.offset + step), at);
+      at += step;
+      byteLength -= step;
+      this.offset += step;
+      if (this.offset === current.byteLength) {
+        this.piece++;
+        this.offset = 0;
+      }
+    }
+  }
+}
+
 export class PostingArena {
   /** Per term id: where its postings start, how many there are, and its block's room. */
   start = new Int32Array(INITIAL_TERMS);
@@ -59,12 +85,14 @@ export class PostingArena {
 
   /**
    * An arena laid out as appends would lay it out, each term's block its header then its postings:
-   * term `i` holds `termLength[i]` postings, following each other in `slots`/`frequencies`.
+   * term `i` holds `termLength[i]` postings, following each other in the slots and frequencies,
+   * given as their bytes (little-endian Int32 and Uint16) in pieces of any size and alignment.
    */
-  static fromLists(termLength: Int32Array, slots: Int32Array, frequencies: Uint16Array): PostingArena {
+  static fromLists(termLength: Int32Array, slotBytes: readonly Uint8Array[], frequencyBytes: readonly Uint8Array[]): PostingArena {
     const arena = new PostingArena();
     const termCount = termLength.length;
-    const postings = slots.length;
+    const postings = byteLengthOf(slotBytes) / 4;
+    if (!Number.isInteger(postings) || byteLengthOf(frequencyBytes) !== postings * 2) throw new Error('lexical state: bad posting lists');
     const capacity = Math.max(INITIAL_TERMS, termCount);
     arena.start = new Int32Array(capacity);
     arena.length = new Int32Array(capacity);
@@ -73,6 +101,10 @@ export class PostingArena {
     const arenaLength = Math.max(INITIAL_ARENA, Math.ceil((postings + termCount) * ARENA_GROWTH));
     arena.slots = new Int32Array(arenaLength);
     arena.frequencies = new Uint16Array(arenaLength);
+    const slotsOut = new Uint8Array(arena.slots.buffer);
+    const frequenciesOut = new Uint8Array(arena.frequencies.buffer);
+    const slotsIn = new PieceReader(slotBytes);
+    const frequenciesIn = new PieceReader(frequencyBytes);
     let read = 0;
     let write = 0;
     for (let termId = 0; termId < termCount; termId++) {
@@ -80,8 +112,8 @@ export class PostingArena {
       if (length <= 0 || read + length > postings) throw new Error('lexical state: bad posting list');
       arena.slots[write] = termId;
       const start = write + 1;
-      arena.slots.set(slots.subarray(read, read + length), start);
-      arena.frequencies.set(frequencies.subarray(read, read + length), start);
+      slotsIn.copyTo(slotsOut, start * 4, length * 4);
+      frequenciesIn.copyTo(frequenciesOut, start * 2, length * 2);
       arena.start[termId] = start;
       arena.length[termId] = length;
       arena.capacity[termId] = length;
