@@ -147,6 +147,22 @@ function chunkIdsByMemory(known: { chunkIds: readonly string[]; memoryIds: reado
   return byMemory;
 }
 
+/** How many distinct chunks these rows of one memory name. */
+function chunkCount(rows: readonly ProvenanceRow[]): number {
+  return new Set(rows.map((row) => row.chunkIndex)).size;
+}
+
+/** Chunk index → the targets these rows of one memory name in it, each once, in row order. */
+function targetsByChunk(rows: readonly ProvenanceRow[]): Map<number, string[]> {
+  const byChunk = new Map<number, string[]>();
+  for (const row of rows) {
+    const named = byChunk.get(row.chunkIndex);
+    if (!named) byChunk.set(row.chunkIndex, [row.targetId]);
+    else if (!named.includes(row.targetId)) named.push(row.targetId);
+  }
+  return byChunk;
+}
+
 export class GraphPartition {
   private readonly entities = new Map<string, GraphEntityInfo>();
   private readonly byAlias = new Map<string, Set<string>>();
@@ -157,11 +173,14 @@ export class GraphPartition {
   private readonly provenance = new Map<string, Map<string, ChunkProvenance>>();
   private readonly byMemory = new Map<string, ProvenanceRow[]>();
   /**
-   * Chunk id → the entities and facts it mentions, each once, in the order first met: what the
-   * hits of a search are about. Arrays, not Sets: a chunk names a few, and a 100k-chunk load makes
-   * one per chunk.
+   * Memory id → chunk index → the entities and facts the chunk mentions, each once, in the order
+   * first met: what the hits of a search are about. Made from the memory's rows the first time a
+   * hit asks (targetsOf) and dropped when the memory changes: a cold load would otherwise make
+   * 100,000 lists and a map of them for the few dozen chunks a search shows.
    */
-  private readonly targetsOfChunk = new Map<string, string[]>();
+  private readonly targetsOfMemory = new Map<string, Map<number, string[]>>();
+  /** Chunks that mention at least one target (entityScore's count of chunks), kept as memories come and go. */
+  private chunksWithTargets = 0;
   /** Subject id → its facts' timelines, for one classifier; dropped whenever a memory changes. */
   private timelineCache: { classifier: PredicateClassifier; bySubject: Map<string, Map<string, FactTimeline>> } | null = null;
 
@@ -250,10 +269,16 @@ export class GraphPartition {
         kept.push(row);
         target.weight += row.count;
         const id = (chunkIds[row.chunkIndex] ??= knownIds?.[row.chunkIndex] ?? chunkId(memoryId, row.chunkIndex));
-        target.chunks.set(id, withRow(target.chunks.get(id), row));
+        // A target's first row in this chunk needs no lookup of what the chunk said of it before.
         const named = chunkTargets[row.chunkIndex];
-        if (!named) this.targetsOfChunk.set(id, (chunkTargets[row.chunkIndex] = [row.targetId]));
-        else if (!named.includes(row.targetId)) named.push(row.targetId);
+        if (!named) {
+          chunkTargets[row.chunkIndex] = [row.targetId];
+          this.chunksWithTargets++;
+          target.chunks.set(id, row);
+        } else if (!named.includes(row.targetId)) {
+          named.push(row.targetId);
+          target.chunks.set(id, row);
+        } else target.chunks.set(id, withRow(target.chunks.get(id), row));
       }
       this.byMemory.set(memoryId, kept);
       yield;
@@ -324,16 +349,14 @@ export class GraphPartition {
       this.addProvenance(chunkId(memoryId, row.chunkIndex), row);
     }
     this.byMemory.set(memoryId, kept);
+    this.chunksWithTargets += chunkCount(kept);
   }
 
-  /** Adds one row of a memory (its target put already) to the provenance, chunk targets and weights. */
+  /** Adds one row of a memory (its target put already) to the provenance and weights. */
   private addProvenance(id: string, row: ProvenanceRow): void {
     let chunks = this.provenance.get(row.targetId);
     if (!chunks) this.provenance.set(row.targetId, (chunks = new Map()));
     chunks.set(id, withRow(chunks.get(id), row));
-    const targets = this.targetsOfChunk.get(id);
-    if (!targets) this.targetsOfChunk.set(id, [row.targetId]);
-    else if (!targets.includes(row.targetId)) targets.push(row.targetId);
     this.weights.set(row.targetId, (this.weights.get(row.targetId) ?? 0) + row.count);
   }
 
@@ -341,11 +364,12 @@ export class GraphPartition {
     const rows = this.byMemory.get(memoryId);
     if (!rows) return;
     this.byMemory.delete(memoryId);
+    this.targetsOfMemory.delete(memoryId);
+    this.chunksWithTargets -= chunkCount(rows);
     this.timelineCache = null;
     for (const row of rows) {
       const chunks = this.provenance.get(row.targetId);
       chunks?.delete(chunkId(memoryId, row.chunkIndex));
-      this.targetsOfChunk.delete(chunkId(memoryId, row.chunkIndex));
       const weight = (this.weights.get(row.targetId) ?? 0) - row.count;
       if (weight > 0 && chunks && chunks.size > 0) {
         this.weights.set(row.targetId, weight);
@@ -413,15 +437,21 @@ export class GraphPartition {
         const entity = this.entities.get(id);
         if (!entity) continue;
         const weight = this.weights.get(id) ?? 1;
-        const score = entityScore(entity.category, weight, this.provenance.get(id)?.size ?? 1, this.targetsOfChunk.size, specificityPower);
+        const score = entityScore(entity.category, weight, this.provenance.get(id)?.size ?? 1, this.chunksWithTargets, specificityPower);
         match.matched.set(id, { entity, weight, score, partition: this });
       }
     }
   }
 
-  /** The entities and facts a chunk mentions. */
+  /** The entities and facts a chunk (`chunkId(memory, index)`) mentions, each once, in the order first met. */
   targetsOf(chunk: string): readonly string[] | undefined {
-    return this.targetsOfChunk.get(chunk);
+    const colon = chunk.lastIndexOf(':');
+    const memoryId = chunk.slice(0, colon);
+    const rows = this.byMemory.get(memoryId);
+    if (!rows) return undefined;
+    let byChunk = this.targetsOfMemory.get(memoryId);
+    if (!byChunk) this.targetsOfMemory.set(memoryId, (byChunk = targetsByChunk(rows)));
+    return byChunk.get(Number(chunk.slice(colon + 1)));
   }
 
   fact(id: string): GraphFactInfo | undefined {

@@ -170,3 +170,58 @@ describe('entity specificity: a matched entity lends by how few of its partition
     assert.ok(entityScore('person', 10, 10, 100) < entityScore('person', 10, 1, 100));
   });
 });
+
+describe('the targets of a chunk and the count of chunks with targets', () => {
+  const entities = new Map(['ana', 'rui', 'ines', 'lisbon'].map((id) => [id, person(id, id)]));
+  const row = (targetId: string, chunkIndex: number, count = 1): ProvenanceRow => ({
+    targetId,
+    chunkIndex,
+    count,
+    description: `${targetId} in ${chunkIndex}`,
+  });
+  const memories: { memoryId: string; rows: ProvenanceRow[] }[] = [
+    // A target twice in a chunk, targets in an order no sort gives, a row of a target no record backs.
+    { memoryId: 'm1', rows: [row('rui', 0), row('ana', 0), row('rui', 0, 2), row('lisbon', 2), row('ghost', 3)] },
+    { memoryId: 'm2', rows: [row('ana', 1), row('ines', 1), row('ana', 4)] },
+    { memoryId: 'm3', rows: [row('lisbon', 0)] },
+  ];
+  /** What each chunk names and the match's scores: what a search reads of these. */
+  const observed = (partition: GraphPartition) => ({
+    targets: ['m1:0', 'm1:1', 'm1:2', 'm1:3', 'm2:1', 'm2:4', 'm3:0', 'm9:0', 'm1'].map((chunk) => [chunk, partition.targetsOf(chunk)]),
+    scores: matchGraph([partition], ['ana', 'rui', 'lisbon', 'ines']).entities.map((entity) => [entity.id, entity.score]),
+  });
+
+  it('are the same set memory by memory, built in bulk, and after memories leave and are set again', () => {
+    const incremental = new GraphPartition();
+    for (const { memoryId, rows } of memories) incremental.setMemory(memoryId, rows, entities, new Map());
+    const built = observed(incremental);
+    assert.deepEqual(built.targets, [
+      ['m1:0', ['rui', 'ana']],
+      ['m1:1', undefined],
+      ['m1:2', ['lisbon']],
+      ['m1:3', undefined],
+      ['m2:1', ['ana', 'ines']],
+      ['m2:4', ['ana']],
+      ['m3:0', ['lisbon']],
+      ['m9:0', undefined],
+      ['m1', undefined],
+    ]);
+    assert.deepEqual(observed(GraphPartition.fromState(incremental.exportState())), built, 'built in bulk');
+
+    // Five chunks name a target: the count entityScore reads.
+    const alone = new GraphPartition();
+    alone.setMemory('m3', memories[2]!.rows, entities, new Map());
+    const specific = matchGraph([alone], ['lisbon']).entities[0]!.score;
+    incremental.removeMemory('m2');
+    incremental.removeMemory('m1');
+    assert.deepEqual(observed(incremental).targets.at(6), ['m3:0', ['lisbon']]);
+    assert.equal(matchGraph([incremental], ['lisbon']).entities[0]!.score, specific, 'the count fell with the memories that left');
+    assert.deepEqual(incremental.targetsOf('m1:0'), undefined, 'a memory that left names nothing');
+    // Set again, with other rows: the chunk's targets are those of the new rows.
+    incremental.setMemory('m1', [row('ana', 0)], entities, new Map());
+    assert.deepEqual(incremental.targetsOf('m1:0'), ['ana']);
+    incremental.setMemory('m1', memories[0]!.rows, entities, new Map());
+    incremental.setMemory('m2', memories[1]!.rows, entities, new Map());
+    assert.deepEqual(observed(incremental), built, 'the same targets and scores as first built');
+  });
+});
