@@ -161,21 +161,26 @@ describe('partition snapshot', () => {
     assert.deepEqual(restored.bytes('c'), turns.bytes('c'));
   });
 
-  it('decodes the same from misaligned pieces of any size as from one buffer', () => {
+  /** A churned partition's whole snapshot: turn facts, `dimensions`-float rows of `value`, and a graph of one place. */
+  const fullSnapshot = (dimensions: number, value: (i: number) => number, place: string, memoryId: string) => {
     const { partition, turns } = churned();
     const state = partition.exportState();
-    const dimensions = 8;
-    const rows = Float32Array.from({ length: state.chunkIds.length * dimensions }, (_, i) => Math.sin(i));
+    const rows = Float32Array.from({ length: state.chunkIds.length * dimensions }, (_, i) => value(i));
     const bytes = encodePartitionSnapshot({
       ...lexicalOnly(state),
       turns: turnColumns(state.chunkIds, (chunkId) => turns.factOf('c', chunkId)),
       vectors: vectorColumns(dimensions, state.chunkIds, { chunkIds: state.chunkIds, rows }),
       graph: {
-        entities: [{ id: 'e1', name: 'Lisbon', category: 'place', description: 'naïve café in Lisbon', aliasKeys: ['lisbon'] }],
+        entities: [{ id: 'e1', name: place, category: 'place', description: `naïve café in ${place}`, aliasKeys: [place.toLowerCase()] }],
         facts: [],
-        memories: [{ memoryId: 'm1', rows: [{ targetId: 'e1', chunkIndex: 0, count: 2, description: 'it says Lisbon' }] }],
+        memories: [{ memoryId, rows: [{ targetId: 'e1', chunkIndex: 0, count: 2, description: `it says ${place}` }] }],
       },
     });
+    return { state, rows, bytes };
+  };
+
+  it('decodes the same from misaligned pieces of any size as from one buffer', () => {
+    const { state, rows, bytes } = fullSnapshot(8, Math.sin, 'Lisbon', 'm1');
     const whole = decodePartitionSnapshot(bytes);
     const rowBytesOf = (pieces: readonly Uint8Array[]): Buffer => Buffer.concat(pieces);
     for (const size of [1, 3, 7, 64, 1000, bytes.byteLength]) {
@@ -191,20 +196,8 @@ describe('partition snapshot', () => {
   });
 
   it('decodes the same streamed, a piece at a time, with the vector rows handed over as they arrive', async () => {
-    const { partition, turns } = churned();
-    const state = partition.exportState();
     const dimensions = 6;
-    const rows = Float32Array.from({ length: state.chunkIds.length * dimensions }, (_, i) => Math.cos(i));
-    const bytes = encodePartitionSnapshot({
-      ...lexicalOnly(state),
-      turns: turnColumns(state.chunkIds, (chunkId) => turns.factOf('c', chunkId)),
-      vectors: vectorColumns(dimensions, state.chunkIds, { chunkIds: state.chunkIds, rows }),
-      graph: {
-        entities: [{ id: 'e1', name: 'Porto', category: 'place', description: 'a café in Porto', aliasKeys: ['porto'] }],
-        facts: [],
-        memories: [{ memoryId: 'm2', rows: [{ targetId: 'e1', chunkIndex: 1, count: 1, description: 'it says Porto' }] }],
-      },
-    });
+    const { state, rows, bytes } = fullSnapshot(dimensions, Math.cos, 'Porto', 'm2');
     const whole = decodePartitionSnapshot(bytes);
     for (const size of [1, 5, 8, 999, bytes.byteLength]) {
       const received: Uint8Array[] = [];
