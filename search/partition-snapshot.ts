@@ -351,8 +351,9 @@ export function encodePartitionSnapshot(snapshot: PartitionSnapshot): Buffer {
 
 /**
  * Reads sections in order from the snapshot's bytes, given as one buffer or as the pieces the store
- * read (any sizes, any alignment); throws on anything that runs past the end. A section within one
- * piece is a view of it; one across pieces, or not aligned for its typed array, is copied.
+ * read (any sizes, any alignment), all at once or appended as they arrive; throws on anything that
+ * runs past what it holds. A section within one piece is a view of it; one across pieces, or not
+ * aligned for its typed array, is copied.
  */
 class SectionReader {
   private readonly parts: Uint8Array[];
@@ -464,11 +465,6 @@ class SectionReader {
   uints(count: number): Uint32Array {
     const view = this.aligned(count * 4, 4);
     return new Uint32Array(view.buffer, view.byteOffset, count);
-  }
-
-  shorts(count: number): Uint16Array {
-    const view = this.aligned(count * 2, 2);
-    return new Uint16Array(view.buffer, view.byteOffset, count);
   }
 
   doubles(count: number): Float64Array {
