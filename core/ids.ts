@@ -26,6 +26,9 @@ export const chunkId = (memoryId: string, index: number): string => `${memoryId}
 /** The memory of a chunk id (chunkId's inverse, first part). */
 export const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(':'));
 
+/** The index of a chunk id within its memory (chunkId's inverse, second part). */
+export const indexOfChunk = (id: string): number => Number(id.slice(id.lastIndexOf(':') + 1));
+
 /** Whether `memoryOfChunk(chunk)` is `memoryId`, found without cutting a new string out of the chunk id. */
 export const isChunkOf = (chunk: string, memoryId: string): boolean =>
   chunk.startsWith(memoryId) && chunk.charCodeAt(memoryId.length) === 58 /* ':' */ && !chunk.includes(':', memoryId.length + 1);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { appendWorkflowId, chunkId, isChunkOf, memoryOfChunk } from './ids.js';
+import { appendWorkflowId, chunkId, indexOfChunk, isChunkOf, memoryOfChunk } from './ids.js';
 
 describe('isChunkOf: a chunk id tested against a memory id without cutting a string', () => {
   const memory = '0b7c2a51-3f0e-4d8e-9a57-4c1f3e2d9b10';
@@ -25,6 +25,17 @@ describe('isChunkOf: a chunk id tested against a memory id without cutting a str
       // The same answer as cutting the memory id out.
       assert.equal(chunk.includes(':') && memoryOfChunk(chunk) === memoryId, expected);
     });
+  }
+});
+
+it('takes a chunk id apart into the memory and index chunkId joined, a memory id with a colon in it too', () => {
+  for (const [memoryId, index] of [
+    ['0b7c2a51-3f0e-4d8e-9a57-4c1f3e2d9b10', 0],
+    ['m1', 1234],
+    ['a:b', 3],
+  ] as const) {
+    assert.equal(memoryOfChunk(chunkId(memoryId, index)), memoryId);
+    assert.equal(indexOfChunk(chunkId(memoryId, index)), index);
   }
 });
 

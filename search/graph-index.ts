@@ -8,7 +8,7 @@
  * when it goes. Weights are the sums of those rows, kept as they change; a target whose weight
  * falls to zero leaves the index, as it leaves the store.
  */
-import { chunkId, isChunkOf, memoryOfChunk } from '../core/ids.js';
+import { chunkId, indexOfChunk, isChunkOf, memoryOfChunk } from '../core/ids.js';
 import { ENTITY_SPECIFICITY_POWER, entityScore, hitGraph, matchGraph, type MatchBuilder } from './graph-match.js';
 import type { NewFact } from '../core/graph-model.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
@@ -445,13 +445,12 @@ export class GraphPartition {
 
   /** The entities and facts a chunk (`chunkId(memory, index)`) mentions, each once, in the order first met. */
   targetsOf(chunk: string): readonly string[] | undefined {
-    const colon = chunk.lastIndexOf(':');
-    const memoryId = chunk.slice(0, colon);
+    const memoryId = memoryOfChunk(chunk);
     const rows = this.byMemory.get(memoryId);
     if (!rows) return undefined;
     let byChunk = this.targetsOfMemory.get(memoryId);
     if (!byChunk) this.targetsOfMemory.set(memoryId, (byChunk = targetsByChunk(rows)));
-    return byChunk.get(Number(chunk.slice(colon + 1)));
+    return byChunk.get(indexOfChunk(chunk));
   }
 
   fact(id: string): GraphFactInfo | undefined {

@@ -681,14 +681,15 @@ export interface RowsSink {
  * decodePartitionSnapshot of a snapshot read as its parts arrive (`byteLength` in all): the vector
  * rows, two thirds of a large snapshot's bytes, go to the sink `openRows` makes once the sections
  * before them are decoded, a part at a time, so that each part of rows is let go as soon as it is
- * copied instead of all of them being held until the last one is read. Throws as
- * decodePartitionSnapshot does, or what `parts` or the sink throw; stops reading the parts then.
+ * copied instead of all of them being held until the last one is read; the sink is returned as
+ * `rows`. Throws as decodePartitionSnapshot does, or what `parts` or the sink throw; stops reading
+ * the parts then.
  */
-export async function streamPartitionSnapshot(
+export async function streamPartitionSnapshot<Sink extends RowsSink>(
   parts: AsyncIterable<Uint8Array>,
   byteLength: number,
-  openRows: (lead: SnapshotLead) => RowsSink,
-): Promise<SnapshotLead & Pick<PartitionSnapshot, 'graph'>> {
+  openRows: (lead: SnapshotLead) => Sink,
+): Promise<SnapshotLead & Pick<PartitionSnapshot, 'graph'> & { rows: Sink }> {
   const reader = new SectionReader([]);
   const iterator = parts[Symbol.asyncIterator]();
   const more = async (): Promise<boolean> => {
@@ -722,7 +723,7 @@ export async function streamPartitionSnapshot(
     while (await more());
     const graph = decodeGraph(reader);
     if (!reader.done) throw new Error('index snapshot: trailing bytes');
-    return { ...lead, graph };
+    return { ...lead, graph, rows: sink };
   } finally {
     await iterator.return?.();
   }

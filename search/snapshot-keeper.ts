@@ -101,19 +101,16 @@ export class SnapshotKeeper {
     // `wanted` above turned away any other format before a part was read.
     if (!stored) return null;
     try {
-      let vector: VectorPartition | undefined;
       // The vector partition is built as the parts are read: each part of rows is copied in and let go.
-      const snapshot = await streamPartitionSnapshot(stored.parts, stored.byteLength, (lead) => {
+      const { rows, ...snapshot } = await streamPartitionSnapshot(stored.parts, stored.byteLength, (lead) => {
         if (lead.vectors.dimensions !== this.indexes.vector.dimensions)
           throw new Error(`index snapshot: ${lead.vectors.dimensions} dimensions, index has ${this.indexes.vector.dimensions}`);
         const { chunkIds, memoryIds } = vectorIdsOf(lead);
-        const receiving = this.indexes.vector.partitionReceivingRows(chunkIds, memoryIds);
-        vector = receiving.partition;
-        return receiving;
+        return this.indexes.vector.partitionReceivingRows(chunkIds, memoryIds);
       });
       return {
         ...snapshot,
-        vector: vector!,
+        vector: rows.partition,
         seq: stored.seq,
         bytes: stored.byteLength,
         ...(storedChunks ? { storedChunks } : {}),

@@ -10,6 +10,7 @@
 import { PartitionedIndex } from './partitioned-index.js';
 import { createRowStore, STEP, type PartitionBackend, type RowStore, type ScanBackend } from './row-store.js';
 import { RowSketch, sketchBytes } from './row-sketch.js';
+import type { RowsSink } from './partition-snapshot.js';
 import { TopSlots } from './top-slots.js';
 
 export type { PartitionBackend, ScanBackend } from './row-store.js';
@@ -22,11 +23,9 @@ export interface VectorHit {
 
 // --- Partitions ---------------------------------------------------------------------------------
 
-/** A partition being given its rows (Partition.receivingRows). */
-export interface RowsReceiver {
+/** A partition being given its rows (Partition.receivingRows), as a streamed snapshot's sink. */
+export interface RowsReceiver extends RowsSink {
   readonly partition: Partition;
-  receive(piece: Uint8Array): void;
-  finish(): void;
 }
 
 export class Partition {
@@ -381,7 +380,6 @@ export class Partition {
   }
 }
 
-/** Float32 values from their bytes in pieces (copied into one array). */
 const INITIAL_PARTITION_ROWS = 64;
 
 /** The room a partition grown row by row from INITIAL_PARTITION_ROWS has once it holds `rows`. */
@@ -390,6 +388,7 @@ function grownCapacity(rows: number): number {
   while (capacity < rows) capacity *= 2;
   return capacity;
 }
+
 /**
  * Partitions of this many rows and more get a sketch: below it a full scan takes under ~1.5 ms,
  * and the sketch would add a quarter to the partition's bytes for little.
