@@ -18,7 +18,7 @@
 import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import type { GraphScope } from '../core/graph-model.js';
 import type { ChainRow, ProcedureRecords, SubjectQuery } from '../core/procedures/records.js';
-import type { ChainMember, InstanceFields, PatternLink } from '../core/procedures/rules.js';
+import type { ChainMember, InstanceFields, MiningPacing, PatternLink } from '../core/procedures/rules.js';
 import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../core/procedure-model.js';
 import { isDuplicateKeyError } from './db.js';
 import { fromStored, toStored, type Stored } from './stored.js';
@@ -51,9 +51,7 @@ interface MiningStateDoc {
 }
 
 /** What paces re-mining, from a collection's mining record (null: none yet). */
-const pacingOf = (
-  state: Pick<MiningStateDoc, 'instances_at_mine' | 'changes_since'> | null,
-): { instancesAtMine: number; changesSince: number } | null =>
+const pacingOf = (state: Pick<MiningStateDoc, 'instances_at_mine' | 'changes_since'> | null): MiningPacing | null =>
   state ? { instancesAtMine: state.instances_at_mine ?? 0, changesSince: state.changes_since } : null;
 
 /** How long a full mine may hold its collection's lease without renewing it before another may take over (a crashed miner). */
@@ -373,7 +371,7 @@ export class ProcedureRepository implements ProcedureRecords {
 
   // ---- the mining record and its lease (ProcedureRecords) -----------------------------------
 
-  async noteChanges(scope: GraphScope, changes: number): Promise<{ instancesAtMine: number; changesSince: number } | null> {
+  async noteChanges(scope: GraphScope, changes: number): Promise<MiningPacing | null> {
     const state = await this.mining.findOneAndUpdate(
       { _id: scope.collectionId },
       {
@@ -386,7 +384,7 @@ export class ProcedureRepository implements ProcedureRecords {
     return pacingOf(state);
   }
 
-  async miningPacing(collectionId: string): Promise<{ instancesAtMine: number; changesSince: number } | null> {
+  async miningPacing(collectionId: string): Promise<MiningPacing | null> {
     return pacingOf(await this.mining.findOne({ _id: collectionId }, { projection: { instances_at_mine: 1, changes_since: 1 } }));
   }
 

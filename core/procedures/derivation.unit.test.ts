@@ -11,13 +11,11 @@ import type { GraphScope } from '../graph-model.js';
 import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../procedure-model.js';
 import { ProcedureDerivation } from './derivation.js';
 import type { ChainRow, ProcedureRecords, SubjectQuery } from './records.js';
-import type { ChainMember, InstanceFields, PatternLink } from './rules.js';
+import type { ChainMember, InstanceFields, MiningPacing, PatternLink } from './rules.js';
 import { addClaims, caseTraces } from '../../test/support/procedure-traces.js';
 
-interface MiningState {
+interface MiningState extends MiningPacing {
   tenantId: string;
-  instancesAtMine: number;
-  changesSince: number;
   version: number;
   changedAt: number;
   remineDue: boolean;
@@ -25,6 +23,9 @@ interface MiningState {
   leaseEpoch: number;
   leaseHeld: boolean;
 }
+
+/** The pacing part of a mining record, as the store's noteChanges and miningPacing return it. */
+const pacingOf = ({ instancesAtMine, changesSince }: MiningPacing): MiningPacing => ({ instancesAtMine, changesSince });
 
 const inScope = (row: { tenant_id: string; collection_id: string }, scope: GraphScope): boolean =>
   row.tenant_id === scope.tenantId && row.collection_id === scope.collectionId;
@@ -259,11 +260,11 @@ class ArrayProcedureRecords implements ProcedureRecords {
     };
     Object.assign(state, { changesSince: state.changesSince + changes, version: state.version + 1, changedAt: Date.now() });
     this.mining.set(scope.collectionId, state);
-    return Promise.resolve({ instancesAtMine: state.instancesAtMine, changesSince: state.changesSince });
+    return Promise.resolve(pacingOf(state));
   }
   miningPacing(collectionId: string) {
     const state = this.mining.get(collectionId);
-    return Promise.resolve(state ? { instancesAtMine: state.instancesAtMine, changesSince: state.changesSince } : null);
+    return Promise.resolve(state ? pacingOf(state) : null);
   }
   markMineOwed(collectionId: string) {
     const state = this.mining.get(collectionId);

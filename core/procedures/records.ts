@@ -5,7 +5,7 @@
  */
 import type { GraphScope } from '../graph-model.js';
 import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../procedure-model.js';
-import type { ChainMember, InstanceFields, PatternLink } from './rules.js';
+import type { ChainMember, InstanceFields, MiningPacing, PatternLink } from './rules.js';
 
 /** The trace fields the chaining rule reads. */
 export type ChainRow = Pick<
@@ -88,9 +88,9 @@ export interface ProcedureRecords {
 
   // ---- the mining record and its lease
   /** Counts a change (and moves the version); returns the instances at the last mine and the changes since. */
-  noteChanges(scope: GraphScope, changes: number): Promise<{ instancesAtMine: number; changesSince: number } | null>;
+  noteChanges(scope: GraphScope, changes: number): Promise<MiningPacing | null>;
   /** The instances at the last mine and the changes since (null: no record yet), as noteChanges returns them. */
-  miningPacing(collectionId: string): Promise<{ instancesAtMine: number; changesSince: number } | null>;
+  miningPacing(collectionId: string): Promise<MiningPacing | null>;
   /** A full mine is owed: the sweep runs it once the collection is quiet. */
   markMineOwed(collectionId: string): Promise<void>;
   /** A mine starts: clears what was owed and returns the version it starts from. */

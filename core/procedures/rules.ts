@@ -166,8 +166,14 @@ export function assignToNearest(
   return { links, touched };
 }
 
+/** What paces full mines of a collection: the instances at its last full mine and the changes since. */
+export interface MiningPacing {
+  instancesAtMine: number;
+  changesSince: number;
+}
+
 /** Whether the changes since the last full mine call for another (no mining record yet: always). */
-export function fullMineDue(state: { instancesAtMine: number; changesSince: number } | null): boolean {
+export function fullMineDue(state: MiningPacing | null): boolean {
   const threshold = Math.max(1, Math.floor((state?.instancesAtMine ?? 0) * REMINE_SHARE));
   return !state || state.changesSince >= threshold;
 }
