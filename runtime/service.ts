@@ -38,6 +38,7 @@ import { openModelThread, speechModelOnThread } from '../models/model-thread-cli
 import { SearchIndex } from '../search/search-index.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { activityInterceptors } from './activity-interceptors.js';
+import { tuneGarbageCollector } from './gc-tuning.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { apiRepairs, processPlan } from './roles.js';
 import { installTemporalLogging } from './temporal-logging.js';
@@ -154,6 +155,7 @@ function outboundClient(config: Config, totalTimeoutMs: number, keepAlive = fals
 }
 
 export async function startService(config: Config, endpoints: ServiceEndpoints): Promise<RunningService> {
+  tuneGarbageCollector();
   const plan = processPlan(config);
   const logger = createLogger(plan.api ? 'api' : 'worker', config.LOG_LEVEL, config.LOG_FORMAT);
   installTemporalLogging(logger, config.LOG_LEVEL);
