@@ -30,6 +30,7 @@ import { freePort, startMongoStandin } from '../dev/embedded.js';
 import { SearchIndex } from '../search/search-index.js';
 import { createAdminService } from '../services/admin.js';
 import { openStore } from '../store/index.js';
+import { tuneGarbageCollector } from '../runtime/gc-tuning.js';
 import { processCpuSeconds } from './cpu.js';
 import { info, metric } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
@@ -181,6 +182,8 @@ async function load(store: Store, mongoPid: number, corpus: Target, runs: number
 
 const [mode, ...args] = process.argv.slice(2);
 const [dataDir, count] = args;
+// This process stands for a fresh API process: its collector is tuned as a service's is.
+tuneGarbageCollector();
 if (mode === 'fill' && dataDir) await fill(path.resolve(dataDir), Number(count ?? 100_000));
 else if (mode === 'load' && dataDir) {
   const corpus = JSON.parse(readFileSync(path.join(path.resolve(dataDir), 'cold-load.json'), 'utf8')) as Corpus;
