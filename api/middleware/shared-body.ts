@@ -6,10 +6,9 @@
  * A device call sends its snapshot's megabytes again on every call: the socket's pieces and
  * raw-body's join of them allocated the body twice, and a mark-compact of the whole API heap
  * followed every 12 calls of a 2.9 MB body (bench device-open, HTTP phase: 8 major GCs per 100
- * calls; joined into reused memory, 4). The socket's pieces are Node's and stay: the collector
- * lets them go in scavenges since it counts external memory in its global limit
- * (runtime/gc-tuning.ts). The memory is shared (SharedArrayBuffer) so that a CPU-pool thread
- * reads the bytes where they are.
+ * calls; joined into reused memory, 4). The socket's pieces are Node's and stay: scavenges let
+ * them go since new space is capped as before Node 24 (runtime/gc-tuning.ts). The memory is
+ * shared (SharedArrayBuffer) so that a CPU-pool thread reads the bytes where they are.
  *
  * The read answers as raw-body (what @koa/bodyparser and co-body use) answers: the same limit and
  * length checks, the same errors (status, type, message), so a client cannot tell which read it met.
