@@ -19,15 +19,12 @@ import { setFlagsFromString } from 'node:v8';
 /** The V8 flag, as Node's `--v8-options` lists it: new space's largest capacity, in MB. */
 export const NEW_SPACE_CAPACITY_FLAG = '--scavenger-max-new-space-capacity-mb=8';
 
-let applied = false;
-
 /**
  * Applies the collector settings above to the whole process (V8 flags are per process, so worker
- * threads get them too; new space reads its cap as it grows). Idempotent. A V8 that does not know
- * the flag says so on stderr and goes on.
+ * threads get them too; new space reads its cap as it grows). Setting the flag again changes
+ * nothing, so a second service in one process may call it too. A V8 that does not know the flag
+ * says so on stderr and goes on.
  */
 export function tuneGarbageCollector(): void {
-  if (applied) return;
-  applied = true;
   setFlagsFromString(NEW_SPACE_CAPACITY_FLAG);
 }
