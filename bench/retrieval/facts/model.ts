@@ -17,12 +17,17 @@ export interface QuestionDraft {
   evidence: number[];
 }
 
-export interface Fact {
-  type: string;
-  topic: Topic;
+/** What a fact type makes: the turns that plant one fact, and the questions about it. */
+export interface FactBody {
   /** User turns, in conversation order. */
   turns: string[];
   questions: QuestionDraft[];
+}
+
+/** A planted fact: its body, with the type and topic of the fact type that made it. */
+export interface Fact extends FactBody {
+  type: string;
+  topic: Topic;
 }
 
 export interface FactType {
@@ -31,6 +36,11 @@ export interface FactType {
   /** Relative frequency: common life events recur in more conversations (harder distractors). */
   weight: number;
   make(c: Ctx): Fact;
+}
+
+/** A fact type whose facts carry its own type and topic, so that no maker can give another. */
+export function factType(type: string, topic: Topic, weight: number, makeBody: (c: Ctx) => FactBody): FactType {
+  return { type, topic, weight, make: (c) => ({ type, topic, ...makeBody(c) }) };
 }
 
 export const company = (c: Ctx): string => c.u.make(() => `${pick(c.r, STEMS)} ${pick(c.r, COMPANY_SUFFIXES)}`);
