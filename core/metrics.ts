@@ -65,7 +65,7 @@ export const workerPoolTaskDuration = new Histogram({
 
 /** A pool's PoolObserver (core/worker-pool.ts) that records into workerPoolTaskDuration. */
 export const observePoolTasks =
-  (pool: 'cpu' | 'bodies' | 'model') =>
+  (pool: 'cpu' | 'bodies' | 'model' | 'model_query') =>
   (task: string, seconds: number, outcome: 'ok' | 'failed' | 'abandoned'): void =>
     workerPoolTaskDuration.observe({ pool, task, outcome }, seconds);
 

@@ -2,10 +2,8 @@
  * The CPU-heavy work an API process hands to its worker-thread pool (core/worker-pool.ts), by
  * name: structure extraction (compromise, synchronous) and the JSON tasks of json-tasks.ts (the
  * parse of a snapshot downloaded by reference runs on this pool; request bodies have a pool of
- * their own on json-thread.ts). Not the embedding model: onnxruntime-node
- * loaded in a worker thread and the main thread at once crashed the process (a native
- * "Cannot create a handle without a HandleScope" in OrtValueToNapiValue), so the model runs on a
- * thread of its own and only there (models/model-tasks.ts). Add a handler here to move another kind of work off the event loop; the thread entry
+ * their own on json-thread.ts). Not the embedding model: it runs on the process's model threads
+ * (models/model-thread-client.ts), never on this pool. Add a handler here to move another kind of work off the event loop; the thread entry
  * (cpu-thread.ts) serves this map, and the main side gets its types from it.
  */
 import type { WorkerPool } from '../core/worker-pool.js';

@@ -32,10 +32,15 @@ export interface EmbedderOptions {
   threads?: number;
   /**
    * Run the model on the process's model thread (models/model-thread-client.ts), never on the
-   * caller's: a model call then never blocks the event loop, and onnxruntime runs on that one
-   * thread of the process only (running it on two at once crashed the process, see models/cpu-tasks.ts).
+   * caller's: a model call then never blocks the event loop.
    */
   thread?: ModelThread;
+  /**
+   * Run query embeddings on this thread instead (a process that answers searches): a search then
+   * waits for no passage call, which runs to its end once started (a device create's passage, the
+   * worker's batch). Queries still share calls with each other.
+   */
+  queryThread?: ModelThread;
 }
 
 /** e5 models were trained with these prefixes; without them retrieval drops sharply. */
@@ -44,7 +49,7 @@ function prefixesFor(modelId: string): { query: string; passage: string } {
 }
 
 /** What loads the model: the same on the caller's thread and on the model thread. */
-export type ModelSource = Omit<EmbedderOptions, 'maxBatchSize' | 'thread'>;
+export type ModelSource = Omit<EmbedderOptions, 'maxBatchSize' | 'thread' | 'queryThread'>;
 
 /** Loads the model and answers one model call: texts in, one unit vector per text out. */
 export async function loadModelRunner(options: ModelSource): Promise<(texts: string[]) => Promise<Float32Array[]>> {
@@ -124,23 +129,33 @@ export function lengthGroups(lengths: readonly number[], slack = 1.3, maxPadded 
 }
 
 export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> {
-  const { maxBatchSize, thread, ...source } = options;
-  // The thread loads the model on its first task; the micro-batcher below runs one call at a time.
-  const callModel: (texts: string[]) => Promise<Float32Array[]> = thread
-    ? (texts) => thread.run('embed', { source, texts }, { key: 'embedding' })
-    : await loadModelRunner(source);
+  const { maxBatchSize, thread, queryThread, ...source } = options;
+  // A thread loads the model on its first task; each micro-batcher below runs one call at a time.
+  const onThread =
+    (modelThread: ModelThread) =>
+    (texts: string[]): Promise<Float32Array[]> =>
+      modelThread.run('embed', { source, texts }, { key: 'embedding' });
+  const callModel = thread ? onThread(thread) : await loadModelRunner(source);
   // Measured here, in the process's registry (a thread has its own, which nobody scrapes).
-  const run = async (texts: string[]): Promise<Float32Array[]> => {
-    if (texts.length === 0) return [];
-    const stopTimer = embeddingBatchDuration.startTimer();
-    const vectors = await callModel(texts);
-    stopTimer();
-    embeddingBatchSize.observe(texts.length);
-    return vectors;
-  };
+  const measured =
+    (call: (texts: string[]) => Promise<Float32Array[]>) =>
+    async (texts: string[]): Promise<Float32Array[]> => {
+      if (texts.length === 0) return [];
+      const stopTimer = embeddingBatchDuration.startTimer();
+      const vectors = await call(texts);
+      stopTimer();
+      embeddingBatchSize.observe(texts.length);
+      return vectors;
+    };
+  const run = measured(callModel);
   const prefixes = prefixesFor(options.modelId);
   const batched = microBatch(run, maxBatchSize ?? 32);
-  const probe = await run(['dimension probe']);
+  const batchedQueries = queryThread ? microBatch(measured(onThread(queryThread)), maxBatchSize ?? 32) : batched;
+  // Both threads load the model now, so that neither the first memory nor the first search waits for it.
+  const [probe] = await Promise.all([
+    run(['dimension probe']),
+    queryThread ? batchedQueries([prefixes.query + 'dimension probe'], { priority: 'query' }) : undefined,
+  ]);
   const dimensions = probe[0]?.length ?? 0;
   return {
     modelId: options.modelId,
@@ -156,7 +171,7 @@ export async function loadEmbedder(options: EmbedderOptions): Promise<Embedder> 
         },
       ),
     embedQuery: async (text) => {
-      const [vector] = await batched([prefixes.query + text], { priority: 'query' });
+      const [vector] = await batchedQueries([prefixes.query + text], { priority: 'query' });
       if (!vector) throw new Error('embedder returned no vector');
       return vector;
     },

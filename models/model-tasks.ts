@@ -1,9 +1,8 @@
 /**
  * What the model thread does (models/model-thread.ts): runs the embedding model and the Whisper
- * speech model, each loaded on its first task. A service process sends every model call here
- * (models/model-thread-client.ts), so onnxruntime runs on this one thread of the process only
- * (running it on two crashed the process, see models/cpu-tasks.ts) and never on an event loop
- * that answers requests or heartbeats.
+ * speech model, each loaded on its first task. A service process sends every model call to its
+ * model threads (models/model-thread-client.ts), so onnxruntime never runs on an event loop that
+ * answers requests or heartbeats.
  */
 import { localSpeechModel, type SpeechModel, type SpeechModelSource, type WindowTokens } from '../extractors/audio.js';
 import { loadModelRunner, type ModelSource } from './embedder.js';

@@ -1,6 +1,8 @@
 /**
- * One model thread runs both models of a service process: speech windows and embeddings side by
- * side on the thread, which is what used to crash a process when they ran on two of its threads.
+ * The model threads of a service process: the bulk thread runs speech windows and passage
+ * embeddings side by side; the query thread runs query embeddings while the bulk thread is busy.
+ * onnxruntime-node 1.21 aborted the process (a native HandleScope fatal error) as soon as two
+ * threads ran it at once; the second test is the one that failed then.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { loadConfig } from '../config/index.js';
 import { createTranscriber } from '../extractors/audio.js';
 import { commandAvailable, speakWav } from '../test/fixtures/media.js';
 import { loadEmbedder } from './embedder.js';
-import { openModelThread, speechModelOnThread } from './model-thread-client.js';
+import { openModelThread, openQueryModelThread, speechModelOnThread } from './model-thread-client.js';
 
 const config = loadConfig();
 const modelsDir = config.MODELS_DIR;
@@ -57,5 +59,29 @@ describe('the model thread', { skip }, () => {
     assert.ok(Math.abs(Math.hypot(...vector) - 1) < 1e-3, 'a unit vector');
     assert.deepEqual(order, ['query', 'window'], 'the query embedding answered while the speech window still ran');
     await transcriber.close();
+  });
+
+  it('embeds a query on the query thread while the bulk thread runs a long passage call, with the same vectors as one thread', async () => {
+    const queryThread = openQueryModelThread();
+    after(() => queryThread.close());
+    const options = { modelId: config.EMBEDDING_MODEL, modelsDir, allowRemoteModels: false };
+    const shared = await loadEmbedder({ ...options, thread });
+    const split = await loadEmbedder({ ...options, thread, queryThread });
+    const passages = Array.from(
+      { length: 32 },
+      (_, at) => `Passage ${at}: ${'the design team met on Tuesday to plan the launch. '.repeat(8)}`,
+    );
+    const question = 'when did the design team meet';
+
+    const order: string[] = [];
+    // One call of 32 long passages (a second or more here), posted before the query.
+    const passageCall = split.embedPassages(passages, { maxPerCall: 32 }).finally(() => order.push('passages'));
+    const query = split.embedQuery(question).finally(() => order.push('query'));
+    const [splitPassages, splitQuery] = await Promise.all([passageCall, query]);
+    assert.deepEqual(order, ['query', 'passages'], 'the query did not wait for the passage call');
+
+    // Two threads, the same model: bit for bit the vectors of the one shared thread.
+    assert.deepEqual(splitQuery, await shared.embedQuery(question));
+    assert.deepEqual(splitPassages, await shared.embedPassages(passages));
   });
 });

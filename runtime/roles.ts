@@ -15,10 +15,16 @@ export interface ProcessPlan {
   /**
    * The niceness of the process's CPU-pool threads: above 0 where requests are served, so the
    * event loop (a search, a ping, a deadline) takes the CPU before a device create's extraction
-   * does. Not the model thread's: a search's query embedding runs there, and a niced model thread
-   * made searches slower on a machine loaded by other processes (docs/device-memory.md).
+   * does. Not the model threads': the query thread is a search's own, and a niced bulk thread,
+   * which embeds ingestion's passages in ROLE=all, gained nothing measurable (docs/decisions.md).
    */
   backgroundThreadNiceness: number;
+  /**
+   * A model thread of its own for query embeddings where searches are answered: a model call runs
+   * to its end once started, so on the shared thread a search waited for a device create's passage
+   * or the worker's batch (models/model-thread-client.ts).
+   */
+  queryModelThread: boolean;
   /**
    * Threads, at the process's own priority, that parse and locate large request bodies
    * (api/middleware/pooled-json-body.ts): part of a request's answer, so neither niced nor queued
@@ -45,6 +51,7 @@ export function processPlan(config: Pick<Config, 'ROLE' | 'WEBHOOK_DELIVERY' | '
     worker,
     cpuPool: api,
     backgroundThreadNiceness: api ? BACKGROUND_THREAD_NICENESS : 0,
+    queryModelThread: api,
     requestBodyThreads: api ? 1 : 0,
     eagerWorkflowStart: api && worker,
     webhookDelivery: worker && config.WEBHOOK_DELIVERY,

@@ -34,7 +34,7 @@ import { createFileExtractors } from '../extractors/files.js';
 import { createLocalExtractor } from '../extractors/structure/local-extractor.js';
 import { PredicateClassifier } from '../core/fact-lexicon.js';
 import { loadEmbedder, type Embedder } from '../models/embedder.js';
-import { openModelThread, speechModelOnThread } from '../models/model-thread-client.js';
+import { openModelThread, openQueryModelThread, speechModelOnThread } from '../models/model-thread-client.js';
 import { SearchIndex } from '../search/search-index.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { activityInterceptors } from './activity-interceptors.js';
@@ -171,8 +171,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE).catch((error: unknown) =>
     logger.warn({ err: error }, 'could not verify custom search attributes (MemoryId, CollectionId, TenantId)'),
   );
-  // Not niced: a search's query embedding runs on it (roles.ts, backgroundThreadNiceness).
+  // Not niced (roles.ts, backgroundThreadNiceness).
   const modelThread = openModelThread(observePoolTasks('model'));
+  const queryModelThread = plan.queryModelThread ? openQueryModelThread(observePoolTasks('model_query')) : null;
   const embedderOptions = {
     modelId: config.EMBEDDING_MODEL,
     modelsDir: config.MODELS_DIR,
@@ -180,9 +181,10 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     cacheDir: path.join(config.DATA_DIR, 'model-cache'),
     maxBatchSize: config.EMBEDDING_BATCH_SIZE,
     threads: config.EMBEDDING_THREADS,
-    // Every model call of the process (embeddings, and speech windows in a worker) runs on this one
-    // thread: never on the event loop, and onnxruntime on one thread only (runtime/roles.ts).
+    // Every model call of the process (embeddings, and speech windows in a worker) runs on a model
+    // thread, never on the event loop; a search's query embedding on its own where there is one.
     thread: modelThread,
+    ...(queryModelThread ? { queryThread: queryModelThread } : {}),
   };
   const embedder = memoize<Embedder>(() => loadEmbedder(embedderOptions));
   const stoppers: (() => Promise<void>)[] = [];
@@ -464,6 +466,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       await cpu?.close().catch(() => undefined);
       await bodies?.close().catch(() => undefined);
       await modelThread.close().catch(() => undefined);
+      await queryModelThread?.close().catch(() => undefined);
       await connection.close().catch(() => undefined);
       await store.close().catch(() => undefined);
     },

@@ -402,9 +402,9 @@ export function createDeviceMemoryService(deps: {
         const graph = await SnapshotGraph.inSlices(opened.body, embedder.dimensions, new TimeSlicer(), opened.wire);
         // Device episodes carry no time of their own: their facts hold from now on.
         const createdAt = new Date();
-        // Extraction on the worker threads (fair across tenants) while the model embeds on its own
-        // thread: onnxruntime-node crashes the process (a native HandleScope error) when it runs in
-        // two threads at once, so it runs only there, never in the pool or on the event loop.
+        // Extraction on the worker threads (fair across tenants) while the model embeds on the bulk
+        // model thread, never in the pool or on the event loop; searches embed their queries on
+        // a thread of their own meanwhile (models/model-thread-client.ts).
         const job = { key: tenantId, signal };
         const extractor = pooledExtractor(deps.cpu.pool, job);
         const [extractions, vectors] = await Promise.all([

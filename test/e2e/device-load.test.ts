@@ -1,7 +1,7 @@
 /**
  * Device creates are CPU-heavy (structure extraction and embedding of up to 2M characters): their
- * extraction runs on the API's worker-thread pool and their embedding on the process's model thread
- * (the only thread onnxruntime runs on: running it on two crashed the process, models/cpu-tasks.ts),
+ * extraction runs on the API's worker-thread pool and their embedding on the process's bulk model
+ * thread (a search's query embedding has a thread of its own, models/model-thread-client.ts),
  * they are bounded per tenant, and they give their slot back as soon as the request is abandoned.
  * Another tenant's search latency meanwhile is reported (test diagnostics), not asserted: timings
  * on a shared machine are no test. What is asserted is the API's event-loop delay while the creates
@@ -271,7 +271,7 @@ describe('device work and other tenants', () => {
     });
     try {
       // A voicemail ingested meanwhile: Whisper and the device creates' embeddings share the
-      // process's one model thread (onnxruntime on two threads of a process crashed it).
+      // process's bulk model thread, and the searches' queries run on the query thread beside it.
       const speech = await toMp3(await speakWav('Please schedule a meeting with the design team for next Tuesday.'));
       const quietApi = new Api(own.baseUrl, quiet.apiKey);
       await watchCreatesToTheEnd(own, t, async () => {
