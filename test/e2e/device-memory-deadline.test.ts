@@ -1,7 +1,8 @@
 /**
  * A device create that writes its snapshot to a put_url and runs into the request deadline: the
- * upload is cut when the deadline answers 503 (nothing is written afterwards), and a retry with
- * the same Idempotency-Key never adds the episode twice, even when the first upload had landed.
+ * upload is cut when the deadline answers 503 (nothing is written afterwards), the tenant's device
+ * slot is free again at once, and a retry with the same Idempotency-Key never adds the episode
+ * twice, even when the first upload had landed.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +13,8 @@ import { startHttpsOrigin, TEST_CA_FILE, type HttpsOrigin } from '../support/htt
 import { startApiProcess, type ApiProcess } from '../support/processes.js';
 
 const DEADLINE_MS = 4000;
+/** How soon after the deadline's 503 the tenant's one device slot must be free: far below the origin's hold. */
+const SLOT_BACK_WITHIN_MS = 2000;
 
 describe('device create with a put_url past the request deadline', () => {
   let dns: DnsServer;
@@ -31,6 +34,8 @@ describe('device create with a put_url past the request deadline', () => {
       OUTBOUND_UNSAFE_TEST_ORIGIN: `snapshots.test:${origin.port}`,
       NODE_EXTRA_CA_CERTS: TEST_CA_FILE,
       REQUEST_TIMEOUT_MS: String(DEADLINE_MS),
+      // One device call per tenant: the next one is admitted only once the abandoned one gave its slot back.
+      DEVICE_MAX_CONCURRENCY_PER_TENANT: '1',
     });
     tenant = await newTenant('device-deadline');
     api = new Api(proc.baseUrl, tenant.apiKey);
@@ -73,6 +78,12 @@ describe('device create with a put_url past the request deadline', () => {
     const first = await api.post('/v1/memories', body, { 'Idempotency-Key': 'create-1' });
     assert.equal(first.status, 503, JSON.stringify(first.body));
     assert.equal(first.body.error.code, 'request_timeout');
+    // The origin would hold the upload for another 8 s: the slot comes back when the deadline
+    // answers, not when the abandoned work's last request ends (else 503 device_busy meanwhile).
+    await eventually(async () => {
+      const next = await api.post('/v1/memories', { snapshot: {}, raw_text: 'Carol Diaz opened the Lisbon office.' });
+      assert.equal(next.status, 200, JSON.stringify(next.body));
+    }, SLOT_BACK_WITHIN_MS);
     await until(() => firstUpload?.cutBeforeAnswer === true, 'the service to cut its abandoned upload', 5000);
     assert.equal(firstUpload!.stored, true, 'the upload had landed before the deadline (the case a retry must not double)');
 
