@@ -13,7 +13,9 @@
  *     entities follow the query's own: device search has no hits);
  *   - another tenant's collection search p50/p95 while large device creates run, beside its idle
  *     figures (issue 26: device work must not stall other tenants);
- *   - the API's RSS while exporting a collection over the snapshot caps (refused before reading).
+ *   - the API's RSS while exporting a collection over the snapshot caps: over the episode cap
+ *     (refused from the counts, before reading) and over the byte cap only (read page by page until
+ *     the bytes pass SNAPSHOT_MAX_BYTES, then refused).
  * Lines with a goal (issue 28) are followed by `<name>_goal` lines.
  */
 import { canonicalJson } from '../core/canonical-json.js';
@@ -46,12 +48,14 @@ export interface DeviceLoadDeps {
   tenant: (name: string) => Promise<{ tenantId: string; apiKey: string; collectionId: string }>;
   /** Completed memories of a collection. */
   countComplete: (tenantId: string, collectionId: string) => Promise<number>;
-  /** Fills a collection with `memories` one-chunk memories straight through the store. */
-  prefill: (tenantId: string, collectionId: string, memories: number) => Promise<void>;
+  /** Fills a collection with `memories` one-chunk memories of `wordsPerChunk` words straight through the store. */
+  prefill: (tenantId: string, collectionId: string, memories: number, wordsPerChunk: number) => Promise<void>;
   /** The API process's resident set, MB. */
   rssMb: () => number | null;
   /** SNAPSHOT_MAX_EPISODES of the service. */
   maxEpisodes: number;
+  /** SNAPSHOT_MAX_BYTES of the service. */
+  maxBytes: number;
 }
 
 /** The service's CPU-seconds over `runs` calls, per call in ms (null off Linux). */
@@ -313,29 +317,45 @@ async function searchUnderDeviceLoad(baseUrl: string, apiKey: string, snapshotTe
 }
 
 /** Exports a collection one episode over SNAPSHOT_MAX_EPISODES: refused before reading, so the API's RSS barely moves. */
+/**
+ * The API's RSS while it exports a collection over a cap: one over the episode cap (refused from
+ * the counts) and one under every count cap whose snapshot would pass the byte cap (read page by
+ * page, refused once the bytes read pass it). Both must leave the RSS where it was, give or take
+ * the byte cap.
+ */
 async function exportOverCaps(baseUrl: string, load: DeviceLoadDeps): Promise<void> {
-  const tenant = await load.tenant('device-caps');
-  await load.prefill(tenant.tenantId, tenant.collectionId, load.maxEpisodes + 1);
-  const before = load.rssMb();
-  let peak = before ?? 0;
-  const sampler = setInterval(() => (peak = Math.max(peak, load.rssMb() ?? 0)), 10);
-  const started = performance.now();
-  const response = await fetch(`${baseUrl}/v1/device-memory/snapshot/export`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ collection_id: tenant.collectionId }),
-  });
-  const text = await response.text();
-  const ms = performance.now() - started;
-  clearInterval(sampler);
-  peak = Math.max(peak, load.rssMb() ?? 0);
-  if (before === null) {
-    info('   could not read the API process RSS: no over-caps export figure');
-    return;
+  // About 3.6 KB of text a chunk, and enough chunks that their text alone is twice the byte cap
+  // (18,641 at the default 32 MiB, under the 20,000-episode cap).
+  const wordsPerChunk = 600;
+  const overBytes = Math.min(load.maxEpisodes, Math.ceil((2 * load.maxBytes) / (wordsPerChunk * 6)));
+  const cases = [
+    { cap: 'episode', prefix: 'device_export_over_caps', memories: load.maxEpisodes + 1, wordsPerChunk: 20 },
+    { cap: 'byte', prefix: 'device_export_over_byte_cap', memories: overBytes, wordsPerChunk },
+  ];
+  for (const { cap, prefix, memories, wordsPerChunk: words } of cases) {
+    const tenant = await load.tenant(`device-caps-${cap}`);
+    await load.prefill(tenant.tenantId, tenant.collectionId, memories, words);
+    const before = load.rssMb();
+    let peak = before ?? 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, load.rssMb() ?? 0)), 10);
+    const started = performance.now();
+    const response = await fetch(`${baseUrl}/v1/device-memory/snapshot/export`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ collection_id: tenant.collectionId }),
+    });
+    const text = await response.text();
+    const ms = performance.now() - started;
+    clearInterval(sampler);
+    peak = Math.max(peak, load.rssMb() ?? 0);
+    if (before === null) {
+      info('   could not read the API process RSS: no over-caps export figure');
+      return;
+    }
+    metric(`${prefix}_api_rss_before_mb`, before, 'MB');
+    metric(`${prefix}_api_peak_rss_mb`, peak, 'MB');
+    metric(`${prefix}_api_rss_growth_mb`, peak - before, 'MB');
+    metric(`${prefix}_ms`, ms, 'ms');
+    info(`   export over the ${cap} cap (${memories} memories of ${words} words): ${response.status} ${text.slice(0, 160)}`);
   }
-  metric('device_export_over_caps_api_rss_before_mb', before, 'MB');
-  metric('device_export_over_caps_api_peak_rss_mb', peak, 'MB');
-  metric('device_export_over_caps_api_rss_growth_mb', peak - before, 'MB');
-  metric('device_export_over_caps_ms', ms, 'ms');
-  info(`   export of ${load.maxEpisodes + 1} episodes (cap ${load.maxEpisodes}): ${response.status} ${text.slice(0, 160)}`);
 }

@@ -417,7 +417,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
         },
         countComplete: (owner, collection) =>
           store!.memories.collection.countDocuments({ tenant_id: owner, collection_ids: collection, status: 'complete' }),
-        prefill: async (owner, collection, memories) => {
+        prefill: async (owner, collection, memories, wordsPerChunk) => {
           await writeSyntheticCorpus(store!, {
             tenantId: owner,
             collectionId: collection,
@@ -425,12 +425,13 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
             dimensions: EMBEDDING_DIMENSIONS,
             memories,
             chunksPerMemory: 1,
-            wordsPerChunk: 20,
+            wordsPerChunk,
             seed: 9009,
           });
         },
         rssMb: () => readRssMb(servicePid)?.rss ?? null,
         maxEpisodes: config.SNAPSHOT_MAX_EPISODES,
+        maxBytes: config.SNAPSHOT_MAX_BYTES,
       },
     );
   }
