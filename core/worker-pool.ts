@@ -78,7 +78,18 @@ interface Thread {
   worker: Worker;
   /** The tasks sent to it and not yet answered, by id. */
   jobs: Map<number, Job>;
+  /** Called when its last task has answered (a closing pool waits for that). */
+  onIdle?: () => void;
 }
+
+/**
+ * How long a closing pool waits for a thread's running tasks to answer before ending the thread
+ * anyway. A task runs native code that cannot be interrupted (onnxruntime, compromise); ending a
+ * thread under a running onnxruntime call aborted the whole process (`terminate called after
+ * throwing an instance of 'Napi::Error'`). The longest task is a model call: a batch of at most
+ * 1,024 padded tokens or one speech window, seconds at most on a loaded machine.
+ */
+const CLOSE_DRAIN_MS = 5000;
 
 type Reply = { id: number; ok: true; output: unknown } | { id: number; ok: false; message: string };
 
@@ -178,7 +189,11 @@ export class WorkerPool<Handlers extends TaskHandlers> {
     return this.threads.length;
   }
 
-  /** Fails what is queued or running and ends every thread. The pool cannot be reused. */
+  /**
+   * Fails what is queued or running and ends every thread, each once its running tasks have
+   * answered (their callers are not waited for: they are told the pool closed), or after
+   * CLOSE_DRAIN_MS. The pool cannot be reused.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const queue of this.queues.values()) for (const job of queue) this.finish(job, { ok: false, error: new WorkerPoolClosedError() });
@@ -187,7 +202,28 @@ export class WorkerPool<Handlers extends TaskHandlers> {
     const threads = this.threads.splice(0);
     for (const thread of threads)
       for (const job of thread.jobs.values()) this.finish(job, { ok: false, error: new WorkerPoolClosedError() });
-    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    await Promise.all(
+      threads.map(async (thread) => {
+        await this.idle(thread, CLOSE_DRAIN_MS);
+        await thread.worker.terminate();
+      }),
+    );
+  }
+
+  /** Resolves once the thread has answered every task sent to it, it is gone, or `timeoutMs` passed. */
+  private idle(thread: Thread, timeoutMs: number): Promise<void> {
+    if (thread.jobs.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        thread.worker.off('exit', done);
+        thread.onIdle = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      thread.worker.once('exit', done);
+      thread.onIdle = done;
+    });
   }
 
   private abandon(job: Job): void {
@@ -251,6 +287,7 @@ export class WorkerPool<Handlers extends TaskHandlers> {
       const job = thread.jobs.get(reply.id);
       thread.jobs.delete(reply.id);
       if (job) this.finish(job, reply.ok ? { ok: true, output: reply.output } : { ok: false, error: new Error(reply.message) });
+      if (thread.jobs.size === 0) thread.onIdle?.();
       this.pump();
     });
     const lost = (why: string): void => {

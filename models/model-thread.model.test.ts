@@ -12,6 +12,7 @@ import { loadConfig } from '../config/index.js';
 import { createTranscriber } from '../extractors/audio.js';
 import { commandAvailable, speakWav } from '../test/fixtures/media.js';
 import { loadEmbedder } from './embedder.js';
+import { WorkerPoolClosedError } from '../core/worker-pool.js';
 import { openModelThread, openQueryModelThread, speechModelOnThread } from './model-thread-client.js';
 
 const config = loadConfig();
@@ -83,5 +84,32 @@ describe('the model thread', { skip }, () => {
     // Two threads, the same model: bit for bit the vectors of the one shared thread.
     assert.deepEqual(splitQuery, await shared.embedQuery(question));
     assert.deepEqual(splitPassages, await shared.embedPassages(passages));
+  });
+
+  it('closes a model thread in the middle of a passage call without aborting the process', async () => {
+    const closing = openModelThread();
+    const embedder = await loadEmbedder({ modelId: config.EMBEDDING_MODEL, modelsDir, allowRemoteModels: false, thread: closing });
+    const passages = Array.from(
+      { length: 32 },
+      (_, at) => `Passage ${at}: ${'the design team met on Tuesday to plan the launch. '.repeat(8)}`,
+    );
+    const call = embedder.embedPassages(passages, { maxPerCall: 32 });
+    const outcome = call.then(
+      () => 'answered',
+      (error: unknown) => (error instanceof WorkerPoolClosedError ? 'closed' : `failed: ${String(error)}`),
+    );
+    // The call is on the thread now (a second or more); ending the thread under it aborted the
+    // process (onnxruntime's binding throws a C++ exception nobody catches). Close waits for it.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await closing.close();
+    assert.equal(await outcome, 'closed', 'the caller is told the pool closed');
+    await assert.rejects(
+      closing.run(
+        'embed',
+        { source: { modelId: config.EMBEDDING_MODEL, modelsDir, allowRemoteModels: false }, texts: ['x'] },
+        { key: 'a' },
+      ),
+      WorkerPoolClosedError,
+    );
   });
 });

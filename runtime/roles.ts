@@ -111,7 +111,7 @@ export function apiRepairs(
     },
     // Bytes of uploads whose URL expired an hour ago without a memory taking them are removed.
     { everyMs: 300_000, run: () => deps.sweepUploads(HOUR_MS), done: 'removed abandoned uploads', failed: 'upload sweep failed' },
-    // Acks of subscriber ids not seen for WS_ACK_RETENTION_HOURS: the ids are client-chosen.
+    // Acks not moved for WS_ACK_RETENTION_HOURS: the subscriber ids are client-chosen (docs/events.md).
     {
       everyMs: 600_000,
       run: () => deps.expireAcks(new Date(now() - config.WS_ACK_RETENTION_HOURS * HOUR_MS)),
