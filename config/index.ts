@@ -88,6 +88,13 @@ const configSchema = z.object({
    * the rest of a shared machine.
    */
   EMBEDDING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  /**
+   * A process that answers searches embeds their queries on a model thread of its own, so a search
+   * never waits for a passage call (a device create's, the worker's batch). It holds a second copy
+   * of the model: about 150 MB more per API process (docs/decisions.md). Off: queries share the
+   * bulk thread and go ahead of queued passages, but wait for the call that runs.
+   */
+  EMBEDDING_QUERY_THREAD: booleanFromEnv.default(true),
   /** How long an ingestion's embedding request may wait for others to fill its model call, while several memories are in flight. */
   EMBEDDING_COALESCE_MS: z.coerce.number().int().min(0).max(1000).default(20),
 

@@ -22,7 +22,8 @@ export interface ProcessPlan {
   /**
    * A model thread of its own for query embeddings where searches are answered: a model call runs
    * to its end once started, so on the shared thread a search waited for a device create's passage
-   * or the worker's batch (models/model-thread-client.ts).
+   * or the worker's batch (models/model-thread-client.ts). EMBEDDING_QUERY_THREAD=false saves its
+   * copy of the model.
    */
   queryModelThread: boolean;
   /**
@@ -43,7 +44,9 @@ export interface ProcessPlan {
 /** Enough that the scheduler favours the event loop clearly, not so much that the threads starve. */
 export const BACKGROUND_THREAD_NICENESS = 10;
 
-export function processPlan(config: Pick<Config, 'ROLE' | 'WEBHOOK_DELIVERY' | 'WORKER_METRICS_PORT'>): ProcessPlan {
+export function processPlan(
+  config: Pick<Config, 'ROLE' | 'WEBHOOK_DELIVERY' | 'WORKER_METRICS_PORT' | 'EMBEDDING_QUERY_THREAD'>,
+): ProcessPlan {
   const api = config.ROLE !== 'worker';
   const worker = config.ROLE !== 'api';
   return {
@@ -51,7 +54,7 @@ export function processPlan(config: Pick<Config, 'ROLE' | 'WEBHOOK_DELIVERY' | '
     worker,
     cpuPool: api,
     backgroundThreadNiceness: api ? BACKGROUND_THREAD_NICENESS : 0,
-    queryModelThread: api,
+    queryModelThread: api && config.EMBEDDING_QUERY_THREAD,
     requestBodyThreads: api ? 1 : 0,
     eagerWorkflowStart: api && worker,
     webhookDelivery: worker && config.WEBHOOK_DELIVERY,

@@ -75,9 +75,21 @@ describe('what a process runs for its role', () => {
   ];
   for (const [ROLE, WEBHOOK_DELIVERY, WORKER_METRICS_PORT, plan] of cases) {
     it(`ROLE=${ROLE}, WEBHOOK_DELIVERY=${WEBHOOK_DELIVERY}, WORKER_METRICS_PORT=${WORKER_METRICS_PORT ?? 'unset'}`, () => {
-      assert.deepEqual(processPlan({ ROLE, WEBHOOK_DELIVERY, WORKER_METRICS_PORT }), plan);
+      assert.deepEqual(processPlan({ ROLE, WEBHOOK_DELIVERY, WORKER_METRICS_PORT, EMBEDDING_QUERY_THREAD: true }), plan);
     });
   }
+
+  it('EMBEDDING_QUERY_THREAD=false: no query model thread, in any role', () => {
+    for (const ROLE of ['all', 'api', 'worker'] as const) {
+      const plan = processPlan({ ROLE, WEBHOOK_DELIVERY: true, WORKER_METRICS_PORT: undefined, EMBEDDING_QUERY_THREAD: false });
+      assert.equal(plan.queryModelThread, false, ROLE);
+      assert.deepEqual(
+        { ...plan, queryModelThread: ROLE !== 'worker' },
+        processPlan({ ROLE, WEBHOOK_DELIVERY: true, WORKER_METRICS_PORT: undefined, EMBEDDING_QUERY_THREAD: true }),
+        `${ROLE}: nothing else changes`,
+      );
+    }
+  });
 });
 
 describe("an API process's repairs", () => {
