@@ -58,12 +58,14 @@ describe('stopping a service with SIGINT (Ctrl-C)', () => {
   const suffix = Date.now().toString(36);
   const dbName = `shutdown_${suffix}`;
   const logFile = path.join(info.logDir, 'all-shutdown.log');
+  /** Every process a test started: whichever a failure left running is stopped after. */
+  const started: ApiProcess[] = [];
   let proc: ApiProcess | undefined;
   let socket: RawSocket | undefined;
 
   after(async () => {
     socket?.close();
-    await stopChild(proc?.child);
+    for (const child of started) await stopChild(child.child);
     const database = await connectDatabase(info.serviceEnv.MONGODB_URI!, dbName);
     await database.db.dropDatabase();
     await database.close();
@@ -87,6 +89,7 @@ describe('stopping a service with SIGINT (Ctrl-C)', () => {
       // As in `npm run dev`: the worker delivers webhooks (the stack's shared worker does not).
       WEBHOOK_DELIVERY: 'true',
     });
+    started.push(proc);
     const created = JSON.parse(
       await adminWith({ MONGODB_DB: dbName }, 'bootstrap', '--tenant', 'shutdown', '--collection', 'main', '--json'),
     ) as { api_key: string; key_id: string; collection_id: string };
@@ -149,6 +152,7 @@ describe('stopping a service with SIGINT (Ctrl-C)', () => {
     const busyLog = path.join(info.logDir, 'all-shutdown-busy.log');
     const logStart = existsSync(busyLog) ? statSync(busyLog).size : 0;
     const busy = await startApiProcess('all-shutdown-busy', env);
+    started.push(busy);
     const created = JSON.parse(
       await adminWith({ MONGODB_DB: dbName }, 'bootstrap', '--tenant', 'shutdown-busy', '--collection', 'main', '--json'),
     ) as { api_key: string; collection_id: string };
@@ -174,8 +178,9 @@ describe('stopping a service with SIGINT (Ctrl-C)', () => {
     assert.deepEqual(exit, { code: 0, signal: null });
 
     // Nothing accepted is lost: a process on the same task queue takes the workflows up again.
-    proc = await startApiProcess('all-shutdown-resume', env);
-    const resumed = new Api(proc.baseUrl, created.api_key);
+    const resume = await startApiProcess('all-shutdown-resume', env);
+    started.push(resume);
+    const resumed = new Api(resume.baseUrl, created.api_key);
     for (const id of ids) {
       await until(
         async () => (await resumed.get(`/v1/memories/${id}`)).body.results?.status === 'complete',
