@@ -316,7 +316,6 @@ async function searchUnderDeviceLoad(baseUrl: string, apiKey: string, snapshotTe
   );
 }
 
-/** Exports a collection one episode over SNAPSHOT_MAX_EPISODES: refused before reading, so the API's RSS barely moves. */
 /**
  * The API's RSS while it exports a collection over a cap: one over the episode cap (refused from
  * the counts) and one under every count cap whose snapshot would pass the byte cap (read page by

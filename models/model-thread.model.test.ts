@@ -16,6 +16,11 @@ import { WorkerPoolClosedError } from '../core/worker-pool.js';
 import { openModelThread, openQueryModelThread, speechModelOnThread } from './model-thread-client.js';
 
 const config = loadConfig();
+/** One model call of 32 long passages: a second or more on these machines. */
+const LONG_PASSAGES = Array.from(
+  { length: 32 },
+  (_, at) => `Passage ${at}: ${'the design team met on Tuesday to plan the launch. '.repeat(8)}`,
+);
 const modelsDir = config.MODELS_DIR;
 const haveModels =
   modelsDir !== undefined &&
@@ -68,32 +73,24 @@ describe('the model thread', { skip }, () => {
     const options = { modelId: config.EMBEDDING_MODEL, modelsDir, allowRemoteModels: false };
     const shared = await loadEmbedder({ ...options, thread });
     const split = await loadEmbedder({ ...options, thread, queryThread });
-    const passages = Array.from(
-      { length: 32 },
-      (_, at) => `Passage ${at}: ${'the design team met on Tuesday to plan the launch. '.repeat(8)}`,
-    );
     const question = 'when did the design team meet';
 
     const order: string[] = [];
     // One call of 32 long passages (a second or more here), posted before the query.
-    const passageCall = split.embedPassages(passages, { maxPerCall: 32 }).finally(() => order.push('passages'));
+    const passageCall = split.embedPassages(LONG_PASSAGES, { maxPerCall: 32 }).finally(() => order.push('passages'));
     const query = split.embedQuery(question).finally(() => order.push('query'));
     const [splitPassages, splitQuery] = await Promise.all([passageCall, query]);
     assert.deepEqual(order, ['query', 'passages'], 'the query did not wait for the passage call');
 
     // Two threads, the same model: bit for bit the vectors of the one shared thread.
     assert.deepEqual(splitQuery, await shared.embedQuery(question));
-    assert.deepEqual(splitPassages, await shared.embedPassages(passages));
+    assert.deepEqual(splitPassages, await shared.embedPassages(LONG_PASSAGES));
   });
 
   it('closes a model thread in the middle of a passage call without aborting the process', async () => {
     const closing = openModelThread();
     const embedder = await loadEmbedder({ modelId: config.EMBEDDING_MODEL, modelsDir, allowRemoteModels: false, thread: closing });
-    const passages = Array.from(
-      { length: 32 },
-      (_, at) => `Passage ${at}: ${'the design team met on Tuesday to plan the launch. '.repeat(8)}`,
-    );
-    const call = embedder.embedPassages(passages, { maxPerCall: 32 });
+    const call = embedder.embedPassages(LONG_PASSAGES, { maxPerCall: 32 });
     const outcome = call.then(
       () => 'answered',
       (error: unknown) => (error instanceof WorkerPoolClosedError ? 'closed' : `failed: ${String(error)}`),

@@ -462,11 +462,9 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
     logger,
     async stop() {
       for (const stop of stoppers) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop step failed'));
-      // Last: the API and the worker, which hand it work, have stopped.
-      await cpu?.close().catch(() => undefined);
-      await bodies?.close().catch(() => undefined);
-      await modelThread.close().catch(() => undefined);
-      await queryModelThread?.close().catch(() => undefined);
+      // Last: the API and the worker, which hand them work, have stopped. Together: each waits up to
+      // its drain bound (core/worker-pool.ts) for a task still running, so the bounds do not add up.
+      await Promise.all([cpu, bodies, modelThread, queryModelThread].map((pool) => pool?.close().catch(() => undefined)));
       await connection.close().catch(() => undefined);
       await store.close().catch(() => undefined);
     },

@@ -60,7 +60,6 @@ describe('stopping a service with SIGINT (Ctrl-C)', () => {
   const logFile = path.join(info.logDir, 'all-shutdown.log');
   /** Every process a test started: whichever a failure left running is stopped after. */
   const started: ApiProcess[] = [];
-  let proc: ApiProcess | undefined;
   let socket: RawSocket | undefined;
 
   after(async () => {
@@ -73,7 +72,7 @@ describe('stopping a service with SIGINT (Ctrl-C)', () => {
 
   it('a ROLE=all process that ingested, searched and streamed events exits 0 within the bound and logs no warning or error', async (t) => {
     const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
-    proc = await startApiProcess('all-shutdown', {
+    const proc = await startApiProcess('all-shutdown', {
       ROLE: 'all',
       MONGODB_DB: dbName,
       TEMPORAL_TASK_QUEUE: `${info.serviceEnv.TEMPORAL_TASK_QUEUE}-shutdown-${suffix}`,
