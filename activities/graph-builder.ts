@@ -228,7 +228,7 @@ export class GraphBuilder {
     if (needVectors.length > 0) {
       const embedded = await this.options.embedder.embedPassages(
         needVectors.map((key) => merged.get(key)!.entity.name),
-        this.options.nameCoalesceMs ? { coalesceMs: this.options.nameCoalesceMs } : {},
+        { short: true, ...(this.options.nameCoalesceMs ? { coalesceMs: this.options.nameCoalesceMs } : {}) },
       );
       needVectors.forEach((key, index) => vectors.set(key, embedded[index]!));
     }

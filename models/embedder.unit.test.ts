@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { BATCH_PADDED_TOKENS, lengthGroups, microBatch } from './embedder.js';
+import { BATCH_PADDED_TOKENS, lengthGroups, microBatch, passageLanes } from './embedder.js';
 
 it('merges requests that arrive while a batch runs, and returns each its own vectors', async () => {
   const calls: string[][] = [];
@@ -195,6 +195,78 @@ it('holds a waiting request until its caller needs the vectors, gathering reques
   needed();
   await Promise.all([held, other]);
   assert.deepEqual(calls, [['a', 'b', 'c']], 'one call, as soon as the held request was needed');
+});
+
+/** A model thread whose calls end only when told: which thread ran what, and when it is busy. */
+function heldThread(name: string, log: string[]) {
+  const releases: (() => void)[] = [];
+  const embed = microBatch(async (texts) => {
+    log.push(`${name}: ${texts.join(' ')}`);
+    await new Promise<void>((resolve) => releases.push(resolve));
+    return texts.map(() => Float32Array.of(0));
+  }, 32);
+  return { embed, release: () => releases.shift()?.() };
+}
+
+it('runs short requests on the query thread while the passage thread is busy and the query thread embeds no query', async () => {
+  const cases: {
+    name: string;
+    passageBusy: boolean;
+    /** What the query thread is doing when the request comes. */
+    queryThread: 'idle' | 'query' | 'names';
+    short: boolean;
+    coalesceMs?: number;
+    /** The thread that embedded the request. */
+    ranOn: 'passages' | 'queries';
+  }[] = [
+    { name: 'names behind a running passage call, query thread idle', passageBusy: true, queryThread: 'idle', short: true, ranOn: 'queries' },
+    { name: 'names behind a running passage call, query thread running other names', passageBusy: true, queryThread: 'names', short: true, ranOn: 'queries' },
+    { name: 'names with both threads idle: the passage thread, as before', passageBusy: false, queryThread: 'idle', short: true, ranOn: 'passages' },
+    { name: 'names while a search embeds its query: behind the passages, never ahead of the query', passageBusy: true, queryThread: 'query', short: true, ranOn: 'passages' },
+    { name: 'a passage request behind a running call never takes the query thread', passageBusy: true, queryThread: 'idle', short: false, ranOn: 'passages' },
+    {
+      name: 'names that may wait for others ride along with the passages',
+      passageBusy: true,
+      queryThread: 'idle',
+      short: true,
+      coalesceMs: 1,
+      ranOn: 'passages',
+    },
+  ];
+  for (const { name, passageBusy, queryThread, short, coalesceMs, ranOn } of cases) {
+    const log: string[] = [];
+    const passages = heldThread('passages', log);
+    const queries = heldThread('queries', log);
+    const lanes = passageLanes(passages.embed, queries.embed);
+    const busy: Promise<unknown>[] = [];
+    if (passageBusy) busy.push(passages.embed(['chunk']));
+    if (queryThread === 'query') busy.push(queries.embed(['query'], { priority: 'query' }));
+    if (queryThread === 'names') busy.push(lanes(['Initech'], { short: true }));
+    const request = lanes(['Acme Corp'], { short, ...(coalesceMs ? { coalesceMs } : {}) });
+    await new Promise((resolve) => setImmediate(resolve));
+    // Release calls one by one until the request is answered, in whatever order they run.
+    let answered = false;
+    void request.then(() => (answered = true));
+    for (let round = 0; round < 100 && !answered; round++) {
+      passages.release();
+      queries.release();
+      // Long enough for a coalescing request's 1 ms allowance to run out.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await request;
+    await Promise.all(busy);
+    assert.equal(log.find((line) => line.endsWith('Acme Corp'))?.split(':')[0], ranOn, name);
+  }
+  // Without a query thread, names go to the passage thread.
+  const log: string[] = [];
+  const passages = heldThread('passages', log);
+  const pending = passages.embed(['chunk']);
+  const names = passageLanes(passages.embed, undefined)(['Acme Corp'], { short: true });
+  passages.release();
+  await new Promise((resolve) => setImmediate(resolve));
+  passages.release();
+  await Promise.all([pending, names]);
+  assert.deepEqual(log, ['passages: chunk', 'passages: Acme Corp']);
 });
 
 it('runs texts of similar length together, so no batch is padded far beyond what it holds', () => {
