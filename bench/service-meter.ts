@@ -1,7 +1,8 @@
 /**
  * What the service did over a phase, from its Prometheus metrics (GET /metrics answers loopback
  * peers): its garbage collections (engram_nodejs_gc_duration_seconds, by kind) and how long it took
- * itself to answer one route (engram_http_request_duration_seconds, body read included). Beside the
+ * itself to answer one route (engram_http_request_duration_seconds, body read included), and how
+ * long its event loop was held up (engram_nodejs_eventloop_lag_*). Beside the
  * client's own timings these tell a phase's tail caused by the collector, or by the service at all,
  * from one made on the way (loopback, the client).
  */
@@ -9,6 +10,12 @@ import { info, metric } from './stats.js';
 
 interface Totals {
   gc: Map<string, { count: number; seconds: number }>;
+  /**
+   * The event loop's delays since the scrape before (prom-client resets its delay histogram at each
+   * scrape), seconds: a request that comes while the loop runs something else waits before the
+   * service's own timing starts, so only the client sees that wait.
+   */
+  loopDelay: { max: number; p99: number };
   /** Cumulative count of the route's answers by bucket bound (seconds), summed over statuses. */
   route: Map<number, number>;
 }
@@ -26,8 +33,13 @@ export async function metricLines(baseUrl: string): Promise<string[] | null> {
 async function scrape(baseUrl: string, route: string): Promise<Totals | null> {
   const lines = await metricLines(baseUrl);
   if (!lines) return null;
-  const totals: Totals = { gc: new Map(), route: new Map() };
+  const totals: Totals = { gc: new Map(), route: new Map(), loopDelay: { max: Number.NaN, p99: Number.NaN } };
   for (const line of lines) {
+    const delay = /^engram_nodejs_eventloop_lag_(max|p99)_seconds (\S+)/.exec(line);
+    if (delay) {
+      totals.loopDelay[delay[1] as 'max' | 'p99'] = Number(delay[2]);
+      continue;
+    }
     const gc = /^engram_nodejs_gc_duration_seconds_(count|sum)\{kind="(\w+)"\} (\S+)/.exec(line);
     if (gc) {
       const entry = totals.gc.get(gc[2]!) ?? { count: 0, seconds: 0 };
@@ -65,6 +77,8 @@ export async function serviceMeter(baseUrl: string, route: string): Promise<{ re
       const within = (seconds: number) => (after.route.get(seconds) ?? 0) - (before.route.get(seconds) ?? 0);
       metric(`${label}_service_over_50ms`, calls - within(0.05), 'calls');
       metric(`${label}_service_over_100ms`, calls - within(0.1), 'calls');
+      metric(`${label}_service_loop_delay_max_ms`, after.loopDelay.max * 1000, 'ms');
+      metric(`${label}_service_loop_delay_p99_ms`, after.loopDelay.p99 * 1000, 'ms');
     },
   };
 }

@@ -219,11 +219,41 @@ it('runs short requests on the query thread while the passage thread is busy and
     /** The thread that embedded the request. */
     ranOn: 'passages' | 'queries';
   }[] = [
-    { name: 'names behind a running passage call, query thread idle', passageBusy: true, queryThread: 'idle', short: true, ranOn: 'queries' },
-    { name: 'names behind a running passage call, query thread running other names', passageBusy: true, queryThread: 'names', short: true, ranOn: 'queries' },
-    { name: 'names with both threads idle: the passage thread, as before', passageBusy: false, queryThread: 'idle', short: true, ranOn: 'passages' },
-    { name: 'names while a search embeds its query: behind the passages, never ahead of the query', passageBusy: true, queryThread: 'query', short: true, ranOn: 'passages' },
-    { name: 'a passage request behind a running call never takes the query thread', passageBusy: true, queryThread: 'idle', short: false, ranOn: 'passages' },
+    {
+      name: 'names behind a running passage call, query thread idle',
+      passageBusy: true,
+      queryThread: 'idle',
+      short: true,
+      ranOn: 'queries',
+    },
+    {
+      name: 'names behind a running passage call, query thread running other names',
+      passageBusy: true,
+      queryThread: 'names',
+      short: true,
+      ranOn: 'queries',
+    },
+    {
+      name: 'names with both threads idle: the passage thread, as before',
+      passageBusy: false,
+      queryThread: 'idle',
+      short: true,
+      ranOn: 'passages',
+    },
+    {
+      name: 'names while a search embeds its query: behind the passages, never ahead of the query',
+      passageBusy: true,
+      queryThread: 'query',
+      short: true,
+      ranOn: 'passages',
+    },
+    {
+      name: 'a passage request behind a running call never takes the query thread',
+      passageBusy: true,
+      queryThread: 'idle',
+      short: false,
+      ranOn: 'passages',
+    },
     {
       name: 'names that may wait for others ride along with the passages',
       passageBusy: true,
