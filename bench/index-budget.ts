@@ -22,6 +22,7 @@ import vm from 'node:vm';
 import { createLogger } from '../core/logger.js';
 import { SearchIndex } from '../search/search-index.js';
 import type { Store } from '../store/index.js';
+import { CpuMeter } from './cpu.js';
 import { info, metric, metricWithGoal, percentile } from './stats.js';
 
 // Silent: pino writes to stdout, which carries only the bench's metric lines.
@@ -66,7 +67,7 @@ export async function coldLoad(
   modelId: string,
   dimensions: number,
   label: string,
-  running: { mongoUri: string; db: string },
+  running: { mongoUri: string; db: string; servicePid: number },
 ): Promise<{ coldMs: number; reloadMs: number; chunks: number }> {
   const tokenising = await timedLoad(store, collectionId, modelId, dimensions, { snapshotReads: false });
   const cold = await timedLoad(store, collectionId, modelId, dimensions);
@@ -102,9 +103,12 @@ async function freshProcessLoad(
   modelId: string,
   dimensions: number,
   label: string,
-  running: { mongoUri: string; db: string },
+  running: { mongoUri: string; db: string; servicePid: number },
 ): Promise<void> {
   const script = fileURLToPath(new URL('./cold-load.js', import.meta.url));
+  // What the rest of the machine did meanwhile: the whole bench measures this load 2-3 times as
+  // long in CPU as a quiet machine does (docs/operations.md), so a reader can tell contention.
+  const meter = new CpuMeter(running.servicePid);
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [script, 'fresh', collectionId, String(chunks), modelId, String(dimensions)],
@@ -112,6 +116,7 @@ async function freshProcessLoad(
       env: { ...process.env, COLD_LOAD_MONGO_URI: running.mongoUri, COLD_LOAD_DB: running.db },
     },
   );
+  const usage = meter.stop();
   const lines = new Map(
     stdout
       .split('\n')
@@ -131,6 +136,12 @@ async function freshProcessLoad(
   metric(`index_cold_load_${label}_fresh_process_page_faults`, figure('page_faults'), 'count');
   metric(`index_cold_load_${label}_fresh_process_gc`, figure('gc_ms'), 'ms');
   metric(`index_cold_load_${label}_fresh_process_from_snapshot`, figure('from_snapshot'), 'bool');
+  if (usage) {
+    // The fresh process is the bench's child: its CPU is in "other".
+    metric(`index_cold_load_${label}_fresh_process_machine_busy`, usage.machineBusyPct, '%');
+    for (const group of ['mongo', 'service', 'temporal', 'bench'])
+      metric(`index_cold_load_${label}_fresh_process_meanwhile_${group}_cpu`, (usage.seconds[group] ?? 0) * 1000, 'ms');
+  }
 }
 
 export interface BudgetScenarioInput {

@@ -347,7 +347,7 @@ async function stackScenarios(config: ReturnType<typeof loadConfig>, ingestTexts
       info(`   written in ${seconds(performance.now() - written).toFixed(1)} s`);
       coldCollection = collection.id;
     }
-    await coldLoad(store, coldCollection, modelId, dimensions, label, { mongoUri: backing.mongoUri, db: dbName });
+    await coldLoad(store, coldCollection, modelId, dimensions, label, { mongoUri: backing.mongoUri, db: dbName, servicePid });
   }
 
   if (runs('events')) {
