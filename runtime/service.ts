@@ -442,7 +442,7 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
       sweepDeletions: (minAgeMs) => memories.sweepDeletions(minAgeMs),
       sweepExpiredCollections: () => deviceMemory.sweepExpired(),
       sweepUploads: (expiredForMs) => uploads.sweep(expiredForMs),
-      expireAcks: (olderThan) => store.eventAcks.expire(olderThan),
+      expireAcks: (olderThan) => eventStream.expireAcks(olderThan),
     });
     for (const task of tasks) repairs.every(task.everyMs, task.run, task.done, task.failed);
 

@@ -114,7 +114,7 @@ export interface EventSession {
 /** What the stream asks of storage (unit tests hand in-memory ones: test/support/fakes). */
 export interface EventStreamStore {
   collections: Pick<CollectionRepository, 'existingIds'>;
-  eventAcks: Pick<EventAckRepository, 'lastAck' | 'record'>;
+  eventAcks: Pick<EventAckRepository, 'lastAck' | 'record' | 'touch' | 'expire'>;
   events: Pick<EventLog, 'readAll' | 'readFor' | 'readSeqs' | 'trimmedThrough' | 'oldestRetained' | 'follow'> & {
     log: Pick<EventLog['log'], 'latestSeq'>;
   };
@@ -230,7 +230,7 @@ export function createEventStream(deps: {
     constructor(
       private readonly tenantId: string,
       readonly keyId: string,
-      private readonly identity: string,
+      readonly identity: string,
       private readonly transport: Transport,
     ) {}
 
@@ -533,6 +533,17 @@ export function createEventStream(deps: {
       return { ok: true, session };
     },
     sessionCount: () => sessions.size,
+    /**
+     * Removes the acks neither moved nor held by a subscriber connected here since `olderThan`.
+     * The acks of this process's connected subscribers are marked in use first: a subscriber
+     * connected for longer than the retention with nothing to acknowledge keeps its place, and one
+     * that leaves has the whole retention from about when it left (this runs every few minutes,
+     * far more often than the retention, in every API process).
+     */
+    async expireAcks(olderThan: Date, now: Date = new Date()): Promise<number> {
+      await store.eventAcks.touch([...new Set([...sessions].map((session) => session.identity))], now);
+      return store.eventAcks.expire(olderThan);
+    },
     /** The lowest delivery cursor among subscribed sessions (null when none): follower lag is head minus this. */
     slowestCursor: (): number | null => {
       const cursors = [...sessions].map((session) => session.position).filter((position): position is number => position !== null);

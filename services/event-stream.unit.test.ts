@@ -255,6 +255,32 @@ describe('live event stream: what a session sees', () => {
     await stream.stop();
   });
 
+  it('ack expiry keeps the acks of subscribers connected here, however long since they moved, and removes the others', async () => {
+    const { store, stream, mine, connect } = live();
+    const hour = 3_600_000;
+    const now = new Date();
+    const longAgo = new Date(now.getTime() - 200 * hour);
+    // Two subscribers acknowledged long ago; one of them (key-b) is connected now with nothing new to acknowledge.
+    for (const identity of ['key-a:default', 'key-b:default']) {
+      await store.eventAcks.record(identity, 5);
+      store.eventAcks.usedAt.set(identity, longAgo);
+    }
+    const { session, send } = connect('key-b');
+    await send({ action: 'subscribe', collections: [mine] });
+    const olderThan = new Date(now.getTime() - 168 * hour);
+    assert.equal(await stream.expireAcks(olderThan, now), 1);
+    assert.equal(await store.eventAcks.lastAck('key-a:default'), null, 'gone: neither moved nor connected');
+    assert.equal(await store.eventAcks.lastAck('key-b:default'), 5, 'kept: connected');
+    assert.deepEqual(store.journal.argsOf('eventAcks.touch'), [[['key-b:default'], now]]);
+    // Once it has left, its ack has the whole retention from the last sweep that saw it connected.
+    await session.close(1000, 'bye');
+    await session.ended();
+    assert.equal(await stream.expireAcks(olderThan, new Date(now.getTime() + 167 * hour)), 0);
+    assert.equal(await stream.expireAcks(new Date(now.getTime() + hour), new Date(now.getTime() + 169 * hour)), 1);
+    assert.equal(await store.eventAcks.lastAck('key-b:default'), null);
+    await stream.stop();
+  });
+
   const limits: [scope: string, limits: EventStreamOptions['sessionLimits'], second: [keyId: string, tenantId: string]][] = [
     ['key', { perKey: 1, perTenant: 10, perProcess: 10 }, ['key', 'tenant']],
     ['tenant', { perKey: 10, perTenant: 1, perProcess: 10 }, ['key-2', 'tenant']],

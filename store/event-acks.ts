@@ -1,8 +1,9 @@
 /**
  * The last acknowledged event seq per subscriber identity (API key + client-chosen subscriber
  * id), so a reconnect without last_ack_seq resumes after the last ack. Acks only move forward.
- * Subscriber ids are client-chosen, so rows not moved for WS_ACK_RETENTION_HOURS are removed (a
- * sweep in each API process, runtime/service.ts): such a subscriber resumes from the log's head.
+ * Subscriber ids are client-chosen, so rows neither moved nor held by a connected subscriber for
+ * WS_ACK_RETENTION_HOURS are removed (a sweep in each API process, services/event-stream.ts
+ * expireAcks): such a subscriber resumes from the log's head.
  */
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from './db.js';
@@ -18,7 +19,12 @@ export class EventAckRepository {
     await this.acks.createIndex({ updated_at: 1 });
   }
 
-  /** Forgets acks not moved since `olderThan`; returns how many. */
+  /** Marks the identities' acks as in use at `at` (their seqs do not change). */
+  async touch(identities: string[], at: Date): Promise<void> {
+    if (identities.length > 0) await this.acks.updateMany({ _id: { $in: identities } }, { $set: { updated_at: at } });
+  }
+
+  /** Forgets acks neither moved nor touched since `olderThan`; returns how many. */
   async expire(olderThan: Date): Promise<number> {
     return (await this.acks.deleteMany({ updated_at: { $lt: olderThan } })).deletedCount;
   }

@@ -39,6 +39,10 @@ describe('WebSocket ack expiry in the store', () => {
     // Old, but it acknowledged a later event just now: moved, so kept.
     await ackedAgo('key-c:returned', 14, RETENTION_HOURS + 1);
     await acks.record('key-c:returned', 15);
+    // Old, but its subscriber is connected (services/event-stream.ts expireAcks touches it first):
+    // kept, its seq unchanged; touching an identity with no row creates none.
+    await ackedAgo('key-d:connected', 16, RETENTION_HOURS + 1);
+    await acks.touch(['key-d:connected', 'key-x:never-acked'], new Date(now));
 
     const tasks = apiRepairs(
       {
@@ -71,6 +75,7 @@ describe('WebSocket ack expiry in the store', () => {
         ['key-b:live', 13],
         ['key-b:quiet', 12],
         ['key-c:returned', 15],
+        ['key-d:connected', 16],
       ],
     );
     // A subscriber whose ack expired resumes from the log's head (services/event-stream.ts).

@@ -370,8 +370,10 @@ export class FakeEvents implements Pick<
 }
 
 /** Acknowledged seqs per subscriber identity (`keyId:subscriberId`). */
-export class FakeEventAcks implements Pick<EventAckRepository, 'lastAck' | 'record'> {
+export class FakeEventAcks implements Pick<EventAckRepository, 'lastAck' | 'record' | 'touch' | 'expire'> {
   readonly acks = new Map<string, number>();
+  /** When each identity's ack last moved or was touched. */
+  readonly usedAt = new Map<string, Date>();
 
   constructor(private readonly journal: Journal = new Journal()) {}
 
@@ -381,7 +383,25 @@ export class FakeEventAcks implements Pick<EventAckRepository, 'lastAck' | 'reco
 
   async record(identity: string, seq: number): Promise<void> {
     this.journal.record('eventAcks.record', identity, seq);
+    if ((this.acks.get(identity) ?? -1) >= seq) return;
     this.acks.set(identity, seq);
+    this.usedAt.set(identity, new Date());
+  }
+
+  async touch(identities: string[], at: Date): Promise<void> {
+    this.journal.record('eventAcks.touch', [...identities].sort(), at);
+    for (const identity of identities) if (this.acks.has(identity)) this.usedAt.set(identity, at);
+  }
+
+  async expire(olderThan: Date): Promise<number> {
+    let removed = 0;
+    for (const [identity, at] of this.usedAt) {
+      if (at >= olderThan) continue;
+      this.acks.delete(identity);
+      this.usedAt.delete(identity);
+      removed++;
+    }
+    return removed;
   }
 }
 
