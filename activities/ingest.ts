@@ -236,9 +236,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
    * the later stages and checks for a delete once, when it enters indexing (after all graph writes).
    */
   async function structureStage(input: StageInput, pass?: SinglePass): Promise<Memory> {
-    await enterStage(input, 'structuring');
-    // The memory's collections now, not when the run began: an update may have changed them.
-    const memory = await loadMemory(input.memoryId);
+    // The memory's collections now, not when the run began: an update may have changed them. Read
+    // beside the status change (either one finds a deleted memory): one round trip less on its path.
+    const [, memory] = await Promise.all([enterStage(input, 'structuring'), loadMemory(input.memoryId)]);
     const built = await buildGraph(
       memory,
       memory.collection_ids,

@@ -34,7 +34,11 @@ export async function deriveMemoryProcedures(
     const scope = { tenantId: memory.tenant_id, collectionId };
     const own = mentions.filter((mention) => mention.collection_id === collectionId && mention.tenant_id === memory.tenant_id);
     const entityIds = [...new Set(own.filter((mention) => mention.target_kind === 'entity').map((mention) => mention.target_id))];
-    const entities: LinkableEntity[] = (await store.graph.entitiesByIds(entityIds)).map((entity) => ({
+    // A state's facts: the graph facts of the trace's chunk that involve its entities. Both reads
+    // at once: they are two round trips on a memory's path to searchable.
+    const factIds = [...new Set(own.filter((mention) => mention.target_kind === 'fact').map((mention) => mention.target_id))];
+    const [entityRows, facts] = await Promise.all([store.graph.entitiesByIds(entityIds), store.graph.factsByIds(factIds)]);
+    const entities: LinkableEntity[] = entityRows.map((entity) => ({
       id: entity.id,
       key: entity.key,
       name: entity.name,
@@ -42,9 +46,6 @@ export async function deriveMemoryProcedures(
     }));
     const drafts = deriveTraces({ memoryTime: time, chunks, entities });
     onProgress();
-    // A state's facts: the graph facts of the trace's chunk that involve its entities.
-    const factIds = [...new Set(own.filter((mention) => mention.target_kind === 'fact').map((mention) => mention.target_id))];
-    const facts = await store.graph.factsByIds(factIds);
     const traces: NewTrace[] = drafts.map((draft) => {
       const members = new Set([...draft.actingEntityIds, ...draft.affectedEntityIds]);
       const inChunk = new Set(own.filter((mention) => mention.chunk_index === draft.chunkIndex).map((mention) => mention.target_id));
