@@ -303,33 +303,36 @@ export function microBatch(run: (texts: string[]) => Promise<Float32Array[]>, ma
     else request.reject(error);
   };
 
-  /** The next call's texts: the waiting queries, or else each waiting passage request in turn, a piece of each. */
-  function nextBatch(): { request: Request; from: number; count: number }[] {
+  /**
+   * The lane the next call takes from: the waiting queries, which ride alone (a search waits for the
+   * call running when it came and its own short one, not for passages of a long request, a device
+   * create, besides), or else the passages.
+   */
+  const nextLane = (): Request[] => (queries.length > 0 ? queries : passages);
+
+  /** The next call's texts from `lane`: its queries, or each waiting passage request in turn, a piece of each. */
+  function nextBatch(lane: Request[]): { request: Request; from: number; count: number }[] {
     const parts: { request: Request; from: number; count: number }[] = [];
     let size = 0;
     // A call holding a request capped per call holds no more than that cap in all: four device
     // creates merged into one call of 16 long passages kept a search's query waiting seconds for it.
     let capacity = maxBatchSize;
     const inThisCall = new Set<Request>();
-    // Queries ride alone: a search waits for the call running when it came and its own short one,
-    // not for passages of a long request (a device create) besides.
-    for (const lane of queries.length > 0 ? [queries] : [passages]) {
-      while (lane.length > 0 && size < capacity) {
-        const request = lane[0]!;
-        // A request capped per call waits for the next call once it has its share of this one.
-        if (inThisCall.has(request)) break;
-        // Nor does it join a call already larger than its cap.
-        if (size >= request.maxPerCall) break;
-        capacity = Math.min(capacity, request.maxPerCall);
-        inThisCall.add(request);
-        const count = Math.min(request.texts.length - request.taken, capacity - size);
-        parts.push({ request, from: request.taken, count });
-        request.taken += count;
-        size += count;
-        lane.shift();
-        // Not all taken: back to the end of the line, behind whoever else is waiting.
-        if (request.taken < request.texts.length) lane.push(request);
-      }
+    while (lane.length > 0 && size < capacity) {
+      const request = lane[0]!;
+      // A request capped per call waits for the next call once it has its share of this one.
+      if (inThisCall.has(request)) break;
+      // Nor does it join a call already larger than its cap.
+      if (size >= request.maxPerCall) break;
+      capacity = Math.min(capacity, request.maxPerCall);
+      inThisCall.add(request);
+      const count = Math.min(request.texts.length - request.taken, capacity - size);
+      parts.push({ request, from: request.taken, count });
+      request.taken += count;
+      size += count;
+      lane.shift();
+      // Not all taken: back to the end of the line, behind whoever else is waiting.
+      if (request.taken < request.texts.length) lane.push(request);
     }
     return parts;
   }
@@ -360,9 +363,9 @@ export function microBatch(run: (texts: string[]) => Promise<Float32Array[]>, ma
           wakeUp = null;
           wakeUpAt = Number.POSITIVE_INFINITY;
         }
-        // The next call takes the waiting queries alone, if there are any (nextBatch).
-        runningQueries = queries.length > 0;
-        const parts = nextBatch();
+        const lane = nextLane();
+        runningQueries = lane === queries;
+        const parts = nextBatch(lane);
         if (parts.length === 0) break;
         try {
           const vectors = await run(parts.flatMap(({ request, from, count }) => request.texts.slice(from, from + count)));
