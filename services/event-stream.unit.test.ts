@@ -263,7 +263,7 @@ describe('live event stream: what a session sees', () => {
     // Two subscribers acknowledged long ago; one of them (key-b) is connected now with nothing new to acknowledge.
     for (const identity of ['key-a:default', 'key-b:default']) {
       await store.eventAcks.record(identity, 5);
-      store.eventAcks.usedAt.set(identity, longAgo);
+      store.eventAcks.rows.get(identity)!.usedAt = longAgo;
     }
     const { session, send } = connect('key-b');
     await send({ action: 'subscribe', collections: [mine] });

@@ -369,39 +369,34 @@ export class FakeEvents implements Pick<
   }
 }
 
-/** Acknowledged seqs per subscriber identity (`keyId:subscriberId`). */
+/** Acknowledged seqs per subscriber identity (`keyId:subscriberId`), and when each last moved or was touched. */
 export class FakeEventAcks implements Pick<EventAckRepository, 'lastAck' | 'record' | 'touch' | 'expire'> {
-  readonly acks = new Map<string, number>();
-  /** When each identity's ack last moved or was touched. */
-  readonly usedAt = new Map<string, Date>();
+  readonly rows = new Map<string, { seq: number; usedAt: Date }>();
 
   constructor(private readonly journal: Journal = new Journal()) {}
 
   async lastAck(identity: string): Promise<number | null> {
-    return this.acks.get(identity) ?? null;
+    return this.rows.get(identity)?.seq ?? null;
   }
 
   async record(identity: string, seq: number): Promise<void> {
     this.journal.record('eventAcks.record', identity, seq);
-    if ((this.acks.get(identity) ?? -1) >= seq) return;
-    this.acks.set(identity, seq);
-    this.usedAt.set(identity, new Date());
+    if ((this.rows.get(identity)?.seq ?? -1) >= seq) return;
+    this.rows.set(identity, { seq, usedAt: new Date() });
   }
 
   async touch(identities: string[], at: Date): Promise<void> {
     this.journal.record('eventAcks.touch', [...identities].sort(), at);
-    for (const identity of identities) if (this.acks.has(identity)) this.usedAt.set(identity, at);
+    for (const identity of identities) {
+      const row = this.rows.get(identity);
+      if (row) row.usedAt = at;
+    }
   }
 
   async expire(olderThan: Date): Promise<number> {
-    let removed = 0;
-    for (const [identity, at] of this.usedAt) {
-      if (at >= olderThan) continue;
-      this.acks.delete(identity);
-      this.usedAt.delete(identity);
-      removed++;
-    }
-    return removed;
+    const expired = [...this.rows].filter(([, row]) => row.usedAt < olderThan).map(([identity]) => identity);
+    for (const identity of expired) this.rows.delete(identity);
+    return expired.length;
   }
 }
 
