@@ -20,7 +20,7 @@ export const progressTargetOf = (memory: Pick<Memory, 'id' | 'tenant_id' | 'coll
   collectionIds: memory.collection_ids,
 });
 
-export async function reportProgress(
+async function reportProgress(
   store: Store,
   target: ProgressTarget,
   stage: string,
@@ -39,6 +39,41 @@ export async function reportProgress(
     total,
     message,
   });
+}
+
+/**
+ * The progress events of one activity attempt, appended in order but not waited for by the stages
+ * that report them: each append is a store round trip, and a memory's stages reported five of them
+ * on its path to searchable. The heartbeat and the count are taken at once, as by reportProgress.
+ * `settle` waits for every queued append and rethrows the first failure; the attempt settles
+ * before its terminal event (which must come last) and before it ends, so a later activity's events
+ * (markFailed's `failed`) never come before one of this attempt's. After a failure the rest of the
+ * queue is dropped: an attempt that fails is retried, and its retry reports again.
+ */
+export class ProgressQueue {
+  private tail: Promise<void> = Promise.resolve();
+  private failure: { error: unknown } | null = null;
+
+  constructor(private readonly store: Store) {}
+
+  report(target: ProgressTarget, stage: string, userStage: UserStage, current: number, total: number, message: string | null = null): void {
+    heartbeat({ stage, current, total });
+    progressReported.inc({ user_stage: userStage });
+    const payload = { engram_id: target.memoryId, stage, user_stage: userStage, current, total, message };
+    this.tail = this.tail.then(async () => {
+      if (this.failure) return;
+      try {
+        await this.store.events.appendProgress(target.tenantId, target.collectionIds, payload);
+      } catch (error) {
+        this.failure = { error };
+      }
+    });
+  }
+
+  async settle(): Promise<void> {
+    await this.tail;
+    if (this.failure) throw this.failure.error;
+  }
 }
 
 /**

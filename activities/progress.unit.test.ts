@@ -4,7 +4,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import type { Store } from '../store/index.js';
 import { activityInterceptors } from '../runtime/activity-interceptors.js';
-import { heartbeat, reportTerminal, type ProgressTarget } from './progress.js';
+import { heartbeat, ProgressQueue, reportTerminal, type ProgressTarget } from './progress.js';
 
 /** The two repositories reportTerminal uses, in memory. */
 function fakeStore() {
@@ -77,6 +77,64 @@ describe('reportTerminal', () => {
     await reportTerminal(store, target, 'failed', 0, 0, 'bad');
     await reportTerminal(store, target, 'failed', 0, 0, 'bad');
     assert.equal(appended.length, 2);
+  });
+});
+
+describe('ProgressQueue', () => {
+  /** A store whose appends finish only when released, in any order, and fail for the stages named. */
+  function slowStore(failing: string[] = []) {
+    const started: string[] = [];
+    const appended: string[] = [];
+    const releases: (() => void)[] = [];
+    const store = {
+      events: {
+        appendProgress: async (_tenant: string, _collections: string[], payload: { stage: string }) => {
+          started.push(payload.stage);
+          await new Promise<void>((resolve) => releases.push(resolve));
+          if (failing.includes(payload.stage)) throw new Error(`append of ${payload.stage} failed`);
+          appended.push(payload.stage);
+        },
+      },
+    } as unknown as Store; // only the method the queue calls
+    const releaseAll = async () => {
+      for (let round = 0; round < 10; round++) {
+        releases.splice(0).forEach((release) => release());
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    return { store, started, appended, releaseAll };
+  }
+
+  it('returns at once, appends one event at a time in the order reported, and settles when all are in', async () => {
+    const { store, started, appended, releaseAll } = slowStore();
+    const queue = new ProgressQueue(store);
+    queue.report(target, 'read', 'reading', 0, 1);
+    queue.report(target, 'chunk', 'reading', 1, 1);
+    queue.report(target, 'structure', 'structuring', 1, 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(started, ['read'], 'the second waits for the first: a later event never gets an earlier seq');
+    let settled = false;
+    const settling = queue.settle().then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, 'settle waits for the appends still queued');
+    await releaseAll();
+    await settling;
+    assert.deepEqual(appended, ['read', 'chunk', 'structure']);
+  });
+
+  it('rethrows the first failure on settle and drops what was queued after it', async () => {
+    const { store, started, appended, releaseAll } = slowStore(['chunk']);
+    const queue = new ProgressQueue(store);
+    for (const stage of ['read', 'chunk', 'structure']) queue.report(target, stage, 'reading', 0, 1);
+    const settling = assert.rejects(queue.settle(), /append of chunk failed/);
+    await releaseAll();
+    await settling;
+    assert.deepEqual(started, ['read', 'chunk']);
+    assert.deepEqual(appended, ['read']);
+    queue.report(target, 'embed', 'indexing', 0, 1);
+    await releaseAll();
+    await assert.rejects(queue.settle(), /append of chunk failed/, 'a queue that failed appends nothing more');
+    assert.deepEqual(started, ['read', 'chunk']);
   });
 });
 

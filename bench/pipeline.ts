@@ -13,6 +13,7 @@ import { benchNumber } from './env.js';
 import type { IngestFigures } from './flatcost.js';
 import { openSubscriber } from './events.js';
 import { info, metric, metricWithGoal, percentile, seconds, sleep } from './stats.js';
+import { poolTaskMeter } from './service-meter.js';
 import { makeTexts, type BenchText } from './texts.js';
 
 /** Issue 28: a 1 KB memory searchable this soon after its POST. */
@@ -107,9 +108,13 @@ export async function latencyScenario(
   let embeddingModel: string | null = null;
   const searchMs: number[] = [];
   let meter: CpuMeter | null = null;
+  let pools: Awaited<ReturnType<typeof poolTaskMeter>> | null = null;
   for (const [index, item] of texts.entries()) {
     const warmup = index < LATENCY_WARMUPS;
-    if (index === LATENCY_WARMUPS) meter = new CpuMeter(servicePid);
+    if (index === LATENCY_WARMUPS) {
+      meter = new CpuMeter(servicePid);
+      pools = await poolTaskMeter(api.baseUrl);
+    }
     const t0 = performance.now();
     const created = await api.createMemory(collectionId, item.text, `latency-${index}`);
     const accepted = performance.now();
@@ -132,6 +137,7 @@ export async function latencyScenario(
     if (samples.length % 10 === 0) info(`  ${samples.length}/${LATENCY_RUNS} (last ${(complete - t0).toFixed(1)} ms)`);
   }
   reportCpu('latency', meter?.stop() ?? null, false);
+  await pools?.report('latency');
   if (samples.length === 0 || !embeddingModel) throw new Error('no memory completed in the latency scenario');
 
   const totals = samples.map((s) => s.totalMs);

@@ -82,3 +82,45 @@ export async function serviceMeter(baseUrl: string, route: string): Promise<{ re
     },
   };
 }
+
+/** Sum and count of each worker-pool task (engram_worker_pool_task_seconds, outcome ok), by `pool/task`. */
+async function scrapePoolTasks(baseUrl: string): Promise<Map<string, { count: number; seconds: number }> | null> {
+  const lines = await metricLines(baseUrl);
+  if (!lines) return null;
+  const tasks = new Map<string, { count: number; seconds: number }>();
+  for (const line of lines) {
+    const match = /^engram_worker_pool_task_seconds_(count|sum)\{(.*)\} (\S+)/.exec(line);
+    if (!match || !match[2]!.includes('outcome="ok"')) continue;
+    const pool = /pool="([^"]+)"/.exec(match[2]!)?.[1];
+    const task = /task="([^"]+)"/.exec(match[2]!)?.[1];
+    if (!pool || !task) continue;
+    const entry = tasks.get(`${pool}/${task}`) ?? { count: 0, seconds: 0 };
+    if (match[1] === 'count') entry.count = Number(match[3]);
+    else entry.seconds = Number(match[3]);
+    tasks.set(`${pool}/${task}`, entry);
+  }
+  return tasks;
+}
+
+/**
+ * Scrapes now; `report` prints, for each worker-pool task run over the phase, how many ran and
+ * their mean time from hand-over to answer (queueing included): where a memory's wall time went
+ * among the threads, which no client timing shows.
+ */
+export async function poolTaskMeter(baseUrl: string): Promise<{ report(label: string): Promise<void> }> {
+  const before = await scrapePoolTasks(baseUrl);
+  return {
+    async report(label) {
+      const after = await scrapePoolTasks(baseUrl);
+      if (!before || !after) return info(`   ${label}: GET /metrics unavailable, no pool task figures`);
+      for (const [key, total] of after) {
+        const count = total.count - (before.get(key)?.count ?? 0);
+        if (count <= 0) continue;
+        const name = key.replace(/[^a-zA-Z0-9]+/g, '_');
+        const mean = ((total.seconds - (before.get(key)?.seconds ?? 0)) * 1000) / count;
+        metric(`${label}_pool_${name}_mean_ms`, mean, 'ms');
+        metric(`${label}_pool_${name}_count`, count, 'count');
+      }
+    },
+  };
+}
