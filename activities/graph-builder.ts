@@ -11,7 +11,7 @@
  * workers creating the same new entity at once converge on one node.
  */
 import type { Sentence } from '../extractors/structure/parse.js';
-import type { ChunkStructure, ExtractedEntity, StructureExtractor } from '../extractors/structure/types.js';
+import type { ChunkStructure, ExtractedEntity, ParsedChunkStructure, StructureExtractor } from '../extractors/structure/types.js';
 import { factRowValidity } from '../extractors/structure/validity.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
 import { TimeSlicer } from '../core/time-slice.js';
@@ -52,12 +52,39 @@ const priorityOf = (category: string): number => {
   return index < 0 ? CATEGORY_PRIORITY.length : index;
 };
 
+/** The extractor's answers for chunks handed over already, by chunk index (`startExtractions`). */
+export type StartedExtractions = ReadonlyMap<number, Promise<ParsedChunkStructure>>;
+
 /**
- * Runs the extractor over the chunks, all handed over at once (a pooled extractor spreads them
- * over its threads), answered in chunk order; the speaker of a conversation turn is its role.
- * `keepParse`: each extraction also carries the extractor's parse of its chunk (when the extractor
- * has one), so that procedure derivation does not parse the same text again; it costs memory
- * (a few hundred bytes per token), so callers ask for it only for a bounded number of chunks.
+ * Hands the chunks to the extractor, all at once (a pooled extractor spreads them over its
+ * threads), without waiting: the single pass starts them as soon as its read stage has planned the
+ * chunks, so that the extraction runs while that stage writes them. `keepParse`: the answers carry
+ * the extractor's parse (when it has one), for procedure derivation; it costs memory (a few hundred
+ * bytes per token), so callers ask for it only for a bounded number of chunks.
+ */
+export function startExtractions(
+  extractor: StructureExtractor,
+  chunks: readonly { index: number; text: string; source: ChunkSource }[],
+  { keepParse = false }: { keepParse?: boolean } = {},
+): Map<number, Promise<ParsedChunkStructure>> {
+  const parsing = keepParse ? extractor.extractParsed?.bind(extractor) : undefined;
+  const started = new Map<number, Promise<ParsedChunkStructure>>();
+  for (const chunk of chunks) {
+    // The speaker of a conversation turn is its role.
+    const options = chunk.source.type === 'message' ? { speaker: chunk.source.role } : {};
+    const answer = parsing
+      ? parsing(chunk.text, options)
+      : extractor.extract(chunk.text, options).then((structure) => ({ structure, sentences: null }));
+    // Awaited by extractChunks; a run that fails before then must not leave an unhandled rejection.
+    answer.catch(() => undefined);
+    started.set(chunk.index, answer);
+  }
+  return started;
+}
+
+/**
+ * The extractions of the chunks, in chunk order: those in `started` (handed over earlier, for the
+ * same text) are awaited, the others handed over now. `keepParse` as for startExtractions.
  */
 export async function extractChunks<Chunk extends { index: number; text: string; source: ChunkSource }>(
   extractor: StructureExtractor,
@@ -65,23 +92,23 @@ export async function extractChunks<Chunk extends { index: number; text: string;
   onProgress: (done: number) => void,
   /** When the chunk happened (core/memory-time.ts): where its facts' validity starts by default. */
   timeOf: (chunk: Chunk) => Date,
-  { keepParse = false }: { keepParse?: boolean } = {},
+  { keepParse = false, started }: { keepParse?: boolean; started?: StartedExtractions } = {},
 ): Promise<ChunkExtraction[]> {
   let done = 0;
-  const parsing = keepParse ? extractor.extractParsed?.bind(extractor) : undefined;
+  const fresh = startExtractions(
+    extractor,
+    chunks.filter((chunk) => !started?.has(chunk.index)),
+    { keepParse },
+  );
   return Promise.all(
     chunks.map(async (chunk): Promise<ChunkExtraction> => {
-      const speaker = chunk.source.type === 'message' ? chunk.source.role : undefined;
-      const options = speaker ? { speaker } : {};
-      const parsed = parsing
-        ? await parsing(chunk.text, options)
-        : { structure: await extractor.extract(chunk.text, options), sentences: null };
+      const parsed = await (started?.get(chunk.index) ?? fresh.get(chunk.index)!);
       onProgress((done += 1));
       return {
         chunkIndex: chunk.index,
         structure: parsed.structure,
         time: timeOf(chunk),
-        ...(parsing ? { sentences: parsed.sentences } : {}),
+        ...(keepParse ? { sentences: parsed.sentences } : {}),
       };
     }),
   );

@@ -20,9 +20,9 @@ import type { Embedder } from '../models/embedder.js';
 import type { Store } from '../store/index.js';
 import type { Memory } from '../core/memory-model.js';
 import type { Sentence } from '../extractors/structure/parse.js';
-import { extractChunks, GraphBuilder } from './graph-builder.js';
+import { extractChunks, GraphBuilder, startExtractions, type StartedExtractions } from './graph-builder.js';
 import { deriveMemoryProcedures } from './procedure-derivation.js';
-import { progressTargetOf, reportProgress, reportTerminal, heartbeat } from './progress.js';
+import { progressTargetOf, ProgressQueue, reportTerminal, heartbeat } from './progress.js';
 
 export interface IngestActivityDeps {
   store: Store;
@@ -67,6 +67,8 @@ export interface StageInput extends IngestInput {
 export interface ReadResult {
   chunkCount: number;
   collectionIds: string[];
+  /** Every chunk of the memory as the stage wrote them, when that is all of them (not an append); not part of the activity's result. */
+  chunks?: StoredChunk[];
 }
 
 export interface IndexResult {
@@ -101,7 +103,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
   }
 
   /** OCR, PDF text, transcription or parsing of each uploaded file, with page/window progress. */
-  async function extractFiles(memory: Memory): Promise<PlannedChunk[]> {
+  async function extractFiles(memory: Memory, progress: ProgressQueue): Promise<PlannedChunk[]> {
     const target = progressTargetOf(memory);
     const files = memory.content.files ?? [];
     const planned: PlannedChunk[] = [];
@@ -113,7 +115,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
         // One event per unit, but not more than a few a second for fast formats.
         if (current === total || Date.now() - lastReport > 250) {
           lastReport = Date.now();
-          await reportProgress(store, target, 'extract', 'reading', current, total, file.filename);
+          progress.report(target, 'extract', 'reading', current, total, file.filename);
         }
       };
       try {
@@ -137,13 +139,40 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     return planned;
   }
 
+  /**
+   * Runs one activity's stages with a progress queue, settled before the activity ends: on
+   * success (its failure fails the attempt) and on failure (the stage's own error is the one thrown).
+   */
+  async function withProgress<T>(work: (progress: ProgressQueue) => Promise<T>): Promise<T> {
+    const progress = new ProgressQueue(store);
+    try {
+      const result = await work(progress);
+      await progress.settle();
+      return result;
+    } catch (error) {
+      await progress.settle().catch(() => undefined);
+      throw error;
+    }
+  }
+
   async function readContent(input: IngestInput): Promise<ReadResult> {
+    // The activity's result goes into the workflow's history: the counts and collections only.
+    const { chunkCount, collectionIds } = await withProgress((progress) => readStage(input, progress));
+    return { chunkCount, collectionIds };
+  }
+
+  /** `onPlanned`: given the chunks to write (index, text, source) before they are written. */
+  async function readStage(
+    input: IngestInput,
+    progress: ProgressQueue,
+    onPlanned?: (chunks: { index: number; text: string; source: PlannedChunk['source'] }[]) => void,
+  ): Promise<ReadResult> {
     const memory = await loadMemory(input.memoryId);
     const target = progressTargetOf(memory);
-    await reportProgress(store, target, 'read', 'reading', 0, 1);
+    progress.report(target, 'read', 'reading', 0, 1);
 
     const fromChunk = input.append?.fromChunk ?? 0;
-    const all = memory.content.files ? await extractFiles(memory) : planChunks(memory.content, deps.chunkMaxChars);
+    const all = memory.content.files ? await extractFiles(memory, progress) : planChunks(memory.content, deps.chunkMaxChars);
     // An append run plans only the new messages; their chunks are numbered after the existing ones.
     const fromMessage = input.append?.fromMessage;
     const planned = fromMessage === undefined ? all : all.filter((chunk) => (chunk.source.message_index ?? 0) >= fromMessage);
@@ -155,18 +184,18 @@ export function createIngestActivities(deps: IngestActivityDeps) {
         BAD_CONTENT,
       );
     }
-    await store.chunks.upsertMany(
-      planned.map((chunk, offset) => ({
-        id: chunkId(memory.id, fromChunk + offset),
-        memory_id: memory.id,
-        tenant_id: memory.tenant_id,
-        collection_ids: memory.collection_ids,
-        index: fromChunk + offset,
-        text: chunk.text,
-        source: chunk.source,
-        occurred_at: chunkTime(memory, chunk.source),
-      })),
-    );
+    onPlanned?.(planned.map((chunk, offset) => ({ index: fromChunk + offset, text: chunk.text, source: chunk.source })));
+    const rows = planned.map((chunk, offset) => ({
+      id: chunkId(memory.id, fromChunk + offset),
+      memory_id: memory.id,
+      tenant_id: memory.tenant_id,
+      collection_ids: memory.collection_ids,
+      index: fromChunk + offset,
+      text: chunk.text,
+      source: chunk.source,
+      occurred_at: chunkTime(memory, chunk.source),
+    }));
+    await store.chunks.upsertMany(rows);
     // Only a retried attempt can have left extra chunks behind (its content cannot change, but
     // the chunk size setting can between deployments).
     if (Context.current().info.attempt > 1) await store.chunks.deleteFromIndex(memory.id, total);
@@ -174,8 +203,11 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       await purge(memory);
       throw ApplicationFailure.nonRetryable(`memory ${memory.id} was deleted`, MEMORY_DELETED);
     }
-    await reportProgress(store, target, 'chunk', 'reading', 1, 1, `${planned.length} chunks`);
-    return { chunkCount: total, collectionIds: memory.collection_ids };
+    progress.report(target, 'chunk', 'reading', 1, 1, `${planned.length} chunks`);
+    // Without an append these rows are now all the memory's chunks (a retry's leftovers beyond them
+    // were deleted, and a write replaces a chunk whole, vector included).
+    const chunks = input.append ? undefined : rows.map((row) => ({ ...row, embedding: null, embedding_model: null }));
+    return { chunkCount: total, collectionIds: memory.collection_ids, ...(chunks ? { chunks } : {}) };
   }
 
   /**
@@ -187,8 +219,9 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     memory: Memory,
     collectionIds: string[],
     fromChunk: number,
-    stage: 'structuring' | null,
-    shared: { chunks?: StoredChunk[]; keepParse?: boolean } = {},
+    /** Where the structuring stage's progress goes; none when a complete memory's graph is projected. */
+    progress: ProgressQueue | null,
+    shared: { chunks?: StoredChunk[]; keepParse?: boolean; started?: StartedExtractions } = {},
   ) {
     const embedder = await deps.embedder();
     const builder = new GraphBuilder({
@@ -207,13 +240,13 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       chunks,
       (done) => {
         heartbeat({ stage: 'structure', current: done, total: chunks.length });
-        if (stage && Date.now() - lastReport > 250 && done < chunks.length) {
+        if (progress && Date.now() - lastReport > 250 && done < chunks.length) {
           lastReport = Date.now();
-          void reportProgress(store, target, 'structure', stage, done, chunks.length).catch(() => undefined);
+          progress.report(target, 'structure', 'structuring', done, chunks.length);
         }
       },
       (chunk) => storedChunkTime(chunk, memory),
-      { keepParse: shared.keepParse === true },
+      { keepParse: shared.keepParse === true, ...(shared.started ? { started: shared.started } : {}) },
     );
     let entities = 0;
     let facts = 0;
@@ -228,14 +261,14 @@ export function createIngestActivities(deps: IngestActivityDeps) {
   }
 
   async function extractStructure(input: StageInput): Promise<void> {
-    await structureStage(input);
+    await withProgress((progress) => structureStage(input, progress));
   }
 
   /**
    * `pass`: run inside the single-pass activity, which shares the memory's chunks and the parse with
    * the later stages and checks for a delete once, when it enters indexing (after all graph writes).
    */
-  async function structureStage(input: StageInput, pass?: SinglePass): Promise<Memory> {
+  async function structureStage(input: StageInput, progress: ProgressQueue, pass?: SinglePass): Promise<Memory> {
     // The memory's collections now, not when the run began: an update may have changed them. Read
     // beside the status change (either one finds a deleted memory): one round trip less on its path.
     const [, memory] = await Promise.all([enterStage(input, 'structuring'), loadMemory(input.memoryId)]);
@@ -243,8 +276,14 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       memory,
       memory.collection_ids,
       input.append?.fromChunk ?? 0,
-      'structuring',
-      pass ? { chunks: pass.chunks, keepParse: pass.chunks.length <= KEEP_PARSE_MAX_CHUNKS } : {},
+      progress,
+      pass
+        ? {
+            chunks: pass.chunks,
+            keepParse: pass.chunks.length <= KEEP_PARSE_MAX_CHUNKS,
+            ...(pass.extractions ? { started: pass.extractions } : {}),
+          }
+        : {},
     );
     if (pass) {
       for (const extraction of built.extractions) if (extraction.sentences) pass.parses.set(extraction.chunkIndex, extraction.sentences);
@@ -252,8 +291,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       await purge(memory);
       throw ApplicationFailure.nonRetryable(`memory ${memory.id} was deleted`, MEMORY_DELETED);
     }
-    await reportProgress(
-      store,
+    progress.report(
       targetOf(input),
       'structure',
       'structuring',
@@ -311,13 +349,13 @@ export function createIngestActivities(deps: IngestActivityDeps) {
   }
 
   async function embedAndIndex(input: StageInput): Promise<IndexResult> {
-    return indexStage(input);
+    return withProgress((progress) => indexStage(input, progress));
   }
 
   /** The chunks still to embed with the current model: chunks embedded by an earlier attempt are kept. */
   const toEmbed = (chunks: StoredChunk[], modelId: string): StoredChunk[] => chunks.filter((chunk) => chunk.embedding_model !== modelId);
 
-  async function indexStage(input: StageInput, pass?: SinglePass): Promise<IndexResult> {
+  async function indexStage(input: StageInput, progress: ProgressQueue, pass?: SinglePass): Promise<IndexResult> {
     const memory = { id: input.memoryId, tenant_id: input.tenantId };
     const target = targetOf(input);
     const embedder = await deps.embedder();
@@ -334,7 +372,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     const todo = toEmbed(chunks, embedder.modelId);
     const total = chunks.length;
     let done = total - todo.length;
-    await reportProgress(store, target, 'embed', 'indexing', done, total);
+    progress.report(target, 'embed', 'indexing', done, total);
 
     for (let offset = 0; offset < todo.length; offset += deps.embeddingBatchSize) {
       if (Context.current().cancellationSignal.aborted) throw new Error('activity cancelled');
@@ -353,7 +391,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       );
       done += batch.length;
       heartbeat({ stage: 'embed', current: done, total });
-      if (done < total) await reportProgress(store, target, 'embed', 'indexing', done, total);
+      if (done < total) progress.report(target, 'embed', 'indexing', done, total);
     }
 
     // Chunks take the memory's current collections: an update may have changed them mid-run.
@@ -370,6 +408,8 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       await purge(memory);
       return { status: 'deleted', chunkCount: 0 };
     }
+    // The stages' progress events first: the terminal event is the run's last.
+    await progress.settle();
     await reportTerminal(store, target, 'complete', total, total);
     return { status: 'complete', chunkCount: total };
   }
@@ -413,26 +453,33 @@ export function createIngestActivities(deps: IngestActivityDeps) {
   async function ingestContent(input: IngestInput): Promise<IndexResult> {
     inFlight += 1;
     try {
-      return await singlePass(input);
+      return await withProgress((progress) => singlePass(input, progress));
     } finally {
       inFlight -= 1;
     }
   }
 
-  async function singlePass(input: IngestInput): Promise<IndexResult> {
+  async function singlePass(input: IngestInput, progress: ProgressQueue): Promise<IndexResult> {
     // A retry resumes after the stages its predecessors' heartbeats say were done (every stage writes
     // idempotently, so redoing one is only slower): a worker killed mid-embedding does not structure again.
     const done = stagesDoneBefore(Context.current().info.heartbeatDetails);
-    const collectionIds = done >= 1 ? (await loadMemory(input.memoryId)).collection_ids : (await readContent(input)).collectionIds;
+    // The extraction of a memory's chunks starts once they are planned, and runs while the read
+    // stage writes them: it is the longest step of a small memory's path to searchable.
+    let extractions: StartedExtractions | undefined;
+    const startExtracting = (planned: Parameters<typeof startExtractions>[1]): void => {
+      if (planned.length <= KEEP_PARSE_MAX_CHUNKS) extractions = startExtractions(deps.extractor, planned, { keepParse: true });
+    };
+    const read = done >= 1 ? null : await readStage(input, progress, startExtracting);
+    const collectionIds = read ? read.collectionIds : (await loadMemory(input.memoryId)).collection_ids;
     const stage: StageInput = { ...input, collectionIds };
     const embedder = await deps.embedder();
-    const chunks = await store.chunks.forMemory(input.memoryId);
+    const chunks = read?.chunks ?? (await store.chunks.forMemory(input.memoryId));
     const first = toEmbed(chunks, embedder.modelId).slice(0, deps.embeddingBatchSize);
     const overlap = new AbortController();
     const cancelled = Context.current().cancellationSignal;
     const stop = (): void => overlap.abort(cancelled.reason);
     cancelled.addEventListener('abort', stop, { once: true });
-    const pass: SinglePass = { chunks, parses: new Map() };
+    const pass: SinglePass = { chunks, parses: new Map(), ...(extractions ? { extractions } : {}) };
     // The first batch's vectors are needed once structuring is done: until then (at most
     // FIRST_BATCH_MAX_WAIT_MS) its request waits for other memories' chunks to share its model call.
     let structured!: () => void;
@@ -447,7 +494,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
     }
     try {
       if (done < 2) {
-        const memory = await structureStage(stage, pass);
+        const memory = await structureStage(stage, progress, pass);
         structured();
         await deriveStage(memory, pass);
       } else if (done < 3) {
@@ -455,7 +502,7 @@ export function createIngestActivities(deps: IngestActivityDeps) {
         await deriveStage(await loadMemory(input.memoryId), pass);
       }
       structured();
-      return await indexStage(stage, pass);
+      return await indexStage(stage, progress, pass);
     } finally {
       structured();
       cancelled.removeEventListener('abort', stop);
@@ -478,6 +525,8 @@ interface SinglePass {
   parses: Map<number, Sentence[]>;
   /** Vectors of the first chunks still to embed (up to one embedding batch), computed during structuring. */
   firstBatch?: Promise<Float32Array[]>;
+  /** The extractor's answers for the chunks the read stage planned, handed over before it wrote them. */
+  extractions?: StartedExtractions;
 }
 
 /**

@@ -66,7 +66,8 @@ function setup(
   options: {
     extract?: FileExtractors['extract'];
     embed?: (call: EmbedCall) => Promise<Float32Array[]> | null;
-    extractor?: StructureExtractor;
+    /** The structure extractor, or one built over the fake store (to record its calls in the journal). */
+    extractor?: StructureExtractor | ((fake: FakeIngestionStore) => StructureExtractor);
   } = {},
 ) {
   const fake = fakeIngestionStore();
@@ -93,7 +94,7 @@ function setup(
     maxChunksPerMemory: 5,
     embeddingBatchSize: 2,
     embeddingCoalesceMs: 0,
-    extractor: options.extractor ?? extractor,
+    extractor: typeof options.extractor === 'function' ? options.extractor(fake) : (options.extractor ?? extractor),
     entitySimilarityThreshold: 0.9,
     classifier: new PredicateClassifier(DEFAULT_FACT_LEXICON),
   });
@@ -329,11 +330,56 @@ describe('ingestContent: heartbeats let a retry resume where the last attempt go
         ['chunks.upsertMany', 'graph.write', 'procedures.replaceMemoryTraces', 'chunks.setEmbeddings'].filter((op) => made.has(op)),
         writes,
       );
+      // A read stage done again writes every chunk anew (the repository replaces the row, vector
+      // included), so all are embedded again; past it, the earlier attempt's vectors are kept.
       assert.deepEqual(
         embedCalls.flatMap((call) => call.texts),
-        [TEXTS[2]],
-        'chunks embedded by the earlier attempt with this model are kept',
+        writes.includes('chunks.upsertMany') ? TEXTS : [TEXTS[2]],
+        'chunks embedded by the earlier attempt with this model are kept unless the read stage wrote them again',
       );
+    });
+  }
+});
+
+describe('ingestContent: what the read stage planned feeds the later stages', () => {
+  /** The extractor above, each call recorded in the store's journal between the writes. */
+  const journaled = (fake: FakeIngestionStore): StructureExtractor => ({
+    id: 'fake-names-journaled',
+    extract: (text, options) => {
+      fake.journal.record('extract', text);
+      return extractor.extract(text, options);
+    },
+  });
+  // [the earlier attempt's last heartbeat (none: a first run), the stages' re-reads of the chunks,
+  //  whether the chunks are extracted before they are written]
+  const cases: [unknown, number, boolean][] = [
+    [undefined, 0, true],
+    [{ stage: 'structure', current: 1, total: 3 }, 1, false],
+  ];
+  for (const [details, reads, early] of cases) {
+    it(`after ${JSON.stringify(details ?? 'no earlier attempt')}: ${reads} read(s) of the chunks, ${early ? 'extracted before they are written' : 'extracted as stored'}`, async () => {
+      const { fake, activities } = setup({ extractor: journaled });
+      const memory = fake.seedMemory({ id: 'm1', content: { chunks: TEXTS } });
+      if (details) seedRead(fake, memory);
+      let chunkReads = 0;
+      const forMemory = fake.chunks.forMemory.bind(fake.chunks);
+      fake.chunks.forMemory = (memoryId: string) => {
+        chunkReads += 1;
+        return forMemory(memoryId);
+      };
+      const outcome = await attempt(fake, { attempt: details ? 2 : 1, heartbeatDetails: details }).run(activities.ingestContent, {
+        memoryId: 'm1',
+        tenantId: 'tenant-1',
+      });
+      assert.deepEqual(outcome, { status: 'complete', chunkCount: 3 });
+      assert.equal(chunkReads, reads);
+      const ops = fake.journal.names();
+      const extracted = fake.journal.entries.filter((entry) => entry.at === 'extract').map((entry) => entry.args[0]);
+      assert.deepEqual(extracted, TEXTS, 'each chunk extracted once, in order');
+      const written = ops.indexOf('chunks.upsertMany');
+      if (early) assert.ok(written > ops.lastIndexOf('extract'), `extraction handed over before the write (${ops.join(', ')})`);
+      else assert.equal(written, -1, 'the read stage is not done again');
+      assert.ok(ops.indexOf('graph.write') > ops.lastIndexOf('extract'));
     });
   }
 });

@@ -70,8 +70,8 @@ class IngestionChunks extends FakeChunks {
   }
 
   async upsertMany(chunks: NewChunk[]): Promise<void> {
-    for (const chunk of chunks)
-      this.rows.set(chunk.id, { embedding_model: this.rows.get(chunk.id)?.embedding_model ?? null, ...structuredClone(chunk) });
+    // As the repository's replaceOne: the row is replaced whole, its vector and model with it.
+    for (const chunk of chunks) this.rows.set(chunk.id, { embedding_model: null, ...structuredClone(chunk) });
     this.log.record('chunks.upsertMany', chunks[0]?.memory_id, chunks.length);
   }
 
