@@ -210,12 +210,14 @@ export class ProcedureDerivation {
     if (moves.length > 0) await this.records.moveTraces(moves);
 
     const now = new Date();
+    // Each dirty chain's members at once: a round trip each, on a memory's path to searchable.
+    const dirtyChains = chains.filter((chain) => dirty.has(chain.id));
+    const members = await Promise.all(dirtyChains.map((chain) => this.records.chainMembers(scope, chain.traceIds)));
     const written: InstanceFields[] = [];
-    for (const chain of chains) {
-      if (!dirty.has(chain.id)) continue;
-      const instance = instanceOf(scope, chain.id, await this.records.chainMembers(scope, chain.traceIds), now);
+    dirtyChains.forEach((chain, index) => {
+      const instance = instanceOf(scope, chain.id, members[index]!, now);
       if (instance) written.push(instance);
-    }
+    });
     // Pattern links are kept for now (the refresh below re-decides them), so reads never see a gap.
     if (written.length > 0) await this.records.upsertInstances(written);
     const alive = new Set(chains.map((chain) => chain.id));
@@ -328,8 +330,7 @@ export class ProcedureDerivation {
    * under the lease, so no other writer links instances to these patterns meanwhile.
    */
   private async assignToPatterns(scope: GraphScope, instanceIds: string[], vanishedPatternIds: string[]): Promise<void> {
-    const patterns = await this.records.patternsOf(scope);
-    const instances = await this.records.instancesByIds(scope, instanceIds);
+    const [patterns, instances] = await Promise.all([this.records.patternsOf(scope), this.records.instancesByIds(scope, instanceIds)]);
     const { links, touched } = assignToNearest(patterns, instances, vanishedPatternIds);
     if (links.length > 0) await this.records.setPatternLinks(links);
     // Between full mines a touched pattern keeps an exact instance count and a canonical instance
@@ -339,7 +340,11 @@ export class ProcedureDerivation {
       const pattern = patterns.find((candidate) => candidate.id === patternId);
       // An instance whose rows another change deletes meanwhile (outside the lease) leaves this
       // count one high: that change refreshes the pattern it took the member from after this one.
-      const count = await this.records.countPatternMembers(scope, patternId);
+      // Whether its canonical instance is still a member is read beside the count (one round trip, not two).
+      const [count, canonicalStays] = await Promise.all([
+        this.records.countPatternMembers(scope, patternId),
+        pattern ? this.records.isPatternMember(scope, pattern.canonical_instance_id, patternId) : true,
+      ]);
       if (!pattern || count < MIN_SUPPORT) {
         await this.records.dissolvePattern(scope, patternId);
         continue;
@@ -348,7 +353,7 @@ export class ProcedureDerivation {
         instance_count: count,
         description: describePattern(pattern.signature, count).description,
       };
-      if (!(await this.records.isPatternMember(scope, pattern.canonical_instance_id, patternId))) {
+      if (!canonicalStays) {
         const closest = await this.records.closestPatternMember(scope, patternId);
         if (closest) set.canonical_instance_id = closest;
       }
