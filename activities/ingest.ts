@@ -394,9 +394,13 @@ export function createIngestActivities(deps: IngestActivityDeps) {
       if (done < total) progress.report(target, 'embed', 'indexing', done, total);
     }
 
-    // Chunks take the memory's current collections: an update may have changed them mid-run.
+    // Chunks take the memory's current collections: an update may have changed them mid-run. When
+    // they already carry them there is nothing to write: the rows hold either what this run
+    // wrote or read, or what an update set since, and an update sets the memory's collections of its time.
     const current = await store.memories.findForIngestion(memory.id);
-    if (current) await store.chunks.setCollections(memory.id, current.collection_ids);
+    if (current && !chunks.every((chunk) => sameMembers(chunk.collection_ids, current.collection_ids))) {
+      await store.chunks.setCollections(memory.id, current.collection_ids);
+    }
     await store.indexChanges.publishUpserts(memory.tenant_id, [{ id: memory.id, collectionIds: current?.collection_ids ?? [] }]);
     const stillThere = await store.memories.setStatus(memory.id, 'complete', {
       embedding_model: embedder.modelId,
@@ -516,6 +520,8 @@ export function createIngestActivities(deps: IngestActivityDeps) {
 export type IngestActivities = ReturnType<typeof createIngestActivities>;
 
 type StoredChunk = Awaited<ReturnType<Store['chunks']['forMemory']>>[number];
+
+const sameMembers = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((id) => b.includes(id));
 
 /** Shared by the stages of one single-pass activity. */
 interface SinglePass {

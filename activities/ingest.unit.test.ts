@@ -384,6 +384,33 @@ describe('ingestContent: what the read stage planned feeds the later stages', ()
   }
 });
 
+describe('ingestContent: the chunks end with the collections the memory has when it completes', () => {
+  // [what an update did while structuring ran, whether the run writes the chunks' collections]
+  const cases: [string, 'none' | 'memory' | 'memory and chunks', boolean][] = [
+    ['no update', 'none', false],
+    ['an update moved the memory, its chunks not yet', 'memory', true],
+    // The run compares with the chunks as it wrote them: it writes the same collections again.
+    ['an update moved the memory and its chunks', 'memory and chunks', true],
+  ];
+  for (const [name, moved, writes] of cases) {
+    it(`${name}: ${writes ? 'writes them' : 'nothing to write'}`, async () => {
+      const { fake, activities } = setup();
+      fake.seedMemory({ id: 'm1', collection_ids: ['col-a'], content: { chunks: TEXTS } });
+      fake.journal.after = (written) => {
+        if (written !== 'graph.write' || moved === 'none') return;
+        fake.journal.after = null;
+        fake.memories.rows.get('m1')!.collection_ids = ['col-b'];
+        if (moved === 'memory and chunks') for (const row of fake.chunks.rows.values()) row.collection_ids = ['col-b'];
+      };
+      const outcome = await attempt(fake).run(activities.ingestContent, { memoryId: 'm1', tenantId: 'tenant-1' });
+      assert.deepEqual(outcome, { status: 'complete', chunkCount: 3 });
+      assert.equal(fake.journal.names().includes('chunks.setCollections'), writes);
+      const expected = moved === 'none' ? ['col-a'] : ['col-b'];
+      for (const row of fake.chunks.rows.values()) assert.deepEqual(row.collection_ids, expected);
+    });
+  }
+});
+
 describe('cancellation stops the model work', () => {
   // The timeout only guards the suite against a hang if the abort is not passed on.
   it(
