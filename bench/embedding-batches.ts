@@ -3,7 +3,7 @@
  * (engram_embedding_batch_size on GET /metrics, which answers loopback peers): texts per model
  * call after micro-batching, passages and entity names together.
  */
-import { metricLines } from './service-meter.js';
+import { metricLines, metricsPhase } from './service-meter.js';
 import { info, metric } from './stats.js';
 
 interface BatchHistogram {
@@ -27,12 +27,11 @@ async function scrape(baseUrl: string): Promise<BatchHistogram | null> {
 }
 
 /** Scrapes now; `report` scrapes again and prints the phase's batch figures under `label`. */
-export async function embeddingBatchMeter(baseUrl: string): Promise<{ report(label: string): Promise<void> }> {
-  const before = await scrape(baseUrl);
-  return {
-    async report(label) {
-      const after = await scrape(baseUrl);
-      if (!before || !after) return info(`   ${label}: GET /metrics unavailable, no embedding batch figures`);
+export function embeddingBatchMeter(baseUrl: string): Promise<{ report(label: string): Promise<void> }> {
+  return metricsPhase(
+    () => scrape(baseUrl),
+    'embedding batch figures',
+    (label, before, after) => {
       const calls = after.count - before.count;
       const texts = after.sum - before.sum;
       metric(`${label}_embedding_batch_mean`, calls > 0 ? texts / calls : Number.NaN, 'texts/call');
@@ -46,5 +45,5 @@ export async function embeddingBatchMeter(baseUrl: string): Promise<{ report(lab
       }
       info(`   ${label}: ${texts} texts in ${calls} model calls; calls by size ${shares.join(', ')}`);
     },
-  };
+  );
 }

@@ -30,6 +30,26 @@ export async function metricLines(baseUrl: string): Promise<string[] | null> {
   }
 }
 
+/**
+ * A phase's figures from two scrapes of GET /metrics: `read` scrapes now, and `report(label)`
+ * scrapes again and prints what changed between the two (`print`), or a line saying the
+ * service did not answer (`what`: the figures missing).
+ */
+export async function metricsPhase<T>(
+  read: () => Promise<T | null>,
+  what: string,
+  print: (label: string, before: T, after: T) => void,
+): Promise<{ report(label: string): Promise<void> }> {
+  const before = await read();
+  return {
+    async report(label) {
+      const after = await read();
+      if (!before || !after) return info(`   ${label}: GET /metrics unavailable, no ${what}`);
+      print(label, before, after);
+    },
+  };
+}
+
 async function scrape(baseUrl: string, route: string): Promise<Totals | null> {
   const lines = await metricLines(baseUrl);
   if (!lines) return null;
@@ -107,12 +127,11 @@ async function scrapePoolTasks(baseUrl: string): Promise<Map<string, { count: nu
  * their mean time from hand-over to answer (queueing included): where a memory's wall time went
  * among the threads, which no client timing shows.
  */
-export async function poolTaskMeter(baseUrl: string): Promise<{ report(label: string): Promise<void> }> {
-  const before = await scrapePoolTasks(baseUrl);
-  return {
-    async report(label) {
-      const after = await scrapePoolTasks(baseUrl);
-      if (!before || !after) return info(`   ${label}: GET /metrics unavailable, no pool task figures`);
+export function poolTaskMeter(baseUrl: string): Promise<{ report(label: string): Promise<void> }> {
+  return metricsPhase(
+    () => scrapePoolTasks(baseUrl),
+    'pool task figures',
+    (label, before, after) => {
       for (const [key, total] of after) {
         const count = total.count - (before.get(key)?.count ?? 0);
         if (count <= 0) continue;
@@ -122,5 +141,5 @@ export async function poolTaskMeter(baseUrl: string): Promise<{ report(label: st
         metric(`${label}_pool_${name}_count`, count, 'count');
       }
     },
-  };
+  );
 }
