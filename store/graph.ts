@@ -163,24 +163,17 @@ export class GraphRepository implements GraphStore {
 
   /** Records provenance first, then the targets (see the module comment for why this order). */
   async write(scope: GraphScope, entities: NewEntity[], facts: NewFact[], mentions: NewMention[]): Promise<void> {
+    if (mentions.length > 0) {
+      await this.mentions.bulkWrite(
+        mentions.map((mention) => {
+          const doc = mentionDoc(scope, mention);
+          return { replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } };
+        }),
+        { ordered: false },
+      );
+    }
     const now = new Date();
-    // The three at once: one store round trip on a memory's path to searchable, not two. No order
-    // among them matters to a reader: an entity or fact shows only through a mention of a visible
-    // memory, and this memory is not searchable until its run completes. A delete that ran its
-    // cascade meanwhile is caught by the run's check after all its writes (activities/ingest.ts).
-    await Promise.all([
-      mentions.length > 0
-        ? this.mentions.bulkWrite(
-            mentions.map((mention) => {
-              const doc = mentionDoc(scope, mention);
-              return { replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } };
-            }),
-            { ordered: false },
-          )
-        : null,
-      this.upsertEntities(scope, entities, now),
-      this.upsertFacts(scope, facts, now),
-    ]);
+    await Promise.all([this.upsertEntities(scope, entities, now), this.upsertFacts(scope, facts, now)]);
   }
 
   /**
