@@ -20,31 +20,10 @@ export const progressTargetOf = (memory: Pick<Memory, 'id' | 'tenant_id' | 'coll
   collectionIds: memory.collection_ids,
 });
 
-async function reportProgress(
-  store: Store,
-  target: ProgressTarget,
-  stage: string,
-  userStage: UserStage,
-  current: number,
-  total: number,
-  message: string | null = null,
-): Promise<void> {
-  heartbeat({ stage, current, total });
-  progressReported.inc({ user_stage: userStage });
-  await store.events.appendProgress(target.tenantId, target.collectionIds, {
-    engram_id: target.memoryId,
-    stage,
-    user_stage: userStage,
-    current,
-    total,
-    message,
-  });
-}
-
 /**
  * The progress events of one activity attempt, appended in order but not waited for by the stages
  * that report them: each append is a store round trip, and a memory's stages reported five of them
- * on its path to searchable. The heartbeat and the count are taken at once, as by reportProgress.
+ * on its path to searchable. The heartbeat and the count are taken at once.
  * `settle` waits for every queued append and rethrows the first failure; the attempt settles
  * before its terminal event (which must come last) and before it ends, so a later activity's events
  * (markFailed's `failed`) never come before one of this attempt's. After a failure the rest of the
@@ -92,7 +71,10 @@ export async function reportTerminal(
 ): Promise<void> {
   const scope = activityScope();
   if (scope !== null && (await store.memories.terminalReported(target.memoryId, scope))) return;
-  await reportProgress(store, target, userStage, userStage, current, total, message);
+  // The terminal event is waited for: the mark below must follow it.
+  const event = new ProgressQueue(store);
+  event.report(target, userStage, userStage, current, total, message);
+  await event.settle();
   if (scope !== null) await store.memories.markTerminalReported(target.memoryId, scope);
 }
 
