@@ -6,11 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Connection, WorkflowClient } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
+import { ingestWorkflowId } from '../../core/ids.js';
 import { freePort, startMongoStandin, type EmbeddedMongo } from '../../dev/embedded.js';
 import { spawnService, stopChild, waitForReady } from '../../dev/stack.js';
 import { adminWith, Api, eventually, sleep, stack } from '../support/client.js';
@@ -68,6 +70,55 @@ describe('the database restarting during ingestion', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  /** How long ago a Temporal timestamp was, in seconds (`-` when unset). */
+  const secondsAgo = (time: { seconds?: { toNumber(): number } | number | null } | null | undefined): string => {
+    const seconds = time?.seconds;
+    if (seconds === undefined || seconds === null) return '-';
+    return `${(Date.now() / 1000 - (typeof seconds === 'number' ? seconds : seconds.toNumber())).toFixed(1)} s ago`;
+  };
+
+  /**
+   * When memories do not leave the pipeline, what their workflows are doing (status, the pending
+   * activity's attempt, last failure and heartbeat) and the worker's warnings: a failure in CI is
+   * then explained by its own output.
+   */
+  async function withDiagnostics<T>(ids: string[], work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const lines: string[] = [];
+      const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS! });
+      try {
+        const workflows = new WorkflowClient({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
+        for (const id of ids) {
+          const status = (await client.get(`/v1/memories/${id}`)).body?.results?.status as string | undefined;
+          if (status === 'complete') continue;
+          const described = await workflows.getHandle(ingestWorkflowId(id)).describe();
+          const pending = (described.raw.pendingActivities ?? []).map((activity) => ({
+            type: activity.activityType?.name,
+            state: activity.state,
+            attempt: activity.attempt,
+            lastFailure: activity.lastFailure?.message,
+            heartbeat: activity.heartbeatDetails?.payloads?.map((payload) => payload.data?.toString()).join(' '),
+            started: secondsAgo(activity.lastStartedTime),
+            heartbeatSent: secondsAgo(activity.lastHeartbeatTime),
+          }));
+          lines.push(`${id}: memory ${status}, workflow ${described.status.name}, pending ${JSON.stringify(pending)}`);
+        }
+      } finally {
+        await connection.close();
+      }
+      const log = readFileSync(path.join(stack().logDir, 'worker-db-restart.log'), 'utf8').split('\n');
+      lines.push(
+        ...log
+          .filter((line) => /"level":(40|50|60)/.test(line))
+          .slice(-20)
+          .map((line) => line.slice(0, 600)),
+      );
+      throw new Error(`${(error as Error).message}\n${lines.join('\n')}`, { cause: error });
+    }
+  }
+
   it('completes every accepted memory exactly once', async () => {
     const ids: string[] = [];
     for (let n = 0; n < MEMORIES; n++) {
@@ -84,22 +135,24 @@ describe('the database restarting during ingestion', () => {
     await sleep(3000);
     mongo = await startMongoStandin({ dataDir, port: mongoPort, backend: 'journal' });
 
-    const statuses = await eventually(
-      async () => {
-        const current = await Promise.all(
-          ids.map(async (id) => {
-            const response = await client.get(`/v1/memories/${id}`);
-            return response.status === 200 ? (response.body.results.status as string) : `http ${response.status}`;
-          }),
-        );
-        assert.ok(
-          current.every((status) => status === 'complete' || status === 'failed'),
-          `every memory leaves the pipeline: ${current.join(', ')}`,
-        );
-        return current;
-      },
-      120_000,
-      500,
+    const statuses = await withDiagnostics(ids, () =>
+      eventually(
+        async () => {
+          const current = await Promise.all(
+            ids.map(async (id) => {
+              const response = await client.get(`/v1/memories/${id}`);
+              return response.status === 200 ? (response.body.results.status as string) : `http ${response.status}`;
+            }),
+          );
+          assert.ok(
+            current.every((status) => status === 'complete' || status === 'failed'),
+            `every memory leaves the pipeline: ${current.join(', ')}`,
+          );
+          return current;
+        },
+        120_000,
+        500,
+      ),
     );
     assert.deepEqual(
       statuses,
