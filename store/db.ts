@@ -69,44 +69,51 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
   };
 }
 
-const WATCH_EVERY_MS = 5_000;
-const STUCK_AFTER_MS = 20_000;
+const WATCH_EVERY_MS = 1_000;
+/** How long the client may see its server as Unknown before a fresh client is asked. */
+const STUCK_AFTER_MS = 3_000;
 
 /**
  * A safety net, measured on the stand-in: restarted under load while a worker was busy, the
- * worker's driver (on Node 20, with other jobs loading both cores) kept the server "unknown" for
- * minutes in 4 of 8 runs, every operation failing server selection, while new connections to the
- * same server worked. (On Node 24 on a quiet machine, 8 of 8 runs recovered by themselves.) When
- * pings have failed for STUCK_AFTER_MS and a fresh client reaches the server, the client is
- * closed and connected again; the driver allows that, and every Db and Collection of it keeps
- * working. A server that is really down is left alone: the fresh client fails too.
+ * worker's driver (on Node 20, with other jobs loading both cores) kept the server Unknown for
+ * minutes in 4 of 8 runs, every operation failing server selection with the error of the
+ * connection the restart closed, while new connections to the same server worked. On Node 24 a
+ * loop of 25 restarts during ingestion stalled twice, 20-25 s each, until the first version of
+ * this net (which waited for 20 s of failed pings) caught them.
+ *
+ * The client's own view is followed through its monitoring events. When it has seen every server
+ * as Unknown for STUCK_AFTER_MS, and a fresh client reaches the server on two checks in a row (a
+ * monitor merely about to notice that the server is back is left to do so), the client is closed
+ * and connected again; the driver allows that, and every Db and Collection of it keeps working.
+ * A server that is really down is left alone (the fresh client fails too); a slow one stays
+ * known, so a busy store never sets this off; nor does a replica set with one member down.
  */
 function watchForStuckClient(client: MongoClient, uri: string): NodeJS.Timeout {
-  let failingSince: number | null = null;
+  const unknown = unknownServerTracker();
+  client.on('serverDescriptionChanged', (event) => unknown.observe(event.address, event.newDescription.type));
+  client.on('serverClosed', (event) => unknown.forget(event.address));
+  let reachableChecks = 0;
   let checking = false;
   const timer = setInterval(() => {
     if (checking) return;
+    if (!unknown.longerThan(STUCK_AFTER_MS)) {
+      reachableChecks = 0;
+      return;
+    }
     checking = true;
     void (async () => {
       try {
-        await client.db('admin').command({ ping: 1 }, { timeoutMS: WATCH_EVERY_MS });
-        failingSince = null;
-      } catch {
-        failingSince ??= Date.now();
-        if (Date.now() - failingSince < STUCK_AFTER_MS) return;
-        const fresh = new MongoClient(uri, { retryWrites: false, serverSelectionTimeoutMS: 3_000, maxPoolSize: 1 });
-        try {
-          await fresh.connect();
-          await fresh.db('admin').command({ ping: 1 });
-        } catch {
-          return; // the server is down: nothing to repair here
-        } finally {
-          await fresh.close().catch(() => undefined);
+        if (!(await reachableByFreshClient(uri))) {
+          reachableChecks = 0;
+          return;
         }
+        // Still Unknown after the server answered a fresh client on two checks a second apart.
+        if (++reachableChecks < 2 || !unknown.longerThan(STUCK_AFTER_MS)) return;
+        reachableChecks = 0;
         process.emitWarning('MongoDB client stuck while the server answers: reconnecting it', { code: 'ENGRAM_MONGO_RECONNECT' });
         await client.close(true).catch(() => undefined);
+        unknown.reset();
         await client.connect();
-        failingSince = null;
       } finally {
         checking = false;
       }
@@ -114,6 +121,50 @@ function watchForStuckClient(client: MongoClient, uri: string): NodeJS.Timeout {
   }, WATCH_EVERY_MS);
   timer.unref();
   return timer;
+}
+
+/**
+ * Since when a client has seen every server it knows as Unknown (it can reach none), from its
+ * monitoring events. One member of a replica set down leaves the others known: not stuck.
+ */
+export function unknownServerTracker(now: () => number = Date.now) {
+  const types = new Map<string, string>();
+  let allUnknownSince: number | null = null;
+  const update = (): void => {
+    const allUnknown = types.size > 0 && [...types.values()].every((type) => type === 'Unknown');
+    if (!allUnknown) allUnknownSince = null;
+    else allUnknownSince ??= now();
+  };
+  return {
+    observe(address: string, type: string): void {
+      types.set(address, type);
+      update();
+    },
+    forget(address: string): void {
+      types.delete(address);
+      update();
+    },
+    longerThan(ms: number): boolean {
+      return allUnknownSince !== null && now() - allUnknownSince >= ms;
+    },
+    reset(): void {
+      types.clear();
+      allUnknownSince = null;
+    },
+  };
+}
+
+async function reachableByFreshClient(uri: string): Promise<boolean> {
+  const fresh = new MongoClient(uri, { retryWrites: false, serverSelectionTimeoutMS: 2_000, maxPoolSize: 1 });
+  try {
+    await fresh.connect();
+    await fresh.db('admin').command({ ping: 1 });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await fresh.close().catch(() => undefined);
+  }
 }
 
 async function probeCapabilities(db: Db, retryableWrites: boolean): Promise<ServerCapabilities> {
