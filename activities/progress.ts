@@ -88,8 +88,8 @@ function activityScope(): string | null {
   }
 }
 
-/** Each running attempt's last heartbeat details, repeated by keepAlive. */
-const lastDetails = new WeakMap<Context, { details: unknown }>();
+/** Each running attempt's last heartbeat details and when they were sent, repeated by keepAlive. */
+const lastDetails = new WeakMap<Context, { details: unknown; at: number }>();
 
 /** Heartbeat when running inside an activity; a no-op elsewhere (e.g. unit use). */
 export function heartbeat(details: unknown): void {
@@ -99,9 +99,17 @@ export function heartbeat(details: unknown): void {
   } catch {
     return; // Not in an activity context.
   }
-  lastDetails.set(context, { details });
+  lastDetails.set(context, { details, at: Date.now() });
   context.heartbeat(details);
 }
+
+/**
+ * How long keepAlive covers an attempt whose stages report no progress point: past it the
+ * repeats stop, the heartbeat timeout ends the attempt, and Temporal retries it. Far above any
+ * stretch measured between two progress points (a collection's graph writes, a wait for the model
+ * thread: seconds to tens of seconds on a saturated machine), far below startToClose (90 minutes).
+ */
+export const KEEP_ALIVE_STALL_MS = 10 * 60_000;
 
 /**
  * Runs an attempt with a heartbeat at least every third of its heartbeat timeout, repeating the
@@ -110,14 +118,28 @@ export function heartbeat(details: unknown): void {
  * between two of them (a collection's graph writes, a wait for the shared model thread) outlasted
  * the 15 s timeout: every attempt of a LoCoMo session timed out the same way until its retries ran
  * out and an accepted memory failed. A heartbeat timeout is for a worker that is gone; this timer
- * stops with the process or a blocked event loop, so that is still what it detects, and
- * startToClose still bounds an attempt that hangs.
+ * stops with the process or a blocked event loop, so that is still what it detects. It also stops
+ * after `stallMs` without a progress point, so an attempt stuck on a promise that never settles
+ * (a store call lost in a driver, say) is retried within minutes rather than held until
+ * startToClose.
  */
-export async function keepAlive<T>(context: Context, work: () => Promise<T>): Promise<T> {
+export async function keepAlive<T>(context: Context, work: () => Promise<T>, stallMs = KEEP_ALIVE_STALL_MS): Promise<T> {
   const timeoutMs = context.info.heartbeatTimeoutMs;
   if (!timeoutMs) return work();
+  const startedAt = Date.now();
+  let stalled = false;
   const timer = setInterval(
-    () => context.heartbeat((lastDetails.get(context) ?? { details: context.info.heartbeatDetails as unknown }).details),
+    () => {
+      const last = lastDetails.get(context);
+      if (Date.now() - (last?.at ?? startedAt) > stallMs) {
+        if (!stalled)
+          context.log.warn('no progress point for too long: heartbeats stop, so the attempt times out and is retried', { stallMs });
+        stalled = true;
+        return;
+      }
+      stalled = false;
+      context.heartbeat((last ?? { details: context.info.heartbeatDetails as unknown }).details);
+    },
     Math.max(10, Math.floor(timeoutMs / 3)),
   );
   try {

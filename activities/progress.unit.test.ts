@@ -4,7 +4,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import type { Store } from '../store/index.js';
 import { activityInterceptors } from '../runtime/activity-interceptors.js';
-import { heartbeat, ProgressQueue, reportTerminal, type ProgressTarget } from './progress.js';
+import { Context } from '@temporalio/activity';
+import { heartbeat, keepAlive, ProgressQueue, reportTerminal, type ProgressTarget } from './progress.js';
 
 /** The two repositories reportTerminal uses, in memory. */
 function fakeStore() {
@@ -182,6 +183,29 @@ describe('the heartbeat keep-alive every activity runs under', () => {
     const untimed = attempt({});
     await untimed.env.run(async () => sleep(100));
     assert.equal(untimed.beats.length, 0);
+  });
+
+  it('stops repeating after stallMs without a progress point (so the attempt times out), and repeats again from the next one', async () => {
+    const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 30 }, { logger: new DefaultLogger('ERROR') });
+    const beats: unknown[] = [];
+    env.on('heartbeat', (details: unknown) => void beats.push(details));
+    await env.run(() =>
+      keepAlive(
+        Context.current(),
+        async () => {
+          heartbeat({ stage: 'structure', current: 0, total: 1 });
+          await sleep(200); // repeats for 100 ms, then none
+          const stalled = beats.length;
+          assert.ok(stalled >= 4, `${stalled} heartbeats before the stall`);
+          await sleep(100);
+          assert.equal(beats.length, stalled, 'no heartbeat while no progress point comes');
+          heartbeat({ stage: 'structure', current: 1, total: 1 });
+          await sleep(80);
+          assert.ok(beats.length >= stalled + 3, `${beats.length - stalled} heartbeats after the progress point`);
+        },
+        100,
+      ),
+    );
   });
 
   it('stops when the attempt fails, and the failure passes through unchanged', async () => {
