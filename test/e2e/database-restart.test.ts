@@ -77,6 +77,33 @@ describe('the database restarting during ingestion', () => {
     return `${(Date.now() / 1000 - (typeof seconds === 'number' ? seconds : seconds.toNumber())).toFixed(1)} s ago`;
   };
 
+  /** Each unfinished memory's workflow: status, and its pending activity's attempt, last failure and heartbeat. */
+  async function workflowStates(ids: string[]): Promise<string[]> {
+    const lines: string[] = [];
+    const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS! });
+    try {
+      const workflows = new WorkflowClient({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
+      for (const id of ids) {
+        const status = (await client.get(`/v1/memories/${id}`)).body?.results?.status as string | undefined;
+        if (status === 'complete') continue;
+        const described = await workflows.getHandle(ingestWorkflowId(id)).describe();
+        const pending = (described.raw.pendingActivities ?? []).map((activity) => ({
+          type: activity.activityType?.name,
+          state: activity.state,
+          attempt: activity.attempt,
+          lastFailure: activity.lastFailure?.message,
+          heartbeat: activity.heartbeatDetails?.payloads?.map((payload) => payload.data?.toString()).join(' '),
+          started: secondsAgo(activity.lastStartedTime),
+          heartbeatSent: secondsAgo(activity.lastHeartbeatTime),
+        }));
+        lines.push(`${id}: memory ${status}, workflow ${described.status.name}, pending ${JSON.stringify(pending)}`);
+      }
+    } finally {
+      await connection.close();
+    }
+    return lines;
+  }
+
   /**
    * When memories do not leave the pipeline, what their workflows are doing (status, the pending
    * activity's attempt, last failure and heartbeat) and the worker's warnings: a failure in CI is
@@ -87,31 +114,16 @@ describe('the database restarting during ingestion', () => {
       return await work();
     } catch (error) {
       const lines: string[] = [];
-      const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS! });
+      // What cannot be gathered is said in its place: the test's own failure is thrown either way.
       try {
-        const workflows = new WorkflowClient({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
-        for (const id of ids) {
-          const status = (await client.get(`/v1/memories/${id}`)).body?.results?.status as string | undefined;
-          if (status === 'complete') continue;
-          const described = await workflows.getHandle(ingestWorkflowId(id)).describe();
-          const pending = (described.raw.pendingActivities ?? []).map((activity) => ({
-            type: activity.activityType?.name,
-            state: activity.state,
-            attempt: activity.attempt,
-            lastFailure: activity.lastFailure?.message,
-            heartbeat: activity.heartbeatDetails?.payloads?.map((payload) => payload.data?.toString()).join(' '),
-            started: secondsAgo(activity.lastStartedTime),
-            heartbeatSent: secondsAgo(activity.lastHeartbeatTime),
-          }));
-          lines.push(`${id}: memory ${status}, workflow ${described.status.name}, pending ${JSON.stringify(pending)}`);
-        }
-      } finally {
-        await connection.close();
+        lines.push(...(await workflowStates(ids)));
+      } catch (gathering) {
+        lines.push(`(workflow states unavailable: ${String(gathering)})`);
       }
       const log = readFileSync(path.join(stack().logDir, 'worker-db-restart.log'), 'utf8').split('\n');
       lines.push(
         ...log
-          .filter((line) => /"level":(40|50|60)/.test(line))
+          .filter((line) => /"level":(40|50|60)/.test(line) || line.includes('Warning:'))
           .slice(-20)
           .map((line) => line.slice(0, 600)),
       );
