@@ -31,41 +31,57 @@ export async function metricLines(baseUrl: string): Promise<string[] | null> {
 }
 
 /**
- * A phase's figures from two scrapes of GET /metrics: `read` scrapes now, and `report(label)`
- * scrapes again and prints what changed between the two (`print`), or a line saying the
- * service did not answer (`what`: the figures missing).
+ * A phase's figures from two scrapes of GET /metrics: `read` scrapes now, and `report(label, …)`
+ * scrapes again and prints what changed between the two (`print`, given the report's further
+ * arguments), or a line saying the service did not answer (`what`: the figures missing).
  */
-export async function metricsPhase<T>(
+export async function metricsPhase<T, Extra extends unknown[] = []>(
   read: () => Promise<T | null>,
   what: string,
-  print: (label: string, before: T, after: T) => void,
-): Promise<{ report(label: string): Promise<void> }> {
+  print: (label: string, before: T, after: T, ...extra: Extra) => void,
+): Promise<{ report(label: string, ...extra: Extra): Promise<void> }> {
   const before = await read();
   return {
-    async report(label) {
+    async report(label, ...extra) {
       const after = await read();
       if (!before || !after) return info(`   ${label}: GET /metrics unavailable, no ${what}`);
-      print(label, before, after);
+      print(label, before, after, ...extra);
     },
   };
+}
+
+/**
+ * The `_count` and `_sum` lines of one histogram or summary, by the key `keyOf` makes of their
+ * labels (null: the line is not wanted).
+ */
+function countsAndSums(
+  lines: string[],
+  name: string,
+  keyOf: (labels: string) => string | null,
+): Map<string, { count: number; seconds: number }> {
+  const pattern = new RegExp(`^${name}_(count|sum)\\{(.*)\\} (\\S+)`);
+  const totals = new Map<string, { count: number; seconds: number }>();
+  for (const line of lines) {
+    const match = pattern.exec(line);
+    const key = match ? keyOf(match[2]!) : null;
+    if (!match || key === null) continue;
+    const entry = totals.get(key) ?? { count: 0, seconds: 0 };
+    if (match[1] === 'count') entry.count = Number(match[3]);
+    else entry.seconds = Number(match[3]);
+    totals.set(key, entry);
+  }
+  return totals;
 }
 
 async function scrape(baseUrl: string, route: string): Promise<Totals | null> {
   const lines = await metricLines(baseUrl);
   if (!lines) return null;
-  const totals: Totals = { gc: new Map(), route: new Map(), loopDelay: { max: Number.NaN, p99: Number.NaN } };
+  const gc = countsAndSums(lines, 'engram_nodejs_gc_duration_seconds', (labels) => /^kind="(\w+)"$/.exec(labels)?.[1] ?? null);
+  const totals: Totals = { gc, route: new Map(), loopDelay: { max: Number.NaN, p99: Number.NaN } };
   for (const line of lines) {
     const delay = /^engram_nodejs_eventloop_lag_(max|p99)_seconds (\S+)/.exec(line);
     if (delay) {
       totals.loopDelay[delay[1] as 'max' | 'p99'] = Number(delay[2]);
-      continue;
-    }
-    const gc = /^engram_nodejs_gc_duration_seconds_(count|sum)\{kind="(\w+)"\} (\S+)/.exec(line);
-    if (gc) {
-      const entry = totals.gc.get(gc[2]!) ?? { count: 0, seconds: 0 };
-      if (gc[1] === 'count') entry.count = Number(gc[3]);
-      else entry.seconds = Number(gc[3]);
-      totals.gc.set(gc[2]!, entry);
       continue;
     }
     const bucket = /^engram_http_request_duration_seconds_bucket\{(.*)\} (\S+)/.exec(line);
@@ -81,12 +97,11 @@ async function scrape(baseUrl: string, route: string): Promise<Totals | null> {
  * Scrapes now; `report` scrapes again and prints, under `label`, the collections per 100 calls, the
  * collector's time per call, and how many of the calls the service itself took over 50 and 100 ms on.
  */
-export async function serviceMeter(baseUrl: string, route: string): Promise<{ report(label: string, calls: number): Promise<void> }> {
-  const before = await scrape(baseUrl, route);
-  return {
-    async report(label, calls) {
-      const after = await scrape(baseUrl, route);
-      if (!before || !after) return info(`   ${label}: GET /metrics unavailable, no service figures`);
+export function serviceMeter(baseUrl: string, route: string): Promise<{ report(label: string, calls: number): Promise<void> }> {
+  return metricsPhase(
+    () => scrape(baseUrl, route),
+    'service figures',
+    (label, before, after, calls: number) => {
       const gcDelta = (kind: string) => ({
         count: (after.gc.get(kind)?.count ?? 0) - (before.gc.get(kind)?.count ?? 0),
         ms: ((after.gc.get(kind)?.seconds ?? 0) - (before.gc.get(kind)?.seconds ?? 0)) * 1000,
@@ -100,26 +115,19 @@ export async function serviceMeter(baseUrl: string, route: string): Promise<{ re
       metric(`${label}_service_loop_delay_max_ms`, after.loopDelay.max * 1000, 'ms');
       metric(`${label}_service_loop_delay_p99_ms`, after.loopDelay.p99 * 1000, 'ms');
     },
-  };
+  );
 }
 
 /** Sum and count of each worker-pool task (engram_worker_pool_task_seconds, outcome ok), by `pool/task`. */
 async function scrapePoolTasks(baseUrl: string): Promise<Map<string, { count: number; seconds: number }> | null> {
   const lines = await metricLines(baseUrl);
   if (!lines) return null;
-  const tasks = new Map<string, { count: number; seconds: number }>();
-  for (const line of lines) {
-    const match = /^engram_worker_pool_task_seconds_(count|sum)\{(.*)\} (\S+)/.exec(line);
-    if (!match || !match[2]!.includes('outcome="ok"')) continue;
-    const pool = /pool="([^"]+)"/.exec(match[2]!)?.[1];
-    const task = /task="([^"]+)"/.exec(match[2]!)?.[1];
-    if (!pool || !task) continue;
-    const entry = tasks.get(`${pool}/${task}`) ?? { count: 0, seconds: 0 };
-    if (match[1] === 'count') entry.count = Number(match[3]);
-    else entry.seconds = Number(match[3]);
-    tasks.set(`${pool}/${task}`, entry);
-  }
-  return tasks;
+  return countsAndSums(lines, 'engram_worker_pool_task_seconds', (labels) => {
+    if (!labels.includes('outcome="ok"')) return null;
+    const pool = /pool="([^"]+)"/.exec(labels)?.[1];
+    const task = /task="([^"]+)"/.exec(labels)?.[1];
+    return pool && task ? `${pool}/${task}` : null;
+  });
 }
 
 /**
