@@ -43,4 +43,4 @@ COPY --from=build /app/dist ./dist
 RUN mkdir -p /models /data && chown node:node /data
 USER node
 EXPOSE 8080
-CMD ["node", "dist/api/main.js"]
+CMD ["node", "--scavenger-max-new-space-capacity-mb=8", "dist/api/main.js"]

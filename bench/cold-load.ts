@@ -7,7 +7,7 @@
  *       starts the embedded stand-in (journal backend) on <dataDir>, writes a synthetic collection
  *       through the store layer (bench/synthetic.ts, as the bench does), loads it once tokenising its
  *       text so that the load leaves its index snapshot, and stops the store cleanly;
- *   scripts/node [--cpu-prof] dist/bench/cold-load.js load <dataDir> [runs=1]
+ *   scripts/node --scavenger-max-new-space-capacity-mb=8 [--cpu-prof] dist/bench/cold-load.js load <dataDir> [runs=1]
  *       starts the stand-in on the same data dir and loads the collection into a fresh SearchIndex of
  *       this process, then runs one search: wall ms, this process's CPU ms, and the stand-in's CPU ms
  *       over the load (from /proc), as `name value unit` lines. The first load of the process is the
@@ -17,6 +17,10 @@
  *       the same load of any collection on a store already running (COLD_LOAD_MONGO_URI and
  *       COLD_LOAD_DB; COLD_LOAD_MONGO_PID for its CPU): `npm run bench` runs it as a process of its
  *       own, the fresh API process the goal of issue 25 names, on the bench's warm store.
+ *
+ * Started as a service process is (runtime/gc-tuning.ts SERVICE_NODE_FLAGS, which `npm run bench`
+ * gives the fresh process): without the flag, new space is not capped and the load holds about
+ * 70 MB more.
  *
  * The store's own start (it reads its whole journal before it listens) is not timed: an API process
  * finds it running. COLD_LOAD_MONGO_URI and COLD_LOAD_MONGO_PID name a stand-in already serving the

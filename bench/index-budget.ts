@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createLogger } from '../core/logger.js';
+import { SERVICE_NODE_FLAGS } from '../runtime/gc-tuning.js';
 import { SearchIndex } from '../search/search-index.js';
 import type { Store } from '../store/index.js';
 import { CpuMeter } from './cpu.js';
@@ -111,7 +112,8 @@ async function freshProcessLoad(
   const meter = new CpuMeter(running.servicePid);
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [script, 'fresh', collectionId, String(chunks), modelId, String(dimensions)],
+    // Started as a service process is (runtime/gc-tuning.ts): it stands for a fresh API process.
+    [...SERVICE_NODE_FLAGS, script, 'fresh', collectionId, String(chunks), modelId, String(dimensions)],
     {
       env: { ...process.env, COLD_LOAD_MONGO_URI: running.mongoUri, COLD_LOAD_DB: running.db },
     },

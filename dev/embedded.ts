@@ -14,6 +14,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from '
 import net from 'node:net';
 import path from 'node:path';
 import { projectRoot } from '../config/index.js';
+import { SERVICE_NODE_FLAGS } from '../runtime/gc-tuning.js';
 
 export interface EmbeddedTemporal {
   /** host:port of the frontend gRPC service. */
@@ -309,7 +310,7 @@ export function spawnNodeService(
   logFile: string,
   watchdogPid?: number,
 ): ChildProcess {
-  return spawnManaged(name, process.execPath, [script], logFile, env, watchdogPid).child;
+  return spawnManaged(name, process.execPath, [...SERVICE_NODE_FLAGS, script], logFile, env, watchdogPid).child;
 }
 
 /** The last lines this child wrote to its log. */

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 
+import { NEW_SPACE_CAPACITY_FLAG, SERVICE_NODE_FLAGS, startedWithServiceFlags } from './gc-tuning.js';
+
 const tuning = fileURLToPath(new URL('./gc-tuning.js', import.meta.url));
 
 /**
@@ -39,4 +41,47 @@ describe('garbage collector tuning', () => {
     const [tuned, untuned] = await Promise.all([majorCollections('tuned'), majorCollections('default')]);
     assert.ok(tuned <= 1, `${tuned} major collections tuned (${untuned} without the tuning)`);
   });
+});
+
+/**
+ * A child process whose young objects partly survive (rows kept until 200,000 pile up), the pattern
+ * that grows new space, tuned from inside as a service does; prints new space's size in MB.
+ */
+const GROWTH = `
+const v8 = await import('node:v8');
+(await import(process.argv[1])).tuneGarbageCollector();
+let kept = [];
+for (let i = 0; i < 3_000_000; i++) {
+  kept.push({ i, text: 'row ' + i, pair: [i, i] });
+  if (kept.length > 200_000) kept = [];
+}
+const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+process.stdout.write(String(newSpace.space_size / 2 ** 20));
+`;
+
+async function newSpaceMb(flags: readonly string[]): Promise<number> {
+  const { stdout } = await promisify(execFile)(process.execPath, [...flags, '--input-type=module', '-e', GROWTH, tuning]);
+  return Number(stdout);
+}
+
+describe('service node flags', () => {
+  it('cap new space only from the command line: the same churn grows it past the cap when the flag is set from inside', async () => {
+    const [fromCommandLine, fromInside] = await Promise.all([newSpaceMb(SERVICE_NODE_FLAGS), newSpaceMb([])]);
+    // 8 MB of capacity: V8 counts both semi-spaces, each twice as large without pointer compression.
+    assert.ok(fromCommandLine <= 32, `${fromCommandLine} MB of new space with the service flags`);
+    assert.ok(fromInside > 32, `${fromInside} MB of new space with the flag set from inside (the churn must grow it)`);
+  });
+
+  const cases: { name: string; execArgv: string[]; started: boolean }[] = [
+    { name: 'no flags', execArgv: [], started: false },
+    { name: 'the flags', execArgv: [...SERVICE_NODE_FLAGS], started: true },
+    { name: 'the flags among others', execArgv: ['--enable-source-maps', NEW_SPACE_CAPACITY_FLAG, '--cpu-prof'], started: true },
+    { name: 'another capacity', execArgv: ['--scavenger-max-new-space-capacity-mb=16'], started: false },
+    { name: 'only a prefix of the flag', execArgv: ['--scavenger-max-new-space-capacity-mb'], started: false },
+  ];
+  for (const { name, execArgv, started } of cases) {
+    it(`a process started with ${name} is ${started ? '' : 'not '}taken as started with the service flags`, () => {
+      assert.equal(startedWithServiceFlags(execArgv), started);
+    });
+  }
 });

@@ -38,7 +38,7 @@ import { openModelThread, openQueryModelThread, speechModelOnThread } from '../m
 import { SearchIndex } from '../search/search-index.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { activityInterceptors } from './activity-interceptors.js';
-import { tuneGarbageCollector } from './gc-tuning.js';
+import { SERVICE_NODE_FLAGS, startedWithServiceFlags, tuneGarbageCollector } from './gc-tuning.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { apiRepairs, processPlan } from './roles.js';
 import { installTemporalLogging } from './temporal-logging.js';
@@ -159,6 +159,11 @@ export async function startService(config: Config, endpoints: ServiceEndpoints):
   const plan = processPlan(config);
   const logger = createLogger(plan.api ? 'api' : 'worker', config.LOG_LEVEL, config.LOG_FORMAT);
   installTemporalLogging(logger, config.LOG_LEVEL);
+  if (!startedWithServiceFlags())
+    logger.warn(
+      { code: 'ENGRAM_NODE_FLAGS', flags: SERVICE_NODE_FLAGS },
+      'node was started without the service flags: new space is not capped, so the process holds up to about 100 MB more (docs/operations.md)',
+    );
   const store = await openStore(config, endpoints.mongoUri);
   const crashAt = config.FAULT_INJECT_CRASH_AT;
   if (crashAt) {

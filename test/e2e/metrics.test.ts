@@ -101,6 +101,20 @@ describe('Prometheus metrics', () => {
     assert.equal(line.workflowId, response.body.results.workflow_id);
   });
 
+  it('runs the API and the worker with the service node flags, so new space is capped (runtime/gc-tuning.ts)', async () => {
+    for (const [log, started] of [
+      ['api.log', 'API listening'],
+      ['worker.log', 'worker metrics listening'],
+    ] as const) {
+      const text = readFileSync(path.join(stack().logDir, log), 'utf8');
+      assert.ok(text.includes(started), `${log} is the log of a started process`);
+      assert.ok(!text.includes('ENGRAM_NODE_FLAGS'), `${log}: started without the service flags`);
+    }
+    const metrics = await (await fetch(`${stack().apiUrl}/metrics`)).text();
+    const newSpace = sample(metrics, 'engram_nodejs_heap_space_size_total_bytes{space="new"}');
+    assert.ok(newSpace !== null && newSpace > 0 && newSpace <= 32 * 2 ** 20, `new space of the API process: ${newSpace} bytes`);
+  });
+
   it('answers a loopback scrape whatever Authorization header it carries (no METRICS_TOKEN set)', async () => {
     const response = await fetch(`${stack().apiUrl}/metrics`, { headers: { Authorization: `Bearer ${tenant.apiKey}` } });
     assert.equal(response.status, 200);
