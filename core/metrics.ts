@@ -83,6 +83,12 @@ export const embeddingBatchDuration = new Histogram({
   registers,
 });
 
+export const requestBodyBytesInFlight = new Gauge({
+  name: 'engram_request_body_bytes_in_flight',
+  help: 'Request body bytes this API process has admitted and not yet released (each body by its Content-Length, or BODY_LIMIT_BYTES when chunked); bounded by BODY_BYTES_IN_FLIGHT_MAX',
+  registers,
+});
+
 export const deviceCallsActive = new Gauge({
   name: 'engram_device_calls_active',
   help: 'Device-mode calls holding a slot in this API process (DEVICE_MAX_CONCURRENCY); an abandoned call gives its slot back at once',

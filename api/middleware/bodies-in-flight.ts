@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { AppError, rateLimited } from '../../core/errors.js';
+import { requestBodyBytesInFlight } from '../../core/metrics.js';
 import { WorkSlots } from '../../core/work-slots.js';
 import type { AppState } from '../context.js';
 
@@ -11,7 +12,7 @@ import type { AppState } from '../context.js';
  * process's: 503 `server_busy`; both with Retry-After, refused at once (nothing waits).
  */
 export function bodiesInFlight(processBytes: number, tenantBytes: number, bodyLimit: number): Middleware<AppState> {
-  const slots = new WorkSlots(processBytes, tenantBytes);
+  const slots = new WorkSlots(processBytes, tenantBytes, (bytes) => requestBodyBytesInFlight.set(bytes));
   return async (ctx, next) => {
     const bytes = declaredBodyBytes(ctx.get('content-length'), ctx.get('transfer-encoding'), bodyLimit);
     if (bytes === 0) return next();

@@ -109,7 +109,13 @@ describe('request bodies in flight', () => {
       };
       const held = await heldBody(baseUrl, first.apiKey, 60 * 1024);
       try {
-        // The held body is counted as soon as its headers are in: 60 + 10 KiB is over the tenant's 64.
+        // The held body is counted as soon as its headers are in. Searching before the process has
+        // read them races it: the search may be counted first and the held body refused instead.
+        await eventually(async () => {
+          const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
+          assert.match(metrics, new RegExp(`^engram_request_body_bytes_in_flight ${60 * 1024}$`, 'm'));
+        }, 10_000);
+        // Then 60 + 10 KiB is over the tenant's 64.
         const refused = await eventually(async () => {
           const response = await search(first, 10 * 1024);
           assert.equal(response.status, 429, JSON.stringify(response.body));
