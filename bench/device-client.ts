@@ -61,6 +61,8 @@ export async function timedPost(
 export interface DeviceCall {
   ms: number;
   text: string;
+  /** Milliseconds of this client process's own garbage collections inside the call (prepared calls only). */
+  clientGcMs?: number;
 }
 
 /** Runs the device searches in a client process of their own (this module as a script). */
@@ -82,12 +84,24 @@ async function main(baseUrl: string, snapshotFile: string, queriesFile: string, 
   const queries = JSON.parse(readFileSync(queriesFile, 'utf8')) as string[];
   // The connection and the HTTP client's first use, before the timed calls (a device's client is warm).
   await (await fetch(`${baseUrl}/v1/ready`)).text();
-  const calls: DeviceCall[] = [];
+  // The client's own collections, to tell a slow call the client made from one the service or
+  // the way made: a device's runtime is not the service's to tune.
+  const collections: { start: number; end: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) collections.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const calls: (DeviceCall & { start: number })[] = [];
   for (const query of queries) {
+    const start = performance.now();
     const { ms, text } = await timedPost(baseUrl, apiKey, '/v1/memories/search', body(query));
-    calls.push({ ms, text });
+    calls.push({ ms, text, start });
   }
-  process.stdout.write(JSON.stringify(calls));
+  await new Promise((resolve) => setImmediate(resolve)); // the observer's last entries
+  observer.disconnect();
+  const overlap = (call: { start: number; ms: number }): number =>
+    collections.reduce((sum, gc) => sum + Math.max(0, Math.min(gc.end, call.start + call.ms) - Math.max(gc.start, call.start)), 0);
+  process.stdout.write(JSON.stringify(calls.map((call) => ({ ms: call.ms, text: call.text, clientGcMs: overlap(call) }))));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -182,6 +182,13 @@ export async function deviceScenario(
   // bodies, or other work) or made on the way: beside the client's count of calls over 50 ms.
   await serviceSide.report('device_search_prepared', queries.length - 1);
   metric('device_search_prepared_client_over_50ms', deviceTimes.slice(1).filter((ms) => ms > 50).length, 'calls');
+  // Of those, the calls with at least 5 ms of the client process's own collections inside them.
+  metric(
+    'device_search_prepared_client_gc_over_50ms',
+    prepared.filter((call) => call.ms > 50 && (call.clientGcMs ?? 0) >= 5).length,
+    'calls',
+  );
+  metric('device_search_prepared_client_gc_ms_max', Math.max(0, ...prepared.map((call) => call.clientGcMs ?? 0)), 'ms');
   metric('device_search_first_ms', deviceTimes[0]!, 'ms');
   // /proc's CPU times tick every 10 ms: this one call's figure is that coarse.
   if (firstCpu !== null) metric('device_search_first_service_cpu_ms', firstCpu, 'ms');
