@@ -132,10 +132,12 @@ async function freshProcessLoad(
   );
   metricWithGoal(`index_cold_load_${label}_fresh_process`, figure('ms'), FRESH_PROCESS_GOAL_MS, 'ms');
   metric(`index_cold_load_${label}_fresh_process_cpu`, figure('cpu'), 'ms');
-  // Of it, the kernel's: on these VMs a page's first touch costs 2.5-11 µs (docs/operations.md).
+  // Of it, the kernel's: on these VMs a page's first touch costs 2-14 µs (docs/operations.md).
   metric(`index_cold_load_${label}_fresh_process_system_cpu`, figure('system_cpu'), 'ms');
   metric(`index_cold_load_${label}_fresh_process_main_thread_cpu`, figure('main_thread_cpu'), 'ms');
   metric(`index_cold_load_${label}_fresh_process_page_faults`, figure('page_faults'), 'count');
+  // What a first touch cost this time: about 2 µs when the VM's host still backs the free memory, 8-14 µs when it must back it again.
+  metric(`index_cold_load_${label}_fresh_process_kernel_us_per_page`, (figure('system_cpu') * 1000) / figure('page_faults'), 'us');
   metric(`index_cold_load_${label}_fresh_process_gc`, figure('gc_ms'), 'ms');
   metric(`index_cold_load_${label}_fresh_process_from_snapshot`, figure('from_snapshot'), 'bool');
   if (usage) {
