@@ -28,6 +28,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { constants as perfConstants } from 'node:perf_hooks';
 import { loadConfig } from '../config/index.js';
 import { createLogger } from '../core/logger.js';
 import { freePort, startMongoStandin } from '../dev/embedded.js';
@@ -35,6 +36,7 @@ import { SearchIndex } from '../search/search-index.js';
 import { createAdminService } from '../services/admin.js';
 import { openStore } from '../store/index.js';
 import { tuneGarbageCollector } from '../runtime/gc-tuning.js';
+import { recordCollections } from './collections.js';
 import { processCpuSeconds } from './cpu.js';
 import { info, metric } from './stats.js';
 import { SyntheticText, writeSyntheticCorpus } from './synthetic.js';
@@ -126,9 +128,7 @@ async function load(store: Store, mongoPid: number, corpus: Target, runs: number
     const label = run === 0 ? 'cold' : 'warm_process';
     const index = new SearchIndex(store, corpus.model, corpus.dimensions, logger);
     await index.start();
-    const gcs: { duration: number; detail?: unknown }[] = [];
-    const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
-    observer.observe({ entryTypes: ['gc'] });
+    const recording = recordCollections();
     const mongoCpu = processCpuMs(mongoPid);
     const cpu = process.cpuUsage();
     // The event loop's thread alone: process.cpuUsage also counts V8's concurrent GC threads.
@@ -143,10 +143,9 @@ async function load(store: Store, mongoPid: number, corpus: Target, runs: number
     const storeCpuMs = processCpuMs(mongoPid) - mongoCpu;
     const pageFaults = process.resourceUsage().minorPageFault - faults;
     const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
-    await new Promise((resolve) => setImmediate(resolve)); // the observer's last entries
-    observer.disconnect();
-    // kind 4: mark-compact (perf_hooks constants.NODE_PERFORMANCE_GC_MAJOR)
-    const major = gcs.filter((entry) => (entry.detail as { kind?: number } | undefined)?.kind === 4);
+    await recording.stop();
+    const gcs = recording.collections;
+    const major = gcs.filter((entry) => entry.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR);
     const searched = performance.now();
     const vector = new Float32Array(corpus.dimensions).map((_, i) => Math.sin(i + 1));
     const hits = [...index.vectorSearch(vector, [corpus.collectionId], 10), ...index.lexicalSearch(query, [corpus.collectionId], 10).hits];
@@ -171,13 +170,13 @@ async function load(store: Store, mongoPid: number, corpus: Target, runs: number
     metric(`coldload_${label}_from_snapshot`, fromSnapshot ? 1 : 0, 'bool');
     metric(
       `coldload_${label}_gc_ms`,
-      gcs.reduce((sum, entry) => sum + entry.duration, 0),
+      gcs.reduce((sum, entry) => sum + entry.ms, 0),
       'ms',
     );
     metric(`coldload_${label}_major_gcs`, major.length, 'count');
     metric(
       `coldload_${label}_major_gc_ms`,
-      major.reduce((sum, entry) => sum + entry.duration, 0),
+      major.reduce((sum, entry) => sum + entry.ms, 0),
       'ms',
     );
     await index.stop();

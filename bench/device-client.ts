@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { recordCollections } from './collections.js';
 
 /** Bytes kept before the snapshot for a query: `{"query":<query>` and spaces, then `,"snapshot":`. */
 const QUERY_ROOM = 1024;
@@ -86,21 +87,19 @@ async function main(baseUrl: string, snapshotFile: string, queriesFile: string, 
   await (await fetch(`${baseUrl}/v1/ready`)).text();
   // The client's own collections, to tell a slow call the client made from one the service or
   // the way made: a device's runtime is not the service's to tune.
-  const collections: { start: number; end: number }[] = [];
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) collections.push({ start: entry.startTime, end: entry.startTime + entry.duration });
-  });
-  observer.observe({ entryTypes: ['gc'] });
+  const recording = recordCollections();
   const calls: (DeviceCall & { start: number })[] = [];
   for (const query of queries) {
     const start = performance.now();
     const { ms, text } = await timedPost(baseUrl, apiKey, '/v1/memories/search', body(query));
     calls.push({ ms, text, start });
   }
-  await new Promise((resolve) => setImmediate(resolve)); // the observer's last entries
-  observer.disconnect();
+  await recording.stop();
   const overlap = (call: { start: number; ms: number }): number =>
-    collections.reduce((sum, gc) => sum + Math.max(0, Math.min(gc.end, call.start + call.ms) - Math.max(gc.start, call.start)), 0);
+    recording.collections.reduce(
+      (sum, gc) => sum + Math.max(0, Math.min(gc.start + gc.ms, call.start + call.ms) - Math.max(gc.start, call.start)),
+      0,
+    );
   process.stdout.write(JSON.stringify(calls.map((call) => ({ ms: call.ms, text: call.text, clientGcMs: overlap(call) }))));
 }
 

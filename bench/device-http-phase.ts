@@ -8,7 +8,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PerformanceObserver, constants as perfConstants, type PerformanceEntry } from 'node:perf_hooks';
+import { constants as perfConstants } from 'node:perf_hooks';
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import type { AppState } from '../api/context.js';
@@ -26,6 +26,7 @@ import { graphSignal, visibleGraph } from '../services/graph-search.js';
 import { PreparedSnapshotCache } from '../snapshot/prepared-cache.js';
 import { openPrepared, openSnapshot, type OpenContext } from '../snapshot/seal.js';
 import { SnapshotGraph } from '../snapshot/snapshot-graph.js';
+import { recordCollections } from './collections.js';
 import { metric, percentile } from './stats.js';
 
 const LIMIT = 32 * 1024 * 1024;
@@ -116,18 +117,13 @@ export async function sentAgainOverHttp(options: {
     });
 
   const requests = options.queries.map((query) => Buffer.from(`{"query":${JSON.stringify(query)},"snapshot":${options.snapshotText}}`));
-  const gcs: { kind: number; ms: number }[] = [];
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries())
-      gcs.push({ kind: (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0, ms: entry.duration });
-  });
   const wall: number[] = [];
   const cpu: number[] = [];
   const tops: string[] = [];
   let notPrepared = 0;
   // The first call opens it in full; the rest find it prepared.
   await post(requests[0]!);
-  observer.observe({ entryTypes: ['gc'] });
+  const recording = recordCollections();
   for (let round = 0; round < options.rounds; round++) {
     for (const request of requests) {
       const started = performance.now();
@@ -148,7 +144,8 @@ export async function sentAgainOverHttp(options: {
     }
   }
   await new Promise((resolve) => setTimeout(resolve, 50));
-  observer.disconnect();
+  await recording.stop();
+  const gcs = recording.collections;
   server.close();
   agent.destroy();
   await pool.close();
