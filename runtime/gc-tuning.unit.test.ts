@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 
+import { projectRoot } from '../config/index.js';
 import { NEW_SPACE_CAPACITY_FLAG, SERVICE_NODE_FLAGS, startedWithServiceFlags } from './gc-tuning.js';
 
 const tuning = fileURLToPath(new URL('./gc-tuning.js', import.meta.url));
@@ -82,6 +85,43 @@ describe('service node flags', () => {
   for (const { name, execArgv, started } of cases) {
     it(`a process started with ${name} is ${started ? '' : 'not '}taken as started with the service flags`, () => {
       assert.equal(startedWithServiceFlags(execArgv), started);
+    });
+  }
+});
+
+/**
+ * Every command that starts a service process outside the code (which passes SERVICE_NODE_FLAGS
+ * itself, dev/embedded.ts): package.json's scripts, the image's CMD, docker-compose's commands. They
+ * cannot import the constant, so each is read here as words: the script, and what comes before it.
+ */
+function launchCommands(): { name: string; words: string[] }[] {
+  const root = projectRoot();
+  const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+  const commands = ['dev', 'start', 'api', 'worker'].map((name) => ({
+    name: `package.json ${name}`,
+    // The last command of the script (`dev` sets up first).
+    words: scripts[name]!.split('&&').at(-1)!.trim().split(/\s+/),
+  }));
+  const cmd = read('Dockerfile')
+    .split('\n')
+    .filter((line) => line.startsWith('CMD '));
+  assert.equal(cmd.length, 1, 'the Dockerfile has one CMD');
+  commands.push({ name: 'Dockerfile CMD', words: JSON.parse(cmd[0]!.slice(4)) as string[] });
+  const compose = [...read('docker-compose.yml').matchAll(/command: (\[.*'dist\/.*\])/g)];
+  assert.equal(compose.length, 2, 'docker-compose starts the API and the worker');
+  for (const [index, match] of compose.entries())
+    commands.push({ name: `docker-compose command ${index + 1}`, words: JSON.parse(match[1]!.replaceAll("'", '"')) as string[] });
+  return commands;
+}
+
+describe('service launch commands', () => {
+  for (const { name, words } of launchCommands()) {
+    it(`${name} starts node with the service flags before the script`, () => {
+      const script = words.findIndex((word) => word.startsWith('dist/') && word.endsWith('.js'));
+      assert.ok(script > 0, `${name}: no dist/ script in ${words.join(' ')}`);
+      for (const flag of SERVICE_NODE_FLAGS)
+        assert.ok(words.slice(0, script).includes(flag), `${name}: ${flag} missing in ${words.join(' ')}`);
     });
   }
 });
