@@ -8,7 +8,8 @@
  * when it goes. Weights are the sums of those rows, kept as they change; a target whose weight
  * falls to zero leaves the index, as it leaves the store.
  */
-import { chunkId, indexOfChunk, isChunkOf, memoryOfChunk } from '../core/ids.js';
+import { chunkId, indexOfChunk, memoryOfChunk } from '../core/ids.js';
+import { PairSet } from './pair-set.js';
 import { ENTITY_SPECIFICITY_POWER, entityScore, hitGraph, matchGraph, type MatchBuilder } from './graph-match.js';
 import type { NewFact } from '../core/graph-model.js';
 import type { PredicateClassifier } from '../core/fact-lexicon.js';
@@ -70,24 +71,6 @@ export interface ProvenanceRow {
   validTo?: Date | null;
 }
 
-/**
- * One chunk's provenance of a target: the memory's row itself while it is the chunk's only row of
- * that target (a cold load sets 138,000 rows at 100k chunks, and a copy of each was an object
- * more per row), or a merge of its rows. Never changed in place: the rows stay as the memory gave them.
- */
-type ChunkProvenance = Pick<ProvenanceRow, 'count' | 'description' | 'validFrom' | 'validTo'>;
-
-/** The chunk's provenance after one more row of the same target: counts summed, the first description and validity kept. */
-const withRow = (known: ChunkProvenance | undefined, row: ProvenanceRow): ChunkProvenance =>
-  known === undefined
-    ? row
-    : {
-        count: known.count + row.count,
-        description: known.description || row.description,
-        validFrom: known.validFrom ?? null,
-        validTo: known.validTo ?? null,
-      };
-
 /** A memory that backs a target, with what it says about it. */
 export interface Support {
   memoryId: string;
@@ -147,11 +130,6 @@ function chunkIdsByMemory(known: { chunkIds: readonly string[]; memoryIds: reado
   return byMemory;
 }
 
-/** How many distinct chunks these rows of one memory name. */
-function chunkCount(rows: readonly ProvenanceRow[]): number {
-  return new Set(rows.map((row) => row.chunkIndex)).size;
-}
-
 /** Chunk index → the targets these rows of one memory name in it, each once, in row order. */
 function targetsByChunk(rows: readonly ProvenanceRow[]): Map<number, string[]> {
   const byChunk = new Map<number, string[]>();
@@ -163,15 +141,59 @@ function targetsByChunk(rows: readonly ProvenanceRow[]): Map<number, string[]> {
   return byChunk;
 }
 
+/**
+ * Mentions held apart from the packed ones before the partition is packed again: after this many
+ * that left (their memory removed or set again), and more of them than live ones, a change packs
+ * every live mention afresh (compact), so reads never walk mostly dead entries.
+ */
+const COMPACT_AFTER_DEAD = 4096;
+
+/**
+ * One collection's graph as search reads it. Targets (the entities and facts rows name) and
+ * memories have integer slots, and a target's mentions (one per chunk of a memory that names it:
+ * the memory's slot and the index of its first row there) are integers too: those of the last
+ * build in packed typed arrays (a cold load sets 138,000 rows at 100k chunks, and a map of chunk
+ * ids per target was 40,000 maps and a quarter of the load's CPU), later ones in a list per
+ * target. A memory set again gets a new slot, so mentions stay in the order their memories were
+ * set; those of memories that left are skipped as they are read, until enough have left to pack
+ * the live ones again.
+ *
+ * A (target, chunk) with several rows of one memory is read as one: its first row's validity, the
+ * first description that says something, the counts summed into the target's weight. A target
+ * leaves when no chunk names it any more (row counts are at least 1: store/graph.ts, snapshot/format.ts).
+ */
 export class GraphPartition {
   private readonly entities = new Map<string, GraphEntityInfo>();
   private readonly byAlias = new Map<string, Set<string>>();
   private readonly facts = new Map<string, GraphFactInfo>();
   private readonly factsOf = new Map<string, Set<string>>();
-  private readonly weights = new Map<string, number>();
-  /** Target id → chunk id → mentions in that chunk and what its memory says about the target. */
-  private readonly provenance = new Map<string, Map<string, ChunkProvenance>>();
-  private readonly byMemory = new Map<string, ProvenanceRow[]>();
+
+  /** Target id → slot; a target that leaves and comes back gets a new slot. */
+  private readonly targetSlots = new Map<string, number>();
+  private targetIds: (string | undefined)[] = [];
+  /** Per target slot: the sum of its rows' counts. */
+  private weights: number[] = [];
+  /** Per target slot: the chunks that name it (entityScore's count). */
+  private chunkCounts: number[] = [];
+  /** Packed mentions: target slot t's are [packedStart[t], packedStart[t + 1]) of packedMemory and packedRow. */
+  private packedStart = new Int32Array(1);
+  private packedMemory = new Int32Array(0);
+  private packedRow = new Int32Array(0);
+  /** Per target slot: mentions added since the last pack, as memory slot, row index, memory slot, ... */
+  private addedMentions: (number[] | undefined)[] = [];
+  private liveMentions = 0;
+  private deadMentions = 0;
+
+  /** Memory id → slot, in the order memories were set. */
+  private readonly memorySlots = new Map<string, number>();
+  private memoryIds: string[] = [];
+  /** Per memory slot: the rows kept (those whose target had a record); undefined once the memory left. */
+  private memoryRows: (ProvenanceRow[] | undefined)[] = [];
+  /** Per memory slot: its chunks' ids, made once (or given by a bulk build) and shared by every search. */
+  private memoryChunkIds: (string[] | undefined)[] = [];
+  /** Per memory slot: how many mentions it added. */
+  private memoryMentions: number[] = [];
+  private readonly seen = new PairSet();
   /**
    * Memory id → chunk index → the entities and facts the chunk mentions, each once, in the order
    * first met: what the hits of a search are about. Made from the memory's rows the first time a
@@ -186,16 +208,14 @@ export class GraphPartition {
 
   /** What fromState needs to build this partition again (the rows' records are current). */
   exportState(): GraphState {
-    return {
-      entities: [...this.entities.values()],
-      facts: [...this.facts.values()],
-      memories: [...this.byMemory].map(([memoryId, rows]) => ({ memoryId, rows })),
-    };
+    // The map's order is the slots' (a memory set again was deleted from it first).
+    const memories = [...this.memorySlots].map(([memoryId, slot]) => ({ memoryId, rows: this.memoryRows[slot]! }));
+    return { entities: [...this.entities.values()], facts: [...this.facts.values()], memories };
   }
 
   /**
-   * A partition as setting `state`'s memories in their order builds it: the same maps, weights and
-   * provenance as the partition exportState was taken of, since each memory is set by the same
+   * A partition as setting `state`'s memories in their order builds it: the same targets, weights
+   * and mentions as the partition exportState was taken of, since each memory is set by the same
    * rule (setMemory), with the records the partition held.
    */
   static fromState(state: GraphState, knownChunkIds?: { chunkIds: readonly string[]; memoryIds: readonly string[] }): GraphPartition {
@@ -226,72 +246,175 @@ export class GraphPartition {
   }
 
   /**
-   * What setMemory of each of these (distinct, new) memories in order leaves, with less work per
-   * row (a cold load sets 138,000 rows at 100k chunks): one lookup of the row's target, whose
-   * record is put, provenance map made and weight summed the first time it is met (the weights
-   * stored at the end), and a memory's chunk ids and their target lists made once. The maps end in
-   * the order setMemory leaves them: targets, chunks and weights at their first row, and an
-   * entity's place among the ids of an alias key at its last row (setMemory puts it again at each
-   * row, which moves it to the end). Weights are summed in row order, as setMemory sums them.
+   * What setMemory of each of these (distinct, new) memories in order leaves on an empty partition,
+   * with less work per row: a target's record is put the first time it is met, and the mentions
+   * are packed once at the end. The maps end in the order setMemory leaves them: records at their
+   * first row, and an entity's place among the ids of an alias key at its last row (setMemory puts
+   * it again at each row, which moves it to the end).
    */
   private *settingInBulk(
     memories: GraphState['memories'],
     entities: ReadonlyMap<string, GraphEntityInfo>,
     facts: ReadonlyMap<string, GraphFactInfo>,
-    knownChunkIds?: ReadonlyMap<string, readonly string[]>,
+    knownChunkIds?: ReadonlyMap<string, string[]>,
   ): Generator<void> {
-    const targets = new Map<
-      string,
-      { entity: GraphEntityInfo | undefined; chunks: Map<string, ChunkProvenance>; weight: number; lastRow: number }
-    >();
+    /** Per entity's slot: the place of its last row among all entities' rows (other slots: holes). */
+    const lastEntityRow: number[] = [];
     let entityRows = 0;
-    const chunkIds: string[] = [];
-    const chunkTargets: string[][] = [];
+    const mentions: number[] = [];
+    const held = (row: ProvenanceRow): number | undefined => {
+      let slot = this.targetSlots.get(row.targetId);
+      if (slot === undefined) {
+        const entity = entities.get(row.targetId);
+        const fact = entity ? undefined : facts.get(row.targetId);
+        if (entity) this.entities.set(entity.id, entity);
+        else if (fact) this.putFact(fact);
+        else return undefined;
+        slot = this.newTarget(row.targetId);
+        if (entity) lastEntityRow[slot] = 0;
+      }
+      if (lastEntityRow[slot] !== undefined) lastEntityRow[slot] = entityRows++;
+      return slot;
+    };
     for (const { memoryId, rows } of memories) {
       if (rows.length === 0) continue;
-      chunkIds.length = 0;
-      chunkTargets.length = 0;
-      const knownIds = knownChunkIds?.get(memoryId);
-      const kept: ProvenanceRow[] = [];
-      for (const row of rows) {
-        let target = targets.get(row.targetId);
-        if (!target) {
-          const entity = entities.get(row.targetId);
-          const fact = entity ? undefined : facts.get(row.targetId);
-          if (entity) this.entities.set(entity.id, entity);
-          else if (fact) this.putFact(fact);
-          else continue;
-          target = { entity, chunks: new Map(), weight: 0, lastRow: 0 };
-          targets.set(row.targetId, target);
-          this.provenance.set(row.targetId, target.chunks);
-        }
-        if (target.entity) target.lastRow = entityRows++;
-        kept.push(row);
-        target.weight += row.count;
-        const id = (chunkIds[row.chunkIndex] ??= knownIds?.[row.chunkIndex] ?? chunkId(memoryId, row.chunkIndex));
-        // A target's first row in this chunk needs no lookup of what the chunk said of it before.
-        const named = chunkTargets[row.chunkIndex];
-        if (!named) {
-          chunkTargets[row.chunkIndex] = [row.targetId];
-          this.chunksWithTargets++;
-          target.chunks.set(id, row);
-        } else if (!named.includes(row.targetId)) {
-          named.push(row.targetId);
-          target.chunks.set(id, row);
-        } else target.chunks.set(id, withRow(target.chunks.get(id), row));
-      }
-      this.byMemory.set(memoryId, kept);
+      const memory = this.takeRows(memoryId, rows, held, (target, slot, row) => mentions.push(target, slot, row));
+      const known = knownChunkIds?.get(memoryId);
+      if (known) this.memoryChunkIds[memory] = known;
       yield;
     }
-    const named: { entity: GraphEntityInfo; lastRow: number }[] = [];
-    for (const [id, target] of targets) {
-      this.weights.set(id, target.weight);
-      if (target.entity) named.push({ entity: target.entity, lastRow: target.lastRow });
-    }
+    this.pack(mentions);
+    const named: number[] = [];
+    lastEntityRow.forEach((_, slot) => named.push(slot));
     // Alias keys' ids in the order of their entities' last rows, as repeated puts leave them.
-    named.sort((a, b) => a.lastRow - b.lastRow);
-    for (const { entity } of named) this.addAliases(entity);
+    named.sort((a, b) => lastEntityRow[a]! - lastEntityRow[b]!);
+    for (const slot of named) this.addAliases(this.entities.get(this.targetIds[slot]!)!);
     this.timelineCache = null;
+  }
+
+  private newTarget(id: string): number {
+    const slot = this.targetIds.push(id) - 1;
+    this.targetSlots.set(id, slot);
+    this.weights.push(0);
+    this.chunkCounts.push(0);
+    this.addedMentions.push(undefined);
+    return slot;
+  }
+
+  /**
+   * Sets a memory not held from its rows: `held` gives the slot of a row's target (putting its
+   * record) or undefined to skip the row; weights and chunk counts are added, and `mention` gets
+   * each (target, chunk)'s first row. Returns the memory's slot.
+   */
+  private takeRows(
+    memoryId: string,
+    rows: readonly ProvenanceRow[],
+    held: (row: ProvenanceRow) => number | undefined,
+    mention: (target: number, memory: number, row: number) => void,
+  ): number {
+    const memory = this.memoryIds.push(memoryId) - 1;
+    this.memorySlots.set(memoryId, memory);
+    const kept: ProvenanceRow[] = [];
+    let mentions = 0;
+    this.seen.clear(rows.length * 2);
+    for (const row of rows) {
+      const target = held(row);
+      if (target === undefined) continue;
+      const at = kept.push(row) - 1;
+      this.weights[target]! += row.count;
+      if (this.seen.add(target, row.chunkIndex)) {
+        this.chunkCounts[target]!++;
+        mention(target, memory, at);
+        mentions++;
+      }
+      // Slot -1: the chunk itself, counted once among the chunks that name something.
+      if (this.seen.add(-1, row.chunkIndex)) this.chunksWithTargets++;
+    }
+    this.memoryRows.push(kept);
+    this.memoryChunkIds.push(undefined);
+    this.memoryMentions.push(mentions);
+    this.liveMentions += mentions;
+    return memory;
+  }
+
+  /** Packs these mentions (target slot, memory slot, row index triples, in the order met) per target. */
+  private pack(mentions: readonly number[]): void {
+    const targets = this.targetIds.length;
+    const start = new Int32Array(targets + 1);
+    for (let i = 0; i < mentions.length; i += 3) start[mentions[i]! + 1]!++;
+    for (let t = 0; t < targets; t++) start[t + 1]! += start[t]!;
+    const next = start.slice(0, targets);
+    const memory = new Int32Array(mentions.length / 3);
+    const row = new Int32Array(mentions.length / 3);
+    for (let i = 0; i < mentions.length; i += 3) {
+      const at = next[mentions[i]!]!++;
+      memory[at] = mentions[i + 1]!;
+      row[at] = mentions[i + 2]!;
+    }
+    this.packedStart = start;
+    this.packedMemory = memory;
+    this.packedRow = row;
+    this.addedMentions = new Array<undefined>(targets).fill(undefined);
+  }
+
+  /** Visits the target's mentions whose memory is held, in the order their memories were set; stops when `visit` returns false. */
+  private eachMention(target: number, visit: (memory: number, row: number) => boolean | void): void {
+    if (target + 1 < this.packedStart.length)
+      for (let at = this.packedStart[target]!, end = this.packedStart[target + 1]!; at < end; at++) {
+        const memory = this.packedMemory[at]!;
+        if (this.memoryRows[memory] !== undefined && visit(memory, this.packedRow[at]!) === false) return;
+      }
+    const added = this.addedMentions[target];
+    if (added)
+      for (let at = 0; at < added.length; at += 2) {
+        const memory = added[at]!;
+        if (this.memoryRows[memory] !== undefined && visit(memory, added[at + 1]!) === false) return;
+      }
+  }
+
+  /**
+   * Packs the live mentions again, memories and targets renumbered in their order: when enough
+   * have left that reads would mostly skip (COMPACT_AFTER_DEAD).
+   */
+  private compact(): void {
+    const memoryMap = new Int32Array(this.memoryIds.length).fill(-1);
+    const memoryIds: string[] = [];
+    const memoryRows: ProvenanceRow[][] = [];
+    const memoryChunkIds: (string[] | undefined)[] = [];
+    const memoryMentions: number[] = [];
+    this.memoryIds.forEach((memoryId, slot) => {
+      const rows = this.memoryRows[slot];
+      if (rows === undefined) return;
+      memoryMap[slot] = memoryIds.push(memoryId) - 1;
+      this.memorySlots.set(memoryId, memoryMap[slot]!);
+      memoryRows.push(rows);
+      memoryChunkIds.push(this.memoryChunkIds[slot]);
+      memoryMentions.push(this.memoryMentions[slot]!);
+    });
+    const mentions: number[] = [];
+    const targetIds: string[] = [];
+    const weights: number[] = [];
+    const chunkCounts: number[] = [];
+    this.targetIds.forEach((id, slot) => {
+      if (id === undefined) return;
+      const target = targetIds.push(id) - 1;
+      this.targetSlots.set(id, target);
+      weights.push(this.weights[slot]!);
+      chunkCounts.push(this.chunkCounts[slot]!);
+      this.eachMention(slot, (memory, row) => {
+        mentions.push(target, memoryMap[memory]!, row);
+      });
+    });
+    this.memoryIds = memoryIds;
+    this.memoryRows = memoryRows;
+    this.memoryChunkIds = memoryChunkIds;
+    this.memoryMentions = memoryMentions;
+    this.targetIds = targetIds;
+    this.weights = weights;
+    this.chunkCounts = chunkCounts;
+    this.liveMentions = mentions.length / 3;
+    this.deadMentions = 0;
+    this.pack(mentions);
   }
 
   get entityCount(): number {
@@ -303,12 +426,17 @@ export class GraphPartition {
   }
 
   hasMemory(memoryId: string): boolean {
-    return this.byMemory.has(memoryId);
+    return this.memorySlots.has(memoryId);
+  }
+
+  private rowsOf(memoryId: string): readonly ProvenanceRow[] | undefined {
+    const slot = this.memorySlots.get(memoryId);
+    return slot === undefined ? undefined : this.memoryRows[slot];
   }
 
   /** The entities the memory's provenance names here. */
   entityIdsOf(memoryId: string): string[] {
-    return (this.byMemory.get(memoryId) ?? []).map((row) => row.targetId).filter((id) => this.entities.has(id));
+    return (this.rowsOf(memoryId) ?? []).map((row) => row.targetId).filter((id) => this.entities.has(id));
   }
 
   /** Takes an entity's current record (its names may have changed), if this partition holds it. */
@@ -338,47 +466,44 @@ export class GraphPartition {
     this.removeMemory(memoryId);
     this.timelineCache = null;
     if (rows.length === 0) return;
-    const kept: ProvenanceRow[] = [];
-    for (const row of rows) {
+    const held = (row: ProvenanceRow): number | undefined => {
       const entity = entities.get(row.targetId);
       const fact = entity ? undefined : facts.get(row.targetId);
       if (entity) this.putEntity(entity);
       else if (fact) this.putFact(fact);
-      else continue;
-      kept.push(row);
-      this.addProvenance(chunkId(memoryId, row.chunkIndex), row);
-    }
-    this.byMemory.set(memoryId, kept);
-    this.chunksWithTargets += chunkCount(kept);
-  }
-
-  /** Adds one row of a memory (its target put already) to the provenance and weights. */
-  private addProvenance(id: string, row: ProvenanceRow): void {
-    let chunks = this.provenance.get(row.targetId);
-    if (!chunks) this.provenance.set(row.targetId, (chunks = new Map()));
-    chunks.set(id, withRow(chunks.get(id), row));
-    this.weights.set(row.targetId, (this.weights.get(row.targetId) ?? 0) + row.count);
+      else return undefined;
+      return this.targetSlots.get(row.targetId) ?? this.newTarget(row.targetId);
+    };
+    this.takeRows(memoryId, rows, held, (target, memory, row) => {
+      const added = this.addedMentions[target];
+      if (added) added.push(memory, row);
+      else this.addedMentions[target] = [memory, row];
+    });
   }
 
   removeMemory(memoryId: string): void {
-    const rows = this.byMemory.get(memoryId);
-    if (!rows) return;
-    this.byMemory.delete(memoryId);
+    const memory = this.memorySlots.get(memoryId);
+    if (memory === undefined) return;
+    const rows = this.memoryRows[memory]!;
+    this.memorySlots.delete(memoryId);
+    this.memoryRows[memory] = undefined;
+    this.memoryChunkIds[memory] = undefined;
+    this.memoryIds[memory] = '';
     this.targetsOfMemory.delete(memoryId);
-    this.chunksWithTargets -= chunkCount(rows);
     this.timelineCache = null;
+    this.seen.clear(rows.length * 2);
+    const emptied: number[] = [];
     for (const row of rows) {
-      const chunks = this.provenance.get(row.targetId);
-      chunks?.delete(chunkId(memoryId, row.chunkIndex));
-      const weight = (this.weights.get(row.targetId) ?? 0) - row.count;
-      if (weight > 0 && chunks && chunks.size > 0) {
-        this.weights.set(row.targetId, weight);
-        continue;
-      }
-      this.weights.delete(row.targetId);
-      this.provenance.delete(row.targetId);
-      this.dropTarget(row.targetId);
+      // Every kept row's target is held while its memory is: a target leaves only when no chunk names it.
+      const target = this.targetSlots.get(row.targetId)!;
+      this.weights[target]! -= row.count;
+      if (this.seen.add(target, row.chunkIndex) && --this.chunkCounts[target]! === 0) emptied.push(target);
+      if (this.seen.add(-1, row.chunkIndex)) this.chunksWithTargets--;
     }
+    for (const target of emptied) this.dropTarget(target);
+    this.liveMentions -= this.memoryMentions[memory]!;
+    this.deadMentions += this.memoryMentions[memory]!;
+    if (this.deadMentions > COMPACT_AFTER_DEAD && this.deadMentions > this.liveMentions) this.compact();
   }
 
   private putEntity(entity: GraphEntityInfo): void {
@@ -405,7 +530,13 @@ export class GraphPartition {
     }
   }
 
-  private dropTarget(id: string): void {
+  /** A target no chunk names any more leaves: its slot, record and lookups. */
+  private dropTarget(target: number): void {
+    const id = this.targetIds[target]!;
+    this.targetIds[target] = undefined;
+    this.targetSlots.delete(id);
+    this.addedMentions[target] = undefined;
+    this.weights[target] = 0;
     const entity = this.entities.get(id);
     if (entity) {
       this.entities.delete(id);
@@ -428,16 +559,18 @@ export class GraphPartition {
 
   /**
    * Adds what this partition knows about the query's keys into `match`. The counts entityScore
-   * reads are the sizes of maps kept as memories come and go (provenance per target, targets per
-   * chunk), so they are current after every add and delete and cost nothing to read.
+   * reads are kept as memories come and go (chunks per target, chunks with targets), so they are
+   * current after every add and delete and cost nothing to read.
    */
   collect(keys: string[], match: MatchBuilder, specificityPower = ENTITY_SPECIFICITY_POWER): void {
     for (const key of keys) {
       for (const id of this.byAlias.get(key) ?? []) {
         const entity = this.entities.get(id);
         if (!entity) continue;
-        const weight = this.weights.get(id) ?? 1;
-        const score = entityScore(entity.category, weight, this.provenance.get(id)?.size ?? 1, this.chunksWithTargets, specificityPower);
+        const target = this.targetSlots.get(id);
+        const weight = target === undefined ? 1 : this.weights[target]!;
+        const chunks = target === undefined ? 1 : this.chunkCounts[target]!;
+        const score = entityScore(entity.category, weight, chunks, this.chunksWithTargets, specificityPower);
         match.matched.set(id, { entity, weight, score, partition: this });
       }
     }
@@ -446,7 +579,7 @@ export class GraphPartition {
   /** The entities and facts a chunk (`chunkId(memory, index)`) mentions, each once, in the order first met. */
   targetsOf(chunk: string): readonly string[] | undefined {
     const memoryId = memoryOfChunk(chunk);
-    const rows = this.byMemory.get(memoryId);
+    const rows = this.rowsOf(memoryId);
     if (!rows) return undefined;
     let byChunk = this.targetsOfMemory.get(memoryId);
     if (!byChunk) this.targetsOfMemory.set(memoryId, (byChunk = targetsByChunk(rows)));
@@ -457,9 +590,24 @@ export class GraphPartition {
     return this.facts.get(id);
   }
 
+  /** The first description a (target, chunk)'s rows give, from its first row on, or ''. */
+  private descriptionAt(rows: readonly ProvenanceRow[], first: number): string {
+    const { targetId, chunkIndex, description } = rows[first]!;
+    if (description) return description;
+    for (let at = first + 1; at < rows.length; at++) {
+      const row = rows[at]!;
+      if (row.targetId === targetId && row.chunkIndex === chunkIndex && row.description) return row.description;
+    }
+    return '';
+  }
+
   /** What this partition's provenance of `chunk` says about a target (its sentence), or ''. */
   descriptionIn(id: string, chunk: string): string {
-    return this.provenance.get(id)?.get(chunk)?.description ?? '';
+    const rows = this.rowsOf(memoryOfChunk(chunk));
+    if (!rows) return '';
+    const index = indexOfChunk(chunk);
+    const first = rows.findIndex((row) => row.targetId === id && row.chunkIndex === index);
+    return first < 0 ? '' : this.descriptionAt(rows, first);
   }
 
   factsTouching(entityId: string): GraphFactInfo[] {
@@ -473,11 +621,24 @@ export class GraphPartition {
   }
 
   weightOf(id: string): number {
-    return this.weights.get(id) ?? 0;
+    const target = this.targetSlots.get(id);
+    return target === undefined ? 0 : this.weights[target]!;
   }
 
-  chunksMentioning(id: string): ReadonlyMap<string, unknown> | undefined {
-    return this.provenance.get(id);
+  /** The chunk ids of a memory slot, made once. */
+  private chunkIdOf(memory: number, index: number): string {
+    let ids = this.memoryChunkIds[memory];
+    if (!ids) this.memoryChunkIds[memory] = ids = [];
+    return (ids[index] ??= chunkId(this.memoryIds[memory]!, index));
+  }
+
+  /** Visits every chunk that mentions the target, with its memory, in the order their memories were set. */
+  forEachChunkMentioning(id: string, visit: (chunk: string, memoryId: string) => void): void {
+    const target = this.targetSlots.get(id);
+    if (target === undefined) return;
+    this.eachMention(target, (memory, row) => {
+      visit(this.chunkIdOf(memory, this.memoryRows[memory]![row]!.chunkIndex), this.memoryIds[memory]!);
+    });
   }
 
   hasFact(id: string): boolean {
@@ -514,11 +675,13 @@ export class GraphPartition {
   }
 
   private timelineFact(fact: GraphFactInfo): TimelineFact {
-    const rows = [...(this.provenance.get(fact.id) ?? [])].map(([chunk, entry]) => ({
-      memoryId: memoryOfChunk(chunk),
-      validFrom: entry.validFrom ?? null,
-      validTo: entry.validTo ?? null,
-    }));
+    const rows: TimelineFact['rows'] = [];
+    const target = this.targetSlots.get(fact.id);
+    if (target !== undefined)
+      this.eachMention(target, (memory, at) => {
+        const row = this.memoryRows[memory]![at]!;
+        rows.push({ memoryId: this.memoryIds[memory]!, validFrom: row.validFrom ?? null, validTo: row.validTo ?? null });
+      });
     return {
       id: fact.id,
       subjectId: fact.subjectId,
@@ -531,18 +694,14 @@ export class GraphPartition {
 
   /** The memories backing a target (one entry per memory, up to `cap`), with their descriptions of it. */
   support(id: string, cap: number): Support[] {
-    const chunks = this.provenance.get(id);
+    const target = this.targetSlots.get(id);
+    if (target === undefined) return [];
     const byMemory = new Map<string, string>();
-    if (!chunks) return [];
-    // Keys, then a lookup: a Map's entry iterator makes an array per entry, and a widely mentioned
-    // entity has thousands of chunks. A memory's chunks mostly follow each other, so its id is cut
-    // out of a chunk id only when the chunk is not the previous memory's.
-    let memoryId = '';
-    for (const chunk of chunks.keys()) {
-      if (!isChunkOf(chunk, memoryId)) memoryId = memoryOfChunk(chunk);
-      if (!byMemory.get(memoryId)) byMemory.set(memoryId, chunks.get(chunk)!.description);
-      if (byMemory.size >= cap) break;
-    }
+    this.eachMention(target, (memory, row) => {
+      const memoryId = this.memoryIds[memory]!;
+      if (!byMemory.get(memoryId)) byMemory.set(memoryId, this.descriptionAt(this.memoryRows[memory]!, row));
+      return byMemory.size < cap;
+    });
     const backers: Support[] = [];
     byMemory.forEach((description, memoryId) => backers.push({ memoryId, description }));
     return backers;

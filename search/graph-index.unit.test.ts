@@ -105,7 +105,9 @@ it('merges rows naming one target in one chunk, set one by one or in bulk, and n
     assert.equal(partition.weightOf('f1'), 2);
     assert.equal(partition.descriptionIn('e1', 'm1:0'), 'Ana, twice', 'the first description that says something');
     assert.equal(partition.descriptionIn('f1', 'm1:1'), 'moved');
-    assert.deepEqual([...partition.chunksMentioning('e1')!.keys()], ['m1:0', 'm1:1']);
+    const mentioning: string[] = [];
+    partition.forEachChunkMentioning('e1', (chunk) => mentioning.push(chunk));
+    assert.deepEqual(mentioning, ['m1:0', 'm1:1']);
     const [timeline] = partition.timelineFactsOf('e1');
     assert.deepEqual(timeline!.rows, [{ memoryId: 'm1', validFrom: june, validTo: null }], "the first row's validity");
   }
@@ -223,5 +225,83 @@ describe('the targets of a chunk and the count of chunks with targets', () => {
     incremental.setMemory('m1', memories[0]!.rows, entities, new Map());
     incremental.setMemory('m2', memories[1]!.rows, entities, new Map());
     assert.deepEqual(observed(incremental), built, 'the same targets and scores as first built');
+  });
+});
+
+describe('a partition that many changes went through', () => {
+  const entities = new Map(['ana', 'rui', 'ines', 'lisbon', 'porto'].map((id) => [id, person(id, id)]));
+  const fact = { id: 'f1', subjectId: 'ana', objectId: 'lisbon', predicate: 'moved to', description: '', confidence: 1 };
+  const facts = new Map([[fact.id, fact]]);
+  const targets = [...entities.keys(), 'f1', 'ghost'];
+  let seed = 11;
+  const next = (below: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % below;
+  const rowsOf = (): ProvenanceRow[] =>
+    Array.from({ length: 1 + next(6) }, () => ({
+      targetId: targets[next(targets.length)]!,
+      chunkIndex: next(3),
+      count: 1 + next(3),
+      description: ['', 'said', 'again'][next(3)]!,
+    }));
+
+  /** What the rows of the memories held, in the order they were set, say a search should read. */
+  const expected = (state: ReturnType<GraphPartition['exportState']>, id: string) => {
+    const live = state.memories.map(({ memoryId, rows }) => ({ memoryId, rows: rows.filter((row) => row.targetId !== 'ghost') }));
+    const chunks = [
+      ...new Set(
+        live.flatMap(({ memoryId, rows }) => rows.filter((row) => row.targetId === id).map((row) => `${memoryId}:${row.chunkIndex}`)),
+      ),
+    ];
+    const weight = live.flatMap(({ rows }) => rows).reduce((sum, row) => sum + (row.targetId === id ? row.count : 0), 0);
+    const described = (chunk: string) => {
+      const [memoryId, index] = chunk.split(':');
+      const rows = live.find((memory) => memory.memoryId === memoryId)!.rows;
+      return rows.find((row) => row.targetId === id && row.chunkIndex === Number(index) && row.description)?.description ?? '';
+    };
+    const support = new Map<string, string>();
+    for (const chunk of chunks) if (!support.get(chunk.split(':')[0]!)) support.set(chunk.split(':')[0]!, described(chunk));
+    return {
+      chunks,
+      weight,
+      descriptions: chunks.map(described),
+      support: [...support].map(([memoryId, description]) => ({ memoryId, description })),
+    };
+  };
+  const observed = (partition: GraphPartition, id: string) => {
+    const chunks: string[] = [];
+    partition.forEachChunkMentioning(id, (chunk, memoryId) => {
+      assert.equal(chunk.split(':')[0], memoryId);
+      chunks.push(chunk);
+    });
+    return {
+      chunks,
+      weight: partition.weightOf(id),
+      descriptions: chunks.map((chunk) => partition.descriptionIn(id, chunk)),
+      support: partition.support(id, 1000),
+    };
+  };
+
+  it('reads what its memories hold now, in the order they were set, through thousands of sets and removals', () => {
+    const partition = new GraphPartition();
+    // About 20,000 mentions leave along the way: the live ones are packed again several times.
+    for (let change = 0; change < 8000; change++) {
+      const memoryId = `m${next(40)}`;
+      if (next(4) === 0) partition.removeMemory(memoryId);
+      else partition.setMemory(memoryId, rowsOf(), entities, facts);
+      if (change % 1000 !== 999) continue;
+      const state = partition.exportState();
+      const bulk = GraphPartition.fromState(state);
+      for (const id of targets) {
+        assert.deepEqual(observed(partition, id), expected(state, id), `${id} after ${change + 1} changes`);
+        assert.deepEqual(observed(bulk, id), expected(state, id), `${id} built in bulk after ${change + 1} changes`);
+      }
+      assert.deepEqual(
+        partition.timelineFactsOf('ana'),
+        bulk.timelineFactsOf('ana'),
+        'the same validity rows, memory by memory, as a fresh build',
+      );
+    }
+    for (let memory = 0; memory < 40; memory++) partition.removeMemory(`m${memory}`);
+    assert.equal(partition.entityCount + partition.factCount, 0, 'nothing is left when every memory left');
+    assert.deepEqual(observed(partition, 'ana'), { chunks: [], weight: 0, descriptions: [], support: [] });
   });
 });

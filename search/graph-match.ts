@@ -3,7 +3,6 @@
  * entity scores (entityScore), what the entities a query names lend the chunks that mention them
  * and their neighbours (matchGraph), and what the hits of a search mention (hitGraph).
  */
-import { memoryOfChunk } from '../core/ids.js';
 import type { GraphEntityInfo, GraphFactInfo, GraphMatch, GraphPartition, Support } from './graph-index.js';
 
 /** Share of a matched entity's score that a neighbour reached through a fact gets. */
@@ -122,27 +121,22 @@ export function matchGraph(partitions: GraphPartition[], keys: string[], options
   // One entry per chunk, its sum turned into the value in place: a search's chunk maps are large
   // (every chunk mentioning a matched entity or a neighbour), and a second map of the same keys
   // was most of what a device search allocated (bench/device-http-phase.ts, heap sampling).
-  // Keys only, not entries: a Map's entry iterator makes an array per entry.
   const chunks = new Map<string, { memoryId: string; value: number }>();
   for (const [id, { score, partition }] of targetScore) {
-    const mentioning = partition.chunksMentioning(id);
-    if (!mentioning) continue;
-    for (const chunk of mentioning.keys()) {
+    partition.forEachChunkMentioning(id, (chunk, memoryId) => {
       const entry = chunks.get(chunk);
       if (entry) entry.value += score;
-      else chunks.set(chunk, { memoryId: memoryOfChunk(chunk), value: score });
-    }
+      else chunks.set(chunk, { memoryId, value: score });
+    });
   }
   for (const entry of chunks.values()) entry.value = 1 - Math.exp(-entry.value);
 
-  // Every chunk mentioning a matched entity is in `chunks` (matched entities are targets): its memory id is there.
   const episodes = new Map<string, number>();
   for (const { entity, score, partition } of builder.matched.values()) {
     if (entity.category === 'concept') continue;
-    for (const chunk of partition.chunksMentioning(entity.id)?.keys() ?? []) {
-      const memoryId = chunks.get(chunk)!.memoryId;
+    partition.forEachChunkMentioning(entity.id, (_chunk, memoryId) => {
       episodes.set(memoryId, Math.max(episodes.get(memoryId) ?? 0, score));
-    }
+    });
   }
 
   const best = Math.max(...[...builder.matched.values()].map((entry) => entry.score));
