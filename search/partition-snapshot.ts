@@ -576,7 +576,9 @@ function decodeGraph(reader: SectionReader): GraphState {
       const targetId = targetIds[target[row]!];
       if (targetId === undefined) throw new Error('index snapshot: graph row target out of range');
       const at = chunkIndex[row]!;
-      const times = count[row]!;
+      // As an integer when it is one (counts are): a double field is a heap number per row, 138,000 at 100k chunks.
+      const stored = count[row]!;
+      const times = Number.isInteger(stored) && Math.abs(stored) < 2 ** 30 ? stored | 0 : stored;
       const said = str(description[row]!);
       // Literals, not a spread of the validity: 138,000 rows at 100k chunks, each copied by a spread.
       rows.push(
