@@ -5,8 +5,8 @@
  * all. (Reading them per query cost 50–120 ms on the stand-in at 1,200 chunks.)
  *
  * A memory's contribution is its provenance rows: replaced whole when the memory changes, removed
- * when it goes. Weights are the sums of those rows, kept as they change; a target whose weight
- * falls to zero leaves the index, as it leaves the store.
+ * when it goes. Weights are the sums of those rows, kept as they change; a target no chunk names
+ * any more leaves the index, as it leaves the store.
  */
 import { chunkId, indexOfChunk, memoryOfChunk } from '../core/ids.js';
 import { PairSet } from './pair-set.js';
@@ -142,9 +142,9 @@ function targetsByChunk(rows: readonly ProvenanceRow[]): Map<number, string[]> {
 }
 
 /**
- * Mentions held apart from the packed ones before the partition is packed again: after this many
- * that left (their memory removed or set again), and more of them than live ones, a change packs
- * every live mention afresh (compact), so reads never walk mostly dead entries.
+ * When the partition packs its live mentions and memories afresh (compact): once this many
+ * mentions have left (their memory removed or set again) and they outnumber the live ones, or as
+ * many memory slots have, so that reads never walk mostly dead entries.
  */
 const COMPACT_AFTER_DEAD = 4096;
 
@@ -183,6 +183,7 @@ export class GraphPartition {
   private addedMentions: (number[] | undefined)[] = [];
   private liveMentions = 0;
   private deadMentions = 0;
+  private deadMemories = 0;
 
   /** Memory id → slot, in the order memories were set. */
   private readonly memorySlots = new Map<string, number>();
@@ -414,6 +415,7 @@ export class GraphPartition {
     this.chunkCounts = chunkCounts;
     this.liveMentions = mentions.length / 3;
     this.deadMentions = 0;
+    this.deadMemories = 0;
     this.pack(mentions);
   }
 
@@ -503,7 +505,12 @@ export class GraphPartition {
     for (const target of emptied) this.dropTarget(target);
     this.liveMentions -= this.memoryMentions[memory]!;
     this.deadMentions += this.memoryMentions[memory]!;
-    if (this.deadMentions > COMPACT_AFTER_DEAD && this.deadMentions > this.liveMentions) this.compact();
+    this.deadMemories++;
+    if (
+      (this.deadMentions > COMPACT_AFTER_DEAD && this.deadMentions > this.liveMentions) ||
+      (this.deadMemories > COMPACT_AFTER_DEAD && this.deadMemories > this.memorySlots.size)
+    )
+      this.compact();
   }
 
   private putEntity(entity: GraphEntityInfo): void {

@@ -304,4 +304,26 @@ describe('a partition that many changes went through', () => {
     assert.equal(partition.entityCount + partition.factCount, 0, 'nothing is left when every memory left');
     assert.deepEqual(observed(partition, 'ana'), { chunks: [], weight: 0, descriptions: [], support: [] });
   });
+
+  it('packs away the slots of memories set again and again whose rows name nothing it holds', () => {
+    const partition = new GraphPartition();
+    partition.setMemory('kept', [{ targetId: 'ana', chunkIndex: 0, count: 1, description: 'Ana' }], entities, facts);
+    const ghost: ProvenanceRow[] = [{ targetId: 'ghost', chunkIndex: 0, count: 1, description: '' }];
+    for (let time = 0; time < 10_000; time++) partition.setMemory('churn', ghost, entities, facts);
+    partition.setMemory('later', [{ targetId: 'ana', chunkIndex: 1, count: 2, description: '' }], entities, facts);
+    assert.ok(partition.hasMemory('churn'), 'a memory whose rows name nothing held is still held');
+    assert.deepEqual(
+      partition.exportState().memories.map((memory) => memory.memoryId),
+      ['kept', 'churn', 'later'],
+    );
+    assert.deepEqual(observed(partition, 'ana'), {
+      chunks: ['kept:0', 'later:1'],
+      weight: 3,
+      descriptions: ['Ana', ''],
+      support: [
+        { memoryId: 'kept', description: 'Ana' },
+        { memoryId: 'later', description: '' },
+      ],
+    });
+  });
 });
