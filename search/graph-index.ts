@@ -130,14 +130,23 @@ function chunkIdsByMemory(known: { chunkIds: readonly string[]; memoryIds: reado
   return byMemory;
 }
 
-/** Chunk index → the targets these rows of one memory name in it, each once, in row order. */
-function targetsByChunk(rows: readonly ProvenanceRow[]): Map<number, string[]> {
-  const byChunk = new Map<number, string[]>();
-  for (const row of rows) {
+/** What one chunk of a memory names: each target once, in row order, with the index of its first row there. */
+interface ChunkTargets {
+  targets: string[];
+  firstRows: number[];
+}
+
+/** Chunk index → what these rows of one memory name in it. */
+function targetsByChunk(rows: readonly ProvenanceRow[]): Map<number, ChunkTargets> {
+  const byChunk = new Map<number, ChunkTargets>();
+  rows.forEach((row, at) => {
     const named = byChunk.get(row.chunkIndex);
-    if (!named) byChunk.set(row.chunkIndex, [row.targetId]);
-    else if (!named.includes(row.targetId)) named.push(row.targetId);
-  }
+    if (!named) byChunk.set(row.chunkIndex, { targets: [row.targetId], firstRows: [at] });
+    else if (!named.targets.includes(row.targetId)) {
+      named.targets.push(row.targetId);
+      named.firstRows.push(at);
+    }
+  });
   return byChunk;
 }
 
@@ -201,7 +210,7 @@ export class GraphPartition {
    * hit asks (targetsOf) and dropped when the memory changes: a cold load would otherwise make
    * 100,000 lists and a map of them for the few dozen chunks a search shows.
    */
-  private readonly targetsOfMemory = new Map<string, Map<number, string[]>>();
+  private readonly targetsOfMemory = new Map<string, Map<number, ChunkTargets>>();
   /** Chunks that mention at least one target (entityScore's count of chunks), kept as memories come and go. */
   private chunksWithTargets = 0;
   /** Subject id → its facts' timelines, for one classifier; dropped whenever a memory changes. */
@@ -583,14 +592,19 @@ export class GraphPartition {
     }
   }
 
-  /** The entities and facts a chunk (`chunkId(memory, index)`) mentions, each once, in the order first met. */
-  targetsOf(chunk: string): readonly string[] | undefined {
+  /** What a chunk (`chunkId(memory, index)`) names, with its memory's rows, if the memory is held. */
+  private chunkTargets(chunk: string): { rows: readonly ProvenanceRow[]; named: ChunkTargets | undefined } | undefined {
     const memoryId = memoryOfChunk(chunk);
     const rows = this.rowsOf(memoryId);
     if (!rows) return undefined;
     let byChunk = this.targetsOfMemory.get(memoryId);
     if (!byChunk) this.targetsOfMemory.set(memoryId, (byChunk = targetsByChunk(rows)));
-    return byChunk.get(indexOfChunk(chunk));
+    return { rows, named: byChunk.get(indexOfChunk(chunk)) };
+  }
+
+  /** The entities and facts a chunk (`chunkId(memory, index)`) mentions, each once, in the order first met. */
+  targetsOf(chunk: string): readonly string[] | undefined {
+    return this.chunkTargets(chunk)?.named?.targets;
   }
 
   fact(id: string): GraphFactInfo | undefined {
@@ -610,11 +624,9 @@ export class GraphPartition {
 
   /** What this partition's provenance of `chunk` says about a target (its sentence), or ''. */
   descriptionIn(id: string, chunk: string): string {
-    const rows = this.rowsOf(memoryOfChunk(chunk));
-    if (!rows) return '';
-    const index = indexOfChunk(chunk);
-    const first = rows.findIndex((row) => row.targetId === id && row.chunkIndex === index);
-    return first < 0 ? '' : this.descriptionAt(rows, first);
+    const found = this.chunkTargets(chunk);
+    const at = found?.named?.targets.indexOf(id) ?? -1;
+    return at < 0 ? '' : this.descriptionAt(found!.rows, found!.named!.firstRows[at]!);
   }
 
   factsTouching(entityId: string): GraphFactInfo[] {
