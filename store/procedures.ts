@@ -25,7 +25,14 @@ import { fromStored, toStored, type Stored } from './stored.js';
 
 export type ProcedureTraceDoc = Stored<ProcedureTrace>;
 /** `link_epoch`: the epoch of the full mine that last wrote the pattern link (fencing, see core/procedures/derivation.ts). */
-export type ProcedureInstanceDoc = Stored<ProcedureInstance> & { link_epoch?: number };
+export type ProcedureInstanceDoc = Stored<ProcedureInstance> & {
+  link_epoch?: number;
+  /** The signature as one string, for the exact look-up of hasUnlinkedTwin (rows written before it: absent). */
+  signature_key?: string;
+};
+
+/** One string per signature: an index serves equality on it in both stores, which an array's would not in the embedded one. */
+const signatureKeyOf = (signature: readonly string[]): string => signature.join('\n');
 /** `mine_epoch`: the epoch of the full mine that wrote the pattern (fencing, see core/procedures/derivation.ts). */
 export type ProcedurePatternDoc = Stored<ProcedurePattern> & { mine_epoch?: number };
 
@@ -108,6 +115,8 @@ export class ProcedureRepository implements ProcedureRecords {
       // A pattern's members closest first: similar_instances, a pattern's instance ids, a new canonical instance.
       this.instances.createIndex({ tenant_id: 1, collection_id: 1, pattern_id: 1, pattern_distance: 1, last_activity_at: -1, _id: 1 }),
       this.instances.createIndex({ memory_ids: 1 }),
+      // hasUnlinkedTwin: the collection's instances without a pattern, by signature.
+      this.instances.createIndex({ tenant_id: 1, collection_id: 1, pattern_id: 1, signature_key: 1 }),
       // GET /v1/workflow-patterns: most confident first.
       this.patterns.createIndex({ tenant_id: 1, collection_id: 1, confidence: -1, _id: 1 }),
       // The mine sweep (sweepDueMines): owed mines, quiet longest first.
@@ -233,7 +242,11 @@ export class ProcedureRepository implements ProcedureRecords {
   async upsertInstances(instances: InstanceFields[]): Promise<void> {
     await this.instances.bulkWrite(
       instances.map(({ id, ...fields }) => ({
-        updateOne: { filter: { _id: id }, update: { $set: fields, $setOnInsert: unlinked }, upsert: true },
+        updateOne: {
+          filter: { _id: id },
+          update: { $set: { ...fields, signature_key: signatureKeyOf(fields.signature) }, $setOnInsert: unlinked },
+          upsert: true,
+        },
       })),
       { ordered: false },
     );
@@ -253,6 +266,14 @@ export class ProcedureRepository implements ProcedureRecords {
       .find({ ...this.base(scope), _id: { $in: ids } }, { projection: { _id: 1, signature: 1, pattern_id: 1 } })
       .toArray();
     return rows.map((row) => ({ id: row._id, signature: row.signature, pattern_id: row.pattern_id }));
+  }
+
+  async hasUnlinkedTwin(scope: GraphScope, instanceId: string, signature: readonly string[]): Promise<boolean> {
+    const twin = await this.instances.findOne(
+      { ...this.base(scope), pattern_id: null, signature_key: signatureKeyOf(signature), _id: { $ne: instanceId } },
+      { projection: { _id: 1 } },
+    );
+    return twin !== null;
   }
 
   async instancesToMine(

@@ -26,10 +26,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GraphScope } from '../graph-model.js';
-import type { ProcedurePattern } from '../procedure-model.js';
+import type { ProcedureInstance, ProcedurePattern } from '../procedure-model.js';
 import { chainTraces, MAX_CASE_MEMORIES, SUBJECT_CHAIN_WINDOW_MS, type ChainTrace } from '../../extractors/procedures/chaining.js';
 import { classesAfter, classesBefore } from '../../extractors/procedures/lexicon.js';
-import { describePattern, minePatterns, MIN_SUPPORT, signatureKey } from '../../extractors/procedures/mining.js';
+import { describePattern, minePatterns, MIN_SIGNATURE_LENGTH, MIN_SUPPORT, signatureKey } from '../../extractors/procedures/mining.js';
 import type { ChainRow, ProcedureRecords, SubjectQuery } from './records.js';
 import {
   assignToNearest,
@@ -317,7 +317,10 @@ export class ProcedureDerivation {
       // worker's sweep (sweepDueMines) runs it; meanwhile the change is assigned incrementally.
       if (stillDue && heartbeat) return this.mineCollectionLeased(scope, { epoch, heartbeat });
       if (stillDue) await this.records.markMineOwed(scope.collectionId);
-      return this.assignToPatterns(scope, changedInstanceIds, vanishedPatternIds);
+      const unlinked = await this.assignToPatterns(scope, changedInstanceIds, vanishedPatternIds);
+      // A process seen a second time since the last mine makes a pattern that only a mine can
+      // find: owed, so the sweep finds it once the collection is quiet, not 10 % of changes later.
+      if (!stillDue && (await this.recursUnlinked(scope, unlinked))) await this.records.markMineOwed(scope.collectionId);
     });
     // The holder is mining or refreshing: a mine that started before this change sees the version
     // moved; in any case the mine owed is noted, in case the holder has looked for the last time.
@@ -329,9 +332,14 @@ export class ProcedureDerivation {
    * those the instances left or joined, and those that lost a member which no longer exists. Runs
    * under the lease, so no other writer links instances to these patterns meanwhile.
    */
-  private async assignToPatterns(scope: GraphScope, instanceIds: string[], vanishedPatternIds: string[]): Promise<void> {
+  private async assignToPatterns(
+    scope: GraphScope,
+    instanceIds: string[],
+    vanishedPatternIds: string[],
+  ): Promise<Pick<ProcedureInstance, 'id' | 'signature'>[]> {
     const [patterns, instances] = await Promise.all([this.records.patternsOf(scope), this.records.instancesByIds(scope, instanceIds)]);
     const { links, touched } = assignToNearest(patterns, instances, vanishedPatternIds);
+    const unlinked = instances.filter((_, at) => links[at]!.patternId === null);
     if (links.length > 0) await this.records.setPatternLinks(links);
     // Between full mines a touched pattern keeps an exact instance count and a canonical instance
     // that still belongs to it; confidence and weighted frequency are those of the last full mine
@@ -359,6 +367,19 @@ export class ProcedureDerivation {
       }
       await this.records.updatePattern(patternId, set);
     }
+    return unlinked;
+  }
+
+  /**
+   * Whether one of these instances, left without a pattern, shares its exact signature with
+   * another instance without one: mining's rule for a new pattern (extractors/procedures/mining.ts:
+   * a chain seen MIN_SUPPORT times, at least MIN_SIGNATURE_LENGTH steps long). A one-off owes nothing.
+   */
+  private async recursUnlinked(scope: GraphScope, unlinked: Pick<ProcedureInstance, 'id' | 'signature'>[]): Promise<boolean> {
+    for (const instance of unlinked)
+      if (instance.signature.length >= MIN_SIGNATURE_LENGTH && (await this.records.hasUnlinkedTwin(scope, instance.id, instance.signature)))
+        return true;
+    return false;
   }
 
   /**

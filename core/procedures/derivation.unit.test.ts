@@ -174,6 +174,15 @@ class ArrayProcedureRecords implements ProcedureRecords {
       }),
     );
   }
+  hasUnlinkedTwin(scope: GraphScope, instanceId: string, signature: readonly string[]) {
+    const key = signature.join('\n');
+    return Promise.resolve(
+      [...this.instances.values()].some(
+        (instance) =>
+          inScope(instance, scope) && instance.id !== instanceId && !instance.pattern_id && instance.signature.join('\n') === key,
+      ),
+    );
+  }
   instancesToMine(scope: GraphScope) {
     return Promise.resolve(
       [...this.instances.values()].filter((instance) => inScope(instance, scope)).map((instance) => ({ ...instance })),
@@ -397,6 +406,29 @@ describe('procedure derivation over array records', () => {
     assert.equal(await derivation.sweepDueMines(0), 1);
     assert.equal(records.mining.get(scope.collectionId)?.remineDue, false);
     assert.deepEqual(records.pattern(scope, EXPENSES), { count: 3, members: 3 });
+  });
+
+  it('owes a mine when a process is seen a second time after the last one, and not for a one-off', async () => {
+    const { records, derivation } = await minedClaims(20, 1000);
+    const mines = derivation.fullMines;
+    const heartbeat = () => undefined;
+    const owed = () => records.mining.get(scope.collectionId)?.remineDue ?? false;
+    const flight = (n: number) => traces(['schedule', 'cancel'], `flight ${n}`);
+    // 20 instances at the last mine: a full one is due every 2 changes. One change, then a mine
+    // that saw it (a burst's last mine), then one change more: both bounded.
+    await derivation.replaceMemoryTraces(scope, 'flight-1', base, flight(1), heartbeat);
+    assert.equal(owed(), false, 'a one-off owes nothing');
+    const lease = (await records.claimMineLease(scope))!;
+    await records.recordMine(scope, lease, 21);
+    await records.releaseMineLease(scope.collectionId, lease);
+    await derivation.replaceMemoryTraces(scope, 'flight-2', base, flight(2), heartbeat);
+    assert.equal(derivation.fullMines, mines, 'not due by the count of changes');
+    assert.equal(records.pattern(scope, 'Schedule → Cancel'), null, 'a bounded refresh finds no new pattern');
+    assert.equal(owed(), true, 'the second of the same chain owes a mine');
+    await quiet();
+    assert.equal(await derivation.sweepDueMines(0), 1);
+    assert.deepEqual(records.pattern(scope, 'Schedule → Cancel'), { count: 2, members: 2 });
+    assert.equal(owed(), false);
   });
 
   it('writes no pattern or link while another holds the lease: the change owes a mine, which counts it', async () => {

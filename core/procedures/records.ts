@@ -56,6 +56,8 @@ export interface ProcedureRecords {
   /** Deletes instances; returns the patterns they were linked to (read before the delete). */
   deleteInstances(scope: GraphScope, ids: string[]): Promise<string[]>;
   instancesByIds(scope: GraphScope, ids: string[]): Promise<Pick<ProcedureInstance, 'id' | 'signature' | 'pattern_id'>[]>;
+  /** Whether another instance of the collection with no pattern has exactly this signature. */
+  hasUnlinkedTwin(scope: GraphScope, instanceId: string, signature: readonly string[]): Promise<boolean>;
   instancesToMine(
     scope: GraphScope,
   ): Promise<Pick<ProcedureInstance, 'id' | 'signature' | 'last_activity_at' | 'evidence' | 'pattern_id'>[]>;
