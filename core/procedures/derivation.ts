@@ -14,7 +14,9 @@
  * Mining is bounded: a change re-assigns only the instances it touched to the existing patterns
  * (and recounts those patterns' instances); a full re-mine of the collection
  * runs when the changes since the last one reach 10 % of its instances (at least 1), so its cost
- * is amortised over many memories as a collection grows.
+ * is amortised over many memories as a collection grows. A change whose instance finds no pattern
+ * while another instance without one has its exact signature owes a mine sooner (recursUnlinked):
+ * that is a new pattern, which only a mine can find.
  *
  * Pattern rows and instances' pattern links are written only under the collection's lease, by a
  * full mine or by a change's bounded refresh, one at a time. A change writes its instances first
