@@ -29,10 +29,6 @@ export const memoryOfChunk = (id: string): string => id.slice(0, id.lastIndexOf(
 /** The index of a chunk id within its memory (chunkId's inverse, second part). */
 export const indexOfChunk = (id: string): number => Number(id.slice(id.lastIndexOf(':') + 1));
 
-/** Whether `memoryOfChunk(chunk)` is `memoryId`, found without cutting a new string out of the chunk id. */
-export const isChunkOf = (chunk: string, memoryId: string): boolean =>
-  chunk.startsWith(memoryId) && chunk.charCodeAt(memoryId.length) === 58 /* ':' */ && !chunk.includes(':', memoryId.length + 1);
-
 /** A UUID (version 5 layout) derived from a hash of the parts: the same parts always give the same id. */
 export function deterministicUuid(...parts: string[]): string {
   const hex = createHash('sha256').update(parts.join('\n')).digest('hex');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { appendWorkflowId, chunkId, indexOfChunk, isChunkOf, memoryOfChunk } from './ids.js';
+import { appendWorkflowId, chunkId, indexOfChunk, memoryOfChunk } from './ids.js';
 
-describe('isChunkOf: a chunk id tested against a memory id without cutting a string', () => {
+describe('memoryOfChunk: the memory a chunk id belongs to', () => {
   const memory = '0b7c2a51-3f0e-4d8e-9a57-4c1f3e2d9b10';
   const cases: { chunk: string; memoryId: string; expected: boolean }[] = [
     { chunk: chunkId(memory, 0), memoryId: memory, expected: true },
@@ -21,8 +21,6 @@ describe('isChunkOf: a chunk id tested against a memory id without cutting a str
   ];
   for (const { chunk, memoryId, expected } of cases) {
     it(`${JSON.stringify(chunk)} of ${JSON.stringify(memoryId)}: ${expected}`, () => {
-      assert.equal(isChunkOf(chunk, memoryId), expected);
-      // The same answer as cutting the memory id out.
       assert.equal(chunk.includes(':') && memoryOfChunk(chunk) === memoryId, expected);
     });
   }

@@ -552,7 +552,6 @@ export class GraphPartition {
     this.targetIds[target] = undefined;
     this.targetSlots.delete(id);
     this.addedMentions[target] = undefined;
-    this.weights[target] = 0;
     const entity = this.entities.get(id);
     if (entity) {
       this.entities.delete(id);
