@@ -20,6 +20,7 @@ import type { GraphScope } from '../core/graph-model.js';
 import type { ChainRow, ProcedureRecords, SubjectQuery } from '../core/procedures/records.js';
 import type { ChainMember, InstanceFields, MiningPacing, PatternLink } from '../core/procedures/rules.js';
 import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../core/procedure-model.js';
+import { signatureKey } from '../extractors/procedures/mining.js';
 import { isDuplicateKeyError } from './db.js';
 import { fromStored, toStored, type Stored } from './stored.js';
 
@@ -27,12 +28,14 @@ export type ProcedureTraceDoc = Stored<ProcedureTrace>;
 /** `link_epoch`: the epoch of the full mine that last wrote the pattern link (fencing, see core/procedures/derivation.ts). */
 export type ProcedureInstanceDoc = Stored<ProcedureInstance> & {
   link_epoch?: number;
-  /** The signature as one string, for the exact look-up of hasUnlinkedTwin (rows written before it: absent). */
+  /**
+   * The signature as mining keys it (signatureKey), for the exact look-up of hasUnlinkedTwin: an
+   * index serves equality on a string in both stores, on an array not in the embedded one. Rows
+   * written before it: absent.
+   */
   signature_key?: string;
 };
 
-/** One string per signature: an index serves equality on it in both stores, which an array's would not in the embedded one. */
-const signatureKeyOf = (signature: readonly string[]): string => signature.join('\n');
 /** `mine_epoch`: the epoch of the full mine that wrote the pattern (fencing, see core/procedures/derivation.ts). */
 export type ProcedurePatternDoc = Stored<ProcedurePattern> & { mine_epoch?: number };
 
@@ -244,7 +247,7 @@ export class ProcedureRepository implements ProcedureRecords {
       instances.map(({ id, ...fields }) => ({
         updateOne: {
           filter: { _id: id },
-          update: { $set: { ...fields, signature_key: signatureKeyOf(fields.signature) }, $setOnInsert: unlinked },
+          update: { $set: { ...fields, signature_key: signatureKey(fields.signature) }, $setOnInsert: unlinked },
           upsert: true,
         },
       })),
@@ -270,7 +273,7 @@ export class ProcedureRepository implements ProcedureRecords {
 
   async hasUnlinkedTwin(scope: GraphScope, instanceId: string, signature: readonly string[]): Promise<boolean> {
     const twin = await this.instances.findOne(
-      { ...this.base(scope), pattern_id: null, signature_key: signatureKeyOf(signature), _id: { $ne: instanceId } },
+      { ...this.base(scope), pattern_id: null, signature_key: signatureKey(signature), _id: { $ne: instanceId } },
       { projection: { _id: 1 } },
     );
     return twin !== null;

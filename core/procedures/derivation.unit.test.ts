@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { GraphScope } from '../graph-model.js';
 import type { ProcedureInstance, ProcedurePattern, ProcedureTrace } from '../procedure-model.js';
+import { signatureKey } from '../../extractors/procedures/mining.js';
 import { ProcedureDerivation } from './derivation.js';
 import type { ChainRow, ProcedureRecords, SubjectQuery } from './records.js';
 import type { ChainMember, InstanceFields, MiningPacing, PatternLink } from './rules.js';
@@ -175,11 +176,11 @@ class ArrayProcedureRecords implements ProcedureRecords {
     );
   }
   hasUnlinkedTwin(scope: GraphScope, instanceId: string, signature: readonly string[]) {
-    const key = signature.join('\n');
+    const key = signatureKey(signature);
     return Promise.resolve(
       [...this.instances.values()].some(
         (instance) =>
-          inScope(instance, scope) && instance.id !== instanceId && !instance.pattern_id && instance.signature.join('\n') === key,
+          inScope(instance, scope) && instance.id !== instanceId && !instance.pattern_id && signatureKey(instance.signature) === key,
       ),
     );
   }
